@@ -1,0 +1,128 @@
+"""The one module that talks to durable_rules.
+
+durable_rules keeps rulesets in a process-global host that is not thread-safe, and it has sharp edges
+(see ../shared/DESIGN.md): reserved ``id``/``sid`` keys, an exception on asserting a fact twice, errors
+inside actions that vanish, and a crash when batches are asserted against joins. This wrapper hides all
+of that behind :class:`CompiledRuleset`:
+
+* every compiled ruleset gets a unique name in one shared host, and every call holds one lock;
+* facts are asserted one at a time (never ``assert_facts``);
+* actions only record the match; the caller computes derived facts outside durable_rules and asserts
+  them back, so no exception can be swallowed inside an action;
+* each run uses its own ``sid`` and deletes it afterwards, so runs never see each other's facts.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from typing import Any, Callable
+
+from durable import engine as _durable_engine
+
+log = logging.getLogger("gpukb.durable")
+
+_LOCK = threading.RLock()
+_HOST: _durable_engine.Host | None = None
+_NAMES = itertools.count(1)
+_SIDS = itertools.count(1)
+
+# the exceptions callers may need to recognise, re-exported so nobody else imports durable
+MessageObserved = _durable_engine.MessageObservedException
+MessageNotHandled = _durable_engine.MessageNotHandledException
+
+
+def lock() -> threading.RLock:
+    """The lock that serialises every use of the durable_rules host."""
+    return _LOCK
+
+
+def _host() -> _durable_engine.Host:
+    global _HOST
+    if _HOST is None:
+        _HOST = _durable_engine.Host()
+    return _HOST
+
+
+def _scalar_projection(fact: dict[str, Any]) -> dict[str, Any]:
+    """What durable_rules sees of a fact: its scalar fields (lists, dicts and None stay with gpukb)."""
+    out = {}
+    for k, v in fact.items():
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, (str, int, float)):
+            out[k] = v
+    return out
+
+
+class CompiledRuleset:
+    """A ruleset registered once in the shared host; :meth:`session` opens an isolated run."""
+
+    def __init__(self, definition: dict[str, dict], prefix: str = "gpukb"):
+        with _LOCK:
+            self.name = f"{prefix}_{next(_NAMES)}"
+            self._matches: list[tuple[str, dict[str, dict]]] = []
+            defs = {}
+            for rule_name, rule in definition.items():
+                rule = dict(rule)
+                rule["run"] = self._recorder(rule_name)
+                defs[rule_name] = rule
+            _host().register_rulesets({self.name: defs})
+            log.debug("registered ruleset %s with %d rules", self.name, len(defs))
+
+    def _recorder(self, rule_name: str) -> Callable:
+        matches = self._matches
+
+        def action(c):  # runs inside durable_rules: must not raise
+            try:
+                matches.append((rule_name, {k: v for k, v in c._m.items()}))
+            except Exception as exc:  # pragma: no cover - defensive
+                matches.append((rule_name, {"$error": str(exc)}))
+        return action
+
+    def session(self) -> "Session":
+        return Session(self)
+
+
+class Session:
+    """One isolated run: its own sid; facts asserted one by one; matches drained by the caller."""
+
+    def __init__(self, compiled: CompiledRuleset):
+        self.compiled = compiled
+        self.sid = f"q{next(_SIDS)}"
+        self.closed = False
+
+    def __enter__(self) -> "Session":
+        _LOCK.acquire()
+        self.compiled._matches.clear()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            _host().delete_state(self.compiled.name, self.sid)
+        except Exception:  # a sid that never got a fact has no state to delete
+            pass
+        self.compiled._matches.clear()
+        self.closed = True
+        _LOCK.release()
+
+    def assert_fact(self, fact: dict[str, Any]) -> bool:
+        """Assert one fact; False when an identical fact is already there (durable raises for that)."""
+        msg = _scalar_projection(fact)
+        msg["sid"] = self.sid
+        try:
+            _host().assert_fact(self.compiled.name, msg)
+        except MessageObserved:
+            return False
+        except MessageNotHandled:
+            return True  # no rule looks at this fact; it is still known to gpukb
+        state = _host().get_state(self.compiled.name, self.sid)
+        if isinstance(state, dict) and state.get("exception"):
+            raise RuntimeError(f"durable_rules action failed: {state['exception']}")
+        return True
+
+    def drain(self) -> list[tuple[str, dict[str, dict]]]:
+        """The matches recorded since the last drain: (durable rule name, binding → fact)."""
+        out = list(self.compiled._matches)
+        self.compiled._matches.clear()
+        return out

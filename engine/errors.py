@@ -1,0 +1,88 @@
+"""Exception hierarchy shared by the engine, the CLI and the HTTP API.
+
+Every class carries the HTTP status it maps to, so the API turns any of them into one JSON error shape
+and the CLI into exit code 1 with the same messages.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem found in an input: where it is and what would be accepted instead."""
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+    field: str | None = None
+    allowed: Any = None
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file:
+            where = self.file + (f":{self.line}" if self.line else "") + ": "
+        text = where + (f"{self.field}: " if self.field else "") + self.message
+        if self.allowed is not None:
+            allowed = self.allowed
+            if isinstance(allowed, (list, tuple, set)):
+                items = sorted(map(str, allowed))
+                allowed = ", ".join(items[:25]) + (f" ... ({len(items)} in all)" if len(items) > 25 else "")
+            text += f" (allowed: {allowed})"
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {"message": self.message}
+        for k in ("file", "line", "field"):
+            v = getattr(self, k)
+            if v is not None:
+                d[k] = v
+        if self.allowed is not None:
+            a = self.allowed
+            d["allowed"] = sorted(map(str, a)) if isinstance(a, (set, frozenset)) else a
+        return d
+
+
+class GpukbError(Exception):
+    """Base class: a failure the user can act on. `status` is the HTTP status it maps to."""
+
+    status = 400
+
+    def __init__(self, message: str, issues: list[Issue] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.issues = list(issues or [])
+
+    def __str__(self) -> str:
+        if not self.issues:
+            return self.message
+        return self.message + "\n" + "\n".join("  " + str(i) for i in self.issues)
+
+
+class BadInput(GpukbError):
+    """A request, question or scenario that cannot be answered as given."""
+
+    status = 400
+
+
+class ValidationError(GpukbError):
+    """KB or rule files that break the schema; `issues` names file, line and what is allowed."""
+
+    status = 400
+
+
+class NotFound(GpukbError):
+    """An id (claim, source, conclusion, release) that does not exist."""
+
+    status = 404
+
+
+class UnknownRelease(BadInput):
+    """A KB release name that kb/versions.yaml does not list."""
+
+
+class RuleError(GpukbError):
+    """A rule failed while running: runaway derivation, bad arithmetic, or an engine fault."""
+
+    status = 422

@@ -1,0 +1,428 @@
+"""A small, safe expression language for rule conditions and derived values.
+
+Grammar (lowest to highest precedence)::
+
+    expr    := or
+    or      := and ("or" and)*
+    and     := not ("and" not)*
+    not     := "not" not | compare
+    compare := sum (("==" | "!=" | "<" | "<=" | ">" | ">=" | "in") sum)?
+    sum     := product (("+" | "-") product)*
+    product := unary (("*" | "/") unary)*
+    unary   := "-" unary | atom
+    atom    := NUMBER | STRING | true | false | null | NAME ("." NAME)* | NAME "(" args ")" | "(" expr ")"
+              | "[" args "]"
+
+Names are read from an environment of bound facts (``s.params`` is field ``params`` of the fact bound
+to ``s``). Only the functions in :data:`FUNCTIONS` can be called. Nothing is ever handed to Python's
+own evaluator: text is tokenised, parsed into tuples and interpreted here.
+
+>>> evaluate(parse("max(2, a.x) * 1.5"), {"a": {"x": 4}})
+6.0
+>>> evaluate(parse("ceil(s.need / c.cap)"), {"s": {"need": 208}, "c": {"cap": 15.0}})
+14
+>>> try:
+...     parse("a.x >")
+... except ExprError as exc:
+...     print(exc)
+unexpected end of expression (column 6)
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Callable
+
+__all__ = ["ExprError", "parse", "evaluate", "names", "FUNCTIONS", "unparse"]
+
+
+class ExprError(ValueError):
+    """A syntax error, an unknown function or name, or an arithmetic fault in an expression."""
+
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<num>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)
+  | (?P<str>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
+  | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
+  | (?P<op>==|!=|<=|>=|[-+*/<>(),.\[\]])
+""", re.VERBOSE)
+
+_MEMORY_UNITS = {"B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+                 "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3, "TiB": 1024.0 ** 4,
+                 "Gbps": 1e9 / 8, "Mbps": 1e6 / 8, "GB/s": 1e9}
+
+
+def _convert(x: float, frm: str, to: str) -> float:
+    if frm not in _MEMORY_UNITS or to not in _MEMORY_UNITS:
+        raise ExprError(f"convert: unknown unit (known: {', '.join(_MEMORY_UNITS)})")
+    return x * _MEMORY_UNITS[frm] / _MEMORY_UNITS[to]
+
+
+def _num(*xs: Any) -> None:
+    for x in xs:
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            raise ExprError(f"expected a number, got {x!r}")
+
+
+def _ceil(x):
+    _num(x)
+    return math.ceil(x)
+
+
+def _floor(x):
+    _num(x)
+    return math.floor(x)
+
+
+def _if(c, a, b):
+    return a if c else b
+
+
+def _has(xs, x):
+    return x in (xs if isinstance(xs, (list, tuple)) else [xs])
+
+
+def _len(xs):
+    return len(xs) if isinstance(xs, (list, tuple, str)) else (0 if xs is None else 1)
+
+
+def _overlaps(a_lo, a_hi, b_lo, b_hi):
+    """Do [a_lo, a_hi] and [b_lo, b_hi] overlap? None means unbounded."""
+    lo_a = -math.inf if a_lo is None else a_lo
+    hi_a = math.inf if a_hi is None else a_hi
+    lo_b = -math.inf if b_lo is None else b_lo
+    hi_b = math.inf if b_hi is None else b_hi
+    return lo_a <= hi_b and lo_b <= hi_a
+
+
+def _within(x, lo, hi):
+    return (lo is None or x >= lo) and (hi is None or x <= hi)
+
+
+def _same_set(a, b):
+    a = a if isinstance(a, (list, tuple)) else [a]
+    b = b if isinstance(b, (list, tuple)) else [b]
+    return set(a) == set(b)
+
+
+def _intersects(a, b):
+    a = a if isinstance(a, (list, tuple)) else [a]
+    b = b if isinstance(b, (list, tuple)) else [b]
+    return bool(set(a) & set(b))
+
+
+def _coalesce(*xs):
+    for x in xs:
+        if x is not None:
+            return x
+    return None
+
+
+def _rel_diff(a, b):
+    _num(a, b)
+    m = max(abs(a), abs(b))
+    return 0.0 if m == 0 else abs(a - b) / m
+
+
+FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
+    # name: (function, min args, max args)
+    "min": (min, 1, 16),
+    "max": (max, 1, 16),
+    "ceil": (_ceil, 1, 1),
+    "floor": (_floor, 1, 1),
+    "abs": (abs, 1, 1),
+    "round": (round, 1, 2),
+    "if": (_if, 3, 3),
+    "convert": (_convert, 3, 3),
+    "has": (_has, 2, 2),
+    "len": (_len, 1, 1),
+    "overlaps": (_overlaps, 4, 4),
+    "within": (_within, 3, 3),
+    "same_set": (_same_set, 2, 2),
+    "intersects": (_intersects, 2, 2),
+    "coalesce": (_coalesce, 1, 8),
+    "rel_diff": (_rel_diff, 2, 2),
+}
+
+_CONSTS = {"true": True, "false": False, "null": None}
+
+
+def _tokens(text: str) -> list[tuple[str, Any, int]]:
+    out = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise ExprError(f"unexpected character {text[pos]!r} (column {pos + 1})")
+        kind = m.lastgroup
+        val = m.group(kind)
+        if kind == "num":
+            out.append(("num", float(val) if any(ch in val for ch in ".eE") else int(val), pos + 1))
+        elif kind == "str":
+            out.append(("str", re.sub(r"\\(.)", r"\1", val[1:-1]), pos + 1))
+        elif kind == "name":
+            out.append(("kw" if val in ("and", "or", "not", "in") else "name", val, pos + 1))
+        elif kind == "op":
+            out.append(("op", val, pos + 1))
+        pos = m.end()
+    out.append(("end", None, len(text) + 1))
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.toks = _tokens(text)
+        self.i = 0
+
+    def peek(self):
+        return self.toks[self.i]
+
+    def take(self):
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def expect(self, kind, val=None):
+        t = self.take()
+        if t[0] != kind or (val is not None and t[1] != val):
+            want = val or kind
+            got = "end of expression" if t[0] == "end" else repr(t[1])
+            raise ExprError(f"expected {want!r}, got {got} (column {t[2]})")
+        return t
+
+    def parse(self):
+        if self.peek()[0] == "end":
+            raise ExprError("empty expression")
+        node = self.or_()
+        t = self.peek()
+        if t[0] != "end":
+            raise ExprError(f"unexpected {t[1]!r} (column {t[2]})")
+        return node
+
+    def or_(self):
+        node = self.and_()
+        while self.peek()[:2] == ("kw", "or"):
+            self.take()
+            node = ("or", node, self.and_())
+        return node
+
+    def and_(self):
+        node = self.not_()
+        while self.peek()[:2] == ("kw", "and"):
+            self.take()
+            node = ("and", node, self.not_())
+        return node
+
+    def not_(self):
+        if self.peek()[:2] == ("kw", "not"):
+            self.take()
+            return ("not", self.not_())
+        return self.compare()
+
+    def compare(self):
+        node = self.sum()
+        t = self.peek()
+        if (t[0] == "op" and t[1] in ("==", "!=", "<", "<=", ">", ">=")) or t[:2] == ("kw", "in"):
+            self.take()
+            node = ("cmp", t[1], node, self.sum())
+        return node
+
+    def sum(self):
+        node = self.product()
+        while self.peek()[0] == "op" and self.peek()[1] in "+-" and len(self.peek()[1]) == 1:
+            op = self.take()[1]
+            node = ("bin", op, node, self.product())
+        return node
+
+    def product(self):
+        node = self.unary()
+        while self.peek()[0] == "op" and self.peek()[1] in ("*", "/"):
+            op = self.take()[1]
+            node = ("bin", op, node, self.unary())
+        return node
+
+    def unary(self):
+        if self.peek()[:2] == ("op", "-"):
+            self.take()
+            return ("neg", self.unary())
+        return self.atom()
+
+    def args(self, close):
+        items = []
+        if self.peek()[:2] == ("op", close):
+            self.take()
+            return items
+        while True:
+            items.append(self.or_())
+            t = self.take()
+            if t[:2] == ("op", close):
+                return items
+            if t[:2] != ("op", ","):
+                got = "end of expression" if t[0] == "end" else repr(t[1])
+                raise ExprError(f"expected ',' or {close!r}, got {got} (column {t[2]})")
+
+    def atom(self):
+        t = self.take()
+        kind, val, col = t
+        if kind == "num" or kind == "str":
+            return ("lit", val)
+        if kind == "op" and val == "(":
+            node = self.or_()
+            self.expect("op", ")")
+            return node
+        if kind == "op" and val == "[":
+            return ("list", self.args("]"))
+        if kind == "name":
+            if val in _CONSTS:
+                return ("lit", _CONSTS[val])
+            if self.peek()[:2] == ("op", "("):
+                self.take()
+                if val not in FUNCTIONS:
+                    raise ExprError(f"unknown function {val!r} (column {col}); allowed: {', '.join(sorted(FUNCTIONS))}")
+                args = self.args(")")
+                _, lo, hi = FUNCTIONS[val]
+                if not lo <= len(args) <= hi:
+                    raise ExprError(f"{val}() takes {lo}..{hi} arguments, got {len(args)} (column {col})")
+                return ("call", val, args)
+            path = [val]
+            while self.peek()[:2] == ("op", "."):
+                self.take()
+                path.append(self.expect("name")[1])
+            return ("name", tuple(path))
+        if kind == "end":
+            raise ExprError(f"unexpected end of expression (column {col})")
+        raise ExprError(f"unexpected {val!r} (column {col})")
+
+
+def parse(text: Any) -> tuple:
+    """Parse expression text (or a bare number/bool) into a tuple tree; raise ExprError on bad input."""
+    if isinstance(text, bool) or text is None:
+        return ("lit", text)
+    if isinstance(text, (int, float)):
+        if not math.isfinite(text):
+            raise ExprError("numbers must be finite")
+        return ("lit", text)
+    if not isinstance(text, str):
+        raise ExprError(f"expected an expression string, got {type(text).__name__}")
+    if len(text) > 2000:
+        raise ExprError("expression longer than 2000 characters")
+    return _Parser(text).parse()
+
+
+def names(node: tuple) -> set[tuple[str, ...]]:
+    """Every dotted name an expression reads, e.g. {('s', 'params')}."""
+    out: set[tuple[str, ...]] = set()
+    kind = node[0]
+    if kind == "name":
+        out.add(node[1])
+    elif kind in ("bin", "cmp"):
+        out |= names(node[2]) | names(node[3])
+    elif kind in ("and", "or"):
+        out |= names(node[1]) | names(node[2])
+    elif kind in ("not", "neg"):
+        out |= names(node[1])
+    elif kind == "call":
+        for a in node[2]:
+            out |= names(a)
+    elif kind == "list":
+        for a in node[1]:
+            out |= names(a)
+    return out
+
+
+def _lookup(env: dict, path: tuple[str, ...]) -> Any:
+    cur: Any = env
+    for i, part in enumerate(path):
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            if i == 0:
+                raise ExprError(f"unknown name {part!r}")
+            return None  # a missing field reads as null
+    return cur
+
+
+def evaluate(node: tuple, env: dict) -> Any:
+    """Interpret a parsed expression against ``env`` (binding name → fact dict)."""
+    kind = node[0]
+    if kind == "lit":
+        return node[1]
+    if kind == "name":
+        return _lookup(env, node[1])
+    if kind == "list":
+        return [evaluate(a, env) for a in node[1]]
+    if kind == "neg":
+        v = evaluate(node[1], env)
+        _num(v)
+        return -v
+    if kind == "not":
+        return not evaluate(node[1], env)
+    if kind == "and":
+        return bool(evaluate(node[1], env)) and bool(evaluate(node[2], env))
+    if kind == "or":
+        return bool(evaluate(node[1], env)) or bool(evaluate(node[2], env))
+    if kind == "bin":
+        a, b = evaluate(node[2], env), evaluate(node[3], env)
+        _num(a, b)
+        op = node[1]
+        if op == "+":
+            r = a + b
+        elif op == "-":
+            r = a - b
+        elif op == "*":
+            r = a * b
+        else:
+            if b == 0:
+                raise ExprError("division by zero")
+            r = a / b
+        if isinstance(r, float) and not math.isfinite(r):
+            raise ExprError("arithmetic overflow")
+        return r
+    if kind == "cmp":
+        op, a, b = node[1], evaluate(node[2], env), evaluate(node[3], env)
+        if op == "==":
+            return a == b
+        if op == "!=":
+            return a != b
+        if op == "in":
+            return a in (b if isinstance(b, (list, tuple, str)) else [b])
+        if a is None or b is None:
+            return False
+        try:
+            return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+        except TypeError:
+            raise ExprError(f"cannot compare {a!r} {op} {b!r}") from None
+    if kind == "call":
+        fn = FUNCTIONS[node[1]][0]
+        args = [evaluate(a, env) for a in node[2]]
+        try:
+            return fn(*args)
+        except ExprError:
+            raise
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ExprError(f"{node[1]}(): {exc}") from None
+    raise ExprError(f"bad expression node {kind!r}")
+
+
+def unparse(node: tuple) -> str:
+    """Text of a parsed expression (for explanations)."""
+    kind = node[0]
+    if kind == "lit":
+        v = node[1]
+        return repr(v) if isinstance(v, str) else ("null" if v is None else str(v).lower() if isinstance(v, bool) else str(v))
+    if kind == "name":
+        return ".".join(node[1])
+    if kind == "list":
+        return "[" + ", ".join(unparse(a) for a in node[1]) + "]"
+    if kind == "neg":
+        return "-" + unparse(node[1])
+    if kind == "not":
+        return "not " + unparse(node[1])
+    if kind in ("and", "or"):
+        return f"({unparse(node[1])} {kind} {unparse(node[2])})"
+    if kind in ("bin", "cmp"):
+        return f"{unparse(node[2])} {node[1]} {unparse(node[3])}"
+    if kind == "call":
+        return f"{node[1]}(" + ", ".join(unparse(a) for a in node[2]) + ")"
+    return "?"

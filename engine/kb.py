@@ -1,0 +1,557 @@
+"""Loading the KB: sources, claims, reference facts and releases, validated against the vocabulary.
+
+A :class:`KB` holds every version of every fact; :meth:`KB.release` gives the exact fact set of one
+named release (see kb/versions.yaml), which is what every query, audit and explanation runs on.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import Issue, NotFound, UnknownRelease, ValidationError
+from .vocabulary import Interval, Vocabulary
+from .yamlio import LineDict, load_file
+
+MODALITIES = ("spec", "estimate", "verdict", "recommendation", "product-name")
+CONFIDENCES = ("high", "medium", "low")
+CLAIM_ID = re.compile(r"^S\d{3}-C\d{3,4}$")
+SOURCE_ID = re.compile(r"^S\d{3}$")
+REF_ID = re.compile(r"^R-[A-Za-z0-9_.+\-]+$")
+CLAIM_FIELDS = {"id", "version", "quote", "span", "subject", "attribute", "value", "unit", "qualifiers",
+                "modality", "gloss_en", "approx", "note"}
+REF_FIELDS = {"id", "version", "subject", "attribute", "value", "unit", "qualifiers", "citation",
+              "confidence", "note", "approx", "since", "modality", "gloss_en"}
+
+
+@dataclass
+class Source:
+    id: str
+    file: str
+    title: str
+    publisher: str | None
+    published: str | None
+    language: str
+    text: str
+    title_en: str | None = None
+
+    def line_of_offset(self, offset: int) -> int:
+        return self.text.count("\n", 0, offset) + 1
+
+    def as_dict(self, with_text: bool = False) -> dict[str, Any]:
+        d = {"id": self.id, "file": self.file, "title": self.title, "title_en": self.title_en,
+             "publisher": self.publisher, "published": self.published, "language": self.language,
+             "chars": len(self.text)}
+        if with_text:
+            d["text"] = self.text
+        return d
+
+
+@dataclass
+class Fact:
+    """A claim (from a source, with quote and span) or a reference fact (with citation, confidence)."""
+
+    id: str
+    version: int
+    tier: str                      # "claim" | "reference"
+    subject: str
+    attribute: str
+    value: Any
+    unit: str | None
+    norm: Any                      # Interval for quantities, else the value itself
+    qualifiers: dict[str, Any]
+    file: str
+    line: int
+    source: str | None = None
+    quote: str | None = None
+    span: list[int] | None = None
+    modality: str = "spec"
+    gloss_en: str | None = None
+    citation: str | None = None
+    confidence: str | None = None
+    approx: bool = False
+    note: str | None = None
+    since: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.id}@{self.version}"
+
+    def value_text(self, vocab: Vocabulary | None = None) -> str:
+        if isinstance(self.norm, Interval):
+            unit = self.unit or ""
+            if vocab is not None and self.attribute in vocab.attributes:
+                dim = vocab.attributes[self.attribute].dimension
+                unit = vocab.canonical_unit(dim) if dim else unit
+                if dim == "params":
+                    return _params_text(self.norm)
+            return ("~" if self.approx else "") + self.norm.text(unit)
+        if isinstance(self.value, list):
+            return ", ".join(map(str, self.value))
+        return str(self.value).lower() if isinstance(self.value, bool) else str(self.value)
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "version": self.version, "key": self.key, "tier": self.tier,
+                             "subject": self.subject, "attribute": self.attribute, "value": self.value}
+        if self.unit is not None:
+            d["unit"] = self.unit
+        if isinstance(self.norm, Interval):
+            d["normalized"] = self.norm.as_dict()
+        d["qualifiers"] = {k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in self.qualifiers.items()}
+        if self.tier == "claim":
+            d.update(source=self.source, quote=self.quote, span=list(self.span or []), modality=self.modality,
+                     gloss_en=self.gloss_en)
+        else:
+            d.update(citation=self.citation, confidence=self.confidence)
+        if self.approx:
+            d["approx"] = True
+        if self.note:
+            d["note"] = self.note
+        return d
+
+
+def _params_text(iv: Interval) -> str:
+    def p(x):
+        if x is None:
+            return "?"
+        return f"{x / 1e9:g}B" if x >= 1e9 else f"{x / 1e6:g}M"
+    if iv.kind == "number":
+        return p(iv.lo)
+    if iv.kind == "range":
+        return f"{p(iv.lo)}–{p(iv.hi)}"
+    return f"≥ {p(iv.lo)}" if iv.lo is not None else f"≤ {p(iv.hi)}"
+
+
+@dataclass
+class Release:
+    name: str
+    date: str
+    note: str
+    index: int
+    adds_sources: list[str] = field(default_factory=list)
+    revises: list[str] = field(default_factory=list)
+    retires: list[str] = field(default_factory=list)
+    line: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "date": self.date, "note": self.note,
+                "adds": {"sources": self.adds_sources}, "revises": self.revises, "retires": self.retires}
+
+
+class KB:
+    """Every version of every fact in a KB directory, plus its sources, vocabulary and releases."""
+
+    def __init__(self, root: Path, vocab: Vocabulary, sources: dict[str, Source], facts: list[Fact],
+                 releases: list[Release]):
+        self.root = root
+        self.vocab = vocab
+        self.sources = sources
+        self.all_facts = facts
+        self.releases = releases
+        self._release_cache: dict[str, "ReleaseView"] = {}
+
+    # -- releases ----------------------------------------------------------------------------
+    @property
+    def latest(self) -> str:
+        return self.releases[-1].name
+
+    def release_names(self) -> list[str]:
+        return [r.name for r in self.releases]
+
+    def get_release(self, name: str | None) -> Release:
+        if name is None or name == "" or name == "latest":
+            return self.releases[-1]
+        for r in self.releases:
+            if r.name == str(name):
+                return r
+        raise UnknownRelease(f"unknown KB release {name!r}",
+                             [Issue(f"unknown KB release {name!r}", field="kb_version", allowed=self.release_names())])
+
+    def introduced_in(self, fact: Fact) -> int:
+        """Index of the release in which this version of the fact first appears."""
+        if fact.version > 1:
+            for r in self.releases:
+                if fact.key in r.revises:
+                    return r.index
+            return len(self.releases)  # validation reports this; never visible
+        if fact.tier == "claim":
+            for r in self.releases:
+                if fact.source in r.adds_sources:
+                    return r.index
+            return len(self.releases)
+        if fact.since:
+            for r in self.releases:
+                if r.name == fact.since:
+                    return r.index
+            return len(self.releases)
+        return 0
+
+    def retired_in(self, fact_id: str) -> int | None:
+        for r in self.releases:
+            if fact_id in r.retires:
+                return r.index
+        return None
+
+    def release(self, name: str | None = None) -> "ReleaseView":
+        """The facts of one release: for each id, its newest version at that release, minus retirements."""
+        rel = self.get_release(name)
+        view = self._release_cache.get(rel.name)
+        if view is None:
+            chosen: dict[str, Fact] = {}
+            for f in self.all_facts:
+                if self.introduced_in(f) > rel.index:
+                    continue
+                r = self.retired_in(f.id)
+                if r is not None and r <= rel.index:
+                    continue
+                old = chosen.get(f.id)
+                if old is None or f.version > old.version:
+                    chosen[f.id] = f
+            srcs = {s for r in self.releases[: rel.index + 1] for s in r.adds_sources}
+            view = ReleaseView(self, rel, chosen, srcs)
+            self._release_cache[rel.name] = view
+        return view
+
+    def fact_by_key(self, key: str) -> Fact:
+        for f in self.all_facts:
+            if f.key == key or f.id == key:
+                return f
+        raise NotFound(f"no fact {key!r}")
+
+
+class ReleaseView:
+    """The fact set one release sees."""
+
+    def __init__(self, kb: KB, release: Release, facts: dict[str, Fact], source_ids: set[str]):
+        self.kb = kb
+        self.release = release
+        self.facts = facts
+        self.source_ids = source_ids
+
+    @property
+    def name(self) -> str:
+        return self.release.name
+
+    @cached_property
+    def claims(self) -> list[Fact]:
+        return [f for f in self.facts.values() if f.tier == "claim"]
+
+    @cached_property
+    def reference(self) -> list[Fact]:
+        return [f for f in self.facts.values() if f.tier == "reference"]
+
+    @cached_property
+    def by_subject_attr(self) -> dict[tuple[str, str], list[Fact]]:
+        idx: dict[tuple[str, str], list[Fact]] = {}
+        for f in self.facts.values():
+            idx.setdefault((f.subject, f.attribute), []).append(f)
+        return idx
+
+    def ref(self, subject: str, attribute: str) -> Fact | None:
+        """The highest-confidence reference fact for subject/attribute (unqualified first)."""
+        cands = [f for f in self.by_subject_attr.get((subject, attribute), []) if f.tier == "reference"]
+        if not cands:
+            return None
+        rank = {"high": 0, "medium": 1, "low": 2}
+        cands.sort(key=lambda f: (bool(f.qualifiers), rank.get(f.confidence or "low", 3), f.id))
+        return cands[0]
+
+    def get(self, fact_id: str) -> Fact:
+        f = self.facts.get(fact_id.split("@")[0])
+        if f is None:
+            raise NotFound(f"no fact {fact_id!r} in release {self.name}",
+                           [Issue(f"no fact {fact_id!r} in release {self.name}", field="id")])
+        return f
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+
+def load_kb(root: str | Path, fill_spans: bool = False) -> KB:
+    """Load and validate a KB directory; raise :class:`ValidationError` with every issue found.
+
+    With ``fill_spans`` a claim without ``span`` gets one computed from its quote, and the claim files
+    are rewritten in place (only the missing spans are added).
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise ValidationError(f"KB directory {root} not found", [Issue("KB directory not found", str(root))])
+    issues: list[Issue] = []
+
+    def rel(p: Path) -> str:
+        try:
+            return str(p.relative_to(root.parent))
+        except ValueError:
+            return str(p)
+
+    vocab = Vocabulary.load(root / "vocabulary.yaml", rel(root / "vocabulary.yaml"))
+    sources = _load_sources(root, rel, issues)
+    facts: list[Fact] = []
+    claim_dir = root / "claims"
+    for path in sorted(claim_dir.glob("*.yaml")) if claim_dir.is_dir() else []:
+        facts += _load_claim_file(path, rel(path), vocab, sources, issues, fill_spans)
+    ref_dir = root / "reference"
+    for path in sorted(ref_dir.glob("*.yaml")) if ref_dir.is_dir() else []:
+        facts += _load_reference_file(path, rel(path), vocab, issues)
+    releases = _load_releases(root / "versions.yaml", rel(root / "versions.yaml"), sources, facts, issues)
+    seen: dict[str, Fact] = {}
+    for f in facts:
+        if f.key in seen:
+            o = seen[f.key]
+            issues.append(Issue(f"duplicate fact {f.key} (also {o.file}:{o.line})", f.file, f.line, "id"))
+        seen[f.key] = f
+    for f in facts:
+        if f.version > 1 and f"{f.id}@{f.version - 1}" not in seen:
+            issues.append(Issue(f"{f.key} has no version {f.version - 1}", f.file, f.line, "version"))
+    if issues:
+        raise ValidationError(f"the KB in {root} has {len(issues)} problem(s)", issues)
+    return KB(root, vocab, sources, facts, releases)
+
+
+def _load_sources(root: Path, rel, issues: list[Issue]) -> dict[str, Source]:
+    path = root / "sources" / "sources.yaml"
+    data = load_file(path, rel(path))
+    out: dict[str, Source] = {}
+    items = data.get("sources") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        issues.append(Issue("expected a 'sources' list", rel(path), 1, "sources"))
+        return out
+    for item in items:
+        line = getattr(item, "line", 0)
+        if not isinstance(item, dict):
+            issues.append(Issue("each source must be a mapping", rel(path), line))
+            continue
+        sid = item.get("id")
+        if not isinstance(sid, str) or not SOURCE_ID.match(sid):
+            issues.append(Issue(f"source id {sid!r} must look like S000", rel(path), line, "id"))
+            continue
+        if sid in out:
+            issues.append(Issue(f"duplicate source id {sid}", rel(path), line, "id"))
+            continue
+        fpath = root / "sources" / str(item.get("file", ""))
+        if not item.get("file") or not fpath.is_file():
+            issues.append(Issue(f"source file {item.get('file')!r} not found under {rel(root / 'sources')}", rel(path), item.line_of("file") if isinstance(item, LineDict) else line, "file"))
+            continue
+        lang = item.get("language")
+        if lang not in ("zh", "en"):
+            issues.append(Issue(f"unknown language {lang!r}", rel(path), line, "language", ["en", "zh"]))
+        out[sid] = Source(sid, str(item["file"]), str(item.get("title") or ""), item.get("publisher"),
+                          None if item.get("published") is None else str(item.get("published")),
+                          str(lang), fpath.read_text(encoding="utf-8"), item.get("title_en"))
+    return out
+
+
+def _common(item: LineDict, fname: str, vocab: Vocabulary, issues: list[Issue]) -> dict | None:
+    """Validate the fields claims and reference facts share; None when the item is unusable."""
+    line = item.line
+    where = {"file": fname, "line": line}
+    ok = True
+    for req in ("id", "version", "subject", "attribute", "value"):
+        if req not in item:
+            issues.append(Issue(f"missing required field '{req}'", fname, line, req))
+            ok = False
+    if not ok:
+        return None
+    ver = item["version"]
+    if isinstance(ver, bool) or not isinstance(ver, int) or ver < 1:
+        hint = "; in YAML remove the quotes" if isinstance(ver, str) and ver.isdigit() else ""
+        issues.append(Issue(f"version must be a positive integer, got {ver!r}{hint}", fname, item.line_of("version"), "version"))
+        return None
+    subj, attr = item["subject"], item["attribute"]
+    issues_before = len(issues)
+    if subj not in vocab.entities:
+        issues.append(Issue(f"unknown subject {subj!r}", fname, item.line_of("subject"), "subject", set(vocab.entities)))
+    if attr not in vocab.attributes:
+        issues.append(Issue(f"unknown attribute {attr!r}", fname, item.line_of("attribute"), "attribute", set(vocab.attributes)))
+    if len(issues) > issues_before:
+        return None
+    a = vocab.attributes[attr]
+    kind = vocab.kind_of(subj)
+    if a.applies_to and kind not in a.applies_to:
+        issues.append(Issue(f"attribute {attr!r} does not apply to a {kind} ({subj})", fname, item.line_of("attribute"), "attribute", list(a.applies_to)))
+        return None
+    vwhere = {"file": fname, "line": item.line_of("value")}
+    norm, errs = vocab.check_value(attr, item["value"], item.get("unit"), vwhere)
+    issues += errs
+    quals, qerrs = vocab.check_qualifiers(item.get("qualifiers"), {"file": fname, "line": item.line_of("qualifiers")})
+    issues += qerrs
+    if errs or qerrs:
+        return None
+    if "approx" in item and not isinstance(item["approx"], bool):
+        issues.append(Issue("approx must be true or false", fname, item.line_of("approx"), "approx"))
+    return {"norm": norm, "qualifiers": quals}
+
+
+def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[str, Source],
+                     issues: list[Issue], fill_spans: bool) -> list[Fact]:
+    data = load_file(path, fname)
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
+        issues.append(Issue("expected a mapping with 'source' and a 'claims' list", fname, 1))
+        return []
+    sid = data.get("source")
+    src = sources.get(sid)
+    if src is None:
+        issues.append(Issue(f"unknown source {sid!r}", fname, data.line_of("source"), "source", set(sources)))
+        return []
+    out: list[Fact] = []
+    fills: list[tuple[int, list[int]]] = []
+    for item in data["claims"]:
+        if not isinstance(item, LineDict):
+            issues.append(Issue("each claim must be a mapping", fname, getattr(data["claims"], "line", 0)))
+            continue
+        line = item.line
+        unknown = set(item) - CLAIM_FIELDS
+        for k in sorted(unknown, key=str):
+            issues.append(Issue(f"unknown field {k!r}", fname, item.line_of(k), str(k), CLAIM_FIELDS))
+        cid = item.get("id")
+        if not isinstance(cid, str) or not CLAIM_ID.match(cid) or not cid.startswith(str(sid) + "-"):
+            issues.append(Issue(f"claim id {cid!r} must look like {sid}-C001", fname, line, "id"))
+            continue
+        quote = item.get("quote")
+        if not isinstance(quote, str) or not quote:
+            issues.append(Issue("missing or empty quote", fname, line, "quote"))
+            continue
+        span = item.get("span")
+        if span is None:
+            n = src.text.count(quote)
+            if n == 0:
+                issues.append(Issue(f"quote not found in {src.file}: {quote!r}", fname, item.line_of("quote"), "quote"))
+                continue
+            if n > 1:
+                issues.append(Issue(f"quote occurs {n} times in {src.file}; lengthen it so it is unique: {quote!r}", fname, item.line_of("quote"), "quote"))
+                continue
+            start = src.text.index(quote)
+            span = [start, start + len(quote)]
+            if fill_spans:
+                fills.append((item.line_of("quote"), span))
+            else:
+                issues.append(Issue("missing span (run `gpukb validate --fill-spans` to compute it)", fname, line, "span"))
+                continue
+        elif not (isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
+            issues.append(Issue(f"span must be [start, end] with two integers, got {span!r}", fname, item.line_of("span"), "span"))
+            continue
+        elif src.text[span[0]:span[1]] != quote:
+            at = src.text[span[0]:span[1]]
+            hint = ""
+            if quote in src.text:
+                s = src.text.index(quote)
+                hint = f"; the quote is at [{s}, {s + len(quote)}]"
+            issues.append(Issue(f"quote is not at its span: text[{span[0]}:{span[1]}] is {at!r}{hint}", fname, item.line_of("span"), "span"))
+            continue
+        mod = item.get("modality", "spec")
+        if mod not in MODALITIES:
+            issues.append(Issue(f"unknown modality {mod!r}", fname, item.line_of("modality"), "modality", MODALITIES))
+            continue
+        common = _common(item, fname, vocab, issues)
+        if common is None:
+            continue
+        out.append(Fact(cid, item["version"], "claim", item["subject"], item["attribute"], item["value"],
+                        None if item.get("unit") is None else str(item.get("unit")), common["norm"],
+                        common["qualifiers"], fname, line, source=sid, quote=quote, span=list(span),
+                        modality=mod, gloss_en=item.get("gloss_en"), approx=bool(item.get("approx", False)),
+                        note=item.get("note")))
+    if fill_spans and fills:
+        _write_spans(path, fills)
+    return out
+
+
+def _write_spans(path: Path, fills: list[tuple[int, list[int]]]) -> None:
+    """Insert ``span: [s, e]`` after each given quote line, keeping the rest of the file as written."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    for qline, (s, e) in sorted(fills, reverse=True):
+        text = lines[qline - 1]
+        indent = text[: len(text) - len(text.lstrip())]
+        if indent.lstrip().startswith("-") or text.lstrip().startswith("- "):
+            indent = indent + "  "
+        if text.lstrip().startswith("- "):
+            indent = text[: len(text) - len(text.lstrip())] + "  "
+        lines.insert(qline, f"{indent}span: [{s}, {e}]\n")
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text("".join(lines), encoding="utf-8")
+    tmp.replace(path)
+
+
+def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list[Issue]) -> list[Fact]:
+    data = load_file(path, fname)
+    if not isinstance(data, dict) or not isinstance(data.get("facts"), list):
+        issues.append(Issue("expected a mapping with a 'facts' list", fname, 1))
+        return []
+    out: list[Fact] = []
+    for item in data["facts"]:
+        if not isinstance(item, LineDict):
+            issues.append(Issue("each fact must be a mapping", fname, getattr(data["facts"], "line", 0)))
+            continue
+        for k in sorted(set(item) - REF_FIELDS, key=str):
+            issues.append(Issue(f"unknown field {k!r}", fname, item.line_of(k), str(k), REF_FIELDS))
+        rid = item.get("id")
+        if not isinstance(rid, str) or not REF_ID.match(rid):
+            issues.append(Issue(f"reference id {rid!r} must look like R-T4-memory_gb", fname, item.line, "id"))
+            continue
+        conf = item.get("confidence")
+        if conf not in CONFIDENCES:
+            issues.append(Issue(f"unknown confidence {conf!r}", fname, item.line_of("confidence"), "confidence", CONFIDENCES))
+            continue
+        if not isinstance(item.get("citation"), str) or not item["citation"].strip():
+            issues.append(Issue("a reference fact needs a citation", fname, item.line, "citation"))
+            continue
+        common = _common(item, fname, vocab, issues)
+        if common is None:
+            continue
+        out.append(Fact(rid, item["version"], "reference", item["subject"], item["attribute"], item["value"],
+                        None if item.get("unit") is None else str(item.get("unit")), common["norm"],
+                        common["qualifiers"], fname, item.line, citation=item["citation"], confidence=conf,
+                        approx=bool(item.get("approx", False)), note=item.get("note"),
+                        since=None if item.get("since") is None else str(item.get("since")),
+                        modality=str(item.get("modality", "spec")), gloss_en=item.get("gloss_en")))
+    return out
+
+
+def _load_releases(path: Path, fname: str, sources: dict[str, Source], facts: list[Fact],
+                   issues: list[Issue]) -> list[Release]:
+    data = load_file(path, fname)
+    items = data.get("releases") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not items:
+        issues.append(Issue("expected a non-empty 'releases' list", fname, 1, "releases"))
+        return [Release("empty", "", "", 0)]
+    out: list[Release] = []
+    keys = {f.key for f in facts}
+    ids = {f.id for f in facts}
+    names: set[str] = set()
+    for i, item in enumerate(items):
+        line = getattr(item, "line", 0)
+        if not isinstance(item, LineDict):
+            issues.append(Issue("each release must be a mapping", fname, line))
+            continue
+        for k in sorted(set(item) - {"name", "date", "note", "adds", "revises", "retires"}, key=str):
+            issues.append(Issue(f"unknown field {k!r}", fname, item.line_of(k), str(k), ["name", "date", "note", "adds", "revises", "retires"]))
+        name = str(item.get("name", ""))
+        if not name or name in names:
+            issues.append(Issue(f"release name {name!r} is missing or repeated", fname, line, "name"))
+        names.add(name)
+        adds = item.get("adds") or {}
+        srcs = list(adds.get("sources") or []) if isinstance(adds, dict) else []
+        for s in srcs:
+            if s not in sources:
+                issues.append(Issue(f"release adds unknown source {s!r}", fname, item.line_of("adds"), "adds.sources", set(sources)))
+        revises = [str(x) for x in item.get("revises") or []]
+        for k in revises:
+            if k not in keys:
+                issues.append(Issue(f"release revises unknown fact version {k!r}", fname, item.line_of("revises"), "revises"))
+        retires = [str(x) for x in item.get("retires") or []]
+        for k in retires:
+            if k not in ids:
+                issues.append(Issue(f"release retires unknown fact {k!r}", fname, item.line_of("retires"), "retires"))
+        out.append(Release(name, str(item.get("date", "")), str(item.get("note", "")), i, srcs, revises, retires, line))
+    rel_names = {r.name for r in out}
+    for f in facts:
+        if f.version > 1 and not any(f.key in r.revises for r in out):
+            issues.append(Issue(f"{f.key} is not listed under 'revises' of any release in {fname}", f.file, f.line, "version"))
+        if f.since and f.since not in rel_names:
+            issues.append(Issue(f"unknown release {f.since!r}", f.file, f.line, "since", sorted(rel_names)))
+    added = {s for r in out for s in r.adds_sources}
+    for s in sources:
+        if s not in added:
+            issues.append(Issue(f"source {s} is not added by any release", fname, 1, "adds.sources"))
+    return out

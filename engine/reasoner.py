@@ -1,0 +1,174 @@
+"""Forward chaining to a fixpoint over durable_rules, with every firing kept as a justification.
+
+durable_rules finds the matches (the Rete work); gpukb evaluates guards and derived values with its own
+expression language, names each derived fact by its content, and asserts it back, until no new fact
+appears. A derived fact reached by several firings keeps all of them: each is one independent support.
+"""
+from __future__ import annotations
+
+import logging
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from . import expr
+from .durable_host import CompiledRuleset
+from .errors import RuleError
+from .rules import Condition, Rule, RuleSet, definition, fact_key
+
+log = logging.getLogger("gpukb.rules")
+
+DEFAULT_BUDGET = 50_000
+
+
+@dataclass(frozen=True)
+class Firing:
+    """One rule firing: the rule, the premise facts (in pattern order) and the fact it derived."""
+
+    rule: str                       # rule id@version
+    premises: tuple[str, ...]       # fact keys
+    derived: str                    # fact key
+    values: tuple[tuple[str, Any], ...] = ()   # the inputs its expressions read, e.g. ("s.params", 1.3e10)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "premises": list(self.premises), "derived": self.derived,
+                "values": {k: v for k, v in self.values}}
+
+
+@dataclass
+class Derivation:
+    """The result of one run: every fact (given and derived) and every firing."""
+
+    facts: dict[str, dict[str, Any]]
+    firings: list[Firing]
+    given: set[str]
+    supports: dict[str, list[Firing]] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.supports:
+            for f in self.firings:
+                self.supports.setdefault(f.derived, []).append(f)
+
+    def derived(self, ftype: str | None = None) -> list[dict[str, Any]]:
+        return [f for k, f in self.facts.items() if k not in self.given and (ftype is None or f["t"] == ftype)]
+
+    def of_type(self, ftype: str) -> list[dict[str, Any]]:
+        return [f for f in self.facts.values() if f["t"] == ftype]
+
+
+class Reasoner:
+    """Runs a :class:`RuleSet` over fact sets; compiles it into durable_rules once."""
+
+    def __init__(self, ruleset: RuleSet, budget: int = DEFAULT_BUDGET):
+        self.ruleset = ruleset
+        self.budget = budget
+        self.compiled = CompiledRuleset(definition(ruleset))
+        self._by_name = {f"r{i}": r for i, r in enumerate(ruleset.rules)}
+
+    def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None) -> Derivation:
+        """Assert ``facts`` (each with ``t`` and a unique ``fk``) in a fresh session and chain to a fixpoint."""
+        budget = self.budget if budget is None else budget
+        known: dict[str, dict[str, Any]] = {}
+        firings: list[Firing] = []
+        counts: Counter[str] = Counter()
+        seen_matches: set[tuple[str, tuple[str, ...]]] = set()
+        work: deque = deque()
+        given: set[str] = set()
+        with self.compiled.session() as session:
+            for f in facts:
+                fk = f["fk"]
+                if fk in known:
+                    continue
+                known[fk] = f
+                given.add(fk)
+                session.assert_fact(f)
+                work.extend(session.drain())
+                self._settle(session, work, known, firings, counts, seen_matches, budget)
+        return Derivation(known, firings, given)
+
+    def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget) -> None:
+        while work:
+            rname, bindings = work.popleft()
+            rule = self._by_name[rname]
+            try:
+                env = {b[2:]: known[m["fk"]] for b, m in bindings.items()}
+            except KeyError as exc:
+                raise RuleError(f"rule {rule.key}: matched an unknown fact {exc}") from None
+            premises = tuple(env[p.bind]["fk"] for p in rule.patterns)
+            sig = (rule.key, premises)
+            if sig in seen_matches:
+                continue
+            seen_matches.add(sig)
+            if not self._holds(rule, env):
+                continue
+            try:
+                values = {name: expr.evaluate(node, env) for name, node in rule.derive.items()}
+            except expr.ExprError as exc:
+                raise RuleError(f"rule {rule.key} ({rule.file}:{rule.line}) failed on {', '.join(premises)}: {exc}") from None
+            counts[rule.key] += 1
+            if sum(counts.values()) > budget:
+                top, n = counts.most_common(1)[0]
+                raise RuleError(f"firing budget of {budget} exhausted: rule {top} fired {n} times "
+                                f"(last: {rule.key} at {rule.file}:{rule.line}); is it deriving new facts forever?")
+            fk = fact_key(rule.derive_type, values)
+            used = tuple(sorted((".".join(n), _json_safe(expr.evaluate(("name", n), env)))
+                                for node in rule.derive.values() for n in expr.names(node)))
+            firing = Firing(rule.key, premises, fk, used)
+            firings.append(firing)
+            log.debug("fire %s on %s -> %s", rule.key, ",".join(premises), fk)
+            if fk in known:
+                continue
+            fact = {"t": rule.derive_type, "fk": fk, **values}
+            known[fk] = fact
+            session.assert_fact(fact)
+            work.extend(session.drain())
+
+    @staticmethod
+    def _holds(rule: Rule, env: dict[str, dict]) -> bool:
+        """Check the conditions durable_rules could not (functions, lists, booleans) and the guard."""
+        for p in rule.patterns:
+            conds = [c for c in p.conditions if c.durable is None]
+            if conds:
+                local = {**env[p.bind], **env}
+                if not all(_truth(c, local) for c in conds):
+                    return False
+        return all(_truth(c, env) for c in rule.guard)
+
+
+def _truth(cond: Condition, env: dict) -> bool:
+    try:
+        return bool(expr.evaluate(cond.node, env))
+    except expr.ExprError:
+        return False
+
+
+def _json_safe(v: Any) -> Any:
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_json_safe(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _json_safe(x) for k, x in v.items() if k not in ("t",)}
+    return str(v)
+
+
+def first_failure(rule: Rule, env: dict[str, dict]) -> tuple[str, dict[str, Any]] | None:
+    """For why-not: the first condition of ``rule`` that ``env`` fails, with the values it read."""
+    for p in rule.patterns:
+        if p.bind not in env:
+            return (f"no {p.type} fact to bind as {p.bind}", {})
+        local = {**env[p.bind], **env}
+        for c in p.conditions:
+            if not _truth(c, local):
+                return (c.text, {".".join(n): _lookup_safe(local, n) for n in expr.names(c.node)})
+    for c in rule.guard:
+        if not _truth(c, env):
+            return (c.text, {".".join(n): _lookup_safe(env, n) for n in expr.names(c.node)})
+    return None
+
+
+def _lookup_safe(env, path):
+    try:
+        return _json_safe(expr.evaluate(("name", path), env))
+    except expr.ExprError:
+        return None

@@ -1,0 +1,316 @@
+"""The vocabulary: entities and their aliases, attributes with types and units, enums, qualifiers.
+
+It is the schema claims and reference facts are checked against, and the lexicon the question parser
+matches aliases with. Values are normalised here so every other module compares canonical numbers.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import Issue, ValidationError
+from .yamlio import LineDict, load_file
+
+VALUE_TYPES = ("quantity", "boolean", "enum", "enums", "entity", "entities", "text")
+_BOUND = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
+_NUMBER_TEXT = re.compile(r"^\s*[~≈]?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A normalised quantity: a number is lo == hi; a bound leaves one side open-ended (None)."""
+
+    lo: float | None
+    hi: float | None
+    lo_strict: bool = False
+    hi_strict: bool = False
+
+    @property
+    def kind(self) -> str:
+        if self.lo is not None and self.hi is not None:
+            return "number" if self.lo == self.hi else "range"
+        return "bound"
+
+    def point(self) -> float | None:
+        """A representative number: the value, the range's midpoint, or the bound's limit."""
+        if self.lo is not None and self.hi is not None:
+            return (self.lo + self.hi) / 2
+        return self.lo if self.lo is not None else self.hi
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind, "lo": self.lo, "hi": self.hi}
+        if self.lo_strict or self.hi_strict:
+            d["lo_strict"], d["hi_strict"] = self.lo_strict, self.hi_strict
+        return d
+
+    def text(self, unit: str = "") -> str:
+        u = f" {unit}" if unit and unit != "1" else ""
+        if self.kind == "number":
+            return f"{_fmt(self.lo)}{u}"
+        if self.kind == "range":
+            return f"{_fmt(self.lo)}–{_fmt(self.hi)}{u}"
+        if self.lo is not None:
+            return f"{'>' if self.lo_strict else '≥'} {_fmt(self.lo)}{u}"
+        return f"{'<' if self.hi_strict else '≤'} {_fmt(self.hi)}{u}"
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "?"
+    if abs(x) >= 1e6:
+        return f"{x:.3g}"
+    return f"{x:.4g}" if x != int(x) else str(int(x))
+
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str
+    type: str
+    dimension: str | None
+    enum: str | None
+    kinds: tuple[str, ...]
+    applies_to: tuple[str, ...]
+    en: str
+    zh: str
+
+
+class Vocabulary:
+    """Entities, attributes, units, enums and qualifiers read from kb/vocabulary.yaml."""
+
+    def __init__(self, data: dict, path: str = "kb/vocabulary.yaml"):
+        self.path = path
+        issues: list[Issue] = []
+        if not isinstance(data, dict):
+            raise ValidationError(f"{path}: expected a mapping", [Issue("expected a mapping at top level", path, 1)])
+        for key in ("kinds", "units", "enums", "attributes", "qualifiers", "entities"):
+            if key not in data:
+                issues.append(Issue(f"missing section '{key}'", path, 1))
+        if issues:
+            raise ValidationError(f"{path}: invalid vocabulary", issues)
+        self.kinds: set[str] = set(data["kinds"])
+        self.units: dict[str, dict[str, float]] = {d: {str(u): float(f) for u, f in us.items()} for d, us in data["units"].items()}
+        self.enums: dict[str, dict[str, dict]] = {n: dict(vals or {}) for n, vals in data["enums"].items()}
+        self.entities: dict[str, dict] = {}
+        self.attributes: dict[str, Attribute] = {}
+        self.qualifiers: dict[str, dict] = dict(data["qualifiers"])
+        ents: LineDict = data["entities"]
+        for eid, spec in ents.items():
+            line = ents.line_of(eid)
+            kind, _, name = str(eid).partition(":")
+            if kind not in self.kinds or not name:
+                issues.append(Issue(f"entity id {eid!r} must be '<kind>:<name>'", path, line, "entities", self.kinds))
+                continue
+            spec = dict(spec or {})
+            spec["kind"] = kind
+            spec.setdefault("name", name)
+            spec.setdefault("catalog", True)
+            self.entities[eid] = spec
+        attrs: LineDict = data["attributes"]
+        for name, spec in attrs.items():
+            line = attrs.line_of(name)
+            t = spec.get("type")
+            if t not in VALUE_TYPES:
+                issues.append(Issue(f"attribute {name!r} has unknown type {t!r}", path, line, "type", VALUE_TYPES))
+                continue
+            if t == "quantity" and spec.get("dimension") not in self.units:
+                issues.append(Issue(f"attribute {name!r} has unknown dimension", path, line, "dimension", set(self.units)))
+            if t in ("enum", "enums") and spec.get("enum") not in self.enums:
+                issues.append(Issue(f"attribute {name!r} names an unknown enum", path, line, "enum", set(self.enums)))
+            kinds = spec.get("kind") or []
+            kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+            self.attributes[name] = Attribute(name, t, spec.get("dimension"), spec.get("enum"), kinds,
+                                              tuple(spec.get("applies_to") or ()), spec.get("en", name), spec.get("zh", name))
+        for eid, spec in self.entities.items():
+            for ref in (spec.get("family"),) + tuple(spec.get("variants") or ()):
+                if ref and ref not in self.entities:
+                    issues.append(Issue(f"entity {eid} refers to unknown entity {ref}", path, ents.line_of(eid)))
+        if issues:
+            raise ValidationError(f"{path}: invalid vocabulary", issues)
+        self._alias_index: dict[str, str] | None = None
+
+    @classmethod
+    def load(cls, path: str | Path, display: str | None = None) -> "Vocabulary":
+        name = display or str(path)
+        return cls(load_file(path, name), name)
+
+    # -- lookups -----------------------------------------------------------------------------
+    def kind_of(self, eid: str) -> str | None:
+        ent = self.entities.get(eid)
+        return ent["kind"] if ent else None
+
+    def label(self, eid: str) -> str:
+        ent = self.entities.get(eid)
+        return ent["name"] if ent else str(eid)
+
+    def enum_label(self, enum: str, value: str, lang: str = "en") -> str:
+        spec = self.enums.get(enum, {}).get(value) or {}
+        return spec.get(lang) or spec.get("en") or value
+
+    def polarity(self, verdict: str) -> int:
+        return int((self.enums.get("verdict", {}).get(verdict) or {}).get("polarity", 0))
+
+    def entities_of(self, kind: str) -> list[str]:
+        return [e for e, s in self.entities.items() if s["kind"] == kind]
+
+    def aliases(self) -> dict[str, str]:
+        """Lower-cased alias (English and Chinese) → entity id; longest aliases win on overlap."""
+        if self._alias_index is None:
+            idx: dict[str, str] = {}
+            for eid, spec in self.entities.items():
+                names = {spec["name"], eid.split(":", 1)[1]}
+                for lang_aliases in (spec.get("aliases") or {}).values():
+                    names.update(lang_aliases or [])
+                for n in names:
+                    if n:
+                        idx.setdefault(str(n).lower(), eid)
+            self._alias_index = idx
+        return self._alias_index
+
+    def unit_factor(self, dimension: str, unit: str | None) -> float | None:
+        units = self.units.get(dimension, {})
+        if unit is None or unit == "":
+            return 1.0 if "1" in units else None
+        return units.get(str(unit))
+
+    def canonical_unit(self, dimension: str) -> str:
+        return next(iter(self.units[dimension]))
+
+    # -- values --------------------------------------------------------------------------------
+    def parse_quantity(self, value: Any, unit: Any, dimension: str, where: dict) -> tuple[Interval | None, list[Issue]]:
+        """Turn a number, ``[lo, hi]`` or ``">= 24"`` in ``unit`` into an Interval in the canonical unit."""
+        issues: list[Issue] = []
+        factor = self.unit_factor(dimension, None if unit is None else str(unit))
+        if factor is None:
+            if unit is None:
+                issues.append(Issue(f"a {dimension} quantity needs a unit", field="unit", allowed=set(self.units[dimension]), **where))
+            else:
+                issues.append(Issue(f"unknown unit {unit!r} for a {dimension} quantity", field="unit", allowed=set(self.units[dimension]), **where))
+            return None, issues
+
+        def num(x: Any) -> float | None:
+            if isinstance(x, bool):
+                return None
+            if isinstance(x, (int, float)):
+                return float(x) if math.isfinite(x) else None
+            if isinstance(x, str):
+                m = _NUMBER_TEXT.match(x)
+                if m:
+                    return float(m.group(1))
+            return None
+
+        if isinstance(value, list):
+            if len(value) != 2 or num(value[0]) is None or num(value[1]) is None:
+                issues.append(Issue("a range must be [low, high] with two numbers", field="value", **where))
+                return None, issues
+            lo, hi = num(value[0]), num(value[1])
+            if lo > hi:
+                issues.append(Issue(f"range [{lo}, {hi}] has low > high", field="value", **where))
+                return None, issues
+            return Interval(lo * factor, hi * factor), issues
+        if isinstance(value, str):
+            m = _BOUND.match(value)
+            if m:
+                op = {"≥": ">=", "≤": "<="}.get(m.group(1), m.group(1))
+                x = float(m.group(2)) * factor
+                if op.startswith(">"):
+                    return Interval(x, None, lo_strict=(op == ">")), issues
+                return Interval(None, x, hi_strict=(op == "<")), issues
+        x = num(value)
+        if x is None:
+            got = type(value).__name__
+            hint = "; in YAML remove the quotes" if isinstance(value, str) and _looks_numeric(value) else ""
+            issues.append(Issue(f"expected a number, a range [lo, hi] or a bound like '>= 24', got {got} {value!r}{hint}", field="value", **where))
+            return None, issues
+        return Interval(x * factor, x * factor), issues
+
+    def check_value(self, attribute: str, value: Any, unit: Any, where: dict) -> tuple[Any, list[Issue]]:
+        """Validate ``value`` against the attribute's type; return its normalised form and issues."""
+        attr = self.attributes[attribute]
+        t = attr.type
+        if t == "quantity":
+            return self.parse_quantity(value, unit, attr.dimension, where)
+        issues: list[Issue] = []
+        if t == "boolean":
+            if not isinstance(value, bool):
+                issues.append(Issue(f"expected true or false, got {value!r}", field="value", allowed=["true", "false"], **where))
+            return value, issues
+        if t == "text":
+            if not isinstance(value, str) or not value.strip():
+                issues.append(Issue(f"expected a non-empty string, got {value!r}", field="value", **where))
+            return value, issues
+        if t in ("enum", "enums"):
+            allowed = set(self.enums[attr.enum])
+            vals = value if t == "enums" else [value]
+            if t == "enums" and not isinstance(value, list):
+                issues.append(Issue(f"expected a list of {attr.enum} values", field="value", allowed=allowed, **where))
+                return None, issues
+            for v in vals:
+                if v not in allowed:
+                    issues.append(Issue(f"unknown {attr.enum} value {v!r}", field="value", allowed=allowed, **where))
+            return (list(value) if t == "enums" else value), issues
+        # entity / entities
+        vals = value if t == "entities" else [value]
+        if t == "entities" and not isinstance(value, list):
+            issues.append(Issue("expected a list of entity ids", field="value", **where))
+            return None, issues
+        for v in vals:
+            issues += self.check_entity(v, attr.kinds, "value", where)
+        return (list(value) if t == "entities" else value), issues
+
+    def check_entity(self, eid: Any, kinds: tuple[str, ...], field: str, where: dict) -> list[Issue]:
+        if not isinstance(eid, str) or eid not in self.entities:
+            allowed = {e for e in self.entities if not kinds or self.kind_of(e) in kinds}
+            return [Issue(f"unknown entity {eid!r}", field=field, allowed=allowed, **where)]
+        if kinds and self.kind_of(eid) not in kinds:
+            return [Issue(f"{eid} is a {self.kind_of(eid)}, expected a {' or '.join(kinds)}", field=field, **where)]
+        return []
+
+    def check_qualifiers(self, quals: Any, where: dict) -> tuple[dict, list[Issue]]:
+        """Validate a qualifiers mapping; quantities become Intervals under the same key."""
+        if quals is None:
+            return {}, []
+        if not isinstance(quals, dict):
+            return {}, [Issue("qualifiers must be a mapping", field="qualifiers", **where)]
+        out: dict[str, Any] = {}
+        issues: list[Issue] = []
+        for key, val in quals.items():
+            w = dict(where)
+            if isinstance(quals, LineDict):
+                w["line"] = quals.line_of(key)
+            spec = self.qualifiers.get(key)
+            if spec is None:
+                issues.append(Issue(f"unknown qualifier {key!r}", field="qualifiers", allowed=set(self.qualifiers), **w))
+                continue
+            t = spec["type"]
+            kinds = spec.get("kind") or ()
+            kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+            if t == "quantity":
+                iv, errs = self.parse_quantity(val, spec.get("unit", "1") if spec["dimension"] in ("count", "params") else None, spec["dimension"], w)
+                issues += [Issue(e.message, e.file, e.line, f"qualifiers.{key}", e.allowed) for e in errs]
+                out[key] = iv
+            elif t in ("entity", "entities"):
+                vals = val if isinstance(val, list) else [val]
+                if t == "entity" and isinstance(val, list):
+                    issues.append(Issue("expected one entity id, got a list", field=f"qualifiers.{key}", **w))
+                for v in vals:
+                    issues += self.check_entity(v, kinds, f"qualifiers.{key}", w)
+                out[key] = list(vals) if t == "entities" else val
+            elif t in ("enum", "enums"):
+                vals = val if isinstance(val, list) else [val]
+                allowed = set(self.enums[spec["enum"]])
+                for v in vals:
+                    if v not in allowed:
+                        issues.append(Issue(f"unknown {spec['enum']} value {v!r}", field=f"qualifiers.{key}", allowed=allowed, **w))
+                out[key] = list(vals) if t == "enums" else val
+            else:
+                if not isinstance(val, str):
+                    issues.append(Issue(f"expected text, got {val!r}", field=f"qualifiers.{key}", **w))
+                out[key] = val
+        return out, issues
+
+
+def _looks_numeric(s: str) -> bool:
+    return bool(_NUMBER_TEXT.match(s))
