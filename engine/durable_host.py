@@ -116,10 +116,16 @@ class Session:
             return False
         except MessageNotHandled:
             return True  # no rule looks at this fact; it is still known to gpukb
-        state = _host().get_state(self.compiled.name, self.sid)
+        return True
+
+    def check(self) -> None:
+        """Raise if durable_rules recorded an exception in this session's state (an action failed)."""
+        try:
+            state = _host().get_state(self.compiled.name, self.sid)
+        except Exception:
+            return  # no state: nothing was asserted
         if isinstance(state, dict) and state.get("exception"):
             raise RuntimeError(f"durable_rules action failed: {state['exception']}")
-        return True
 
     def drain(self) -> list[tuple[str, dict[str, dict]]]:
         """The matches recorded since the last drain: (durable rule name, binding → fact)."""

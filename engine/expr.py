@@ -125,7 +125,15 @@ def _rel_diff(a, b):
     return 0.0 if m == 0 else abs(a - b) / m
 
 
+def _pow(x, y):
+    _num(x, y)
+    if abs(y) > 16 or (x < 0 and y != int(y)):
+        raise ExprError("pow: exponent must be within ±16 and the base non-negative for fractions")
+    return float(x) ** y
+
+
 FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
+    "pow": (_pow, 2, 2),
     # name: (function, min args, max args)
     "min": (min, 1, 16),
     "max": (max, 1, 16),
@@ -364,6 +372,10 @@ def evaluate(node: tuple, env: dict) -> Any:
         return bool(evaluate(node[1], env)) or bool(evaluate(node[2], env))
     if kind == "bin":
         a, b = evaluate(node[2], env), evaluate(node[3], env)
+        if node[1] == "+" and isinstance(a, str) and isinstance(b, str):
+            if len(a) + len(b) > 10_000:
+                raise ExprError("string too long")
+            return a + b
         _num(a, b)
         op = node[1]
         if op == "+":

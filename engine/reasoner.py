@@ -84,6 +84,7 @@ class Reasoner:
                 session.assert_fact(f)
                 work.extend(session.drain())
                 self._settle(session, work, known, firings, counts, seen_matches, budget)
+            session.check()
         return Derivation(known, firings, given)
 
     def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget) -> None:
@@ -94,7 +95,7 @@ class Reasoner:
                 env = {b[2:]: known[m["fk"]] for b, m in bindings.items()}
             except KeyError as exc:
                 raise RuleError(f"rule {rule.key}: matched an unknown fact {exc}") from None
-            premises = tuple(env[p.bind]["fk"] for p in rule.patterns)
+            premises = tuple(env[p.bind]["fk"] for p in rule.patterns if not p.absent)
             sig = (rule.key, premises)
             if sig in seen_matches:
                 continue
@@ -127,6 +128,8 @@ class Reasoner:
     def _holds(rule: Rule, env: dict[str, dict]) -> bool:
         """Check the conditions durable_rules could not (functions, lists, booleans) and the guard."""
         for p in rule.patterns:
+            if p.absent:
+                continue
             conds = [c for c in p.conditions if c.durable is None]
             if conds:
                 local = {**env[p.bind], **env}

@@ -19,7 +19,7 @@ from .yamlio import LineDict, load_file
 
 RESERVED_FIELDS = {"id", "sid", "t", "fk", "$s"}
 RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group"}
-PATTERN_FIELDS = {"bind", "type", "where"}
+PATTERN_FIELDS = {"bind", "type", "where", "absent"}
 _CMP_TO_DURABLE = {"==": None, "!=": "$neq", "<": "$lt", "<=": "$lte", ">": "$gt", ">=": "$gte"}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _ARITH = {"+": "$add", "-": "$sub", "*": "$mul", "/": "$div"}
@@ -45,6 +45,7 @@ class Pattern:
     type: str
     conditions: list[Condition]
     line: int
+    absent: bool = False   # the rule holds only when NO such fact exists (base fact types only)
 
 
 @dataclass
@@ -192,6 +193,8 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
     if not isinstance(when, list) or not when:
         issues.append(Issue("'when' must be a non-empty list of patterns", fname, item.line_of("when"), "when"))
         return None
+    if isinstance(when[0], dict) and when[0].get("absent"):
+        issues.append(Issue("the first pattern cannot be absent", fname, item.line_of("when"), "when"))
     patterns: list[Pattern] = []
     bound: dict[str, str] = {}
     for p in when:
@@ -202,8 +205,8 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
         for k in sorted(set(p) - PATTERN_FIELDS, key=str):
             issues.append(Issue(f"unknown pattern field {k!r}", fname, p.line_of(k), str(k), PATTERN_FIELDS))
         b, t = p.get("bind"), p.get("type")
-        if not isinstance(b, str) or not b.isidentifier() or b in bound or b in RESERVED_FIELDS or b in ("m", "c", "s_"):
-            issues.append(Issue(f"bind {b!r} must be a new identifier (not id, sid, t, fk, m, c)", fname, p.line_of("bind"), "bind"))
+        if not isinstance(b, str) or not b.isidentifier() or b in bound or b in RESERVED_FIELDS:
+            issues.append(Issue(f"bind {b!r} must be a new identifier (not id, sid, t, fk)", fname, p.line_of("bind"), "bind"))
             continue
         if t not in types:
             issues.append(Issue(f"unknown fact type {t!r}", fname, p.line_of("type"), "type", sorted(types)))
@@ -227,8 +230,18 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
                     issues.append(Issue(f"rule {rid} can never match: {never}", fname, p.line_of("where"), "where"))
                     continue
                 conds.append(Condition(expr.unparse(conj), conj, _compile_condition(conj, set(bound))))
-        bound[b] = t
-        patterns.append(Pattern(b, t, conds, pl))
+        absent = p.get("absent", False)
+        if not isinstance(absent, bool):
+            issues.append(Issue("absent must be true or false", fname, p.line_of("absent"), "absent"))
+            absent = False
+        if absent and not types[t].base:
+            issues.append(Issue(f"absent patterns may only test base facts (ref, claim, scenario), not {t!r}: a derived fact could appear after the rule fired",
+                                fname, p.line_of("absent"), "absent"))
+        if absent and any(c.durable is None for c in conds):
+            issues.append(Issue("an absent pattern's conditions must be simple comparisons (no functions)", fname, p.line_of("where"), "where"))
+        if not absent:
+            bound[b] = t
+        patterns.append(Pattern(b, t, conds, pl, absent))
     guard: list[Condition] = []
     g = item.get("if")
     for text in ([] if g is None else (list(g) if isinstance(g, list) else [g])):
@@ -382,7 +395,8 @@ def definition(ruleset: RuleSet) -> dict[str, dict]:
         for p in r.patterns:
             conds: list[dict] = [{"t": p.type}]
             conds += [c.durable for c in p.conditions if c.durable is not None]
-            alls.append({"b_" + p.bind: conds[0] if len(conds) == 1 else {"$and": conds}})
+            key = "b_" + p.bind + ("$not" if p.absent else "")
+            alls.append({key: conds[0] if len(conds) == 1 else {"$and": conds}})
         out[f"r{i}"] = {"all": alls}
     return out
 

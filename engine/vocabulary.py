@@ -14,6 +14,7 @@ from typing import Any
 from .errors import Issue, ValidationError
 from .yamlio import LineDict, load_file
 
+UNITLESS_OK = ("count", "ratio", "params")
 VALUE_TYPES = ("quantity", "boolean", "enum", "enums", "entity", "entities", "text")
 _BOUND = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
 _NUMBER_TEXT = re.compile(r"^\s*[~≈]?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
@@ -172,7 +173,8 @@ class Vocabulary:
     def unit_factor(self, dimension: str, unit: str | None) -> float | None:
         units = self.units.get(dimension, {})
         if unit is None or unit == "":
-            return 1.0 if "1" in units else None
+            # counts, ratios and parameter counts may omit the unit (1, x and 1 respectively)
+            return 1.0 if dimension in UNITLESS_OK and units else None
         return units.get(str(unit))
 
     def canonical_unit(self, dimension: str) -> str:

@@ -1,0 +1,205 @@
+"""Explanations: proof trees enriched with labels, quotes and citations; why-not analysis; summaries.
+
+A proof tree comes from the provenance graph (:mod:`engine.provenance`); this module adds what a
+reader or a chatbot needs at every node: the rule's description, the values it used, the quoted
+sentence or the reference citation, and the claims that state the same figure in the sources.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from . import expr
+from .kb import ReleaseView
+from .labels import fact_label
+from .provenance import build_graph, proof_sizes, proof_tree
+from .reasoner import Derivation
+from .rules import Rule, RuleSet
+
+
+def graph_of(d: Derivation):
+    """The provenance graph of a derivation (cached on the object)."""
+    g = getattr(d, "_graph", None)
+    if g is None:
+        facts = dict(d.facts)
+        g = build_graph(facts, d.firings, d.given)
+        d._graph = g
+        d._sizes = proof_sizes(g)
+    return g
+
+
+def tree(d: Derivation, fact: str, view: ReleaseView, ruleset: RuleSet,
+         corroboration: dict[str, list[dict]] | None = None) -> dict[str, Any]:
+    """The enriched proof tree of ``fact`` (shortest proof first, shared sub-proofs once)."""
+    g = graph_of(d)
+    raw = proof_tree(g, fact, d.facts, d._sizes)
+    return _enrich(raw, d, view, ruleset, corroboration or {})
+
+
+def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr: dict) -> dict:
+    vocab = view.kb.vocab
+    f = d.facts.get(node["fact"], {})
+    out: dict[str, Any] = {"fact": node["fact"], "type": f.get("t"), "label": fact_label(f, view, vocab)}
+    if node.get("shared"):
+        out["shared"] = True
+        return out
+    out["data"] = {k: v for k, v in f.items() if k not in ("t", "fk") and not k.startswith("q_") and v is not None}
+    if node.get("given"):
+        out["given"] = True
+        t = f.get("t")
+        kbf = view.facts.get(f.get("fid")) if t in ("claim", "ref") else None
+        if t == "claim" and kbf is not None:
+            out.update(tier="claim", source=kbf.source, quote=kbf.quote, span=list(kbf.span or []),
+                       gloss_en=kbf.gloss_en)
+        elif t == "ref" and kbf is not None:
+            out.update(tier="reference", citation=kbf.citation, confidence=kbf.confidence)
+            if kbf.note:
+                out["note"] = kbf.note
+            stated = corr.get(kbf.id)
+            if stated:
+                out["stated_by"] = stated
+        else:
+            out["tier"] = "input"
+        return out
+    rule = ruleset.get(node["rule"])
+    out["rule"] = node["rule"]
+    if rule is not None:
+        out["rule_description"] = dict(rule.description)
+        out["rule_file"] = f"{rule.file}:{rule.line}"
+        if rule.cites:
+            out["cites"] = [_cite(view, c) for c in rule.cites]
+    out["values"] = node.get("values", {})
+    out["alternatives"] = node.get("alternatives", 0)
+    out["premises"] = [_enrich(p, d, view, ruleset, corr) for p in node.get("premises", [])]
+    return out
+
+
+def _cite(view: ReleaseView, fid: str) -> dict[str, Any]:
+    f = view.facts.get(fid.split("@")[0])
+    if f is None:
+        return {"id": fid, "missing_in_release": view.name}
+    return {"id": f.key, "label": fact_label({"t": "ref", "fid": f.id, "subject": f.subject, "attribute": f.attribute,
+                                               "value": f.value}, view, view.kb.vocab),
+            "citation": f.citation, "confidence": f.confidence}
+
+
+def walk(t: dict) -> Iterable[dict]:
+    yield t
+    for p in t.get("premises", []) or []:
+        yield from walk(p)
+
+
+def leaves(t: dict) -> list[dict]:
+    """Given facts of a tree, first occurrence of each."""
+    seen, out = set(), []
+    for n in walk(t):
+        if n.get("given") and n["fact"] not in seen:
+            seen.add(n["fact"])
+            out.append(n)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# why-not
+
+def why_not(d: Derivation, ruleset: RuleSet, target_type: str, want: dict[str, Any], qid: str | None = None,
+            limit: int = 8) -> list[dict[str, Any]]:
+    """For a fact that was not derived, the rules that could derive it and where each one stopped.
+
+    A candidate is any rule deriving ``target_type`` whose template does not contradict ``want`` (a
+    literal template value must equal the wanted one). For each candidate the facts of the derivation
+    are matched against its patterns in order; the report names the first condition that failed
+    together with the values it read, and the facts that were bound up to that point.
+    """
+    out = []
+    for rule in ruleset.producers(target_type):
+        lit_ok = True
+        for k, v in want.items():
+            node = rule.derive.get(k)
+            if node is not None and node[0] == "lit" and node[1] != v:
+                lit_ok = False
+        if not lit_ok:
+            continue
+        out.append(_first_failure(d, rule, qid))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _first_failure(d: Derivation, rule: Rule, qid: str | None) -> dict[str, Any]:
+    """Depth-first matching of the rule's patterns against the derivation's facts."""
+    by_type: dict[str, list[dict]] = {}
+    for f in d.facts.values():
+        by_type.setdefault(f["t"], []).append(f)
+    best: dict[str, Any] = {"depth": -1}
+
+    def record(depth, env, cond, values, blocking=None):
+        if depth > best["depth"]:
+            best.update(depth=depth, env=dict(env), cond=cond, values=values, blocking=blocking)
+
+    def holds(cond, env):
+        try:
+            return bool(expr.evaluate(cond.node, env))
+        except expr.ExprError:
+            return False
+
+    def vals(cond, env):
+        out = {}
+        for n in expr.names(cond.node):
+            try:
+                out[".".join(n)] = expr.evaluate(("name", n), env)
+            except expr.ExprError:
+                out[".".join(n)] = None
+        return out
+
+    def search(i, env) -> bool:
+        if i == len(rule.patterns):
+            for c in rule.guard:
+                if not holds(c, env):
+                    record(i, env, c.text, vals(c, env))
+                    return False
+            return True
+        p = rule.patterns[i]
+        cands = by_type.get(p.type, [])
+        if qid is not None and p.type not in ("ref", "claim"):
+            cands = [f for f in cands if f.get("qid") in (None, qid)]
+        if p.absent:
+            for f in cands:
+                local = {**f, **env}
+                if all(holds(c, local) for c in p.conditions):
+                    record(i, env, f"no {p.type} fact may match ({', '.join(c.text for c in p.conditions)})", {}, f["fk"])
+                    return False
+            return search(i + 1, env)
+        if not cands:
+            record(i, env, f"no {p.type} fact exists to bind as {p.bind}", {})
+            return False
+        for f in cands:
+            local = {**f, **env}
+            failed = next((c for c in p.conditions if not holds(c, local)), None)
+            if failed is None:
+                if search(i + 1, {**env, p.bind: f}):
+                    return True
+            else:
+                # only report failures on facts that passed the join conditions (same question)
+                joins = [c for c in p.conditions if any(len(n) == 2 for n in expr.names(c.node))]
+                if all(holds(c, local) for c in joins):
+                    record(i, {**env, p.bind: f}, failed.text, vals(failed, local))
+        return False
+
+    ok = search(0, {})
+    res: dict[str, Any] = {"rule": rule.key, "description": dict(rule.description)}
+    if ok:
+        res["holds"] = True
+        return res
+    res["holds"] = False
+    res["failed_condition"] = best.get("cond")
+    res["values"] = {k: _plain(v) for k, v in (best.get("values") or {}).items()}
+    res["bound"] = {b: f.get("fk") for b, f in (best.get("env") or {}).items()}
+    if best.get("blocking"):
+        res["blocked_by"] = best["blocking"]
+    return res
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, float):
+        return round(v, 4)
+    return v

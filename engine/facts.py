@@ -1,0 +1,53 @@
+"""Engine records: the flat dicts the reasoner asserts, built from KB facts and scenarios.
+
+durable_rules matches scalar fields only, so a KB fact becomes a record with its value spread over
+``value``/``vstr``/``v0``/``lo``/``hi`` and its qualifiers flattened to ``q_<key>`` fields.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .kb import Fact
+from .vocabulary import Interval, Vocabulary
+
+
+def _canon(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "|".join(sorted(map(str, v)))
+    if isinstance(v, Interval):
+        return json.dumps([v.lo, v.hi, v.lo_strict, v.hi_strict])
+    return str(v)
+
+
+def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
+    """The reasoner's record of a claim or reference fact."""
+    attr = vocab.attributes[f.attribute]
+    r: dict[str, Any] = {"t": "claim" if f.tier == "claim" else "ref", "fk": f.key, "fid": f.id,
+                         "subject": f.subject, "attribute": f.attribute, "approx": 1 if f.approx else 0,
+                         "modality": f.modality}
+    if isinstance(f.norm, Interval):
+        r.update(value=f.norm.point(), lo=f.norm.lo, hi=f.norm.hi, vkind=f.norm.kind,
+                 unit=vocab.canonical_unit(attr.dimension), vstr=_canon(f.norm))
+    else:
+        r.update(value=f.value, vstr=_canon(f.value), vkind=attr.type if attr.type != "boolean" else "boolean")
+        if isinstance(f.value, list) and f.value:
+            r["v0"] = str(f.value[0])
+        if attr.type == "enum" and attr.enum == "verdict":
+            r["polarity"] = vocab.polarity(str(f.value))
+    if f.tier == "claim":
+        r["source"] = f.source
+    else:
+        r["conf"] = f.confidence
+        r["citation"] = f.citation
+    sig = []
+    for k, v in sorted(f.qualifiers.items()):
+        if isinstance(v, Interval):
+            r[f"q_{k}_lo"], r[f"q_{k}_hi"] = v.lo, v.hi
+        else:
+            r[f"q_{k}"] = "|".join(sorted(map(str, v))) if isinstance(v, list) else v
+        sig.append(f"{k}={_canon(v)}")
+    r["qsig"] = ";".join(sig)
+    return r

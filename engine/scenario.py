@@ -1,0 +1,230 @@
+"""Sizing scenarios: validation and normalisation of query inputs, and their stable conclusion ids.
+
+A scenario is what `gpukb query` flags and the `POST /v1/query` body describe. Bad input raises
+:class:`BadInput` listing every problem with what is allowed; defaults and normalisations are stated
+in ``notes`` so an answer never silently changes what was asked.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+from typing import Any
+
+from .errors import BadInput, Issue
+from .vocabulary import Vocabulary
+
+KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
+        "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version", "family",
+        "tokens")
+METHODS = ("full", "lora", "qlora", "pretrain", "inference")
+PRECISIONS = ("fp32", "fp16", "bf16", "mixed", "int8", "int4", "nf4")
+OPTIMIZERS = ("adamw", "adamw8bit", "sgd")
+LIMITS = {  # key: (min, max, integer?)
+    "params": (1e3, 1e13, False),
+    "vram_gb": (0.5, 4096, False),
+    "gpus": (1, 65536, True),
+    "zero": (0, 3, True),
+    "seq_len": (1, 1_048_576, True),
+    "batch": (1, 65_536, True),
+    "lora_rank": (1, 8192, True),
+    "tokens": (1, 1e15, False),
+}
+DEFAULTS = {"seq_len": 512, "batch": 1}
+_PARAMS_TEXT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*([kKmMbBtT]?)\s*$")
+_SCALE = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+
+
+def _number(key: str, v: Any, issues: list[Issue]) -> float | None:
+    lo, hi, integer = LIMITS[key]
+    if isinstance(v, bool):
+        issues.append(Issue(f"expected a number, got a boolean", field=key, allowed=f"{lo:g}..{hi:g}"))
+        return None
+    if isinstance(v, str):
+        m = _PARAMS_TEXT.match(v)
+        if not m or (m.group(2) and key != "params"):
+            issues.append(Issue(f"expected a number, got {v!r}", field=key, allowed=f"{lo:g}..{hi:g}"))
+            return None
+        v = float(m.group(1)) * _SCALE[m.group(2).lower()]
+    if not isinstance(v, (int, float)):
+        issues.append(Issue(f"expected a number, got {type(v).__name__}", field=key, allowed=f"{lo:g}..{hi:g}"))
+        return None
+    if not math.isfinite(v):
+        issues.append(Issue("NaN and infinity are not allowed", field=key, allowed=f"{lo:g}..{hi:g}"))
+        return None
+    if integer and v != int(v):
+        issues.append(Issue(f"expected a whole number, got {v}", field=key, allowed=f"{lo:g}..{hi:g}"))
+        return None
+    if not lo <= v <= hi:
+        issues.append(Issue(f"{v:g} is out of range", field=key, allowed=f"{lo:g}..{hi:g}"))
+        return None
+    return int(v) if integer else float(v)
+
+
+def _entity(vocab: Vocabulary, key: str, v: Any, kinds: tuple[str, ...], issues: list[Issue]) -> str | None:
+    if not isinstance(v, str) or not v.strip():
+        issues.append(Issue(f"expected a name, got {v!r}", field=key))
+        return None
+    text = v.strip()
+    eid = text if text in vocab.entities else vocab.aliases().get(text.lower())
+    if eid is None:
+        for k in kinds:
+            if f"{k}:{text}" in vocab.entities:
+                eid = f"{k}:{text}"
+            else:
+                for e in vocab.entities:
+                    if e.lower() == f"{k}:{text}".lower():
+                        eid = e
+    if eid is None or vocab.kind_of(eid) not in kinds:
+        allowed = sorted(e.split(":", 1)[1] for e in vocab.entities if vocab.kind_of(e) in kinds
+                         and vocab.entities[e].get("catalog", True))
+        issues.append(Issue(f"unknown {key} {text!r}", field=key, allowed=allowed))
+        return None
+    return eid
+
+
+def normalise(body: Any, vocab: Vocabulary) -> tuple[dict[str, Any], list[str]]:
+    """Validate a query body; return the normalised scenario and the notes on what was assumed."""
+    if not isinstance(body, dict):
+        raise BadInput("the query must be a JSON object", [Issue(f"expected an object, got {type(body).__name__}")])
+    issues: list[Issue] = []
+    notes: list[str] = []
+    unknown = [k for k in body if k not in KEYS]
+    for k in unknown:
+        issues.append(Issue(f"unknown field {k!r}", field=str(k), allowed=list(KEYS)))
+    b = {k: v for k, v in body.items() if k in KEYS and v is not None}
+    s: dict[str, Any] = {}
+    # what is trained
+    if "model" in b and "params" in b:
+        issues.append(Issue("give a model or a parameter count, not both", field="params"))
+    if "model" in b:
+        s["model"] = _entity(vocab, "model", b["model"], ("model",), issues)
+    elif "params" in b:
+        s["params"] = _number("params", b["params"], issues)
+    else:
+        issues.append(Issue("name a model or give a parameter count", field="model",
+                            allowed=["--model NAME", "--params N (e.g. 13e9 or 13B)"]))
+    method = b.get("method", "full")
+    if method not in METHODS:
+        issues.append(Issue(f"unknown method {method!r}", field="method", allowed=list(METHODS)))
+        method = "full"
+    if "method" not in b:
+        notes.append("method not given: assumed full fine-tuning")
+    s["method"] = method
+    # hardware
+    hw = [k for k in ("gpu", "instance", "family", "vram_gb") if k in b]
+    if len(hw) > 1:
+        issues.append(Issue(f"give one of gpu, instance, vram_gb (got {', '.join(hw)})", field=hw[1]))
+    if "gpu" in b:
+        g = _entity(vocab, "gpu", b["gpu"], ("gpu",), issues)
+        if g and vocab.entities[g].get("variants"):
+            variants = vocab.entities[g]["variants"]
+            chosen = variants[-1]
+            notes.append(f"{vocab.label(g)} comes as {', '.join(v.split(':')[1] for v in variants)}: assumed {chosen.split(':')[1]}")
+            g = chosen
+        s["gpu"] = g
+    elif "instance" in b:
+        e = _entity(vocab, "instance", b["instance"], ("instance", "family"), issues)
+        if e and vocab.kind_of(e) == "family":
+            s["family"] = e
+        else:
+            s["instance"] = e
+    elif "family" in b:
+        s["family"] = _entity(vocab, "family", b["family"], ("family",), issues)
+    elif "vram_gb" in b:
+        s["vram_gb"] = _number("vram_gb", b["vram_gb"], issues)
+    else:
+        issues.append(Issue("name a GPU, an instance or a memory size", field="gpu",
+                            allowed=["--gpu NAME", "--instance TYPE", "--vram-gb X"]))
+    # precision and optimizer
+    default_prec = {"full": "bf16", "pretrain": "bf16", "lora": "bf16", "qlora": "nf4", "inference": "fp16"}[method]
+    prec = b.get("precision", default_prec)
+    if prec not in PRECISIONS:
+        issues.append(Issue(f"unknown precision {prec!r}", field="precision", allowed=list(PRECISIONS)))
+        prec = default_prec
+    if "precision" not in b:
+        notes.append(f"precision not given: assumed {prec}")
+    if method == "qlora" and prec != "nf4":
+        notes.append(f"QLoRA stores the frozen weights in NF4; precision {prec} applies to the adapters only")
+        prec = "nf4"
+    if method in ("full", "pretrain") and prec in ("int8", "int4", "nf4"):
+        issues.append(Issue(f"full training cannot keep weights in {prec}", field="precision",
+                            allowed=["fp32", "fp16", "bf16", "mixed"]))
+    s["precision"] = prec
+    if method == "inference":
+        if "optimizer" in b:
+            issues.append(Issue("inference keeps no optimizer state; drop the optimizer", field="optimizer"))
+        s["optimizer"] = "none"
+    else:
+        opt = b.get("optimizer", "adamw")
+        if opt not in OPTIMIZERS:
+            issues.append(Issue(f"unknown optimizer {opt!r}", field="optimizer", allowed=list(OPTIMIZERS)))
+            opt = "adamw"
+        s["optimizer"] = opt
+    # counts and shapes
+    for key in ("gpus", "zero", "seq_len", "batch", "lora_rank", "tokens"):
+        if key in b:
+            s[key] = _number(key, b[key], issues)
+    for key, val in DEFAULTS.items():
+        if key not in s:
+            s[key] = val
+            notes.append(f"{key} not given: assumed {val}")
+    if method in ("lora", "qlora"):
+        if "lora_rank" not in s:
+            s["lora_rank"] = 64 if method == "qlora" else 16
+            notes.append(f"lora_rank not given: assumed {s['lora_rank']}")
+    elif "lora_rank" in s:
+        notes.append(f"lora_rank ignored: method {method} trains no adapters")
+        del s["lora_rank"]
+    if s.get("zero") and method in ("inference", "lora", "qlora"):
+        notes.append(f"ZeRO stage {s['zero']} ignored for {method}: it partitions full training states")
+        s["zero"] = 0
+    for key in ("gradient_checkpointing", "flash_attention"):
+        v = b.get(key, False)
+        if not isinstance(v, bool):
+            issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))
+            v = False
+        s[key] = v
+    if method == "inference" and s["gradient_checkpointing"]:
+        notes.append("gradient checkpointing ignored: inference stores no activations for a backward pass")
+        s["gradient_checkpointing"] = False
+    if "kb_version" in b and not isinstance(b["kb_version"], str):
+        issues.append(Issue("expected a release name", field="kb_version"))
+    if issues:
+        raise BadInput("the scenario is not valid: " + "; ".join(str(i) for i in issues[:3]), issues)
+    s.setdefault("zero", 0)
+    return s, notes
+
+
+def record(s: dict[str, Any], qid: str) -> dict[str, Any]:
+    """The reasoner's scenario record (nulls dropped, booleans as 0/1)."""
+    r = {"t": "scenario", "fk": f"scenario:{qid}", "qid": qid, "method": s["method"],
+         "precision": s["precision"], "optimizer": s["optimizer"], "zero": s.get("zero", 0),
+         "seq_len": s["seq_len"], "batch": s["batch"], "gc": int(s["gradient_checkpointing"]),
+         "fa": int(s["flash_attention"]), "trainable": 0 if s["method"] == "inference" else 1}
+    for k in ("params", "model", "gpu", "instance", "family", "vram_gb", "gpus", "lora_rank", "tokens"):
+        if s.get(k) is not None:
+            r[k] = s[k]
+    return r
+
+
+def conclusion_id(s: dict[str, Any], release: str) -> str:
+    """A stable, self-describing id: the release and the normalised scenario, url-safe encoded."""
+    compact = {k: v for k, v in s.items() if v is not None and v is not False}
+    blob = json.dumps([release, compact], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "Q-" + base64.urlsafe_b64encode(blob.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def decode_conclusion_id(cid: str) -> tuple[str, dict[str, Any]]:
+    """Inverse of :func:`conclusion_id`; raises BadInput for anything that is not one."""
+    if not isinstance(cid, str) or not cid.startswith("Q-") or len(cid) > 2000:
+        raise BadInput(f"not a sizing conclusion id: {cid!r}", [Issue("expected an id starting with Q-", field="id")])
+    try:
+        raw = cid[2:] + "=" * (-len(cid[2:]) % 4)
+        release, s = json.loads(base64.urlsafe_b64decode(raw.encode("ascii")).decode("utf-8"))
+        if not isinstance(release, str) or not isinstance(s, dict):
+            raise ValueError("bad shape")
+    except Exception:
+        raise BadInput(f"malformed conclusion id {cid[:40]!r}", [Issue("the id does not decode", field="id")]) from None
+    return release, s

@@ -1,0 +1,104 @@
+"""Sizing answers: run the sizing rules on one scenario and assemble the contract's answer.
+
+The rules compute everything (memory parts, capacity, verdict, minimum GPU count, communication,
+compute, precision advice and recommendation candidates); this module only seeds the facts, reads the
+derived ones back and evaluates each recommended change by running the same rules on the changed
+scenario, so a recommendation says what it would achieve and what it costs.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from . import facts as factrec
+from . import scenario as scen
+from .kb import ReleaseView
+from .reasoner import Derivation, Reasoner
+
+SIZING_KINDS = {"gpu", "family", "instance", "model", "precision", "optimizer", "concept", "technique"}
+MEMORY_KEYS = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache")
+
+
+@dataclass
+class SizingRun:
+    scenario: dict[str, Any]
+    notes: list[str]
+    qid: str
+    derivation: Derivation
+    release: str
+
+    def one(self, ftype: str) -> dict[str, Any] | None:
+        found = [f for f in self.derivation.derived(ftype) if f.get("qid") == self.qid]
+        if not found:
+            return None
+        # several facts of one type (e.g. two compute figures for two form factors): the smallest value
+        return sorted(found, key=lambda f: json.dumps(f, sort_keys=True, default=str))[0]
+
+    def all(self, ftype: str) -> list[dict[str, Any]]:
+        return [f for f in self.derivation.derived(ftype) if f.get("qid") == self.qid]
+
+
+GENERIC_KINDS = {"precision", "optimizer", "concept", "technique"}
+GPU_ATTRS = {"memory_gb", "usable_memory", "bf16_native", "fp16_tensor_tflops", "nvlink_bandwidth"}
+
+
+def seed_records(view: ReleaseView) -> list[dict[str, Any]]:
+    """Reference records the sizing rules may need (cached per release by the caller)."""
+    vocab = view.kb.vocab
+    return [factrec.record(f, vocab) for f in view.reference if vocab.kind_of(f.subject) in SIZING_KINDS]
+
+
+def relevant(seeds: list[dict[str, Any]], s: dict[str, Any]) -> list[dict[str, Any]]:
+    """The seeds one scenario can use: formulas, its own entities, and every GPU's headline specs.
+
+    Leaving out the other models' and instances' facts changes no derivation (every sizing rule
+    joins them on the scenario's own entities) and keeps a question fast.
+    """
+    mine = {s.get(k) for k in ("model", "gpu", "instance", "family")} - {None}
+    out = []
+    for r in seeds:
+        subj = r["subject"]
+        kind = subj.split(":", 1)[0]
+        if (kind in GENERIC_KINDS or subj in mine or (kind == "gpu" and r["attribute"] in GPU_ATTRS)
+                or (kind == "family" and r["attribute"] == "gpu")):
+            out.append(r)
+    return out
+
+
+def has_arch(view: ReleaseView, model: str | None) -> int:
+    if not model:
+        return 0
+    return int(all(view.ref(model, a) is not None for a in ("layers", "hidden_size", "heads")))
+
+
+def run(reasoner: Reasoner, view: ReleaseView, seeds: list[dict[str, Any]], s: dict[str, Any],
+        notes: list[str]) -> SizingRun:
+    """Derive everything the sizing rules can say about one normalised scenario."""
+    qid = "q" + hashlib.sha1(json.dumps([view.name, s], sort_keys=True, default=str).encode()).hexdigest()[:10]
+    rec = scen.record(s, qid)
+    rec["has_arch"] = has_arch(view, s.get("model"))
+    d = reasoner.run(relevant(seeds, s) + [rec])
+    return SizingRun(s, notes, qid, d, view.name)
+
+
+def memory_breakdown(r: SizingRun) -> dict[str, Any]:
+    parts = {p["component"]: p["gb"] for p in r.all("mem_part")}
+    ms = r.one("model_states") or {}
+    rt = r.one("runtime_mem") or {}
+    pg = r.one("per_gpu") or {}
+    out: dict[str, Any] = {"unit": "GB"}
+    for k in MEMORY_KEYS:
+        out[k] = _r(parts.get(k, 0.0 if k == "kv_cache" else None))
+    out["model_states"] = _r(ms.get("gb"))
+    out["total"] = _r(None if not ms or not rt else ms["gb"] + rt["gb"])
+    out["per_gpu_model_states"] = _r(pg.get("model_states_gb"))
+    out["per_gpu_total"] = _r(pg.get("total_gb"))
+    return out
+
+
+def _r(x: Any, nd: int = 3) -> Any:
+    if isinstance(x, float):
+        return round(x, nd)
+    return x
