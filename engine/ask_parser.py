@@ -516,7 +516,7 @@ def _generic_model(eid: str, vocab: Vocabulary) -> bool:
 
 
 def _resolve_variant(m: _Match, masked: str, vocab: Vocabulary) -> str:
-    """"80GB A100" or "A100 (80 GB)" → the A100-80GB variant when the vocabulary lists one."""
+    """Pick a sized variant from an adjacent memory size: "80GB A100" or "A100 (80 GB)" → A100-80GB."""
     variants = vocab.entities.get(m.eid, {}).get("variants") or []
     if not variants:
         return m.eid

@@ -112,6 +112,92 @@ def _intersects(a, b):
     return bool(set(a) & set(b))
 
 
+def _as_list(a):
+    return list(a) if isinstance(a, (list, tuple)) else ([] if a is None else [a])
+
+
+def _subset(a, b):
+    """Is every element of a in b (scalars count as one-element lists)?"""
+    return set(_as_list(a)) <= set(_as_list(b))
+
+
+def _agree(a_lo, a_hi, b_lo, b_hi, tol):
+    """Do two intervals overlap once each is widened by the relative tolerance ``tol``?"""
+    def widen(lo, hi):
+        lo = -math.inf if lo is None else lo - abs(lo) * tol
+        hi = math.inf if hi is None else hi + abs(hi) * tol
+        return lo, hi
+    lo1, hi1 = widen(a_lo, a_hi)
+    lo2, hi2 = widen(b_lo, b_hi)
+    return lo1 <= hi2 and lo2 <= hi1
+
+
+def _qparse(sig):
+    out = {}
+    for part in (sig or "").split(";"):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k] = v
+    return out
+
+
+def _qval_conflict(a: str, b: str) -> bool:
+    if a.startswith("[") and b.startswith("["):
+        import json as _json
+        try:
+            x, y = _json.loads(a), _json.loads(b)
+            return not _agree(x[0], x[1], y[0], y[1], 0.0)
+        except (ValueError, IndexError, TypeError):
+            return a != b
+    if "|" in a or "|" in b or ">" in a or ">" in b:
+        # list values; an item "x>parent" (a value and its ancestors) overlaps its ancestors
+        def chains(s):
+            return [c.split(">") for c in s.split("|")]
+        for ca in chains(a):
+            for cb in chains(b):
+                if ca[0] == cb[0] or ca[0] in cb or cb[0] in ca:
+                    return False
+        return True
+    return a != b
+
+
+IGNORED_QUALIFIERS = ("condition",)
+
+
+def _qdiff(a, b):
+    """Qualifier keys on which two claims' scopes conflict (keys present in only one never conflict)."""
+    x, y = _qparse(a), _qparse(b)
+    return sorted(k for k in set(x) & set(y) if k not in IGNORED_QUALIFIERS and _qval_conflict(x[k], y[k]))
+
+
+def _qonly(a, b):
+    """Qualifier keys that only the first scope has (its extra restrictions)."""
+    x, y = _qparse(a), _qparse(b)
+    return sorted(k for k in set(x) - set(y) if k not in IGNORED_QUALIFIERS)
+
+
+# qualifiers that define a claim's scope; the others (gpu, family, techniques, condition ...) describe it
+SCOPE_KEYS = ("method", "model", "params", "task", "scale", "instance", "precision", "batch", "seq_len", "gpus",
+              "component", "compared_to")
+
+
+def _scope_diff(a, b):
+    """Scope keys on which two claims differ: both state them and they conflict, or only one states it."""
+    x, y = _qparse(a), _qparse(b)
+    out = []
+    if "condition" in x and "condition" in y and x["condition"] != y["condition"]:
+        out.append("condition")
+    for k in SCOPE_KEYS:
+        if k in x and k in y:
+            if _qval_conflict(x[k], y[k]):
+                out.append(k)
+            elif k == "task" and {t.split(">")[0] for t in x[k].split("|")} != {t.split(">")[0] for t in y[k].split("|")}:
+                out.append(k)  # overlapping but not the same tasks: one claim is about a narrower task
+        elif k in x or k in y:
+            out.append(k)
+    return out
+
+
 def _coalesce(*xs):
     for x in xs:
         if x is not None:
@@ -150,6 +236,11 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
     "same_set": (_same_set, 2, 2),
     "intersects": (_intersects, 2, 2),
     "coalesce": (_coalesce, 1, 8),
+    "subset": (_subset, 2, 2),
+    "agree": (_agree, 5, 5),
+    "qdiff": (_qdiff, 2, 2),
+    "qonly": (_qonly, 2, 2),
+    "scope_diff": (_scope_diff, 2, 2),
     "rel_diff": (_rel_diff, 2, 2),
 }
 
@@ -372,6 +463,10 @@ def evaluate(node: tuple, env: dict) -> Any:
         return bool(evaluate(node[1], env)) or bool(evaluate(node[2], env))
     if kind == "bin":
         a, b = evaluate(node[2], env), evaluate(node[3], env)
+        if node[1] == "+" and isinstance(a, list) and isinstance(b, list):
+            if len(a) + len(b) > 10_000:
+                raise ExprError("list too long")
+            return a + b
         if node[1] == "+" and isinstance(a, str) and isinstance(b, str):
             if len(a) + len(b) > 10_000:
                 raise ExprError("string too long")

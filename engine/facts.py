@@ -35,6 +35,9 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
         r.update(value=f.value, vstr=_canon(f.value), vkind=attr.type if attr.type != "boolean" else "boolean")
         if isinstance(f.value, list) and f.value:
             r["v0"] = str(f.value[0])
+        if attr.type in ("entity", "entities"):
+            vals = f.value if isinstance(f.value, list) else [f.value]
+            r["vgen"] = sorted({vocab.generic(v) for v in vals})
         if attr.type == "enum" and attr.enum == "verdict":
             r["polarity"] = vocab.polarity(str(f.value))
     if f.tier == "claim":
@@ -43,7 +46,12 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
         r["conf"] = f.confidence
         r["citation"] = f.citation
     sig = []
+    r["skind"] = vocab.kind_of(f.subject)
     for k, v in sorted(f.qualifiers.items()):
+        if k == "task" and isinstance(v, list):
+            # a task carries its ancestors ("fine_tuning>training") so a general claim about training
+            # overlaps a claim about one kind of training, while two different kinds do not overlap
+            v = [">".join(vocab.enum_chain("task", t)) for t in v]
         if isinstance(v, Interval):
             r[f"q_{k}_lo"], r[f"q_{k}_hi"] = v.lo, v.hi
         else:

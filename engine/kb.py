@@ -89,7 +89,9 @@ class Fact:
                     return _params_text(self.norm)
             return ("~" if self.approx else "") + self.norm.text(unit)
         if isinstance(self.value, list):
-            return ", ".join(map(str, self.value))
+            return ", ".join(str(v).split(":", 1)[-1] for v in self.value)
+        if isinstance(self.value, str) and vocab is not None and self.value in vocab.entities:
+            return self.value.split(":", 1)[-1]
         return str(self.value).lower() if isinstance(self.value, bool) else str(self.value)
 
     def as_dict(self) -> dict[str, Any]:

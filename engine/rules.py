@@ -302,7 +302,7 @@ def _check_names(node: tuple, types: dict[str, FactType], bound: dict[str, str],
         if len(path) == 1:
             if own is None:
                 errs.append(f"name {path[0]!r} must be written binding.field (bindings: {', '.join(bound) or 'none'})")
-            elif path[0] not in own[1].fields:
+            elif path[0] not in own[1].fields and path[0] != "fk":
                 errs.append(f"unknown field {path[0]!r} of {own[1].name} (fields: {', '.join(sorted(own[1].fields))})")
             continue
         b, f = path[0], path[1]
@@ -313,7 +313,7 @@ def _check_names(node: tuple, types: dict[str, FactType], bound: dict[str, str],
         else:
             errs.append(f"unknown binding {b!r} (bound so far: {', '.join(bound) or 'none'})")
             continue
-        if f not in t.fields:
+        if f not in t.fields and f != "fk":  # every fact has its key, fk
             errs.append(f"unknown field {f!r} of {t.name} (fields: {', '.join(sorted(t.fields))})")
     return errs
 

@@ -15,6 +15,7 @@ from .errors import Issue, ValidationError
 from .yamlio import LineDict, load_file
 
 UNITLESS_OK = ("count", "ratio", "params")
+ENTITY_FIELDS = ("name", "aliases", "catalog", "family", "variants")
 VALUE_TYPES = ("quantity", "boolean", "enum", "enums", "entity", "entities", "text")
 _BOUND = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
 _NUMBER_TEXT = re.compile(r"^\s*[~≈]?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
@@ -104,7 +105,14 @@ class Vocabulary:
             if kind not in self.kinds or not name:
                 issues.append(Issue(f"entity id {eid!r} must be '<kind>:<name>'", path, line, "entities", self.kinds))
                 continue
-            spec = dict(spec or {})
+            if not isinstance(spec, dict):
+                issues.append(Issue(f"entity {eid} must be a mapping", path, line, "entities"))
+                continue
+            for k in spec:
+                if k not in ENTITY_FIELDS:
+                    hint = " (an unquoted comma inside a {...} value splits it; quote the value)" if spec[k] is None else ""
+                    issues.append(Issue(f"unknown field {k!r} of entity {eid}{hint}", path, line, "entities", ENTITY_FIELDS))
+            spec = dict(spec)
             spec["kind"] = kind
             spec.setdefault("name", name)
             spec.setdefault("catalog", True)
@@ -150,8 +158,23 @@ class Vocabulary:
         spec = self.enums.get(enum, {}).get(value) or {}
         return spec.get(lang) or spec.get("en") or value
 
+    def enum_chain(self, enum: str, value: str) -> list[str]:
+        """The value followed by its ancestors (``parent`` links) in an enum."""
+        out = [value]
+        while True:
+            parent = (self.enums.get(enum, {}).get(out[-1]) or {}).get("parent")
+            if not parent or parent in out:
+                return out
+            out.append(parent)
+
     def polarity(self, verdict: str) -> int:
         return int((self.enums.get("verdict", {}).get(verdict) or {}).get("polarity", 0))
+
+    def generic(self, eid: str) -> str:
+        """The generic entity a variant belongs to (gpu:A100-40GB → gpu:A100), else the entity itself."""
+        if not hasattr(self, "_parents"):
+            self._parents = {v: e for e, spec in self.entities.items() for v in spec.get("variants") or ()}
+        return self._parents.get(eid, eid)
 
     def entities_of(self, kind: str) -> list[str]:
         return [e for e, s in self.entities.items() if s["kind"] == kind]

@@ -1,0 +1,382 @@
+"""The audit: every claim checked against the reference tier, the other sources and gpukb's own sizing.
+
+All judgements are rules (rules/audit/): findings, and the resolution policy that ranks them. This
+module prepares the run (claim records, and one sizing scenario per checkable claim so the rules can
+compare the claim with a computation for the claim's own scope), then reads the findings back,
+writes their explanations and picks each claim's status as its highest-ranked resolution.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from . import facts as factrec
+from . import scenario as scen
+from .errors import BadInput, Issue
+from .kb import Fact, ReleaseView
+from .labels import fact_label, gb
+from .reasoner import Derivation
+from .vocabulary import Interval
+
+KINDS = ("misattributed", "incorrect", "inconsistent_with_derivation", "overstated", "understated",
+         "contradiction", "unverifiable", "scope_dependent", "supported")
+SEVERITY = {k: i for i, k in enumerate(KINDS)}
+CHECKED_ATTRS = {"memory_verdict", "suitability", "memory_required", "min_gpus"}
+CONCEPT_METHOD = {"concept:llm-full-finetune": "full", "concept:llm-peft": "lora", "concept:llm-pretrain": "pretrain"}
+RATING = {"supported": 5, "scope_dependent": 4, "unverifiable": 3, "understated": 2, "overstated": 2,
+          "contradiction": 2, "inconsistent_with_derivation": 1, "incorrect": 1, "misattributed": 1}
+
+
+# ---------------------------------------------------------------------------------------------
+# checkable claims → scenarios
+
+def check_scenarios(view: ReleaseView) -> list[tuple[Fact, str, dict[str, Any]]]:
+    """For each claim whose scope names a method, a model size and (for verdicts) hardware, the
+    query bodies that reproduce that scope: (claim, pick, body). A range of sizes is checked at the
+    end that would refute the claim (the largest size for "it fits", the smallest for "it does not")."""
+    vocab = view.kb.vocab
+    out = []
+    for c in view.claims:
+        if c.attribute not in CHECKED_ATTRS:
+            continue
+        q = c.qualifiers
+        method = (q.get("method") or "").split(":")[-1] or CONCEPT_METHOD.get(c.subject)
+        techniques = set(q.get("techniques") or [])
+        if method == "lora" and ({"technique:quantization", "software:bitsandbytes"} & techniques):
+            method = "qlora"
+        if method not in scen.METHODS:
+            continue
+        polarity = vocab.polarity(str(c.value)) if c.attribute in ("memory_verdict", "suitability") else 0
+        sizes: list[tuple[str, dict]] = []
+        for m in q.get("model") or []:
+            if view.ref(m, "params") is not None:
+                sizes.append((m.split(":")[1], {"model": m}))
+        if c.subject.startswith("model:") and view.ref(c.subject, "params") is not None and not sizes:
+            sizes.append((c.subject.split(":")[1], {"model": c.subject}))
+        p = q.get("params")
+        if not sizes and isinstance(p, Interval):
+            if polarity > 0 and p.hi is not None:
+                sizes.append((f"{p.hi / 1e9:g}B", {"params": p.hi}))
+            elif p.lo is not None:
+                sizes.append((f"{p.lo / 1e9:g}B", {"params": p.lo}))
+        if not sizes:
+            continue
+        hw: dict[str, Any] = {}
+        if q.get("gpu"):
+            hw = {"gpu": q["gpu"]}
+        elif c.subject.startswith("gpu:"):
+            hw = {"gpu": c.subject}
+        elif c.subject.startswith("family:") and view.ref(c.subject, "gpu") is not None:
+            hw = {"family": c.subject}
+        elif q.get("instance"):
+            hw = {"instance": q["instance"]}
+        if not hw:
+            if c.attribute in ("memory_verdict", "suitability", "min_gpus"):
+                continue
+            hw = {"vram_gb": 80}  # memory needs do not depend on the card; any capacity will do
+        body: dict[str, Any] = {"method": method, **hw}
+        if q.get("optimizer") and method != "inference":
+            body["optimizer"] = q["optimizer"].split(":")[1]
+        precs = [x.split(":")[1] for x in q.get("precision") or []]
+        if precs and method not in ("qlora",) and precs[0] in scen.PRECISIONS:
+            body["precision"] = precs[0]
+        if "technique:gradient_checkpointing" in techniques and method != "inference":
+            body["gradient_checkpointing"] = True
+        if "technique:flash_attention" in techniques:
+            body["flash_attention"] = True
+        b = q.get("batch")
+        if isinstance(b, Interval) and (b.hi or b.lo):
+            body["batch"] = int(b.hi or b.lo)
+        g = q.get("gpus")
+        if isinstance(g, Interval) and (g.lo or g.hi):
+            body["gpus"] = int(g.lo or g.hi)
+        for pick, size in sizes:
+            out.append((c, pick, {**body, **size}))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the run
+
+@dataclass
+class AuditResult:
+    release: str
+    derivation: Derivation
+    findings: list[dict[str, Any]]
+    statuses: dict[str, dict[str, Any]]
+    corroboration: dict[str, list[dict]]
+    by_claim: dict[str, list[dict]] = field(default_factory=dict)
+    view: Any = None
+
+    def status_of(self, cid: str) -> dict[str, Any]:
+        return self.statuses.get(cid, {"status": "unverifiable", "rank": 0, "findings": []})
+
+    def findings_for(self, cid: str) -> list[dict[str, Any]]:
+        return self.by_claim.get(cid, [])
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, dict[str, int]] = {}
+        for cid, st in self.statuses.items():
+            src = cid.split("-")[0]
+            out.setdefault(src, {k: 0 for k in KINDS})[st["status"]] += 1
+        return {s: {"claims": sum(v.values()), "by_status": v} for s, v in sorted(out.items())}
+
+    def disagreeing_with(self, tree: dict, s: dict[str, Any]) -> list[dict[str, Any]]:
+        """Source claims that disagree with an answer's premises or its conclusion, with their status."""
+        view = self.view
+        out: dict[str, dict] = {}
+        refs = set()
+        for node in _walk(tree):
+            if node.get("tier") == "reference":
+                f = view.facts.get((node.get("data") or {}).get("fid", ""))
+                if f is not None:
+                    refs.add((f.subject, f.attribute))
+        for c in view.claims:
+            st = self.status_of(c.id)
+            if st["status"] == "supported":
+                continue
+            why = None
+            if (c.subject, c.attribute) in refs:
+                why = "premise"
+            elif c.attribute == "memory_required" and (c.qualifiers.get("method") == f"method:{s['method']}"
+                                                       or CONCEPT_METHOD.get(c.subject) == s["method"]):
+                why = "conclusion"
+            elif c.attribute in ("memory_verdict", "suitability", "min_gpus") and c.qualifiers.get("method") == f"method:{s['method']}":
+                hw = {s.get("gpu"), s.get("family"), s.get("instance")}
+                if c.subject in hw or c.qualifiers.get("gpu") in hw:
+                    why = "conclusion"
+            if why:
+                out[c.id] = {"claim": claim_ref(c), "relates_to": why, "status": st["status"],
+                             "findings": [f["id"] for f in self.findings_for(c.id)][:5]}
+        return sorted(out.values(), key=lambda x: (x["relates_to"] != "conclusion", x["claim"]["id"]))
+
+
+def claim_ref(c: Fact) -> dict[str, Any]:
+    return {"id": c.id, "version": c.version, "source": c.source, "quote": c.quote, "span": list(c.span or []),
+            "gloss_en": c.gloss_en}
+
+
+def run_audit(service, view: ReleaseView) -> AuditResult:
+    """Audit every claim of a release (the service supplies the reasoner)."""
+    vocab = view.kb.vocab
+    dates = {sid: (s.published or "") for sid, s in view.kb.sources.items()}
+    records: list[dict[str, Any]] = []
+    for f in view.reference:
+        records.append(factrec.record(f, vocab))
+    for f in view.claims:
+        r = factrec.record(f, vocab)
+        r["pub"] = dates.get(f.source, "")
+        records.append(r)
+    picks: dict[str, str] = {}
+    for c, pick, body in check_scenarios(view):
+        try:
+            s, _ = scen.normalise(body, vocab)
+        except BadInput:
+            continue
+        rec = scen.record(s, f"chk-{c.id}-{pick}")
+        rec["has_arch"] = int(all(view.ref(s.get("model"), a) is not None for a in ("layers", "hidden_size", "heads"))) if s.get("model") else 0
+        rec["claim"] = c.id
+        rec["pick"] = pick
+        records.append(rec)
+    d = service.reasoner.run(records)
+    return _collect(view, d)
+
+
+def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
+    vocab = view.kb.vocab
+    raw = d.derived("finding")
+    resolutions = d.derived("resolution")
+    best: dict[str, dict] = {}
+    for r in resolutions:
+        cur = best.get(r["claim"])
+        if cur is None or (r["rank"], -SEVERITY[r["status"]]) > (cur["rank"], -SEVERITY[cur["status"]]):
+            best[r["claim"]] = r
+    findings: list[dict[str, Any]] = []
+    by_claim: dict[str, list[dict]] = defaultdict(list)
+    seen_pairs: dict[tuple, dict] = {}
+    res_by_finding = {r.get("by"): r for r in resolutions if r.get("by")}
+    for f in sorted(raw, key=lambda f: (f["claim"], SEVERITY[f["fkind"]], str(f.get("other")), f["fk"])):
+        c = view.facts.get(f["claim"])
+        if c is None:
+            continue
+        other = view.facts.get(f.get("other") or "")
+        pair = None
+        if f["basis"] == "claims" and other is not None:
+            pair = (f["fkind"],) + tuple(sorted((c.id, other.id)))
+        item = seen_pairs.get(pair) if pair else None
+        if item is None:
+            fid = f"A-{c.id}-{f['fkind']}" + (f"-{other.id}" if other is not None else "") + \
+                  (f"-{f['detail']}" if isinstance(f.get("detail"), str) else "")
+            item = {
+                "id": fid,
+                "kind": f["fkind"],
+                "basis": f["basis"],
+                "claims": [claim_ref(c)] + ([claim_ref(other)] if other is not None and other.tier == "claim" else []),
+                "evidence": [x for x in [f.get("evidence")] if x] + ([other.key] if other is not None and other.tier == "reference" and other.key != f.get("evidence") else []),
+                "explanation": _explain(f, c, other, d, view),
+                "rule": _rule_of(d, f["fk"]),
+                "fact": f["fk"],
+                "rank": (res_by_finding.get(f["fk"]) or {}).get("rank"),
+            }
+            if isinstance(f.get("detail"), list) and f["detail"]:
+                item["scope_differences"] = f["detail"]
+            findings.append(item)
+            if pair:
+                seen_pairs[pair] = item
+        for cid in [c.id] + ([other.id] if pair and other is not None else []):
+            lst = by_claim.setdefault(cid, [])
+            if all(x["id"] != item["id"] for x in lst):
+                lst.append(item)
+    statuses: dict[str, dict[str, Any]] = {}
+    for c in view.claims:
+        r = best.get(c.id)
+        status = r["status"] if r else "unverifiable"
+        statuses[c.id] = {"status": status, "rank": r["rank"] if r else 0, "resolution": r["fk"] if r else None,
+                          "findings": [x["id"] for x in by_claim.get(c.id, [])]}
+    corroboration: dict[str, list[dict]] = defaultdict(list)
+    for f in raw:
+        if f["fkind"] == "supported" and f["basis"] == "reference" and f.get("other"):
+            c = view.facts.get(f["claim"])
+            if c is not None and statuses[c.id]["status"] == "supported":
+                corroboration[f["other"]].append(claim_ref(c))
+    res = AuditResult(view.name, d, findings, statuses, dict(corroboration), dict(by_claim))
+    res.view = view
+    return res
+
+
+def _rule_of(d: Derivation, fk: str) -> str | None:
+    sup = d.supports.get(fk)
+    return sup[0].rule if sup else None
+
+
+def _val(f: Fact, vocab) -> str:
+    return f.value_text(vocab)
+
+
+def _scope(f: Fact) -> str:
+    parts = []
+    for k, v in f.qualifiers.items():
+        if isinstance(v, Interval):
+            v = v.text()
+        elif isinstance(v, list):
+            v = ", ".join(str(x).split(":")[-1] for x in v)
+        parts.append(f"{k}={str(v).split(':')[-1] if isinstance(v, str) and k != 'condition' else v}")
+    return "; ".join(parts) or "no stated scope"
+
+
+def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseView) -> dict[str, str]:
+    vocab = view.kb.vocab
+    kind, basis = f["fkind"], f["basis"]
+    attr = vocab.attributes[c.attribute]
+    subj = vocab.label(c.subject)
+    cv = _val(c, vocab)
+    if basis == "reference" and other is not None:
+        ov = _val(other, vocab)
+        cite = f"{other.citation} ({other.confidence} confidence)"
+        if kind == "misattributed" and c.attribute == "gpu":
+            vendor = view.ref(other.subject, "vendor")
+            vname = vocab.label(vendor.value) if vendor is not None else "its vendor"
+            return {"en": f"{subj} is not in the vendor's catalog; the GPU it is given ({cv}) is what {vocab.label(other.subject)} "
+                          f"carries, a {vname} family [{cite}].",
+                    "zh": f"{subj} 不在厂商目录中；它被配上的 GPU（{cv}）属于 {vocab.label(other.subject)}（{vname} 的实例族）[{cite}]。"}
+        if kind == "misattributed":
+            return {"en": f"The claim places {subj} with {cv}; the reference says {attr.en} is {ov} [{cite}].",
+                    "zh": f"该说法把 {subj} 归于 {cv}；参考资料显示其{attr.zh}为 {ov} [{cite}]。"}
+        if kind == "unverifiable":
+            return {"en": f"{subj} is not listed in the vendor's catalog as searched; that is absence of evidence, so the claim cannot be verified [{cite}].",
+                    "zh": f"在所查的厂商目录中找不到 {subj}；这只是查无证据，因此该说法无法核实 [{cite}]。"}
+        if f.get("value") is not None:
+            return {"en": f"The claim gives {attr.en} of {cv} relative to {vocab.label(other.subject)}; the reference figures give {f['value']:.3g} [{cite}].",
+                    "zh": f"该说法给出相对 {vocab.label(other.subject)} 的{attr.zh}为 {cv}；按参考数值计算为 {f['value']:.3g} [{cite}]。"}
+        verdict = {"supported": ("agrees with", "与参考一致"), "incorrect": ("contradicts", "与参考不符")}.get(kind, (kind, kind))
+        return {"en": f"The claim says {subj} {attr.en} is {cv}; this {verdict[0]} the reference, which says {ov} [{cite}].",
+                "zh": f"该说法称 {subj} 的{attr.zh}为 {cv}，{verdict[1]}；参考资料为 {ov} [{cite}]。"}
+    if basis == "claims" and other is not None:
+        ov = _val(other, vocab)
+        if kind == "scope_dependent":
+            diffs = f.get("detail") or []
+            what = ", ".join(diffs) or "scope"
+            return {"en": f"{c.source} says {subj} {attr.en} is {cv} ({_scope(c)}); {other.source} says "
+                          f"{vocab.attributes[other.attribute].en} is {ov} ({_scope(other)}). They speak of different scopes, "
+                          f"so they do not contradict each other: they differ in {what}.",
+                    "zh": f"{c.source} 称 {subj} 的{attr.zh}为 {cv}（{_scope(c)}）；{other.source} 称其"
+                          f"{vocab.attributes[other.attribute].zh}为 {ov}（{_scope(other)}）。两者范围不同（差别在 {what}），并不矛盾。"}
+        if kind == "contradiction":
+            return {"en": f"{c.source} says {subj} {attr.en} is {cv}; {other.source} says {ov}, for compatible scopes "
+                          f"({_scope(c)} / {_scope(other)}). Both are kept; the claim's status follows the evidence ranking.",
+                    "zh": f"{c.source} 称 {subj} 的{attr.zh}为 {cv}；{other.source} 称为 {ov}，两者范围相容。两条都保留，结论按证据排序。"}
+        return {"en": f"{other.source} states the same ({ov}) for a compatible scope.",
+                "zh": f"{other.source} 在相容范围内给出相同说法（{ov}）。"}
+    # derivation
+    ev = d.facts.get(f.get("evidence") or "", {})
+    pick = f.get("detail")
+    computed = f.get("value")
+    if c.attribute in ("memory_verdict", "suitability"):
+        lab = fact_label(ev, view, vocab) if ev else {"en": "?", "zh": "?"}
+        return {"en": f"The claim says {subj} is {cv} for this scope ({_scope(c)}); gpukb's sizing for {pick} says it {lab['en']}.",
+                "zh": f"该说法称 {subj} 在此范围（{_scope(c)}）内{vocab.enum_label('verdict', str(c.value), 'zh')}；gpukb 对 {pick} 的计算结果为{lab['zh']}。"}
+    unit = "GPUs" if c.attribute == "min_gpus" else "GB"
+    comp = f"{computed:.3g} {unit}" if isinstance(computed, (int, float)) else "?"
+    word = {"overstated": ("overstates", "高估了"), "understated": ("understates", "低估了"), "supported": ("matches", "符合")}.get(kind, (kind, kind))
+    return {"en": f"The claim says {cv} ({_scope(c)}); gpukb computes {comp} for {pick}, so the claim {word[0]} it.",
+            "zh": f"该说法为 {cv}（{_scope(c)}）；gpukb 对 {pick} 计算得 {comp}，该说法{word[1]}。"}
+
+
+def _walk(t: dict) -> Iterable[dict]:
+    yield t
+    for p in t.get("premises", []) or []:
+        yield from _walk(p)
+
+
+# ---------------------------------------------------------------------------------------------
+# presentation
+
+def audit_answer(res: AuditResult, view: ReleaseView, source: str | None = None, kind: str | None = None) -> dict[str, Any]:
+    if kind is not None and kind not in KINDS:
+        raise BadInput(f"unknown finding kind {kind!r}", [Issue(f"unknown finding kind {kind!r}", field="kind", allowed=list(KINDS))])
+    if source is not None and source not in view.kb.sources:
+        raise BadInput(f"unknown source {source!r}", [Issue(f"unknown source {source!r}", field="source", allowed=sorted(view.kb.sources))])
+    out = []
+    for f in res.findings:
+        if kind and f["kind"] != kind:
+            continue
+        if source and not any(c["source"] == source for c in f["claims"]):
+            continue
+        out.append(f)
+    statuses = [{"claim": cid, **{k: v for k, v in st.items() if k != "resolution"}}
+                for cid, st in sorted(res.statuses.items()) if not source or cid.startswith(source + "-")]
+    return {"kb_version": view.name, "findings": out, "statuses": statuses, "summary": res.summary(),
+            "counts": {k: sum(1 for f in out if f["kind"] == k) for k in KINDS}}
+
+
+def claimreview(res: AuditResult, view: ReleaseView, source: str | None = None) -> dict[str, Any]:
+    """schema.org ClaimReview JSON-LD: one review per claim whose status is not ``supported``."""
+    reviews = []
+    for cid, st in sorted(res.statuses.items()):
+        if st["status"] == "supported" or (source and not cid.startswith(source + "-")):
+            continue
+        c = view.facts[cid]
+        src = view.kb.sources[c.source]
+        top = next((f for f in res.findings_for(cid) if f["kind"] == st["status"]), None)
+        body = top["explanation"]["en"] if top else "No reference, computation or other source speaks to this claim."
+        reviews.append({
+            "@type": "ClaimReview",
+            "@id": f"urn:gpukb:{view.name}:review:{cid}",
+            "claimReviewed": c.quote,
+            "itemReviewed": {
+                "@type": "Claim",
+                "text": c.quote,
+                "description": c.gloss_en,
+                "author": {"@type": "Organization", "name": src.publisher or "unknown"},
+                "appearance": {"@type": "CreativeWork", "name": src.title, "inLanguage": src.language,
+                               **({"datePublished": src.published} if src.published else {})},
+            },
+            "reviewRating": {"@type": "Rating", "ratingValue": RATING[st["status"]], "bestRating": 5, "worstRating": 1,
+                             "alternateName": st["status"]},
+            "author": {"@type": "Organization", "name": "gpukb"},
+            "reviewBody": body,
+            "datePublished": view.release.date,
+        })
+    return {"@context": "https://schema.org", "@graph": reviews}

@@ -1,0 +1,108 @@
+"""gpukb's HTTP API: a Flask app factory over one :class:`engine.service.GpuKB`.
+
+    from server import create_app
+    app = create_app()                      # kb/ and rules/ of this checkout
+    app = create_app({"GPUKB_KB": "other/kb", "CORS_ORIGINS": ["https://example.org"]})
+
+Configuration (defaults, then the environment variables GPUKB_KB and GPUKB_RULES, then
+``test_config``): GPUKB_KB, GPUKB_RULES, MAX_CONTENT_LENGTH (64 KiB), MAX_QUERY_CHARS (500),
+CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any).
+The API is read-only: GET, HEAD and OPTIONS, and POST on /v1/query only.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+import uuid
+from typing import Any, Mapping
+
+from flask import Flask, g, request
+
+from engine.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
+
+from .errors import MethodNotAllowed, register_error_handlers
+from .state import EXTENSION
+
+__all__ = ["create_app"]
+
+HTTP_LOG = logging.getLogger("gpukb.http")
+SERVED_METHODS = ("GET", "HEAD", "OPTIONS", "POST")
+_REQUEST_ID_CHARS = re.compile(r"[^A-Za-z0-9._-]")
+MAX_REQUEST_ID = 64
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app and its engine (compiling the rules takes about a second)."""
+    app = Flask(__name__)
+    app.config.from_mapping(
+        GPUKB_KB=str(DEFAULT_KB),
+        GPUKB_RULES=str(DEFAULT_RULES),
+        MAX_CONTENT_LENGTH=64 * 1024,
+        MAX_QUERY_CHARS=500,
+        CORS_ORIGINS=None,
+    )
+    for key in ("GPUKB_KB", "GPUKB_RULES"):
+        if os.environ.get(key):
+            app.config[key] = os.environ[key]
+    if test_config:
+        app.config.update(test_config)
+    app.json.ensure_ascii = False
+    app.json.sort_keys = False
+
+    app.extensions[EXTENSION] = GpuKB(app.config["GPUKB_KB"], app.config["GPUKB_RULES"])
+
+    register_error_handlers(app)
+    _install_request_hooks(app)
+    from .api import blueprints
+    for bp in blueprints():
+        app.register_blueprint(bp)
+    return app
+
+
+def _request_id(given: str | None) -> str:
+    if given:
+        clean = _REQUEST_ID_CHARS.sub("", given)[:MAX_REQUEST_ID]
+        if clean:
+            return clean
+    return uuid.uuid4().hex
+
+
+def _cors_origins(app: Flask) -> set[str]:
+    conf = app.config.get("CORS_ORIGINS")
+    if not conf:
+        return set()
+    if isinstance(conf, str):
+        conf = conf.split(",")
+    return {o.strip().rstrip("/") for o in conf if o and o.strip()}
+
+
+def _install_request_hooks(app: Flask) -> None:
+    origins = _cors_origins(app)
+
+    @app.before_request
+    def _start():
+        g.request_id = _request_id(request.headers.get("X-Request-ID"))
+        g.t0 = time.perf_counter()
+        if request.method not in SERVED_METHODS:
+            raise MethodNotAllowed(f"method {request.method[:20]} is not allowed: the API is read-only",
+                                   allowed=("GET", "HEAD", "OPTIONS"))
+
+    @app.after_request
+    def _finish(resp):
+        rid = getattr(g, "request_id", None) or _request_id(None)
+        resp.headers["X-Request-ID"] = rid
+        origin = request.headers.get("Origin")
+        if origins and origin and ("*" in origins or origin.rstrip("/") in origins):
+            resp.headers["Access-Control-Allow-Origin"] = origin
+            resp.headers["Access-Control-Expose-Headers"] = "X-Request-ID"
+            resp.vary.add("Origin")
+            if request.method == "OPTIONS":
+                resp.headers["Access-Control-Allow-Methods"] = "GET, HEAD, OPTIONS, POST"
+                resp.headers["Access-Control-Allow-Headers"] = "Content-Type, X-Request-ID"
+                resp.headers["Access-Control-Max-Age"] = "600"
+        ms = (time.perf_counter() - getattr(g, "t0", time.perf_counter())) * 1000
+        HTTP_LOG.info("%s %s %s %s %.1fms", rid, request.method, request.full_path.rstrip("?")[:300],
+                      resp.status_code, ms)
+        return resp

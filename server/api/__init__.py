@@ -1,0 +1,206 @@
+"""The API's blueprints (one module per resource) and the input checks they share.
+
+Every endpoint declares the query parameters it accepts with :func:`read_args`; anything else in the
+query string, a value out of its vocabulary, a repeated or over-long parameter is a 400 that lists
+what is allowed. Request bodies are read by :func:`read_json_object`, which accepts only a UTF-8 JSON
+object with finite numbers and no duplicate keys.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from ..errors import BadInput, Issue, UnsupportedMediaType
+
+MAX_ID_CHARS = 2000
+MAX_PARAM_CHARS = 200
+LANGS = ("en", "zh")
+# C0 controls except tab, newline and carriage return; DEL; C1 controls.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One query parameter an endpoint accepts."""
+
+    name: str
+    choices: tuple[str, ...] | None = None
+    max_chars: int | None = MAX_PARAM_CHARS   # None: the app's MAX_QUERY_CHARS
+    required: bool = False
+    multiline: bool = False                   # tab/newline allowed (free text)
+
+
+KB_VERSION = Param("kb_version")
+LANG = Param("lang", LANGS)
+
+
+def blueprints() -> list[Blueprint]:
+    """Every blueprint of the API, in the order they are registered."""
+    from . import ask, audit, claims, conclusions, diff, health, openapi, query, sources, versions
+    return [m.bp for m in (health, ask, query, conclusions, claims, sources, audit, versions, diff, openapi)]
+
+
+def _bad(message: str, issues: list[Issue]) -> BadInput:
+    return BadInput(message, issues)
+
+
+def read_args(*params: Param) -> dict[str, str | None]:
+    """The endpoint's query parameters, validated; raises BadInput listing every problem."""
+    known = {p.name: p for p in params}
+    issues: list[Issue] = []
+    for key in request.args.keys():
+        if key not in known:
+            shown = key if len(key) <= 60 else key[:60] + "..."
+            issues.append(Issue(f"unknown query parameter {shown!r}", field=shown, allowed=sorted(known)))
+    out: dict[str, str | None] = {}
+    for p in params:
+        values = request.args.getlist(p.name)
+        if not values:
+            if p.required:
+                issues.append(Issue(f"the query parameter {p.name!r} is required", field=p.name,
+                                    allowed=list(p.choices) if p.choices else None))
+            out[p.name] = None
+            continue
+        if len(values) > 1:
+            issues.append(Issue(f"the query parameter {p.name!r} is given {len(values)} times; give it once",
+                                field=p.name))
+            out[p.name] = None
+            continue
+        value = values[0]
+        limit = p.max_chars if p.max_chars is not None else current_app.config["MAX_QUERY_CHARS"]
+        if len(value) > limit:
+            issues.append(Issue(f"{p.name} is {len(value)} characters long; at most {limit} are accepted",
+                                field=p.name))
+        elif (_CONTROL if p.multiline else _ANY_CONTROL).search(value):
+            issues.append(Issue(f"{p.name} contains control characters", field=p.name))
+        elif p.choices is not None and value not in p.choices:
+            shown = value if len(value) <= 60 else value[:60] + "..."
+            issues.append(Issue(f"unknown {p.name} {shown!r}", field=p.name, allowed=list(p.choices)))
+        elif p.required and not value.strip():
+            issues.append(Issue(f"the query parameter {p.name!r} is empty", field=p.name))
+        else:
+            out[p.name] = value
+            continue
+        out[p.name] = None
+    if issues:
+        raise _bad("invalid query parameters: " + "; ".join(i.message for i in issues[:3]), issues)
+    return out
+
+
+def check_id(value: str, field: str = "id") -> str:
+    """A path identifier: at most MAX_ID_CHARS characters, no control characters."""
+    if len(value) > MAX_ID_CHARS:
+        raise _bad(f"the {field} is {len(value)} characters long; at most {MAX_ID_CHARS} are accepted",
+                   [Issue(f"at most {MAX_ID_CHARS} characters", field=field)])
+    if _ANY_CONTROL.search(value):
+        raise _bad(f"the {field} contains control characters", [Issue("control characters are not allowed", field=field)])
+    if not value.strip():
+        raise _bad(f"the {field} is empty", [Issue("an id is required", field=field)])
+    return value
+
+
+# -- JSON bodies ------------------------------------------------------------------------------------
+
+class _Reject(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _Reject(f"{name} is not allowed in JSON: numbers must be finite")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Reject(f"the number {text[:40]} is out of range: numbers must be finite")
+    return value
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Reject(f"the key {k[:60]!r} appears more than once in an object")
+        out[k] = v
+    return out
+
+
+def _is_json_type(mimetype: str) -> bool:
+    return mimetype == "application/json" or (mimetype.startswith("application/") and mimetype.endswith("+json"))
+
+
+def read_json_object() -> dict[str, Any]:
+    """The request body as a JSON object; every other body is a 400 (415 for an encoded body)."""
+    coding = (request.headers.get("Content-Encoding") or "identity").strip().lower()
+    if coding not in ("", "identity"):
+        raise UnsupportedMediaType(f"request bodies in content coding {coding[:40]!r} are not accepted",
+                                   [Issue("send the body uncompressed", field="Content-Encoding", allowed=["identity"])])
+    mimetype = request.mimetype or ""
+    if not _is_json_type(mimetype):
+        got = request.content_type or "no Content-Type"
+        raise BadInput(f"the body must be JSON; got {got[:80]}",
+                       [Issue("wrong content type", field="Content-Type", allowed=["application/json"])])
+    charset = (request.mimetype_params.get("charset") or "utf-8").lower()
+    if charset not in ("utf-8", "utf8"):
+        raise BadInput(f"the body must be UTF-8; got charset {charset[:40]!r}",
+                       [Issue("wrong charset", field="Content-Type", allowed=["utf-8"])])
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        raise BadInput("the request body is empty; send a JSON object",
+                       [Issue("expected a JSON object", field="body")])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput("the body is not valid UTF-8",
+                       [Issue(f"invalid byte at offset {exc.start}", field="body")]) from None
+    try:
+        body = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                          object_pairs_hook=_no_duplicates)
+    except _Reject as exc:
+        raise BadInput(f"invalid JSON: {exc}", [Issue(str(exc), field="body")]) from None
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                       [Issue(f"{exc.msg} (column {exc.colno})", field="body", line=exc.lineno)]) from None
+    except RecursionError:
+        raise BadInput("invalid JSON: nested too deeply", [Issue("nested too deeply", field="body")]) from None
+    except ValueError as exc:     # e.g. an integer with more digits than Python converts
+        raise BadInput(f"invalid JSON: {str(exc)[:120]}", [Issue("number out of range", field="body")]) from None
+    if not isinstance(body, dict):
+        raise BadInput(f"the body must be a JSON object, got {_json_type(body)}",
+                       [Issue(f"expected an object, got {_json_type(body)}", field="body")])
+    return body
+
+
+def _json_type(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array"
+    return type(v).__name__
+
+
+# -- responses --------------------------------------------------------------------------------------
+
+def json_response(obj: Any, status: int = 200, mimetype: str | None = None) -> Response:
+    if mimetype is None:
+        resp = jsonify(obj)
+    else:
+        resp = Response(json.dumps(obj, ensure_ascii=False), mimetype=mimetype)
+    resp.status_code = status
+    return resp
+
+
+def text_response(text: str) -> Response:
+    return Response(text, content_type="text/plain; charset=utf-8")

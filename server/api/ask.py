@@ -1,0 +1,16 @@
+"""GET /v1/ask?q=...&lang=en|zh&kb_version=...: a question in English or Chinese, answered."""
+from __future__ import annotations
+
+from flask import Blueprint
+
+from . import KB_VERSION, LANG, Param, json_response, read_args
+from ..state import engine_method
+
+bp = Blueprint("ask", __name__)
+
+
+@bp.get("/v1/ask")
+def ask():
+    args = read_args(Param("q", required=True, max_chars=None, multiline=True), LANG, KB_VERSION)
+    fn = engine_method("ask", "answering questions")
+    return json_response(fn(args["q"], lang=args["lang"], kb_version=args["kb_version"]))

@@ -1,0 +1,24 @@
+"""GET /v1/audit[?source=&kind=&format=claimreview&kb_version=]: every claim checked, as findings."""
+from __future__ import annotations
+
+from flask import Blueprint
+
+from . import KB_VERSION, Param, json_response, read_args
+from ..state import engine_method
+
+bp = Blueprint("audit", __name__)
+
+KINDS = ("contradiction", "incorrect", "inconsistent_with_derivation", "overstated", "understated",
+         "misattributed", "unverifiable", "scope_dependent", "supported")
+FORMATS = ("json", "claimreview")
+
+
+@bp.get("/v1/audit")
+def audit():
+    args = read_args(Param("source"), Param("kind", KINDS), Param("format", FORMATS), KB_VERSION)
+    fn = engine_method("audit", "the audit")
+    fmt = "claimreview" if args["format"] == "claimreview" else None
+    result = fn(source=args["source"], kind=args["kind"], kb_version=args["kb_version"], fmt=fmt)
+    if fmt == "claimreview":
+        return json_response(result, mimetype="application/ld+json")
+    return json_response(result)
