@@ -90,6 +90,7 @@ class GpuKB:
         comm = [c for c in r.all("comm") if c.get("seconds") is not None] or r.all("comm")
         comp = r.all("compute")
         answer: dict[str, Any] = {
+            "kind": "sizing",
             "conclusion_id": cid,
             "kb_version": view.name,
             "scenario": {k: (v.split(":", 1)[1] if isinstance(v, str) and ":" in v and k in ("model", "gpu", "instance", "family") else v)
@@ -261,10 +262,12 @@ class GpuKB:
             for c in node.get("cites", []) or []:
                 rule_cites.append(cite({"type": "reference", "fact": c["id"], "citation": c.get("citation")}))
         marks = "".join(f"[{i}]" for i in sorted(set(ref_marks + rule_cites))[:8])
-        meth_en = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA", "pretrain": "pre-training", "inference": "inference"}[sc["method"]]
+        meth_en = {"full": "Full fine-tuning", "lora": "LoRA fine-tuning", "qlora": "QLoRA fine-tuning", "pretrain": "Pre-training", "inference": "Inference"}[sc["method"]]
+        if sc.get("model"):
+            what_en = what_zh = vocab.label("model:" + sc["model"])
         meth_zh = {"full": "全量微调", "lora": "LoRA 微调", "qlora": "QLoRA 微调", "pretrain": "预训练", "inference": "推理"}[sc["method"]]
         fits = a["verdict"] == "fits"
-        en = [f"{meth_en.capitalize()} of {what_en} on {hw} {'fits' if fits else 'does not fit'}: it needs about "
+        en = [f"{meth_en} of {what_en} on {hw} {'fits' if fits else 'does not fit'}: it needs about "
               f"{gb(m['per_gpu_total'])} per GPU (model states {gb(m['model_states'])}) against {gb(a['capacity']['per_gpu'])} "
               f"usable per GPU {marks}."]
         zh = [f"在 {hw} 上对 {what_zh} 做{meth_zh}{'放得下' if fits else '放不下'}：每卡约需 {gb(m['per_gpu_total'])}"
@@ -327,6 +330,150 @@ class GpuKB:
         d["versions"] = [g.as_dict() for g in self.kb.all_facts if g.id == f.id]
         return d
 
+    # -- questions in natural language ---------------------------------------------------------------
+    def ask(self, q: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+        """Answer an English or Chinese question: a sizing answer, a fact answer, or what is missing."""
+        from .ask_parser import parse_question
+        if lang is not None and lang not in ("en", "zh"):
+            raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
+        view = self.view(kb_version)
+        parsed = parse_question(q, self.kb.vocab, lang)
+        lang = lang or parsed.lang
+        base = {"question": q, "lang": lang, "kb_version": view.name, "parsed": parsed.as_dict()}
+        if parsed.kind == "sizing" and not parsed.missing:
+            body = {k: v for k, v in parsed.scenario.items()}
+            try:
+                ans = self.query({**body, "kb_version": view.name})
+            except BadInput as exc:
+                return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [str(i) for i in exc.issues] or [exc.message],
+                        "examples": parsed.examples}
+            ans = {**base, "kind": "sizing", **ans}
+            ans["negated"] = parsed.negated
+            if parsed.negated and ans["verdict"] == "fits":
+                ans["note"] = {"en": "The question asks why not, but it does fit.", "zh": "问题问为什么不行，但实际上放得下。"}
+            ans["answer"] = ans["summary"][lang]
+            return ans
+        if parsed.kind == "fact" and parsed.fact:
+            return {**base, "kind": "fact", **self.fact(parsed.fact["subject"], parsed.fact["attribute"], view, lang)}
+        return {**base, "kind": "unknown", "understood": parsed.understood, "missing": parsed.missing or ["what to look up"],
+                "examples": parsed.examples,
+                "answer": ("我没能理解这个问题。缺少：" if lang == "zh" else "I could not answer this question. Missing: ")
+                          + ", ".join(parsed.missing or ["what to look up"])}
+
+    def fact(self, subject: str, attribute: str, view: ReleaseView, lang: str = "en") -> dict[str, Any]:
+        """A fact answer: the reference value, its citation, and the source claims for and against it."""
+        vocab = self.kb.vocab
+        ref = view.ref(subject, attribute)
+        audit = self.audit_result(view.name)
+        claims = [c for c in view.claims if c.subject == subject and c.attribute == attribute]
+        support, disagree = [], []
+        for c in claims:
+            st = audit.status_of(c.id)["status"] if audit else "unverifiable"
+            item = {**_claim_brief(c), "status": st, "value": c.value_text(vocab)}
+            (support if st == "supported" else disagree).append(item)
+        attr = vocab.attributes.get(attribute)
+        if ref is not None:
+            value = ref.value if not isinstance(ref.value, list) else [v.split(":")[-1] if isinstance(v, str) else v for v in ref.value]
+            fact = {"subject": subject, "attribute": attribute, "value": value, "unit": ref.unit,
+                    "text": ref.value_text(vocab), "id": ref.key}
+            answer_en = f"{vocab.label(subject)} {attr.en if attr else attribute}: {ref.value_text(vocab)} [1: {ref.citation}, {ref.confidence} confidence]."
+            answer_zh = f"{vocab.label(subject)} 的{attr.zh if attr else attribute}：{ref.value_text(vocab)} [1：{ref.citation}，置信度 {ref.confidence}]。"
+            if ref.note:
+                answer_en += f" Note: {ref.note}"
+            support_ref = [{"type": "reference", "id": ref.key, "citation": ref.citation, "confidence": ref.confidence}]
+        else:
+            fact = {"subject": subject, "attribute": attribute, "value": None, "text": "not in the reference tier"}
+            answer_en = f"The reference tier has no {attr.en if attr else attribute} for {vocab.label(subject)}."
+            answer_zh = f"参考层中没有 {vocab.label(subject)} 的{attr.zh if attr else attribute}。"
+            support_ref = []
+        if disagree:
+            answer_en += f" {len(disagree)} source claim(s) say otherwise or cannot be confirmed."
+            answer_zh += f" 有 {len(disagree)} 条来源说法与此不同或无法确认。"
+        return {"conclusion_id": f"{ref.key}" if ref is not None else None, "fact": fact,
+                "support": support_ref + [{"type": "claim", **x} for x in support],
+                "contradictions": disagree, "answer": answer_en if lang == "en" else answer_zh,
+                "summary": {"en": answer_en, "zh": answer_zh}}
+
+    # -- explanations ------------------------------------------------------------------------------
+    def explain(self, cid: str, fmt: str = "json", lang: str = "en") -> Any:
+        """Why / why-not of a conclusion (Q- sizing id, A- finding id, or a fact id) in one format."""
+        from . import export
+        if fmt not in ("json", "text", "prov", "dot"):
+            raise BadInput(f"unknown format {fmt!r}", [Issue(f"unknown format {fmt!r}", field="format", allowed=["json", "text", "prov", "dot"])])
+        if lang not in ("en", "zh"):
+            raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
+        if not isinstance(cid, str) or not cid or len(cid) > 2000:
+            raise BadInput("a conclusion id is required", [Issue("expected a conclusion id", field="id")])
+        if cid.startswith("Q-"):
+            release, sc = scen.decode_conclusion_id(cid)
+            view = self.view(release)
+            s, notes = scen.normalise(sc, self.kb.vocab)
+            ans = self._cached(("query", view.name, scen.conclusion_id(s, view.name)), lambda: self._sizing_answer(s, notes, view))
+            doc = {"conclusion_id": cid, "kind": "sizing", "kb_version": view.name, "scenario": ans["scenario"],
+                   "conclusion": {"verdict": ans["verdict"], "label": ans["explanation"]["tree"]["label"]},
+                   "holds": True, "tree": ans["explanation"]["tree"], "why_not": ans.get("why_not"),
+                   "summary": ans["summary"], "contradictions": ans["contradictions"], "sources": ans["sources"]}
+        elif cid.startswith("A-"):
+            view = self.view(None)
+            audit = self.audit_result(view.name)
+            f = next((x for x in audit.findings if x["id"] == cid), None)
+            if f is None:
+                raise NotFound(f"no finding {cid!r} in release {view.name}", [Issue(f"no finding {cid!r}", field="id")])
+            t = tree(audit.derivation, f["fact"], view, self.rules, audit.corroboration)
+            doc = {"conclusion_id": cid, "kind": "finding", "kb_version": view.name, "finding": f, "holds": True, "tree": t,
+                   "summary": f["explanation"]}
+        else:
+            view = self.view(None)
+            fact = view.facts.get(cid.split("@")[0])
+            if fact is None:
+                raise NotFound(f"no conclusion or fact {cid!r}", [Issue(f"no conclusion or fact {cid!r}", field="id")])
+            audit = self.audit_result(view.name)
+            node = {"fact": fact.key, "type": "claim" if fact.tier == "claim" else "ref", "given": True,
+                    "label": {"en": fact.gloss_en or fact.value_text(self.kb.vocab), "zh": fact.quote or fact.value_text(self.kb.vocab)},
+                    "tier": "claim" if fact.tier == "claim" else "reference"}
+            if fact.tier == "claim":
+                node.update(source=fact.source, quote=fact.quote, span=list(fact.span or []))
+            else:
+                node.update(citation=fact.citation, confidence=fact.confidence, stated_by=audit.corroboration.get(fact.id, []))
+            doc = {"conclusion_id": fact.key, "kind": "fact", "kb_version": view.name, "holds": True, "tree": node,
+                   "status": audit.status_of(fact.id) if fact.tier == "claim" else None,
+                   "findings": audit.findings_for(fact.id) if fact.tier == "claim" else []}
+        if fmt == "json":
+            return doc
+        if fmt == "text":
+            return export.to_text(doc["tree"], lang)
+        if fmt == "dot":
+            return export.to_dot(doc["tree"], lang)
+        return export.to_prov(doc["tree"], {k: v.as_dict() for k, v in self.kb.sources.items()})
+
+    # -- audit, releases, validation ----------------------------------------------------------------
+    def audit(self, source: str | None = None, kind: str | None = None, kb_version: str | None = None,
+              fmt: str | None = None) -> dict[str, Any]:
+        from .audit import audit_answer, claimreview
+        if fmt not in (None, "json", "claimreview"):
+            raise BadInput(f"unknown format {fmt!r}", [Issue(f"unknown format {fmt!r}", field="format", allowed=["json", "claimreview"])])
+        view = self.view(kb_version)
+        res = self.audit_result(view.name)
+        if fmt == "claimreview":
+            if source is not None and source not in self.kb.sources:
+                raise BadInput(f"unknown source {source!r}", [Issue(f"unknown source {source!r}", field="source", allowed=sorted(self.kb.sources))])
+            return claimreview(res, view, source)
+        return audit_answer(res, view, source, kind)
+
+    def diff(self, a: str, b: str) -> dict[str, Any]:
+        from .versions import diff
+        return self._cached(("diff", a, b), lambda: diff(self, a, b))
+
+    def watchlist(self) -> list[dict[str, Any]]:
+        from .versions import load_watchlist
+        return load_watchlist(self.kb_dir / "watchlist.yaml")
+
+    def validate(self) -> dict[str, Any]:
+        """Counts of what loaded (loading already validated everything)."""
+        return {"ok": True, "claims": sum(1 for f in self.kb.all_facts if f.tier == "claim"),
+                "reference": sum(1 for f in self.kb.all_facts if f.tier == "reference"),
+                "rules": len(self.rules.rules), "releases": len(self.kb.releases), "sources": len(self.kb.sources)}
+
     def versions(self) -> dict[str, Any]:
         out = []
         for r in self.kb.releases:
@@ -334,6 +481,10 @@ class GpuKB:
             out.append({**r.as_dict(), "counts": {"claims": len(v.claims), "reference": len(v.reference),
                                                    "sources": len(v.source_ids), "rules": len(self.rules.rules)}})
         return {"versions": out, "latest": self.kb.latest}
+
+
+def _claim_brief(c) -> dict[str, Any]:
+    return {"id": c.id, "source": c.source, "quote": c.quote, "span": list(c.span or [])}
 
 
 def _walk(t: dict):

@@ -22,13 +22,12 @@ from flask import Flask, g, request
 
 from engine.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 
-from .errors import MethodNotAllowed, register_error_handlers
+from .errors import register_error_handlers
 from .state import EXTENSION
 
 __all__ = ["create_app"]
 
 HTTP_LOG = logging.getLogger("gpukb.http")
-SERVED_METHODS = ("GET", "HEAD", "OPTIONS", "POST")
 _REQUEST_ID_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 MAX_REQUEST_ID = 64
 
@@ -85,9 +84,8 @@ def _install_request_hooks(app: Flask) -> None:
     def _start():
         g.request_id = _request_id(request.headers.get("X-Request-ID"))
         g.t0 = time.perf_counter()
-        if request.method not in SERVED_METHODS:
-            raise MethodNotAllowed(f"method {request.method[:20]} is not allowed: the API is read-only",
-                                   allowed=("GET", "HEAD", "OPTIONS"))
+        # Read-only by construction: every route is GET (Flask adds HEAD and OPTIONS) except
+        # POST /v1/query, so routing answers any other method with 405 and its Allow header.
 
     @app.after_request
     def _finish(resp):

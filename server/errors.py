@@ -95,32 +95,39 @@ def _from_gpukb(exc: GpukbError) -> Response:
     headers = {}
     if isinstance(exc, MethodNotAllowed) and exc.allowed:
         headers["Allow"] = ", ".join(exc.allowed)
-    if status >= 500:
+    if status == 501:
+        log.warning("%s %s: %s", request.method, request.path, exc.message)
+    elif status >= 500:
         log.error("%s %s failed: %s", request.method, request.path, exc.message)
     return error_response(status, exc.message, exc.issues, headers)
 
 
 def _from_http(exc: HTTPException) -> Response:
+    """Werkzeug's exceptions (routing 404/405, 413 from the body limit ...) in the same shape."""
     status = exc.code or 500
-    headers: dict[str, str] = {}
-    issues: list[Issue] = []
     if status == 404:
-        message = f"no such endpoint: {request.path}"
-        issues.append(Issue(message, field="path", allowed=_public_routes()))
+        message = f"no such endpoint: {request.path[:200]}"
+        err: GpukbError = NotFound(message, [Issue(message, field="path", allowed=_public_routes())])
     elif status == 405:
         allowed = sorted(getattr(exc, "valid_methods", None) or [])
-        headers["Allow"] = ", ".join(allowed)
-        message = f"method {request.method} is not allowed on {request.path}"
-        issues.append(Issue(message, field="method", allowed=allowed or None))
+        message = f"method {request.method[:20]} is not allowed on {request.path[:200]}"
+        if request.method not in ("GET", "HEAD", "OPTIONS", "POST"):
+            message += ": the API is read-only"
+        err = MethodNotAllowed(message, [Issue(message, field="method", allowed=allowed or None)], allowed)
     elif status == 413:
         limit = _max_content_length()
         message = f"the request body is larger than {limit} bytes" if limit else _HTTP_MESSAGES[413]
-        issues.append(Issue(message, field="body"))
+        err = PayloadTooLarge(message, [Issue(message, field="body")])
+    elif status == 415:
+        err = UnsupportedMediaType(_HTTP_MESSAGES[415], [Issue("send application/json", field="Content-Type",
+                                                                allowed=["application/json"])])
     else:
         message = _HTTP_MESSAGES.get(status) or (exc.name or "error").lower()
         if exc.description and status < 500:
             message = f"{message}: {exc.description}"
-    return error_response(status, message, issues, headers)
+        err = GpukbError(message)
+        err.status = status
+    return _from_gpukb(err)
 
 
 def _from_anything(exc: Exception) -> Response:
