@@ -17,7 +17,7 @@ from .vocabulary import Vocabulary
 
 KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
         "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version", "family",
-        "tokens")
+        "tokens", "compute_precision")
 METHODS = ("full", "lora", "qlora", "pretrain", "inference")
 PRECISIONS = ("fp32", "fp16", "bf16", "mixed", "int8", "int4", "nf4")
 OPTIMIZERS = ("adamw", "adamw8bit", "sgd")
@@ -145,13 +145,18 @@ def normalise(body: Any, vocab: Vocabulary) -> tuple[dict[str, Any], list[str]]:
         prec = default_prec
     if "precision" not in b:
         notes.append(f"precision not given: assumed {prec}")
-    if method == "qlora" and prec != "nf4":
-        notes.append(f"QLoRA stores the frozen weights in NF4; precision {prec} applies to the adapters only")
+    compute = prec
+    if method == "qlora":
+        compute = prec if prec in ("fp32", "fp16", "bf16", "mixed") else "bf16"
+        if prec != "nf4":
+            notes.append(f"QLoRA stores the frozen weights in NF4; precision {prec} applies to the adapters and compute only")
         prec = "nf4"
     if method in ("full", "pretrain") and prec in ("int8", "int4", "nf4"):
         issues.append(Issue(f"full training cannot keep weights in {prec}", field="precision",
                             allowed=["fp32", "fp16", "bf16", "mixed"]))
     s["precision"] = prec
+    if compute != prec:
+        s["compute_precision"] = compute
     if method == "inference":
         if "optimizer" in b:
             issues.append(Issue("inference keeps no optimizer state; drop the optimizer", field="optimizer"))
@@ -177,6 +182,10 @@ def normalise(body: Any, vocab: Vocabulary) -> tuple[dict[str, Any], list[str]]:
     elif "lora_rank" in s:
         notes.append(f"lora_rank ignored: method {method} trains no adapters")
         del s["lora_rank"]
+    one_gpu = s.get("gpus") == 1 or ("gpus" not in s and "instance" not in s)
+    if s.get("zero") and method in ("full", "pretrain") and one_gpu:
+        notes.append(f"ZeRO stage {s['zero']} on one GPU partitions nothing: treated as stage 0 (give gpus > 1 to shard)")
+        s["zero"] = 0
     if s.get("zero") and method in ("inference", "lora", "qlora"):
         notes.append(f"ZeRO stage {s['zero']} ignored for {method}: it partitions full training states")
         s["zero"] = 0
@@ -200,7 +209,7 @@ def normalise(body: Any, vocab: Vocabulary) -> tuple[dict[str, Any], list[str]]:
 def record(s: dict[str, Any], qid: str) -> dict[str, Any]:
     """The reasoner's scenario record (nulls dropped, booleans as 0/1)."""
     r = {"t": "scenario", "fk": f"scenario:{qid}", "qid": qid, "method": s["method"],
-         "precision": s["precision"], "optimizer": s["optimizer"], "zero": s.get("zero", 0),
+         "precision": s["precision"], "compute": s.get("compute_precision", s["precision"]), "optimizer": s["optimizer"], "zero": s.get("zero", 0),
          "seq_len": s["seq_len"], "batch": s["batch"], "gc": int(s["gradient_checkpointing"]),
          "fa": int(s["flash_attention"]), "trainable": 0 if s["method"] == "inference" else 1}
     for k in ("params", "model", "gpu", "instance", "family", "vram_gb", "gpus", "lora_rank", "tokens"):

@@ -72,7 +72,7 @@ class GpuKB:
             raise BadInput("the query must be a JSON object", [Issue("expected an object")])
         view = self.view(body.get("kb_version"))
         s, notes = scen.normalise({k: v for k, v in body.items() if k != "kb_version"}, self.kb.vocab)
-        key = ("query", view.name, scen.conclusion_id(s, view.name))
+        key = ("query", view.name, scen.conclusion_id(s, view.name), tuple(notes))
         return self._cached(key, lambda: self._sizing_answer(s, notes, view))
 
     def _sizing_answer(self, s: dict[str, Any], notes: list[str], view: ReleaseView) -> dict[str, Any]:
@@ -142,6 +142,7 @@ class GpuKB:
                     body["zero"] = 0
                 if change.get("method") == "qlora":
                     body["precision"] = "nf4"
+                body.pop("compute_precision", None)
                 try:
                     s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, self.kb.vocab)
                     r2 = self.run_scenario(s2, n2, view)
@@ -408,7 +409,7 @@ class GpuKB:
             release, sc = scen.decode_conclusion_id(cid)
             view = self.view(release)
             s, notes = scen.normalise(sc, self.kb.vocab)
-            ans = self._cached(("query", view.name, scen.conclusion_id(s, view.name)), lambda: self._sizing_answer(s, notes, view))
+            ans = self._cached(("query", view.name, scen.conclusion_id(s, view.name), tuple(notes)), lambda: self._sizing_answer(s, notes, view))
             doc = {"conclusion_id": cid, "kind": "sizing", "kb_version": view.name, "scenario": ans["scenario"],
                    "conclusion": {"verdict": ans["verdict"], "label": ans["explanation"]["tree"]["label"]},
                    "holds": True, "tree": ans["explanation"]["tree"], "why_not": ans.get("why_not"),

@@ -68,8 +68,7 @@ def _request_id(given: str | None) -> str:
     return uuid.uuid4().hex
 
 
-def _cors_origins(app: Flask) -> set[str]:
-    conf = app.config.get("CORS_ORIGINS")
+def _cors_origins(conf: Any) -> set[str]:
     if not conf:
         return set()
     if isinstance(conf, str):
@@ -78,8 +77,6 @@ def _cors_origins(app: Flask) -> set[str]:
 
 
 def _install_request_hooks(app: Flask) -> None:
-    origins = _cors_origins(app)
-
     @app.before_request
     def _start():
         g.request_id = _request_id(request.headers.get("X-Request-ID"))
@@ -92,6 +89,7 @@ def _install_request_hooks(app: Flask) -> None:
         rid = getattr(g, "request_id", None) or _request_id(None)
         resp.headers["X-Request-ID"] = rid
         origin = request.headers.get("Origin")
+        origins = _cors_origins(app.config.get("CORS_ORIGINS")) if origin else set()
         if origins and origin and ("*" in origins or origin.rstrip("/") in origins):
             resp.headers["Access-Control-Allow-Origin"] = origin
             resp.headers["Access-Control-Expose-Headers"] = "X-Request-ID"

@@ -1,0 +1,591 @@
+"""`gpukb`: the command line over :class:`engine.service.GpuKB`.
+
+Every command with ``--json`` prints exactly the object the HTTP API returns for the same question;
+without it, a readable summary. Errors go to stderr with exit status 1 (usage errors: 2), never a
+traceback unless -v is given twice.
+
+    gpukb validate
+    gpukb query --params 13e9 --method full --gpu T4
+    gpukb ask "why not T4 for 13B full fine-tune" --json
+    gpukb explain Q-... --format text --lang zh
+    gpukb serve --port 8000 --workers 2
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import inspect
+import json
+import logging
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from engine.errors import GpukbError, Issue
+from engine.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
+
+from .errors import NotImplementedYet
+
+LANGS = ("en", "zh")
+METHODS = ("full", "lora", "qlora", "pretrain", "inference")
+PRECISIONS = ("fp32", "fp16", "bf16", "mixed", "int8", "int4", "nf4")
+OPTIMIZERS = ("adamw", "adamw8bit", "sgd")
+EXPLAIN_FORMATS = ("json", "text", "prov", "dot")
+KINDS = ("contradiction", "incorrect", "inconsistent_with_derivation", "overstated", "understated",
+         "misattributed", "unverifiable", "scope_dependent", "supported")
+# query flags -> body keys (the POST /v1/query body uses the same names)
+QUERY_KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
+              "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version")
+
+log = logging.getLogger("gpukb.cli")
+
+
+def version() -> str:
+    try:
+        from importlib.metadata import version as dist_version
+        return dist_version("gpukb")
+    except Exception:
+        from engine import __version__
+        return __version__
+
+
+# -- argument parsing ----------------------------------------------------------------------------------
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {n}")
+    return n
+
+
+def _port(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 1 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"port {n} is out of range 1..65535")
+    return n
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    def global_options(p: argparse.ArgumentParser, default: Any) -> None:
+        p.add_argument("--kb", metavar="DIR", default=default,
+                       help="KB directory (default: $GPUKB_KB or the kb/ of this checkout)")
+        p.add_argument("--rules", metavar="DIR", default=default,
+                       help="rules directory (default: $GPUKB_RULES or the rules/ of this checkout)")
+        p.add_argument("-v", "--verbose", action="count", default=default,
+                       help="log progress (-vv: debug, and tracebacks on errors)")
+
+    parser = argparse.ArgumentParser(
+        prog="gpukb",
+        description="A rules-engine knowledge base about whether cloud GPUs can train or serve a model.")
+    global_options(parser, None)
+    parser.add_argument("--version", action="version", version=f"gpukb {version()}")
+    # the same options after the subcommand; SUPPRESS keeps them from overriding values given before it
+    common = argparse.ArgumentParser(add_help=False)
+    global_options(common, argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name: str, help_: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[common], help=help_, description=help_)
+
+    def json_flag(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--json", action="store_true", help="print the API's JSON object")
+
+    p = command("validate", "check the KB and the rules; print every problem with file and line")
+    p.add_argument("--fill-spans", action="store_true", help="compute missing claim spans from their quotes and write them")
+
+    p = command("claims", "list the claims of a release")
+    p.add_argument("--source", metavar="S", help="only the claims of this source (e.g. S000)")
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    json_flag(p)
+
+    p = command("sources", "list the source documents")
+    json_flag(p)
+
+    p = command("ask", "answer a question in English or Chinese")
+    p.add_argument("question")
+    p.add_argument("--lang", choices=LANGS, help="the question's language (default: detected)")
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    json_flag(p)
+
+    p = command("query", "size a training or inference scenario")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--model", metavar="NAME", help="a model name, e.g. llama-2-7b")
+    what.add_argument("--params", metavar="N", help="parameter count, e.g. 13e9 or 13B")
+    p.add_argument("--method", choices=METHODS)
+    p.add_argument("--precision", choices=PRECISIONS)
+    p.add_argument("--optimizer", choices=OPTIMIZERS)
+    hw = p.add_mutually_exclusive_group()
+    hw.add_argument("--gpu", metavar="NAME", help="T4, A10, A100-40GB, A100-80GB, A800-80GB, V100-32GB, H100-80GB, L4 ...")
+    hw.add_argument("--instance", metavar="TYPE", help="an instance type, e.g. GN7.2XLARGE32")
+    hw.add_argument("--vram-gb", metavar="X", help="memory per GPU in GB")
+    p.add_argument("--gpus", metavar="N", type=_int)
+    p.add_argument("--zero", type=int, choices=(0, 1, 2, 3), help="ZeRO stage")
+    p.add_argument("--seq-len", metavar="N", type=_int)
+    p.add_argument("--batch", metavar="N", type=_int)
+    p.add_argument("--lora-rank", metavar="N", type=_int)
+    p.add_argument("--gradient-checkpointing", action="store_true")
+    p.add_argument("--flash-attention", action="store_true")
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    p.add_argument("--lang", choices=LANGS, default="en", help="language of the printed summary (default: en)")
+    json_flag(p)
+
+    p = command("explain", "why (or why not) a conclusion holds")
+    p.add_argument("id", help="a conclusion id (Q-...) as printed by query or ask")
+    p.add_argument("--format", choices=EXPLAIN_FORMATS, default="text",
+                   help="text (default), json (the API's object), prov (W3C PROV-JSON) or dot (Graphviz)")
+    p.add_argument("--lang", choices=LANGS, default="en")
+
+    p = command("audit", "which claims are wrong, and why")
+    p.add_argument("--source", metavar="S", help="only the findings about this source's claims")
+    p.add_argument("--kind", choices=KINDS, help="only findings of this kind")
+    p.add_argument("--format", choices=("claimreview",), help="schema.org ClaimReview JSON-LD")
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    json_flag(p)
+
+    p = command("versions", "list the KB releases, oldest first")
+    json_flag(p)
+
+    p = command("diff", "what changed between two releases")
+    p.add_argument("a", metavar="A", help="the older release")
+    p.add_argument("b", metavar="B", help="the newer release")
+    json_flag(p)
+
+    p = command("serve", "serve the HTTP API with gunicorn")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=_port, default=os.environ.get("PORT") or "8000",
+                   help="default: $PORT or 8000")
+    p.add_argument("--workers", type=_positive_int, default=2, help="worker processes (default: 2)")
+    return parser
+
+
+# -- engine access --------------------------------------------------------------------------------------
+
+def _dirs(args: argparse.Namespace) -> tuple[str, str]:
+    kb = args.kb or os.environ.get("GPUKB_KB") or str(DEFAULT_KB)
+    rules = args.rules or os.environ.get("GPUKB_RULES") or str(DEFAULT_RULES)
+    return kb, rules
+
+
+@functools.lru_cache(maxsize=4)
+def _engine(kb_dir: str, rules_dir: str) -> GpuKB:
+    """One engine per directory pair and process (a CLI run uses one; tests reuse it)."""
+    return GpuKB(kb_dir, rules_dir)
+
+
+def _method(kb: GpuKB, name: str, what: str) -> Callable[..., Any]:
+    fn = getattr(kb, name, None)
+    if not callable(fn):
+        raise NotImplementedYet(f"{what} is not available yet: the engine has no GpuKB.{name}()")
+    return fn
+
+
+# -- output ---------------------------------------------------------------------------------------------
+
+def print_json(obj: Any) -> None:
+    print(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+def _num(x: Any, digits: int = 2) -> str:
+    if isinstance(x, bool) or x is None:
+        return "-" if x is None else str(x).lower()
+    if isinstance(x, (int, float)):
+        return f"{x:,.{digits}f}" if isinstance(x, float) else f"{x:,}"
+    return str(x)
+
+
+def _short(text: Any, width: int = 100) -> str:
+    s = " ".join(str(text).split())
+    return s if len(s) <= width else s[: width - 1] + "…"
+
+
+def _pick(value: Any, lang: str) -> str:
+    if isinstance(value, dict):
+        return str(value.get(lang) or value.get("en") or next(iter(value.values()), ""))
+    return "" if value is None else str(value)
+
+
+def _scenario_text(s: dict[str, Any]) -> str:
+    what = s.get("model") or (f"{s['params'] / 1e9:g}B params" if isinstance(s.get("params"), (int, float)) else "?")
+    hw = s.get("gpu") or s.get("instance") or s.get("family") or (f"{s.get('vram_gb')} GB GPU" if s.get("vram_gb") else "?")
+    parts = [f"{s.get('method', '?')} of {what} on {hw}"]
+    if s.get("gpus"):
+        parts.append(f"× {s['gpus']}")
+    extras = [f"{k}={s[k]}" for k in ("precision", "optimizer", "zero", "seq_len", "batch", "lora_rank") if s.get(k) is not None]
+    extras += [k for k in ("gradient_checkpointing", "flash_attention") if s.get(k)]
+    return " ".join(parts) + (f" ({', '.join(extras)})" if extras else "")
+
+
+MEMORY_ROWS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "model_states", "total")
+
+
+def render_sizing(a: dict[str, Any], lang: str = "en") -> str:
+    lines = []
+    verdict = a.get("verdict")
+    mark = {"fits": "FITS", "does_not_fit": "DOES NOT FIT"}.get(verdict, str(verdict))
+    lines.append(f"Verdict: {mark} — {_scenario_text(a.get('scenario') or {})}  [release {a.get('kb_version')}]")
+    m = a.get("memory") or {}
+    lines.append(f"Memory ({m.get('unit', 'GB')}):")
+    for key in MEMORY_ROWS:
+        if key in m:
+            lines.append(f"  {key.replace('_', ' '):<22}{_num(m[key]):>12}")
+    lines.append(f"  {'per GPU: model states':<22}{_num(m.get('per_gpu_model_states')):>12}")
+    lines.append(f"  {'per GPU: total':<22}{_num(m.get('per_gpu_total')):>12}")
+    cap = a.get("capacity") or {}
+    basis = ", ".join(str(x) for x in (cap.get("gpu"), cap.get("basis")) if x)
+    lines.append(f"Capacity: {_num(cap.get('per_gpu'))} {cap.get('unit', 'GB')} usable per GPU × {cap.get('gpus')}"
+                 + (f" ({basis})" if basis else ""))
+    mg = a.get("min_gpus")
+    if mg is None:
+        lines.append("Minimum GPUs: none of this GPU fits" + (f" ({a['min_gpus_reason']})" if a.get("min_gpus_reason") else ""))
+    else:
+        lines.append(f"Minimum GPUs: {mg}" + (f" with ZeRO-{a['min_gpus_zero']}" if a.get("min_gpus_zero") else ""))
+    recs = a.get("recommendations") or []
+    if recs:
+        lines.append("Recommendations:")
+        for r in recs[:5]:
+            change = ", ".join(f"{k}={v}" for k, v in (r.get("change") or {}).items())
+            fit = "" if "fits" not in r else ("fits" if r["fits"] else "still does not fit")
+            need = f", needs {_num(r['need_gb'])} GB" if r.get("need_gb") is not None else ""
+            lines.append(f"  {r.get('rank', '-')}. {r.get('action')}" + (f" ({change})" if change else "")
+                         + (f": {fit}{need}" if fit else ""))
+    if a.get("contradictions"):
+        lines.append(f"Disagreeing claims: {len(a['contradictions'])}")
+    summary = a.get("summary") or {}
+    if summary:
+        lines.append("")
+        lines.append(_pick(summary, lang))
+    if a.get("conclusion_id"):
+        lines.append("")
+        lines.append(f"Explain: gpukb explain {a['conclusion_id']}")
+    return "\n".join(lines)
+
+
+def render_fact(a: dict[str, Any], lang: str = "en") -> str:
+    f = a.get("fact") or {}
+    lines = [f"Fact: {f.get('subject')} {f.get('attribute')} = {f.get('value')}"
+             + (f" {f['unit']}" if f.get("unit") else "") + f"  [release {a.get('kb_version', '?')}]"]
+    if a.get("summary"):
+        lines.append(_pick(a["summary"], lang))
+    for key, val in a.items():
+        if key in ("kind", "fact", "summary", "kb_version", "lang") or not isinstance(val, list):
+            continue
+        lines.append(f"{key.replace('_', ' ').capitalize()}: {len(val)}")
+        for item in val[:5]:
+            if isinstance(item, dict):
+                ident = item.get("id") or item.get("fact") or item.get("citation") or ""
+                text = item.get("quote") or item.get("citation") or item.get("gloss_en") or ""
+                lines.append(f"  - {ident}" + (f" ({item['source']})" if item.get("source") else "")
+                             + (f": {_short(text)}" if text and text != ident else ""))
+            else:
+                lines.append(f"  - {_short(item)}")
+    return "\n".join(lines)
+
+
+def render_answer(a: dict[str, Any], lang: str = "en") -> str:
+    kind = a.get("kind")
+    if kind == "sizing" or (kind is None and "verdict" in a):
+        return render_sizing(a, lang)
+    if kind == "fact":
+        return render_fact(a, lang)
+    lines = [f"Not understood ({kind})." if kind else "No answer."]
+    for key in ("answer", "message", "error"):
+        if a.get(key):
+            lines.append(_pick(a[key], lang))
+    if a.get("missing"):
+        lines.append("Missing: " + ", ".join(map(str, a["missing"])))
+    if a.get("examples"):
+        lines.append("Try:")
+        lines += [f"  {e}" for e in a["examples"]]
+    return "\n".join(lines)
+
+
+def render_claims(d: dict[str, Any]) -> str:
+    claims = d.get("claims") or []
+    lines = [f"{len(claims)} claims in release {d.get('kb_version')}"]
+    for c in claims:
+        status = c.get("audit")
+        status = status.get("status") if isinstance(status, dict) else status
+        value = c.get("value")
+        value = ", ".join(map(str, value)) if isinstance(value, list) else value
+        unit = f" {c['unit']}" if c.get("unit") else ""
+        lines.append(f"{c.get('id')}@{c.get('version')}  {c.get('subject')}  {c.get('attribute')} = {_short(value, 60)}{unit}"
+                     + (f"  [{status}]" if status else ""))
+        lines.append(f"    “{_short(c.get('quote'), 90)}”")
+    return "\n".join(lines)
+
+
+def render_sources(d: dict[str, Any]) -> str:
+    lines = []
+    for s in d.get("sources") or []:
+        lines.append(f"{s.get('id')}  {s.get('language')}  {s.get('published') or 'undated':<10}  "
+                     f"{s.get('publisher') or '?'}  {s.get('title')}" + (f" ({s['title_en']})" if s.get("title_en") else ""))
+    return "\n".join(lines) or "no sources"
+
+
+def render_audit(d: dict[str, Any], lang: str = "en") -> str:
+    findings = d.get("findings") or []
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.get("kind")] = counts.get(f.get("kind"), 0) + 1
+    lines = [f"{len(findings)} findings" + (f" in release {d['kb_version']}" if d.get("kb_version") else "")
+             + (": " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items(), key=lambda x: -x[1])) if counts else "")]
+    for f in findings:
+        claims = ", ".join(str(c.get("id")) for c in f.get("claims") or [])
+        lines.append(f"[{f.get('kind')}] {f.get('id')}  claims: {claims}")
+        expl = _pick(f.get("explanation"), lang)
+        if expl:
+            lines.append(f"    {_short(expl, 160)}")
+    return "\n".join(lines)
+
+
+def render_versions(d: dict[str, Any]) -> str:
+    lines = []
+    for r in d.get("versions") or []:
+        counts = r.get("counts") or {}
+        c = ", ".join(f"{k} {v}" for k, v in counts.items())
+        latest = "  (latest)" if r.get("name") == d.get("latest") else ""
+        lines.append(f"{r.get('name')}  {r.get('date')}{latest}" + (f"  [{c}]" if c else ""))
+        if r.get("note"):
+            lines.append(f"    {_short(r['note'], 140)}")
+    return "\n".join(lines)
+
+
+def _item_text(x: Any) -> str:
+    if isinstance(x, dict):
+        ident = (x.get("id") or x.get("key") or x.get("fact") or x.get("rule") or x.get("conclusion_id")
+                 or x.get("claim") or "")
+        if "from" in x and "to" in x and not isinstance(x["from"], (dict, list)):
+            ident = f"{x.get('type', '')} {ident}: {x['from']} → {x['to']}".strip()
+            return _short(ident, 140)
+        cause = x.get("cause") or x.get("reason") or x.get("change") or ""
+        if isinstance(cause, dict):
+            cause = _pick(cause, "en") if ("en" in cause or "zh" in cause) else json.dumps(cause, ensure_ascii=False)
+        return _short(f"{ident}" + (f": {cause}" if cause else "") if ident or cause else json.dumps(x, ensure_ascii=False), 140)
+    return _short(x, 140)
+
+
+def render_diff(d: dict[str, Any]) -> str:
+    lines = [f"{d.get('from')} → {d.get('to')}"]
+    for key in ("added", "revised", "retired", "rules", "conclusions"):
+        val = d.get(key)
+        if isinstance(val, dict):
+            items = [f"{k}: {v if not isinstance(v, list) else len(v)}" for k, v in val.items()]
+            lines.append(f"{key}: " + ("; ".join(items) if items else "none"))
+            continue
+        val = val or []
+        lines.append(f"{key}: {len(val)}")
+        lines += [f"  - {_item_text(x)}" for x in val[:20]]
+        if len(val) > 20:
+            lines.append(f"  ... {len(val) - 20} more")
+    return "\n".join(lines)
+
+
+# -- commands -------------------------------------------------------------------------------------------
+
+def _issues_of(result: dict[str, Any]) -> list[Any]:
+    for key in ("issues", "errors", "problems"):
+        if isinstance(result.get(key), list):
+            return result[key]
+    return []
+
+
+def _issue_text(i: Any) -> str:
+    if isinstance(i, Issue):
+        return str(i)
+    if isinstance(i, dict):
+        return str(Issue(str(i.get("message", "")), file=i.get("file"), line=i.get("line"), field=i.get("field"),
+                         allowed=i.get("allowed")))
+    return str(i)
+
+
+def _count(result: dict[str, Any], *names: str) -> Any:
+    for where in (result, result.get("counts") or {}):
+        for n in names:
+            v = where.get(n)
+            if isinstance(v, int) and not isinstance(v, bool):
+                return v
+            if isinstance(v, list):
+                return len(v)
+    return "?"
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    kb_dir, rules_dir = _dirs(args)
+    kb = GpuKB(kb_dir, rules_dir)      # loading validates; a ValidationError lists every issue
+    validate = _method(kb, "validate", "validation")
+    if args.fill_spans:
+        if "fill_spans" not in inspect.signature(validate).parameters:
+            raise NotImplementedYet("--fill-spans is not available yet: GpuKB.validate() takes no fill_spans argument")
+        result = validate(fill_spans=True)
+    else:
+        result = validate()
+    result = result if isinstance(result, dict) else {}
+    issues = _issues_of(result)
+    if issues or result.get("ok") is False:
+        for i in issues:
+            print(_issue_text(i), file=sys.stderr)
+        print(f"{len(issues)} problem(s) found", file=sys.stderr)
+        return 1
+    print(f"ok: {_count(result, 'claims')} claims, {_count(result, 'reference', 'reference_facts')} reference facts, "
+          f"{_count(result, 'rules')} rules, {_count(result, 'releases', 'versions')} releases")
+    return 0
+
+
+def _query_body(args: argparse.Namespace) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    for key in QUERY_KEYS:
+        value = getattr(args, key, None)
+        if value is None or value is False:
+            continue
+        body[key] = value
+    return body
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    answer = _engine(*_dirs(args)).query(_query_body(args))
+    if args.json:
+        print_json(answer)
+    else:
+        print(render_sizing(answer, args.lang))
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    kb = _engine(*_dirs(args))
+    answer = _method(kb, "ask", "answering questions")(args.question, lang=args.lang, kb_version=args.kb_version)
+    if args.json:
+        print_json(answer)
+    else:
+        print(render_answer(answer, args.lang or answer.get("lang") or "en"))
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    kb = _engine(*_dirs(args))
+    result = _method(kb, "explain", "explaining conclusions")(args.id, args.format, args.lang)
+    if isinstance(result, str):
+        sys.stdout.write(result if result.endswith("\n") else result + "\n")
+    else:
+        print_json(result)
+    return 0
+
+
+def cmd_claims(args: argparse.Namespace) -> int:
+    d = _engine(*_dirs(args)).claims(source=args.source, kb_version=args.kb_version)
+    if args.json:
+        print_json(d)
+    else:
+        print(render_claims(d))
+    return 0
+
+
+def cmd_sources(args: argparse.Namespace) -> int:
+    d = _engine(*_dirs(args)).sources()
+    if args.json:
+        print_json(d)
+    else:
+        print(render_sources(d))
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    kb = _engine(*_dirs(args))
+    d = _method(kb, "audit", "the audit")(source=args.source, kind=args.kind, kb_version=args.kb_version, fmt=args.format)
+    if (args.json or args.format):
+        print_json(d)
+    else:
+        print(render_audit(d))
+    return 0
+
+
+def cmd_versions(args: argparse.Namespace) -> int:
+    d = _engine(*_dirs(args)).versions()
+    if args.json:
+        print_json(d)
+    else:
+        print(render_versions(d))
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    kb = _engine(*_dirs(args))
+    d = _method(kb, "diff", "comparing releases")(args.a, args.b)
+    if args.json:
+        print_json(d)
+    else:
+        print(render_diff(d))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import serve
+    kb_dir, rules_dir = _dirs(args)
+    level = logging.DEBUG if (args.verbose or 0) >= 2 else logging.INFO
+    print(f"gpukb: serving on http://{args.host}:{args.port} with {args.workers} worker(s)", file=sys.stderr)
+    serve({"GPUKB_KB": kb_dir, "GPUKB_RULES": rules_dir}, host=args.host, port=args.port, workers=args.workers,
+          log_level=level)
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "query": cmd_query,
+    "explain": cmd_explain, "audit": cmd_audit, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
+}
+
+
+def _setup_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    for name in ("gpukb", "engine"):
+        logger = logging.getLogger(name)
+        logger.setLevel(level)
+        if verbosity > 0 and not any(getattr(h, "_gpukb_cli", False) for h in logger.handlers):
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+            handler._gpukb_cli = True  # type: ignore[attr-defined]
+            logger.addHandler(handler)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    verbosity = args.verbose or 0
+    _setup_logging(verbosity)
+    try:
+        return COMMANDS[args.command](args)
+    except GpukbError as exc:
+        print(f"gpukb: error: {exc.message}", file=sys.stderr)
+        for issue in exc.issues:
+            print(f"  {_issue_text(issue)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:          # a bug: say so without a traceback unless asked for one
+        if verbosity >= 2:
+            traceback.print_exc()
+        print(f"gpukb: internal error: {type(exc).__name__}: {exc} (run with -vv for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

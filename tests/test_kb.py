@@ -1,0 +1,171 @@
+"""The bundled KB: every quote at its span, coverage of the documents, releases, and broken inputs."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine.errors import UnknownRelease, ValidationError
+from engine.kb import load_kb
+
+from ._engine import ROOT
+
+KB = ROOT / "kb"
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb(KB)
+
+
+def test_sources_are_the_seeds_byte_for_byte(kb):
+    seeds = ROOT.parent / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("../shared/seeds is not next to this checkout")
+    for s in kb.sources.values():
+        assert (KB / "sources" / s.file).read_bytes() == (seeds / s.file).read_bytes()
+
+
+def test_every_quote_sits_verbatim_at_its_span(kb):
+    claims = [f for f in kb.all_facts if f.tier == "claim"]
+    assert len(claims) > 100
+    for c in claims:
+        text = kb.sources[c.source].text
+        assert text[c.span[0]:c.span[1]] == c.quote, c.key
+
+
+def _coverage(kb, sid):
+    text = kb.sources[sid].text
+    spans = [f.span for f in kb.all_facts if f.tier == "claim" and f.source == sid]
+    lines, pos = [], 0
+    for line in text.split("\n"):
+        if line.strip():
+            lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    covered = sum(1 for a, b in lines if any(s < b and e > a for s, e in spans))
+    return covered, len(lines)
+
+
+@pytest.mark.parametrize("sid", ["S000", "S001", "S002"])
+def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, record_property):
+    covered, total = _coverage(kb, sid)
+    record_property(f"coverage_{sid}", f"{covered}/{total}")
+    print(f"{sid}: {covered}/{total} non-empty lines covered ({covered / total:.1%})")
+    assert covered / total >= 0.90
+
+
+def test_releases_tell_the_history(kb):
+    names = kb.release_names()
+    assert names == ["2026.09", "2026.10", "2026.12"]
+    first, second, last = (kb.release(n) for n in names)
+    assert {c.source for c in first.claims} == {"S000", "S001"}
+    assert {c.source for c in second.claims} == {"S000", "S001", "S002"}
+    # the T4 bandwidth is revised in 2026.12: old value before, new value after
+    assert first.facts["R-T4-memory_bandwidth"].version == 1
+    assert first.facts["R-T4-memory_bandwidth"].norm.lo == 300
+    assert last.facts["R-T4-memory_bandwidth"].version == 2
+    assert last.facts["R-T4-memory_bandwidth"].norm.lo == 320
+    # the unverified A10 FP16 figure is retired
+    assert "R-A10-fp16_tensor_tflops" in second.facts
+    assert "R-A10-fp16_tensor_tflops" not in last.facts
+
+
+def test_a_named_release_yields_exactly_its_facts(kb):
+    r = kb.release("2026.10")
+    assert all(kb.introduced_in(f) <= 1 for f in r.facts.values())
+    assert len(r.facts) == len({f.id for f in kb.all_facts if kb.introduced_in(f) <= 1 and f.version == 1})
+
+
+def test_unknown_release_is_refused_with_the_allowed_names(kb):
+    with pytest.raises(UnknownRelease) as e:
+        kb.release("1999.01")
+    assert "2026.09" in str(e.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# broken KB files: each message names the file and the line
+
+@pytest.fixture
+def kbcopy(tmp_path):
+    dst = tmp_path / "kb"
+    shutil.copytree(KB, dst)
+    return dst
+
+
+def _break(path: Path, old: str, new: str, count: int = 1):
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, count), encoding="utf-8")
+
+
+def _first_claim_line(path: Path, needle: str) -> int:
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if needle in line:
+            return i
+    raise AssertionError(needle)
+
+
+BROKEN = [
+    # (file, old, new, expected words in the message)
+    ("claims/S001.yaml", "source: S001", "source: S001\nsource: S002", ["duplicate key"]),
+    ("claims/S001.yaml", "claims:", "claims: [", ["invalid YAML"]),
+    ("claims/S001.yaml", "version: 1", "version: '1'", ["positive integer", "remove the quotes"]),
+    ("claims/S001.yaml", "subject: family:GN7", "subject: family:GN77", ["unknown subject", "family:GN7"]),
+    ("claims/S001.yaml", "attribute: gpu_count", "attribute: gpu_cnt", ["unknown attribute"]),
+    ("claims/S001.yaml", "modality: spec", "modality: rumour", ["unknown modality", "product-name"]),
+    ("reference/gpus.yaml", "confidence: high", "confidence: certain", ["unknown confidence", "medium"]),
+    ("reference/gpus.yaml", "unit: GB", "unit: gigabytes", ["unknown unit", "GiB"]),
+    ("versions.yaml", "revises: [R-T4-memory_bandwidth@2]", "revises: [R-T4-memory_bandwidth@7]", ["unknown fact version"]),
+    ("versions.yaml", "adds: {sources: [S002]}", "adds: {sources: [S009]}", ["unknown source"]),
+]
+
+
+@pytest.mark.parametrize("rel,old,new,words", BROKEN, ids=[b[3][0] for b in BROKEN])
+def test_broken_files_are_reported_with_file_and_line(kbcopy, rel, old, new, words):
+    _break(kbcopy / rel, old, new)
+    with pytest.raises(ValidationError) as e:
+        load_kb(kbcopy)
+    text = str(e.value)
+    for w in words:
+        assert w in text, text
+    issues = e.value.issues
+    assert any(i.file and i.file.endswith(rel) and i.line for i in issues), [str(i) for i in issues]
+
+
+def test_quote_off_its_span_is_rejected_with_a_hint(kbcopy):
+    path = kbcopy / "claims" / "S002.yaml"
+    text = path.read_text(encoding="utf-8")
+    import re
+    m = re.search(r"span: \[(\d+), (\d+)\]", text)
+    a, b = int(m.group(1)), int(m.group(2))
+    path.write_text(text[:m.start()] + f"span: [{a + 1}, {b + 1}]" + text[m.end():], encoding="utf-8")
+    with pytest.raises(ValidationError) as e:
+        load_kb(kbcopy)
+    msg = str(e.value)
+    assert "quote is not at its span" in msg and f"[{a}, {b}]" in msg
+    line = text[:m.start()].count("\n") + 1
+    assert any(i.line == line and i.file.endswith("S002.yaml") for i in e.value.issues)
+
+
+def test_fill_spans_computes_missing_spans_and_refuses_ambiguous_quotes(kbcopy):
+    path = kbcopy / "claims" / "S000.yaml"
+    text = path.read_text(encoding="utf-8")
+    import re
+    stripped = re.sub(r"\n\s*span: \[\d+, \d+\]", "", text)
+    path.write_text(stripped, encoding="utf-8")
+    with pytest.raises(ValidationError) as e:
+        load_kb(kbcopy)
+    assert "--fill-spans" in str(e.value)
+    kb2 = load_kb(kbcopy, fill_spans=True)
+    assert all(c.span for c in kb2.all_facts if c.tier == "claim")
+    load_kb(kbcopy)  # the rewritten file now validates on its own
+    # an ambiguous quote (occurs twice in S002) is refused
+    path2 = kbcopy / "claims" / "S002.yaml"
+    t2 = path2.read_text(encoding="utf-8")
+    m = re.search(r"(quote: .*\n)(\s*)span: \[\d+, \d+\]\n", t2)
+    t2 = t2[:m.start()] + f"quote: GN7-T4\n" + t2[m.end():]
+    path2.write_text(t2, encoding="utf-8")
+    with pytest.raises(ValidationError) as e2:
+        load_kb(kbcopy, fill_spans=True)
+    assert "lengthen it" in str(e2.value)

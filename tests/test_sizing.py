@@ -1,0 +1,212 @@
+"""Sizing rules against the papers' figures, published measurements, and bad scenarios.
+
+Figures and their sources:
+- ZeRO (Rajbhandari et al., SC20), Sec. III-A: 16 bytes per parameter of model states; a 1.5B GPT-2
+  needs 24 GB of model states against 3 GB of fp16 weights. Figure 1: Ψ = 7.5B, K = 12, N_d = 64 gives
+  120 GB per device without ZeRO, 31.4 GB with P_os, 16.6 GB with P_os+g, 1.9 GB with P_os+g+p.
+- LoRA (Hu et al.), Sec. 4.2: GPT-3 175B's frozen fp16 weights are 350 GB.
+- QLoRA (Dettmers et al.): 65B fine-tunes on one 48 GB GPU; 33B on a 24 GB GPU.
+- huggingface/peft README, "High performance on consumer hardware" (one A100 80GB): T0_3B full
+  fine-tuning 47.14 GB and LoRA 14.4 GB; bloomz-7b1 LoRA 32 GB; mt0-xxl LoRA 56 GB; full fine-tuning
+  of the 7B and 12B models out of memory. The table gives no sequence length, batch, precision or rank:
+  gpukb assumes FP32 weights (PEFT's examples load models in FP32), LoRA rank 8, seq 512, batch 1.
+  Stated tolerance: 10%.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine.errors import BadInput
+
+from ._engine import bundled
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return bundled()
+
+
+def q(kb, **body):
+    return kb.query(body)
+
+
+def test_zero_16_bytes_per_parameter_gpt2_1_5b(kb):
+    a = q(kb, model="gpt2-1.5b", method="full", gpu="A100-80GB")
+    assert a["memory"]["model_states"] == pytest.approx(24.0, rel=1e-6)
+    assert a["memory"]["weights"] == pytest.approx(3.0, rel=1e-6)
+
+
+@pytest.mark.parametrize("zero,expected", [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.875)])
+def test_zero_per_device_figures_of_figure_1(kb, zero, expected):
+    a = q(kb, params=7.5e9, method="full", vram_gb=2000, gpus=64, zero=zero)
+    assert a["memory"]["per_gpu_model_states"] == pytest.approx(expected, rel=0.01)
+
+
+def test_lora_gpt3_175b_frozen_weights_350_gb(kb):
+    a = q(kb, model="gpt3-175b", method="lora", precision="fp16", vram_gb=2000, lora_rank=4)
+    assert a["memory"]["weights"] == pytest.approx(350.0, rel=0.01)
+    assert a["memory"]["gradients"] < 0.1  # adapters only
+
+
+def test_qlora_65b_fits_one_48_gb_gpu_and_33b_a_24_gb_gpu(kb):
+    a = q(kb, model="llama-65b", method="qlora", vram_gb=48, gradient_checkpointing=True)
+    assert a["verdict"] == "fits"
+    b = q(kb, model="llama-33b", method="qlora", vram_gb=24, gradient_checkpointing=True)
+    assert b["verdict"] == "fits"
+    # and the 16-bit full fine-tune of 65B needs far more than 780 GB
+    c = q(kb, model="llama-65b", method="full", vram_gb=80)
+    assert c["memory"]["model_states"] > 780
+
+
+@pytest.mark.parametrize("body,measured", [
+    (dict(params=3e9, method="full"), 47.14),
+    (dict(params=3e9, method="lora", lora_rank=8), 14.4),
+    (dict(params=7e9, method="lora", lora_rank=8), 32.0),
+    (dict(params=12e9, method="lora", lora_rank=8), 56.0),
+])
+def test_peft_readme_measurements_within_10_percent(kb, body, measured):
+    a = q(kb, precision="fp32", vram_gb=80, **body)
+    assert a["memory"]["total"] == pytest.approx(measured, rel=0.10)
+
+
+@pytest.mark.parametrize("params", [7e9, 12e9])
+def test_peft_readme_full_fine_tuning_out_of_memory_on_80_gb(kb, params):
+    assert q(kb, params=params, method="full", precision="fp32", gpu="A100-80GB")["verdict"] == "does_not_fit"
+
+
+def test_13b_full_fine_tuning_on_a_t4(kb):
+    a = q(kb, params=13e9, method="full", gpu="T4")
+    assert a["verdict"] == "does_not_fit"
+    assert a["memory"]["model_states"] == pytest.approx(208.0, abs=0.5)
+    assert a["capacity"]["per_gpu"] < 16
+    assert a["min_gpus"] >= 14 and a["min_gpus_zero"] == 3
+    # the min_gpus figure really fits, and one fewer does not
+    fit = q(kb, params=13e9, method="full", gpu="T4", gpus=a["min_gpus"], zero=3)
+    assert fit["verdict"] == "fits"
+    nofit = q(kb, params=13e9, method="full", gpu="T4", gpus=a["min_gpus"] - 1, zero=3)
+    assert nofit["verdict"] == "does_not_fit"
+
+
+def test_qlora_7b_on_a_t4_fits(kb):
+    assert q(kb, model="llama-2-7b", method="qlora", gpu="T4")["verdict"] == "fits"
+
+
+def test_missing_bf16_changes_the_recommended_precision_on_a_t4(kb):
+    t4 = q(kb, model="llama-2-7b", method="qlora", gpu="T4", precision="bf16")
+    a10 = q(kb, model="llama-2-7b", method="qlora", gpu="A10", precision="bf16")
+    assert any(p["recommended"] == "fp16" for p in t4["precision"])
+    assert any(r["action"] == "use_fp16" for r in t4["recommendations"])
+    assert not a10["precision"]
+    assert not any(r["action"] == "use_fp16" for r in a10["recommendations"])
+
+
+def test_recommendations_are_ranked_evaluated_and_name_their_cost(kb):
+    a = q(kb, model="llama-2-7b", method="full", gpu="T4")
+    recs = a["recommendations"]
+    assert recs and all(r["cost"] for r in recs)
+    assert [r["rank"] for r in recs] == list(range(1, len(recs) + 1))
+    fitting = [r for r in recs if r.get("fits")]
+    assert fitting and recs[0].get("fits")           # a change that works comes first
+    assert {r["action"] for r in fitting} & {"method_qlora", "more_gpus"}
+
+
+def test_memory_grows_with_sequence_and_shrinks_with_checkpointing_and_flash(kb):
+    base = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=2048)["memory"]["activations"]
+    longer = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=4096)["memory"]["activations"]
+    ckpt = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=2048, gradient_checkpointing=True)["memory"]["activations"]
+    flash = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=2048, flash_attention=True)["memory"]["activations"]
+    assert longer > 2 * base  # the attention term is quadratic in s
+    assert ckpt < base / 5 and flash < base
+
+
+def test_korthikanti_formula_by_hand(kb):
+    # Llama-2-7B: 32 layers, h = 4096, a = 32; s = 1024, b = 2 → L·s·b·h·(34 + 5·a·s/h)
+    a = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=1024, batch=2)
+    expected = 32 * 1024 * 2 * 4096 * (34 + 5 * 32 * 1024 / 4096) / 1e9
+    assert a["memory"]["activations"] == pytest.approx(expected, rel=1e-3)
+
+
+def test_inference_kv_cache_and_overhead(kb):
+    a = q(kb, model="llama-2-13b", method="inference", gpu="L4", seq_len=4096, batch=1)
+    assert a["memory"]["gradients"] == 0 and a["memory"]["optimizer"] == 0
+    assert a["memory"]["kv_cache"] == pytest.approx(2 * 40 * 4096 * 5120 * 2 / 1e9, rel=1e-3)
+    assert a["memory"]["overhead"] == pytest.approx(0.2 * a["memory"]["weights"] + 0.524288, rel=1e-3)
+
+
+def test_zero_communication_and_network_time(kb):
+    a = q(kb, params=13e9, method="full", instance="GN7.20XLARGE320", gpus=8, zero=3)
+    net = [c for c in a["communication"] if c["link"] == "network"]
+    assert net and net[0]["gb_per_step"] == pytest.approx(3 * 26.0, rel=1e-6)   # 3Ψ elements × 2 bytes
+    assert net[0]["seconds"] == pytest.approx(78.0 * 8 / 25, rel=1e-6)          # over 25 Gbps
+    dp = q(kb, params=13e9, method="full", instance="GN7.20XLARGE320", gpus=8, zero=2)
+    assert [c for c in dp["communication"] if c["link"] == "network"][0]["gb_per_step"] == pytest.approx(52.0)
+
+
+def test_compute_time_is_6nd_over_peak(kb):
+    a = q(kb, model="llama-2-7b", method="qlora", gpu="T4", seq_len=1024, batch=4)
+    assert a["compute"]["seconds_per_step"] == pytest.approx(6 * 6.74e9 * 1024 * 4 / 65e12, rel=1e-3)
+
+
+def test_instance_brings_gpu_count_and_vgpu_share(kb):
+    a = q(kb, model="llama-2-7b", method="qlora", instance="GN7.LARGE20")
+    assert a["capacity"]["per_gpu"] < 4   # a quarter T4: 4 GB vGPU minus the CUDA context
+    b = q(kb, model="llama-2-7b", method="qlora", instance="GN7.20XLARGE320")
+    assert b["capacity"]["gpus"] == 4
+
+
+def test_why_not_names_the_failed_condition_with_values(kb):
+    a = q(kb, params=13e9, method="full", gpu="T4")
+    cands = a["why_not"]["candidates"]
+    fits = next(c for c in cands if c["rule"].startswith("sizing.verdict.fits"))
+    assert fits["holds"] is False and "<=" in fits["failed_condition"]
+    assert fits["values"]["p.total_gb"] > 200 and fits["values"]["c.gb"] < 16
+    assert a["why_not"]["max_params_that_fit"] < 1.5e9
+
+
+BAD = [
+    (dict(params=-5, method="full", gpu="T4"), "params"),
+    (dict(params=1e15, method="full", gpu="T4"), "params"),
+    (dict(params=float("nan"), method="full", gpu="T4"), "params"),
+    (dict(params=13e9, method="full", gpu="T5000"), "gpu"),
+    (dict(params=13e9, method="full"), "gpu"),
+    (dict(method="full", gpu="T4"), "model"),
+    (dict(params=13e9, model="llama-2-7b", gpu="T4"), "params"),
+    (dict(params=13e9, method="inference", optimizer="adamw", gpu="T4"), "optimizer"),
+    (dict(params=13e9, method="full", precision="nf4", gpu="T4"), "precision"),
+    (dict(params=13e9, method="jogging", gpu="T4"), "method"),
+    (dict(params=13e9, gpu="T4", batch=0), "batch"),
+    (dict(params=13e9, gpu="T4", zero=4), "zero"),
+    (dict(params=13e9, gpu="T4", gpus=1.5), "gpus"),
+    (dict(params=13e9, gpu="T4", gradient_checkpointing="yes"), "gradient_checkpointing"),
+    (dict(params=13e9, gpu="T4", colour="red"), "colour"),
+    (dict(params=True, gpu="T4"), "params"),
+]
+
+
+@pytest.mark.parametrize("body,field", BAD)
+def test_bad_scenarios_get_a_clear_error(kb, body, field):
+    with pytest.raises(BadInput) as e:
+        kb.query(body)
+    assert any(i.field == field for i in e.value.issues), [str(i) for i in e.value.issues]
+
+
+def test_zero_on_one_gpu_is_a_stated_normalisation(kb):
+    a = q(kb, params=13e9, method="full", gpu="T4", zero=3)
+    assert a["scenario"]["zero"] == 0
+    assert any("ZeRO stage 3 on one GPU" in n for n in a["notes"])
+
+
+def test_every_number_in_the_breakdown_is_in_the_proof_tree(kb):
+    a = q(kb, params=13e9, method="full", gpu="T4")
+    from engine.explain import walk
+    nodes = list(walk(a["explanation"]["tree"]))
+    rules = {n.get("rule", "").split("@")[0] for n in nodes}
+    for r in ("sizing.full.weights", "sizing.full.gradients", "sizing.full.optimizer", "sizing.model_states",
+              "sizing.capacity.usable", "sizing.verdict.does_not_fit"):
+        assert r in rules
+    cited = {c["id"].split("@")[0] for n in nodes for c in n.get("cites", [])}
+    assert {"R-ZERO-model_states_bpp", "R-ZERO-K", "R-T4-usable_memory", "R-CUDA-context"} <= cited
+    leaves = [n for n in nodes if n.get("given")]
+    assert any(n.get("tier") == "reference" and n["fact"].startswith("R-T4-usable_memory") for n in leaves)
