@@ -88,16 +88,17 @@ def _install_request_hooks(app: Flask) -> None:
     def _finish(resp):
         rid = getattr(g, "request_id", None) or _request_id(None)
         resp.headers["X-Request-ID"] = rid
-        origin = request.headers.get("Origin")
-        origins = _cors_origins(app.config.get("CORS_ORIGINS")) if origin else set()
-        if origins and origin and ("*" in origins or origin.rstrip("/") in origins):
-            resp.headers["Access-Control-Allow-Origin"] = origin
-            resp.headers["Access-Control-Expose-Headers"] = "X-Request-ID"
+        origins = _cors_origins(app.config.get("CORS_ORIGINS"))
+        if origins:                      # CORS is off unless configured; then only for listed origins
             resp.vary.add("Origin")
-            if request.method == "OPTIONS":
-                resp.headers["Access-Control-Allow-Methods"] = "GET, HEAD, OPTIONS, POST"
-                resp.headers["Access-Control-Allow-Headers"] = "Content-Type, X-Request-ID"
-                resp.headers["Access-Control-Max-Age"] = "600"
+            origin = request.headers.get("Origin")
+            if origin and ("*" in origins or origin.rstrip("/") in origins):
+                resp.headers["Access-Control-Allow-Origin"] = origin
+                resp.headers["Access-Control-Expose-Headers"] = "X-Request-ID"
+                if request.method == "OPTIONS":
+                    resp.headers["Access-Control-Allow-Methods"] = "GET, HEAD, OPTIONS, POST"
+                    resp.headers["Access-Control-Allow-Headers"] = "Content-Type, X-Request-ID"
+                    resp.headers["Access-Control-Max-Age"] = "600"
         ms = (time.perf_counter() - getattr(g, "t0", time.perf_counter())) * 1000
         HTTP_LOG.info("%s %s %s %s %.1fms", rid, request.method, request.full_path.rstrip("?")[:300],
                       resp.status_code, ms)

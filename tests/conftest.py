@@ -97,6 +97,12 @@ class Api:
 
 
 @pytest.fixture
+def requires():
+    """requires(name): skip unless the engine has GpuKB.<name>."""
+    return requires_engine
+
+
+@pytest.fixture
 def error_shape():
     """assert_error_shape(body, status), for tests that make their own requests."""
     return assert_error_shape
