@@ -44,8 +44,28 @@ def _host() -> _durable_engine.Host:
     return _HOST
 
 
+_PROJECTIONS: dict[str, dict[str, Any]] = {}
+
+
 def _scalar_projection(fact: dict[str, Any]) -> dict[str, Any]:
-    """What durable_rules sees of a fact: its scalar fields (lists, dicts and None stay with gpukb)."""
+    """What durable_rules sees of a fact: its scalar fields (lists, dicts and None stay with gpukb).
+
+    Fact keys name content (a KB fact's id@version, a derived fact's content hash), so projections
+    are cached by key.
+    """
+    fk = fact.get("fk")
+    cached = _PROJECTIONS.get(fk) if isinstance(fk, str) else None
+    if cached is not None:
+        return dict(cached)
+    out = _project(fact)
+    if isinstance(fk, str) and not fk.startswith("scenario:"):
+        if len(_PROJECTIONS) > 200_000:
+            _PROJECTIONS.clear()
+        _PROJECTIONS[fk] = out
+    return dict(out)
+
+
+def _project(fact: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for k, v in fact.items():
         if isinstance(v, bool):
@@ -132,3 +152,51 @@ class Session:
         out = list(self.compiled._matches)
         self.compiled._matches.clear()
         return out
+
+
+class RawRuleset:
+    """A baseline for benchmarks: the same ruleset driven the plain durable_rules way.
+
+    Each action computes what its rule derives (``derive(rule_name, bindings)`` returns new fact dicts
+    or nothing) and asserts it from inside the action with ``c.assert_fact``, letting durable_rules
+    chain by itself. Nothing is recorded: no firings, no premises, no provenance.
+    """
+
+    def __init__(self, definition: dict[str, dict], derive: Callable[[str, dict], list[dict]], prefix: str = "raw"):
+        with _LOCK:
+            self.name = f"{prefix}_{next(_NAMES)}"
+            defs = {}
+            for rule_name, rule in definition.items():
+                rule = dict(rule)
+                rule["run"] = self._action(rule_name, derive)
+                defs[rule_name] = rule
+            _host().register_rulesets({self.name: defs})
+
+    @staticmethod
+    def _action(rule_name: str, derive: Callable) -> Callable:
+        def action(c):
+            for fact in derive(rule_name, c._m) or ():
+                try:
+                    c.assert_fact(fact)
+                except (MessageObserved, MessageNotHandled):
+                    pass
+        return action
+
+    def run(self, facts: list[dict[str, Any]]) -> int:
+        """Assert the facts one by one under a fresh sid; returns the number of facts in the end state."""
+        sid = f"raw{next(_SIDS)}"
+        with _LOCK:
+            try:
+                for f in facts:
+                    msg = _scalar_projection(f)
+                    msg["sid"] = sid
+                    try:
+                        _host().assert_fact(self.name, msg)
+                    except (MessageObserved, MessageNotHandled):
+                        pass
+                return len(_host().get_facts(self.name, sid))
+            finally:
+                try:
+                    _host().delete_state(self.name, sid)
+                except Exception:
+                    pass

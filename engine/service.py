@@ -5,6 +5,7 @@ The CLI and the HTTP API are thin layers over :class:`GpuKB`; both print the dic
 from __future__ import annotations
 
 import copy
+import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -20,8 +21,9 @@ from .reasoner import Reasoner
 from .rules import RuleSet, load_rules
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_KB = ROOT / "kb"
-DEFAULT_RULES = ROOT / "rules"
+# the bundled KB and rules sit next to the packages in a checkout; GPUKB_KB / GPUKB_RULES point elsewhere
+DEFAULT_KB = Path(os.environ.get("GPUKB_KB") or ROOT / "kb")
+DEFAULT_RULES = Path(os.environ.get("GPUKB_RULES") or ROOT / "rules")
 
 
 class GpuKB:
@@ -126,12 +128,20 @@ class GpuKB:
     def _recommendations(self, r: sizing.SizingRun, view: ReleaseView) -> list[dict[str, Any]]:
         out = []
         seen = set()
+        family_gpus: dict[str, Any] = {}
         for rec in sorted(r.all("recommendation"), key=lambda x: (x.get("rank") or 99, str(x.get("detail")))):
             change = self._change_of(rec)
             key = (rec["action"], str(change))
             if key in seen:
                 continue
             seen.add(key)
+            if rec["action"] == "family":
+                # families with the same GPU give the same answer: evaluate one, list the others with it
+                g = view.ref(change["family"], "gpu")
+                gkey = tuple(g.value) if g is not None else change["family"]
+                if gkey in family_gpus:
+                    family_gpus[gkey].setdefault("also", []).append(change["family"].split(":")[-1])
+                    continue
             item: dict[str, Any] = {"action": rec["action"], "change": change, "cost": rec.get("cost"),
                                     "rule_rank": rec.get("rank"), "fact": rec["fk"]}
             if change:
@@ -152,6 +162,18 @@ class GpuKB:
                                     capacity_gb=round(v2["capacity_gb"], 3))
                 except BadInput as exc:
                     item["error"] = exc.message
+            if rec["action"] == "family":
+                g = view.ref(change["family"], "gpu")
+                family_gpus[tuple(g.value) if g is not None else change["family"]] = item
+                if not item.get("fits") and "need_gb" in item:
+                    # how many of that family's GPUs would it take
+                    try:
+                        s3, n3 = scen.normalise({k: v for k, v in body.items() if v is not None and k != "compute_precision"}, self.kb.vocab)
+                        mg = self.run_scenario(s3, n3, view).one("min_gpus")
+                        if mg and mg.get("n"):
+                            item["min_gpus"] = mg["n"]
+                    except BadInput:
+                        pass
             out.append(item)
         out.sort(key=lambda x: (0 if x.get("fits") else 1, x.get("rule_rank") or 99))
         for i, x in enumerate(out, 1):
@@ -172,27 +194,55 @@ class GpuKB:
         return {}
 
     def _max_params(self, s: dict[str, Any], notes: list[str], view: ReleaseView) -> float | None:
-        """The largest parameter count that fits, other inputs unchanged (bisection over the rules)."""
-        base = {k: v for k, v in s.items() if k != "model"}
-        lo, hi = 1e6, s.get("params") or 1e12
+        """The largest parameter count that fits, other inputs unchanged.
 
-        def fits(n):
-            body = {**base, "params": n}
+        Memory grows almost linearly with the parameter count, so a few secant steps over the rules'
+        own totals find the boundary; the answer is then checked to fit (and stepped down if not).
+        """
+        base = {k: v for k, v in s.items() if k not in ("model", "compute_precision")}
+
+        def total(n: float) -> tuple[float, float] | None:
             try:
-                s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, self.kb.vocab)
+                s2, n2 = scen.normalise({**base, "params": n}, self.kb.vocab)
             except BadInput:
-                return False
+                return None
             v = self.run_scenario(s2, n2, view).one("verdict")
-            return bool(v and v["verdict"] == "fits")
-        if not fits(lo):
+            return (v["need_gb"], v["capacity_gb"]) if v else None
+
+        n1 = s.get("params")
+        if n1 is None:
+            pc = view.ref(s["model"], "params") if s.get("model") else None
+            n1 = pc.norm.lo if pc is not None else None
+        if not n1:
             return None
-        for _ in range(18):
-            mid = (lo * hi) ** 0.5
-            if fits(mid):
-                lo = mid
-            else:
-                hi = mid
-        return float(f"{lo:.3g}")
+        t1 = total(n1)
+        if t1 is None:
+            return None
+        cap = t1[1]
+        n0, t0 = n1 / 2, total(n1 / 2)
+        if t0 is None:
+            return None
+        for _ in range(6):
+            slope = (t1[0] - t0[0]) / (n1 - n0) if n1 != n0 else 0
+            if slope <= 0:
+                break
+            n_new = n1 + (cap - t1[0]) / slope
+            if n_new < 1e3:
+                return None
+            n0, t0 = n1, t1
+            n1, t1 = n_new, total(n_new)
+            if t1 is None or abs(t1[0] - cap) < cap * 1e-3:
+                break
+        if t1 is None:
+            return None
+        for _ in range(20):  # make sure the reported size really fits
+            if t1[0] <= cap:
+                return float(f"{n1:.3g}") if total(float(f"{n1:.3g}"))[0] <= cap else float(f"{n1 * 0.99:.3g}")
+            n1 *= 0.97
+            t1 = total(n1)
+            if t1 is None:
+                return None
+        return None
 
     # -- supporting material ---------------------------------------------------------------------
     def _corroboration(self, view: ReleaseView) -> dict[str, list[dict]]:

@@ -51,18 +51,23 @@ def seed_records(view: ReleaseView) -> list[dict[str, Any]]:
 
 
 def relevant(seeds: list[dict[str, Any]], s: dict[str, Any]) -> list[dict[str, Any]]:
-    """The seeds one scenario can use: formulas, its own entities, and every GPU's headline specs.
+    """The seeds one scenario can use: formulas, its own entities, its GPU's specs, other GPUs' memory.
 
-    Leaving out the other models' and instances' facts changes no derivation (every sizing rule
-    joins them on the scenario's own entities) and keeps a question fast.
+    Leaving out the other models', instances' and GPUs' facts changes no derivation (every sizing rule
+    joins them on the scenario's own entities; only the family recommendation looks at other GPUs,
+    and only at their memory) and keeps a question fast.
     """
     mine = {s.get(k) for k in ("model", "gpu", "instance", "family")} - {None}
+    hosts = {r["v0"] for r in seeds if r["subject"] in mine and r["attribute"] == "gpu" and r.get("v0")}
+    mine |= hosts
     out = []
     for r in seeds:
         subj = r["subject"]
         kind = subj.split(":", 1)[0]
-        if (kind in GENERIC_KINDS or subj in mine or (kind == "gpu" and r["attribute"] in GPU_ATTRS)
-                or (kind == "family" and r["attribute"] == "gpu")):
+        if kind in GENERIC_KINDS or subj in mine:
+            if kind != "gpu" or r["attribute"] in GPU_ATTRS:
+                out.append(r)
+        elif (kind == "gpu" and r["attribute"] == "memory_gb") or (kind == "family" and r["attribute"] == "gpu"):
             out.append(r)
     return out
 

@@ -1,0 +1,313 @@
+"""server/openapi.json describes the API that is actually served, and real answers conform to it."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError as SchemaError
+
+from engine import scenario
+
+SPEC_FILE = Path(__file__).resolve().parents[1] / "server" / "openapi.json"
+HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+# The structure this project relies on (a subset of the OpenAPI 3.1 specification's own schema).
+OPENAPI_SUBSET = {
+    "type": "object",
+    "required": ["openapi", "info", "paths", "components"],
+    "properties": {
+        "openapi": {"type": "string", "pattern": r"^3\.1\.\d+$"},
+        "info": {"type": "object", "required": ["title", "version"],
+                 "properties": {"title": {"type": "string"}, "version": {"type": "string"}}},
+        "paths": {
+            "type": "object",
+            "propertyNames": {"pattern": "^/"},
+            "additionalProperties": {
+                "type": "object",
+                "propertyNames": {"enum": sorted(HTTP_METHODS | {"parameters", "summary", "description"})},
+                "additionalProperties": {"$ref": "#/$defs/operation"},
+            },
+        },
+        "components": {"type": "object", "properties": {"schemas": {"type": "object"}}},
+    },
+    "$defs": {
+        "ref": {"type": "object", "required": ["$ref"], "properties": {"$ref": {"type": "string", "pattern": "^#/"}}},
+        "parameter": {"oneOf": [
+            {"$ref": "#/$defs/ref"},
+            {"type": "object", "required": ["name", "in", "schema"],
+             "properties": {"name": {"type": "string"}, "in": {"enum": ["query", "path", "header", "cookie"]},
+                            "required": {"type": "boolean"}},
+             "if": {"properties": {"in": {"const": "path"}}},
+             "then": {"required": ["required"], "properties": {"required": {"const": True}}}},
+        ]},
+        "operation": {
+            "type": "object",
+            "required": ["operationId", "responses"],
+            "properties": {
+                "operationId": {"type": "string"},
+                "parameters": {"type": "array", "items": {"$ref": "#/$defs/parameter"}},
+                "requestBody": {"type": "object", "required": ["content"]},
+                "responses": {"type": "object", "minProperties": 1,
+                              "propertyNames": {"pattern": "^([1-5][0-9X]{2}|default)$"},
+                              "additionalProperties": {"oneOf": [
+                                  {"$ref": "#/$defs/ref"},
+                                  {"type": "object", "required": ["description"]}]}},
+            },
+        },
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return json.loads(SPEC_FILE.read_text(encoding="utf-8"))
+
+
+def resolve(spec, node):
+    while isinstance(node, dict) and "$ref" in node:
+        node = _pointer(spec, node["$ref"])
+    return node
+
+
+def _pointer(spec, ref):
+    assert ref.startswith("#/"), ref
+    node = spec
+    for part in ref[2:].split("/"):
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def _operations(spec):
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            if method in HTTP_METHODS:
+                yield path, method, op
+
+
+def _validator(spec, schema):
+    # the document's components travel with the schema so "#/components/..." references resolve
+    return Draft202012Validator({**schema, "components": spec["components"]})
+
+
+def validate_response(spec, path, method, response):
+    """Check a test-client response against what the document says for this operation and status."""
+    op = spec["paths"][path][method]
+    declared = op["responses"].get(str(response.status_code))
+    assert declared is not None, f"{method.upper()} {path}: status {response.status_code} is not documented"
+    content = resolve(spec, declared)["content"]
+    assert response.mimetype in content, f"{response.mimetype} not documented for {path} {response.status_code}"
+    schema = content[response.mimetype]["schema"]
+    body = response.get_json(force=True) if "json" in response.mimetype else response.get_data(as_text=True)
+    _validator(spec, schema).validate(body)
+    return body
+
+
+# -- the document itself --------------------------------------------------------------------------------
+
+def test_the_document_has_the_openapi_structure(spec):
+    Draft202012Validator.check_schema(OPENAPI_SUBSET)
+    Draft202012Validator(OPENAPI_SUBSET).validate(spec)
+
+
+def test_every_reference_resolves(spec):
+    refs = re.findall(r'"\$ref":\s*"([^"]+)"', SPEC_FILE.read_text(encoding="utf-8"))
+    assert refs
+    for ref in set(refs):
+        _pointer(spec, ref)
+
+
+def test_every_component_schema_is_valid_json_schema_2020_12(spec):
+    for name, schema in spec["components"]["schemas"].items():
+        Draft202012Validator.check_schema(schema)
+
+
+def test_operation_ids_are_unique(spec):
+    ids = [op["operationId"] for _, _, op in _operations(spec)]
+    assert len(ids) == len(set(ids))
+
+
+def test_every_operation_documents_the_error_shape_for_400(spec):
+    error = {"$ref": "#/components/schemas/Error"}
+    for path, method, op in _operations(spec):
+        r400 = resolve(spec, op["responses"]["400"])
+        assert r400["content"]["application/json"]["schema"] == error, (path, method)
+
+
+# -- document ↔ served routes ---------------------------------------------------------------------------
+
+def _flask_routes(app):
+    out = {}
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static":
+            continue
+        path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule.rule)
+        out.setdefault(path, set()).update(m.lower() for m in rule.methods - {"HEAD", "OPTIONS"})
+    return out
+
+
+def test_every_route_is_documented_and_every_documented_path_exists(app, spec):
+    routes = _flask_routes(app)
+    documented = {p: {m for m in item if m in HTTP_METHODS} for p, item in spec["paths"].items()}
+    assert routes == documented
+
+
+def _sample(path):
+    return (path.replace("{cid}", "S000-C005" if path.startswith("/v1/claims") else "Q-x")
+                .replace("{sid}", "S000"))
+
+
+def test_documented_query_parameters_are_exactly_the_accepted_ones(client, spec):
+    """The 400 for an unknown parameter lists what the endpoint accepts; the document must agree."""
+    for path, method, op in _operations(spec):
+        params = [resolve(spec, p) for p in op.get("parameters", [])]
+        documented = sorted(p["name"] for p in params if p["in"] == "query")
+        r = client.open(_sample(path) + "?zz_unknown=1", method=method.upper(), json={})
+        assert r.status_code == 400, (path, r.status_code)
+        issue = next(i for i in r.get_json()["errors"] if i.get("field") == "zz_unknown")
+        assert sorted(issue["allowed"]) == documented, path
+
+
+def test_the_query_body_schema_matches_the_engine(spec):
+    body = spec["components"]["schemas"]["QueryBody"]
+    props = body["properties"]
+    assert body["additionalProperties"] is False
+    assert set(props) == set(scenario.KEYS)
+    assert props["method"]["enum"] == list(scenario.METHODS)
+    assert props["precision"]["enum"] == list(scenario.PRECISIONS)
+    assert props["optimizer"]["enum"] == list(scenario.OPTIMIZERS)
+    for key, (lo, hi, integer) in scenario.LIMITS.items():
+        schema = props[key]
+        number = next((s for s in schema.get("oneOf", [schema]) if s.get("type") in ("number", "integer")), None)
+        if "enum" in schema:
+            assert schema["enum"] == list(range(int(lo), int(hi) + 1)), key
+            continue
+        assert number is not None, key
+        assert (number["minimum"], number["maximum"]) == (lo, hi), key
+        assert number["type"] == ("integer" if integer else "number"), key
+
+
+def test_enums_of_parameters_match_the_server(spec):
+    from server.api import LANGS
+    from server.api.audit import FORMATS as AUDIT_FORMATS, KINDS
+    from server.api.conclusions import FORMATS as EXPLAIN_FORMATS
+    params = {(p, resolve(spec, x)["name"]): resolve(spec, x)["schema"]
+              for p, _, op in _operations(spec) for x in op.get("parameters", [])}
+    assert params[("/v1/conclusions/{cid}/explain", "format")]["enum"] == list(EXPLAIN_FORMATS)
+    assert params[("/v1/conclusions/{cid}/explain", "lang")]["enum"] == list(LANGS)
+    assert params[("/v1/audit", "format")]["enum"] == list(AUDIT_FORMATS)
+    assert resolve(spec, params[("/v1/audit", "kind")])["enum"] == list(KINDS)
+
+
+# -- real answers conform --------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def conclusion_id(app):
+    return app.test_client().post("/v1/query", json={"params": 13e9, "method": "full", "gpu": "T4"}).get_json()["conclusion_id"]
+
+
+GETS = [
+    ("/health", "/health", None),
+    ("/openapi.json", "/openapi.json", None),
+    ("/v1/claims", "/v1/claims", None),
+    ("/v1/claims", "/v1/claims?source=S001&kb_version=2026.10", None),
+    ("/v1/claims/{cid}", "/v1/claims/S000-C005", None),
+    ("/v1/sources", "/v1/sources", None),
+    ("/v1/sources/{sid}", "/v1/sources/S002", None),
+    ("/v1/versions", "/v1/versions", None),
+    ("/v1/ask", "/v1/ask?q=why+not+T4+for+13B+full+fine-tune", "ask"),
+    ("/v1/ask", "/v1/ask?q=Does+the+T4+support+BF16%3F", "ask"),
+    ("/v1/ask", "/v1/ask?q=hello", "ask"),
+    ("/v1/audit", "/v1/audit", "audit"),
+    ("/v1/audit", "/v1/audit?format=claimreview", "audit"),
+    ("/v1/diff", "/v1/diff?from=2026.09&to=2026.12", "diff"),
+    # errors conform too
+    ("/v1/claims/{cid}", "/v1/claims/S999-C999", None),
+    ("/v1/claims", "/v1/claims?kb_version=nope", None),
+    ("/v1/audit", "/v1/audit?kind=nope", None),
+]
+
+
+@pytest.mark.parametrize("template, url, needs", GETS, ids=[g[1] for g in GETS])
+def test_get_responses_conform(client, spec, requires, template, url, needs):
+    if needs:
+        requires(needs)
+    validate_response(spec, template, "get", client.get(url))
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "prov", "dot"])
+def test_explain_responses_conform(client, spec, requires, conclusion_id, fmt):
+    requires("explain")
+    validate_response(spec, "/v1/conclusions/{cid}/explain", "get",
+                      client.get(f"/v1/conclusions/{conclusion_id}/explain?format={fmt}"))
+    validate_response(spec, "/v1/conclusions/{cid}", "get", client.get(f"/v1/conclusions/{conclusion_id}"))
+
+
+@pytest.mark.parametrize("body", [
+    {"params": 13e9, "method": "full", "gpu": "T4"},
+    {"model": "llama-2-7b", "method": "qlora", "gpu": "T4"},
+    {"params": "70B", "method": "inference", "precision": "int4", "vram_gb": 80, "gpus": 2},
+    {"params": 7e9, "method": "full", "gpu": "A100-80GB", "gpus": 8, "zero": 3, "gradient_checkpointing": True},
+    {"params": 1e9, "gpu": "T4", "colour": "red"},
+])
+def test_query_responses_conform_and_valid_bodies_match_the_request_schema(client, spec, body):
+    r = client.post("/v1/query", json=body)
+    validate_response(spec, "/v1/query", "post", r)
+    request_schema = spec["paths"]["/v1/query"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    valid = True
+    try:
+        _validator(spec, request_schema).validate(body)
+    except SchemaError:
+        valid = False
+    assert valid == (r.status_code == 200)
+
+
+def test_a_response_that_breaks_the_schema_is_caught(spec):
+    """The checker itself: a sizing answer without its verdict does not pass."""
+    schema = {"$ref": "#/components/schemas/SizingAnswer"}
+    with pytest.raises(SchemaError):
+        _validator(spec, schema).validate({"conclusion_id": "Q-x"})
+
+
+# -- schemathesis (property-based, from the document), when it is installed -----------------------------
+
+try:
+    import schemathesis
+except ImportError:       # not a hard test dependency
+    schemathesis = None
+
+if schemathesis is None:
+    def test_schemathesis_fuzzing():
+        pytest.importorskip("schemathesis")
+else:
+    from hypothesis import HealthCheck, given, settings
+    from schemathesis import GenerationMode
+    from schemathesis.checks import (content_type_conformance, not_a_server_error, response_schema_conformance,
+                                     status_code_conformance)
+
+    # schemathesis' lazy pytest loader (from_fixture) breaks on pytest 9 (it sets Node._nodeid), so the
+    # operations are parametrized here and each one is driven through its hypothesis strategy.
+    _DOC = json.loads(SPEC_FILE.read_text(encoding="utf-8"))
+    FUZZ = [(path, method.upper(), mode)
+            for path, method, op in _operations(_DOC)
+            for mode in ("positive", "negative")
+            if mode == "positive" or op.get("parameters") or op.get("requestBody")]
+
+    @pytest.fixture(scope="module")
+    def fuzz_schema(app):
+        return schemathesis.openapi.from_wsgi("/openapi.json", app)
+
+    @pytest.mark.parametrize("path, method, mode", FUZZ, ids=[f"{m} {p} {g}" for p, m, g in FUZZ])
+    def test_schemathesis_fuzzing(fuzz_schema, path, method, mode):
+        """No input gives a 5xx; every answer has a documented status, content type and schema."""
+        operation = fuzz_schema[path][method]
+
+        @given(case=operation.as_strategy(GenerationMode(mode)))
+        @settings(max_examples=25, deadline=None, derandomize=True, database=None,
+                  suppress_health_check=list(HealthCheck))
+        def run(case):
+            case.call_and_validate(checks=[not_a_server_error, status_code_conformance, content_type_conformance,
+                                           response_schema_conformance])
+        run()
