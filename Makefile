@@ -33,5 +33,8 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
+screenshots: $(STAMP)
+	$(BIN)/python scripts/screenshots.py
+
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -7,6 +7,7 @@ writes their explanations and picks each claim's status as its highest-ranked re
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -165,21 +166,26 @@ def run_audit(service, view: ReleaseView) -> AuditResult:
     records: list[dict[str, Any]] = []
     for f in view.reference:
         records.append(factrec.record(f, vocab))
+    claim_recs = []
     for f in view.claims:
         r = factrec.record(f, vocab)
         r["pub"] = dates.get(f.source, "")
-        records.append(r)
-    picks: dict[str, str] = {}
+        claim_recs.append(r)
+    groups = factrec.group_records(claim_recs)
+    records += groups + claim_recs
+    scenarios: dict[str, dict] = {}
     for c, pick, body in check_scenarios(view):
         try:
             s, _ = scen.normalise(body, vocab)
         except BadInput:
             continue
-        rec = scen.record(s, f"chk-{c.id}-{pick}")
-        rec["has_arch"] = int(all(view.ref(s.get("model"), a) is not None for a in ("layers", "hidden_size", "heads"))) if s.get("model") else 0
-        rec["claim"] = c.id
-        rec["pick"] = pick
-        records.append(rec)
+        qid = "chk-" + hashlib.sha1(json.dumps(s, sort_keys=True, default=str).encode()).hexdigest()[:12]
+        if qid not in scenarios:
+            rec = scen.record(s, qid)
+            rec["has_arch"] = int(all(view.ref(s.get("model"), a) is not None for a in ("layers", "hidden_size", "heads"))) if s.get("model") else 0
+            scenarios[qid] = rec
+        records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick})
+    records += list(scenarios.values())
     d = service.reasoner.run(records)
     return _collect(view, d)
 
@@ -202,6 +208,8 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
         if c is None:
             continue
         other = view.facts.get(f.get("other") or "")
+        if f["basis"] == "claims" and isinstance(f.get("detail"), list) and not f["detail"]:
+            f = {**f, "detail": None}
         pair = None
         if f["basis"] == "claims" and other is not None:
             pair = (f["fkind"],) + tuple(sorted((c.id, other.id)))

@@ -44,34 +44,55 @@ def _host() -> _durable_engine.Host:
     return _HOST
 
 
-_PROJECTIONS: dict[str, dict[str, Any]] = {}
+PRIME_TYPE = "$gpukb_prime"
+
+
+def _with_prime_rule(defs: dict[str, dict]) -> dict[str, dict]:
+    """Add the private rule :func:`_prime` fires (no gpukb fact has this type)."""
+    return {**defs, "prime": {"all": [{"b_prime": {"t": PRIME_TYPE}}], "run": lambda c: None}}
+
+
+def _prime(name: str) -> None:
+    """Run and delete one session of a new ruleset in which an action fires, before any real session.
+
+    In durable_rules 2.0.28, deleting the state of a sid that holds facts but in which no action ever
+    ran corrupts the heap (SIGSEGV or 'free(): invalid pointer') unless a session of the same ruleset
+    whose action ran was deleted before. A question whose facts fire no rule is such a session, so
+    every ruleset is primed once when it is registered (tests/test_durable_host.py reproduces the crash
+    in a subprocess).
+    """
+    _host().assert_fact(name, {"t": PRIME_TYPE, "sid": "$prime"})
+    _host().delete_state(name, "$prime")
+
+
+LIST_MARK = "\u0001list"
+TRUE_MARK, FALSE_MARK = "\u0001true", "\u0001false"
 
 
 def _scalar_projection(fact: dict[str, Any]) -> dict[str, Any]:
-    """What durable_rules sees of a fact: its scalar fields (lists, dicts and None stay with gpukb).
+    """What durable_rules sees of a fact (a new dict; the caller's record is never changed).
 
-    Fact keys name content (a KB fact's id@version, a derived fact's content hash), so projections
-    are cached by key.
+    * numbers: a whole float becomes an int (durable_rules does not equate 2 and 2.0), and a float of
+      magnitude below 1e-4 is sent as 0 (its JSON parser rejects numbers written with a negative
+      exponent, as json.dumps writes 2e-06); gpukb keeps the exact value in its own record;
+    * lists and booleans are sent as markers, so "field == null" tests see that the field is there
+      (gpukb itself evaluates every comparison on them);
+    * None is left out (absent), and the reserved keys id and sid are never passed through.
     """
-    fk = fact.get("fk")
-    cached = _PROJECTIONS.get(fk) if isinstance(fk, str) else None
-    if cached is not None:
-        return dict(cached)
-    out = _project(fact)
-    if isinstance(fk, str) and not fk.startswith("scenario:"):
-        if len(_PROJECTIONS) > 200_000:
-            _PROJECTIONS.clear()
-        _PROJECTIONS[fk] = out
-    return dict(out)
-
-
-def _project(fact: dict[str, Any]) -> dict[str, Any]:
-    out = {}
+    out: dict[str, Any] = {}
     for k, v in fact.items():
-        if isinstance(v, bool):
+        if k in ("id", "sid") or v is None:
             continue
-        if isinstance(v, (str, int, float)):
+        if isinstance(v, bool):
+            out[k] = TRUE_MARK if v else FALSE_MARK
+        elif isinstance(v, float):
+            if v != v or v in (float("inf"), float("-inf")):
+                continue
+            out[k] = int(v) if v.is_integer() and abs(v) < 2 ** 53 else (0 if abs(v) < 1e-4 else v)
+        elif isinstance(v, (str, int)):
             out[k] = v
+        elif isinstance(v, (list, tuple, dict)):
+            out[k] = LIST_MARK
     return out
 
 
@@ -87,7 +108,8 @@ class CompiledRuleset:
                 rule = dict(rule)
                 rule["run"] = self._recorder(rule_name)
                 defs[rule_name] = rule
-            _host().register_rulesets({self.name: defs})
+            _host().register_rulesets({self.name: _with_prime_rule(defs)})
+            _prime(self.name)
             log.debug("registered ruleset %s with %d rules", self.name, len(defs))
 
     def _recorder(self, rule_name: str) -> Callable:
@@ -170,7 +192,8 @@ class RawRuleset:
                 rule = dict(rule)
                 rule["run"] = self._action(rule_name, derive)
                 defs[rule_name] = rule
-            _host().register_rulesets({self.name: defs})
+            _host().register_rulesets({self.name: _with_prime_rule(defs)})
+            _prime(self.name)
 
     @staticmethod
     def _action(rule_name: str, derive: Callable) -> Callable:

@@ -119,13 +119,13 @@ def why_not(d: Derivation, ruleset: RuleSet, target_type: str, want: dict[str, A
                 lit_ok = False
         if not lit_ok:
             continue
-        out.append(_first_failure(d, rule, qid))
+        out.append(_first_failure(d, rule, qid, {t: ft.fields for t, ft in ruleset.types.items()}))
         if len(out) >= limit:
             break
     return out
 
 
-def _first_failure(d: Derivation, rule: Rule, qid: str | None) -> dict[str, Any]:
+def _first_failure(d: Derivation, rule: Rule, qid: str | None, ruleset_types: dict[str, dict]) -> dict[str, Any]:
     """Depth-first matching of the rule's patterns against the derivation's facts."""
     by_type: dict[str, list[dict]] = {}
     for f in d.facts.values():
@@ -162,9 +162,10 @@ def _first_failure(d: Derivation, rule: Rule, qid: str | None) -> dict[str, Any]
         cands = by_type.get(p.type, [])
         if qid is not None and p.type not in ("ref", "claim"):
             cands = [f for f in cands if f.get("qid") in (None, qid)]
+        defaults = {k: None for k in (ruleset_types.get(p.type) or {})}
         if p.absent:
             for f in cands:
-                local = {**f, **env}
+                local = {**defaults, **f, **env}
                 if all(holds(c, local) for c in p.conditions):
                     record(i, env, f"no {p.type} fact may match ({', '.join(c.text for c in p.conditions)})", {}, f["fk"])
                     return False
@@ -173,7 +174,7 @@ def _first_failure(d: Derivation, rule: Rule, qid: str | None) -> dict[str, Any]
             record(i, env, f"no {p.type} fact exists to bind as {p.bind}", {})
             return False
         for f in cands:
-            local = {**f, **env}
+            local = {**defaults, **f, **env}
             failed = next((c for c in p.conditions if not holds(c, local)), None)
             if failed is None:
                 if search(i + 1, {**env, p.bind: f}):

@@ -257,7 +257,12 @@ def _tokens(text: str) -> list[tuple[str, Any, int]]:
         kind = m.lastgroup
         val = m.group(kind)
         if kind == "num":
-            out.append(("num", float(val) if any(ch in val for ch in ".eE") else int(val), pos + 1))
+            num = float(val) if any(ch in val for ch in ".eE") else int(val)
+            if isinstance(num, float) and not math.isfinite(num):
+                raise ExprError(f"number {val} is out of range (column {pos + 1})")
+            if isinstance(num, int) and num.bit_length() > 64:
+                raise ExprError(f"number {val[:20]}... is out of range (column {pos + 1})")
+            out.append(("num", num, pos + 1))
         elif kind == "str":
             out.append(("str", re.sub(r"\\(.)", r"\1", val[1:-1]), pos + 1))
         elif kind == "name":
@@ -269,10 +274,19 @@ def _tokens(text: str) -> list[tuple[str, Any, int]]:
     return out
 
 
+MAX_DEPTH = 60
+
+
 class _Parser:
     def __init__(self, text: str):
         self.toks = _tokens(text)
         self.i = 0
+        self.depth = 0
+
+    def nest(self):
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ExprError(f"expression nested deeper than {MAX_DEPTH} levels")
 
     def peek(self):
         return self.toks[self.i]
@@ -316,7 +330,10 @@ class _Parser:
     def not_(self):
         if self.peek()[:2] == ("kw", "not"):
             self.take()
-            return ("not", self.not_())
+            self.nest()
+            node = ("not", self.not_())
+            self.depth -= 1
+            return node
         return self.compare()
 
     def compare(self):
@@ -344,7 +361,10 @@ class _Parser:
     def unary(self):
         if self.peek()[:2] == ("op", "-"):
             self.take()
-            return ("neg", self.unary())
+            self.nest()
+            node = ("neg", self.unary())
+            self.depth -= 1
+            return node
         return self.atom()
 
     def args(self, close):
@@ -367,11 +387,16 @@ class _Parser:
         if kind == "num" or kind == "str":
             return ("lit", val)
         if kind == "op" and val == "(":
+            self.nest()
             node = self.or_()
             self.expect("op", ")")
+            self.depth -= 1
             return node
         if kind == "op" and val == "[":
-            return ("list", self.args("]"))
+            self.nest()
+            node = ("list", self.args("]"))
+            self.depth -= 1
+            return node
         if kind == "name":
             if val in _CONSTS:
                 return ("lit", _CONSTS[val])
@@ -379,7 +404,9 @@ class _Parser:
                 self.take()
                 if val not in FUNCTIONS:
                     raise ExprError(f"unknown function {val!r} (column {col}); allowed: {', '.join(sorted(FUNCTIONS))}")
+                self.nest()
                 args = self.args(")")
+                self.depth -= 1
                 _, lo, hi = FUNCTIONS[val]
                 if not lo <= len(args) <= hi:
                     raise ExprError(f"{val}() takes {lo}..{hi} arguments, got {len(args)} (column {col})")
@@ -504,32 +531,61 @@ def evaluate(node: tuple, env: dict) -> Any:
         fn = FUNCTIONS[node[1]][0]
         args = [evaluate(a, env) for a in node[2]]
         try:
-            return fn(*args)
+            result = fn(*args)
         except ExprError:
             raise
-        except (TypeError, ValueError, OverflowError) as exc:
+        except Exception as exc:  # any fault inside a function is the expression's error
             raise ExprError(f"{node[1]}(): {exc}") from None
+        if isinstance(result, float) and not math.isfinite(result):
+            raise ExprError(f"{node[1]}(): result out of range")
+        return result
     raise ExprError(f"bad expression node {kind!r}")
 
 
-def unparse(node: tuple) -> str:
-    """Text of a parsed expression (for explanations)."""
+_PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "/": 6, "neg": 7}
+
+
+def _prec(node: tuple) -> int:
     kind = node[0]
+    if kind == "bin":
+        return _PREC[node[1]]
+    return _PREC.get(kind, 9)
+
+
+def unparse(node: tuple) -> str:
+    """Text of a parsed expression (for explanations); parsing it again gives the same tree.
+
+    >>> unparse(parse("1 - (2 - 3) * x.y"))
+    '1 - (2 - 3) * x.y'
+    """
+    kind = node[0]
+
+    def sub(child: tuple, min_prec: int) -> str:
+        text = unparse(child)
+        return f"({text})" if _prec(child) < min_prec else text
+
     if kind == "lit":
         v = node[1]
-        return repr(v) if isinstance(v, str) else ("null" if v is None else str(v).lower() if isinstance(v, bool) else str(v))
+        if isinstance(v, str):
+            return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return "null" if v is None else str(v).lower() if isinstance(v, bool) else repr(v)
     if kind == "name":
         return ".".join(node[1])
     if kind == "list":
         return "[" + ", ".join(unparse(a) for a in node[1]) + "]"
     if kind == "neg":
-        return "-" + unparse(node[1])
+        return "-" + sub(node[1], _PREC["neg"] + 1)
     if kind == "not":
-        return "not " + unparse(node[1])
+        return "not " + sub(node[1], _PREC["not"])
     if kind in ("and", "or"):
-        return f"({unparse(node[1])} {kind} {unparse(node[2])})"
-    if kind in ("bin", "cmp"):
-        return f"{unparse(node[2])} {node[1]} {unparse(node[3])}"
+        p = _PREC[kind]
+        return f"{sub(node[1], p)} {kind} {sub(node[2], p + 1)}"
+    if kind == "bin":
+        p = _PREC[node[1]]
+        return f"{sub(node[2], p)} {node[1]} {sub(node[3], p + 1)}"
+    if kind == "cmp":
+        p = _PREC["cmp"]
+        return f"{sub(node[2], p + 1)} {node[1]} {sub(node[3], p + 1)}"
     if kind == "call":
         return f"{node[1]}(" + ", ".join(unparse(a) for a in node[2]) + ")"
     return "?"

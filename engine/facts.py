@@ -59,3 +59,32 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
         sig.append(f"{k}={_canon(v)}")
     r["qsig"] = ";".join(sig)
     return r
+
+
+GROUP_FIELDS = ("subject", "attribute", "value", "vstr", "lo", "hi", "vkind", "polarity", "modality", "qsig",
+                "q_task", "q_gpu")
+
+
+def group_records(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Group claim records by subject, attribute, scope, modality and value; sets each claim's ``gid``."""
+    groups: dict[tuple, dict[str, Any]] = {}
+    for c in claims:
+        key = (c["subject"], c["attribute"], c.get("qsig"), c.get("modality"), c.get("vstr"))
+        g = groups.get(key)
+        if g is None:
+            g = {"t": "cgroup", "gid": f"G{len(groups)}", **{k: c.get(k) for k in GROUP_FIELDS},
+                 "_sources": {}, "pub": c.get("pub") or ""}
+            groups[key] = g
+        g["_sources"].setdefault(c.get("source"), c["fid"])
+        g["pub"] = max(g["pub"], c.get("pub") or "")
+        c["gid"] = g["gid"]
+    out = []
+    for g in groups.values():
+        srcs = g.pop("_sources")
+        names = sorted(srcs)
+        first = names[0]
+        g.update(sources="|".join(names), n_sources=len(names), rep=srcs[first], rep_source=first,
+                 rep2=srcs[names[1]] if len(names) > 1 else None)
+        g["fk"] = f"group:{g['gid']}"
+        out.append({k: v for k, v in g.items() if v is not None})
+    return out

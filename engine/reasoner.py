@@ -64,6 +64,10 @@ class Reasoner:
         self.budget = budget
         self.compiled = CompiledRuleset(definition(ruleset))
         self._by_name = {f"r{i}": r for i, r in enumerate(ruleset.rules)}
+        self._by_type: dict[str, list[dict[str, Any]]] = {}
+        # a pattern's bare names are its fact's fields; a field the fact lacks reads as null
+        global _DEFAULTS
+        _DEFAULTS = {t: {f: None for f in ft.fields} for t, ft in ruleset.types.items()}
 
     def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None) -> Derivation:
         """Assert ``facts`` (each with ``t`` and a unique ``fk``) in a fresh session and chain to a fixpoint."""
@@ -75,6 +79,7 @@ class Reasoner:
         work: deque = deque()
         given: set[str] = set()
         with self.compiled.session() as session:
+            # all given facts first, so an absent pattern over them sees every one of them
             for f in facts:
                 fk = f["fk"]
                 if fk in known:
@@ -83,7 +88,10 @@ class Reasoner:
                 given.add(fk)
                 session.assert_fact(f)
                 work.extend(session.drain())
-                self._settle(session, work, known, firings, counts, seen_matches, budget)
+            self._by_type = {}
+            for f in known.values():
+                self._by_type.setdefault(f["t"], []).append(f)
+            self._settle(session, work, known, firings, counts, seen_matches, budget)
             session.check()
         return Derivation(known, firings, given)
 
@@ -100,7 +108,7 @@ class Reasoner:
             if sig in seen_matches:
                 continue
             seen_matches.add(sig)
-            if not self._holds(rule, env):
+            if not self._holds(rule, env) or self._blocked(rule, env):
                 continue
             try:
                 values = {name: expr.evaluate(node, env) for name, node in rule.derive.items()}
@@ -121,8 +129,19 @@ class Reasoner:
                 continue
             fact = {"t": rule.derive_type, "fk": fk, **values}
             known[fk] = fact
+            self._by_type.setdefault(fact["t"], []).append(fact)
             session.assert_fact(fact)
             work.extend(session.drain())
+
+    def _blocked(self, rule: Rule, env: dict[str, dict]) -> bool:
+        """Does a given fact match one of the rule's absent patterns (checked by gpukb, not durable)?"""
+        for p in rule.patterns:
+            if p.absent:
+                for f in self._by_type.get(p.type, ()):
+                    local = {**_DEFAULTS.get(p.type, {}), **f, **env}
+                    if all(_truth(c, local) for c in p.conditions):
+                        return True
+        return False
 
     @staticmethod
     def _holds(rule: Rule, env: dict[str, dict]) -> bool:
@@ -132,10 +151,13 @@ class Reasoner:
                 continue
             conds = [c for c in p.conditions if c.durable is None]
             if conds:
-                local = {**env[p.bind], **env}
+                local = {**_DEFAULTS.get(p.type, {}), **env[p.bind], **env}
                 if not all(_truth(c, local) for c in conds):
                     return False
         return all(_truth(c, env) for c in rule.guard)
+
+
+_DEFAULTS: dict[str, dict[str, None]] = {}
 
 
 def _truth(cond: Condition, env: dict) -> bool:
@@ -160,7 +182,7 @@ def first_failure(rule: Rule, env: dict[str, dict]) -> tuple[str, dict[str, Any]
     for p in rule.patterns:
         if p.bind not in env:
             return (f"no {p.type} fact to bind as {p.bind}", {})
-        local = {**env[p.bind], **env}
+        local = {**_DEFAULTS.get(p.type, {}), **env[p.bind], **env}
         for c in p.conditions:
             if not _truth(c, local):
                 return (c.text, {".".join(n): _lookup_safe(local, n) for n in expr.names(c.node)})

@@ -20,9 +20,12 @@ from .yamlio import LineDict, load_file
 RESERVED_FIELDS = {"id", "sid", "t", "fk", "$s"}
 RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group"}
 PATTERN_FIELDS = {"bind", "type", "where", "absent"}
-_CMP_TO_DURABLE = {"==": None, "!=": "$neq", "<": "$lt", "<=": "$lte", ">": "$gt", ">=": "$gte"}
+# `!=` is evaluated by gpukb: durable_rules' $neq never matches a fact without the field, where gpukb's
+# null != x is true (and $or with $nex is rejected by its C core)
+_CMP_TO_DURABLE = {"==": None, "<": "$lt", "<=": "$lte", ">": "$gt", ">=": "$gte"}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
-_ARITH = {"+": "$add", "-": "$sub", "*": "$mul", "/": "$div"}
+# `/` is evaluated by gpukb: durable_rules divides ints as integers and crashes on a zero divisor
+_ARITH = {"+": "$add", "-": "$sub", "*": "$mul"}
 
 
 @dataclass
@@ -188,7 +191,9 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
     if cited_ids is not None:
         for c in cites:
             if str(c).split("@")[0] not in cited_ids:
-                issues.append(Issue(f"rule {rid} cites unknown reference fact {c!r}", fname, item.line_of("cites"), "cites"))
+                close = sorted(x for x in cited_ids if x.split("-")[:2] == str(c).split("-")[:2])[:10]
+                issues.append(Issue(f"rule {rid} cites unknown reference fact {c!r}", fname, item.line_of("cites"), "cites",
+                                    close or "the id of a reference fact in kb/reference/"))
     when = item.get("when")
     if not isinstance(when, list) or not when:
         issues.append(Issue("'when' must be a non-empty list of patterns", fname, item.line_of("when"), "when"))
@@ -235,8 +240,9 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
             issues.append(Issue("absent must be true or false", fname, p.line_of("absent"), "absent"))
             absent = False
         if absent and not types[t].base:
-            issues.append(Issue(f"absent patterns may only test base facts (ref, claim, scenario), not {t!r}: a derived fact could appear after the rule fired",
-                                fname, p.line_of("absent"), "absent"))
+            base = sorted(n for n, ft in types.items() if ft.base)
+            issues.append(Issue(f"absent patterns may only test base facts, not {t!r}: a derived fact could appear after the rule fired",
+                                fname, p.line_of("absent"), "absent", base))
         if absent and any(c.durable is None for c in conds):
             issues.append(Issue("an absent pattern's conditions must be simple comparisons (no functions)", fname, p.line_of("where"), "where"))
         if not absent:
@@ -263,7 +269,8 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
         issues.append(Issue(f"unknown fact type {dtype!r}", fname, d.line_of("type"), "derive.type", sorted(types)))
         return None
     if types[dtype].base:
-        issues.append(Issue(f"{dtype!r} facts come from the KB and cannot be derived", fname, d.line_of("type"), "derive.type"))
+        issues.append(Issue(f"{dtype!r} facts come from the KB and cannot be derived", fname, d.line_of("type"), "derive.type",
+                            sorted(n for n, ft in types.items() if not ft.base)))
     derive: dict[str, tuple] = {}
     derive_text: dict[str, str] = {}
     for fname_, text in d["set"].items():
@@ -345,6 +352,8 @@ def _operand(node: tuple, bound: set[str]) -> Any:
     if kind == "name" and len(node[1]) == 2 and node[1][0] in bound:
         return {"b_" + node[1][0]: node[1][1]}
     if kind == "bin":
+        if node[1] not in _ARITH:
+            return _NO
         left, right = _operand(node[2], bound), _operand(node[3], bound)
         if left is _NO or right is _NO:
             return _NO
@@ -378,11 +387,15 @@ def _compile_condition(node: tuple, bound: set[str]) -> dict | None:
         if op == "!=":
             return {"$ex": {fld: 1}}
         return None
+    if op not in _CMP_TO_DURABLE:
+        return None
     rhs = _operand(right, bound)
     if rhs is _NO:
         return None
     if isinstance(rhs, bool):
-        return None  # durable_rules stores JSON booleans inconsistently; gpukb checks these
+        return None  # booleans reach durable_rules only as markers; gpukb checks these
+    if isinstance(rhs, float) and rhs.is_integer():
+        rhs = int(rhs)  # as the projection sends whole floats
     d_op = _CMP_TO_DURABLE[op]
     return {fld: rhs} if d_op is None else {d_op: {fld: rhs}}
 

@@ -148,6 +148,11 @@ def normalise(body: Any, vocab: Vocabulary) -> tuple[dict[str, Any], list[str]]:
     compute = prec
     if method == "qlora":
         compute = prec if prec in ("fp32", "fp16", "bf16", "mixed") else "bf16"
+        if b.get("compute_precision") in ("fp32", "fp16", "bf16", "mixed"):
+            compute = b["compute_precision"]
+        elif "compute_precision" in b:
+            issues.append(Issue(f"unknown compute precision {b['compute_precision']!r}", field="compute_precision",
+                                allowed=["fp32", "fp16", "bf16", "mixed"]))
         if prec != "nf4":
             notes.append(f"QLoRA stores the frozen weights in NF4; precision {prec} applies to the adapters and compute only")
         prec = "nf4"
@@ -225,6 +230,11 @@ def conclusion_id(s: dict[str, Any], release: str) -> str:
     return "Q-" + base64.urlsafe_b64encode(blob.encode("utf-8")).decode("ascii").rstrip("=")
 
 
+def inputs(s: dict[str, Any]) -> dict[str, Any]:
+    """The query body that reproduces a normalised scenario (derived keys removed)."""
+    return {k: v for k, v in s.items() if k in KEYS and v is not None}
+
+
 def decode_conclusion_id(cid: str) -> tuple[str, dict[str, Any]]:
     """Inverse of :func:`conclusion_id`; raises BadInput for anything that is not one."""
     if not isinstance(cid, str) or not cid.startswith("Q-") or len(cid) > 2000:
@@ -234,6 +244,7 @@ def decode_conclusion_id(cid: str) -> tuple[str, dict[str, Any]]:
         release, s = json.loads(base64.urlsafe_b64decode(raw.encode("ascii")).decode("utf-8"))
         if not isinstance(release, str) or not isinstance(s, dict):
             raise ValueError("bad shape")
+        s = inputs(s)
     except Exception:
         raise BadInput(f"malformed conclusion id {cid[:40]!r}", [Issue("the id does not decode", field="id")]) from None
     return release, s

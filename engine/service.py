@@ -145,14 +145,13 @@ class GpuKB:
             item: dict[str, Any] = {"action": rec["action"], "change": change, "cost": rec.get("cost"),
                                     "rule_rank": rec.get("rank"), "fact": rec["fk"]}
             if change:
-                body = {**r.scenario, **change}
+                body = {**scen.inputs(r.scenario), **change}
                 if "family" in change:
                     body.pop("gpu", None), body.pop("instance", None), body.pop("vram_gb", None)
                 if change.get("method") in ("lora", "qlora", "inference"):
                     body["zero"] = 0
                 if change.get("method") == "qlora":
                     body["precision"] = "nf4"
-                body.pop("compute_precision", None)
                 try:
                     s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, self.kb.vocab)
                     r2 = self.run_scenario(s2, n2, view)
@@ -168,7 +167,7 @@ class GpuKB:
                 if not item.get("fits") and "need_gb" in item:
                     # how many of that family's GPUs would it take
                     try:
-                        s3, n3 = scen.normalise({k: v for k, v in body.items() if v is not None and k != "compute_precision"}, self.kb.vocab)
+                        s3, n3 = scen.normalise({k: v for k, v in body.items() if v is not None}, self.kb.vocab)
                         mg = self.run_scenario(s3, n3, view).one("min_gpus")
                         if mg and mg.get("n"):
                             item["min_gpus"] = mg["n"]
@@ -199,7 +198,7 @@ class GpuKB:
         Memory grows almost linearly with the parameter count, so a few secant steps over the rules'
         own totals find the boundary; the answer is then checked to fit (and stepped down if not).
         """
-        base = {k: v for k, v in s.items() if k not in ("model", "compute_precision")}
+        base = {k: v for k, v in scen.inputs(s).items() if k != "model"}
 
         def total(n: float) -> tuple[float, float] | None:
             try:
@@ -519,8 +518,10 @@ class GpuKB:
         from .versions import load_watchlist
         return load_watchlist(self.kb_dir / "watchlist.yaml")
 
-    def validate(self) -> dict[str, Any]:
-        """Counts of what loaded (loading already validated everything)."""
+    def validate(self, fill_spans: bool = False) -> dict[str, Any]:
+        """Counts of what loaded (loading already validated everything); see :func:`validate_dirs`."""
+        if fill_spans:
+            return validate_dirs(self.kb_dir, self.rules_dir, fill_spans=True)
         return {"ok": True, "claims": sum(1 for f in self.kb.all_facts if f.tier == "claim"),
                 "reference": sum(1 for f in self.kb.all_facts if f.tier == "reference"),
                 "rules": len(self.rules.rules), "releases": len(self.kb.releases), "sources": len(self.kb.sources)}
@@ -532,6 +533,17 @@ class GpuKB:
             out.append({**r.as_dict(), "counts": {"claims": len(v.claims), "reference": len(v.reference),
                                                    "sources": len(v.source_ids), "rules": len(self.rules.rules)}})
         return {"versions": out, "latest": self.kb.latest}
+
+
+def validate_dirs(kb_dir: str | Path = DEFAULT_KB, rules_dir: str | Path = DEFAULT_RULES,
+                  fill_spans: bool = False) -> dict[str, Any]:
+    """Validate a KB and rules directory without building an engine; with ``fill_spans`` write the
+    spans of claims that have only a quote. Raises ValidationError listing every problem."""
+    kb = load_kb(kb_dir, fill_spans=fill_spans)
+    rules = load_rules(rules_dir, {f.id for f in kb.all_facts if f.tier == "reference"})
+    return {"ok": True, "claims": sum(1 for f in kb.all_facts if f.tier == "claim"),
+            "reference": sum(1 for f in kb.all_facts if f.tier == "reference"), "rules": len(rules.rules),
+            "releases": len(kb.releases), "sources": len(kb.sources)}
 
 
 def _claim_brief(c) -> dict[str, Any]:

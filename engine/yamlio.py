@@ -80,6 +80,9 @@ def loads(text: str, filename: str = "<string>") -> Any:
         raise ValidationError(f"{filename}: invalid YAML", [Issue(problem, filename, line)]) from None
     except yaml.YAMLError as exc:
         raise ValidationError(f"{filename}: invalid YAML", [Issue(str(exc), filename)]) from None
+    except Exception as exc:  # noqa: BLE001 - any other loader fault is unreadable input
+        # an explicit tag whose value does not convert (!!int abc, !!bool maybe, !!map [1])
+        raise ValidationError(f"{filename}: invalid YAML", [Issue(f"a value cannot be read: {exc}", filename)]) from None
 
 
 def load_file(path: str | Path, display: str | None = None) -> Any:

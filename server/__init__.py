@@ -7,7 +7,8 @@
 Configuration (defaults, then the environment variables GPUKB_KB and GPUKB_RULES, then
 ``test_config``): GPUKB_KB, GPUKB_RULES, MAX_CONTENT_LENGTH (64 KiB), MAX_QUERY_CHARS (500),
 CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any).
-The API is read-only: GET, HEAD and OPTIONS, and POST on /v1/query only.
+The API is read-only: GET, HEAD and OPTIONS, and POST on /v1/query only. The app also serves the
+HTML pages of :mod:`server.pages`; everything under /v1/, /health and /openapi.json is JSON.
 """
 from __future__ import annotations
 
@@ -57,6 +58,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from .api import blueprints
     for bp in blueprints():
         app.register_blueprint(bp)
+    from . import pages                      # the HTML pages (/, /audit, /conclusions/<id>)
+    pages.register(app)
     return app
 
 

@@ -20,7 +20,6 @@ import logging
 import os
 import sys
 import traceback
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from engine.errors import GpukbError, Issue
@@ -426,14 +425,9 @@ def _count(result: dict[str, Any], *names: str) -> Any:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     kb_dir, rules_dir = _dirs(args)
-    kb = GpuKB(kb_dir, rules_dir)      # loading validates; a ValidationError lists every issue
-    validate = _method(kb, "validate", "validation")
-    if args.fill_spans:
-        if "fill_spans" not in inspect.signature(validate).parameters:
-            raise NotImplementedYet("--fill-spans is not available yet: GpuKB.validate() takes no fill_spans argument")
-        result = validate(fill_spans=True)
-    else:
-        result = validate()
+    # validation needs no engine: loading checks everything, and a ValidationError lists every issue
+    from engine.service import validate_dirs
+    result = validate_dirs(kb_dir, rules_dir, fill_spans=bool(args.fill_spans))
     result = result if isinstance(result, dict) else {}
     issues = _issues_of(result)
     if issues or result.get("ok") is False:
@@ -532,9 +526,19 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def _preflight(kb_dir: str, rules_dir: str) -> None:
+    """Load the KB and the rules as data (nothing is compiled into durable_rules in the gunicorn master),
+    so that a broken KB is reported here, with its issues, instead of as a worker boot failure."""
+    from engine.kb import load_kb
+    from engine.rules import load_rules
+    kb = load_kb(kb_dir)
+    load_rules(rules_dir, {f.id for f in kb.all_facts if f.tier == "reference"})
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from .serve import serve
     kb_dir, rules_dir = _dirs(args)
+    _preflight(kb_dir, rules_dir)
     level = logging.DEBUG if (args.verbose or 0) >= 2 else logging.INFO
     print(f"gpukb: serving on http://{args.host}:{args.port} with {args.workers} worker(s)", file=sys.stderr)
     serve({"GPUKB_KB": kb_dir, "GPUKB_RULES": rules_dir}, host=args.host, port=args.port, workers=args.workers,

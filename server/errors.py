@@ -9,13 +9,22 @@ The engine's exceptions (:mod:`engine.errors`) already carry their HTTP status; 
 only the HTTP layer can see (a method it does not serve, a body too large or in an unsupported coding,
 an engine feature not written yet) are added here as subclasses of the same base class. Werkzeug's
 own HTTP exceptions and, as a last resort, any other exception are turned into the same shape.
+
+    BadInput, ValidationError, UnknownRelease   400   (engine.errors)
+    NotFound                                    404   (engine.errors)
+    MethodNotAllowed                            405
+    PayloadTooLarge                             413
+    UnsupportedMediaType                        415
+    RuleError                                   422   (engine.errors)
+    InternalError                               500   (anything unexpected; logged with its traceback)
+    NotImplementedYet                           501
 """
 from __future__ import annotations
 
 import logging
 from typing import Any, Iterable
 
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from engine.errors import BadInput, GpukbError, Issue, NotFound
@@ -136,16 +145,15 @@ def _from_anything(exc: Exception) -> Response:
     if isinstance(exc, GpukbError):
         return _from_gpukb(exc)
     log.exception("unhandled error on %s %s", request.method, request.path)
-    return error_response(500, "internal error: the request could not be answered; the server log has the details")
+    err = InternalError("internal error: the request could not be answered; the server log has the details")
+    return error_response(err.status, err.message)
 
 
 def _max_content_length() -> int | None:
-    from flask import current_app
     return current_app.config.get("MAX_CONTENT_LENGTH")
 
 
 def _public_routes() -> list[str]:
-    from flask import current_app
     return sorted({r.rule for r in current_app.url_map.iter_rules() if r.endpoint != "static"})
 
 

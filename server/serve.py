@@ -46,6 +46,7 @@ class GpukbServer(BaseApplication):
             "errorlog": "-",
             "loglevel": logging.getLevelName(log_level).lower() if log_level >= logging.INFO else "debug",
             "proc_name": "gpukb",
+            "control_socket_disable": True,   # gunicorn >= 25: no shared ~/.gunicorn/gunicorn.ctl between servers
         }
         super().__init__()
 

@@ -139,6 +139,15 @@ def test_query_every_flag_is_a_body_key(api):
     assert s["gradient_checkpointing"] is True and s["flash_attention"] is True
 
 
+@pytest.mark.parametrize("params", [1e3, 2e4, 5e4])
+def test_the_smallest_models_are_answered_not_a_500(api, params):
+    """1e3 is the documented minimum. (Found by schemathesis: the engine serialised 2e-06 GB for the
+    weights and durable_rules' JSON parser refused the negative exponent, error 204, so this was a 500.)"""
+    a = api.query(params=params, method="full", gpu="T4")
+    assert a["verdict"] == "fits"
+    assert a["memory"]["weights"] >= 0
+
+
 def test_query_instance(api):
     a = api.query(params=7e9, method="qlora", instance="GN7.2XLARGE32")
     assert_sizing(a)

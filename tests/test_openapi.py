@@ -139,9 +139,14 @@ def test_every_operation_documents_the_error_shape_for_400(spec):
 # -- document ↔ served routes ---------------------------------------------------------------------------
 
 def _flask_routes(app):
+    """The API's routes: every rule of the API blueprints (not static files, not the HTML pages)."""
+    from server.api import blueprints
+    api = {bp.name for bp in blueprints()}
     out = {}
     for rule in app.url_map.iter_rules():
-        if rule.endpoint == "static":
+        owner = rule.endpoint.split(".")[0] if "." in rule.endpoint else None
+        if owner not in api:
+            assert rule.endpoint == "static" or owner == "pages", f"{rule.rule} ({rule.endpoint}) is neither API nor page"
             continue
         path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule.rule)
         out.setdefault(path, set()).update(m.lower() for m in rule.methods - {"HEAD", "OPTIONS"})

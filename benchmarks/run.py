@@ -1,0 +1,255 @@
+"""`make bench`: every figure of the performance section, each measured in this one run.
+
+    python benchmarks/run.py [--quick] [--synth 10000,100000] [--questions 2000] [--seconds 15]
+
+Figures: engine vs raw durable_rules; audit time of the bundled KB and of synthetic KBs (with the
+100k/10k ratio); in-process question latency (median, p99); HTTP /v1/ask vs /health throughput on the
+same gunicorn server; server start-up time and per-worker memory. A figure that cannot be measured
+(a timeout, a missing tool) is printed as such, never invented.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+RESULTS: dict[str, object] = {}
+
+
+def say(name: str, text: str, value: object = None) -> None:
+    print(f"{name:<28} {text}", flush=True)
+    RESULTS[name] = value if value is not None else text
+
+
+def bench_engine_vs_raw() -> None:
+    from benchmarks import engine_vs_raw
+    r = engine_vs_raw.main()
+    say("engine_vs_raw", f"engine {r['engine_ms']} ms vs raw durable_rules {r['raw_ms']} ms per scenario: "
+        f"ratio {r['ratio']} (goal <= 1.5)", r)
+
+
+def _progress(done: int, total: int) -> None:
+    width = 30
+    n = int(width * done / max(total, 1))
+    print(f"\r  generating [{'#' * n}{'.' * (width - n)}] {done}/{total}", end="", file=sys.stderr, flush=True)
+    if done >= total:
+        print(file=sys.stderr)
+
+
+def _audit_child(kb_dir: str, out: str) -> None:
+    """Runs in a child process: load a KB, audit it, report seconds and peak RSS."""
+    import resource
+    from engine.service import GpuKB
+    t0 = time.perf_counter()
+    kb = GpuKB(kb_dir)
+    t1 = time.perf_counter()
+    res = kb.audit_result(kb.kb.latest)
+    t2 = time.perf_counter()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MiB
+    Path(out).write_text(json.dumps({"load_s": t1 - t0, "audit_s": t2 - t1, "findings": len(res.findings),
+                                     "claims": len(res.statuses), "peak_rss_mib": rss}))
+
+
+def bench_audit(sizes: list[int], timeout: float) -> None:
+    from engine.synth import make_synthetic_kb
+    tmp = Path(tempfile.mkdtemp(prefix="gpukb-bench-"))
+    try:
+        measured = {}
+        for label, kb_dir in [("bundled", str(ROOT / "kb"))] + [(str(n), None) for n in sizes]:
+            if kb_dir is None:
+                n = int(label)
+                kb_dir = str(tmp / f"synth{n}")
+                print(f"  synthetic KB with {n} claims", file=sys.stderr)
+                make_synthetic_kb(kb_dir, n, seed=7, progress=_progress)
+            out = tmp / f"audit-{label}.json"
+            t0 = time.perf_counter()
+            p = subprocess.Popen([sys.executable, __file__, "--audit-child", kb_dir, str(out)], cwd=ROOT)
+            try:
+                while p.poll() is None:
+                    if time.perf_counter() - t0 > timeout:
+                        p.kill()
+                        raise TimeoutError
+                    time.sleep(1)
+                    print(f"\r  auditing {label}: {time.perf_counter() - t0:.0f} s", end="", file=sys.stderr, flush=True)
+                print(file=sys.stderr)
+                r = json.loads(out.read_text())
+                measured[label] = r
+                say(f"audit_{label}", f"{r['claims']} claims audited in {r['audit_s']:.1f} s "
+                    f"(load {r['load_s']:.1f} s), {r['findings']} findings, peak {r['peak_rss_mib']:.0f} MiB", r)
+            except TimeoutError:
+                print(file=sys.stderr)
+                say(f"audit_{label}", f"did not finish within {timeout:.0f} s (killed)", {"timeout_s": timeout})
+        if len(sizes) >= 2 and all(str(n) in measured for n in sizes[:2]):
+            a, b = measured[str(sizes[0])], measured[str(sizes[1])]
+            ratio = b["audit_s"] / a["audit_s"]
+            say("audit_scaling", f"{sizes[1]}/{sizes[0]} claims: time ratio {ratio:.1f} (goal <= 12)", ratio)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+QUESTIONS_EN = ["why not {gpu} for {p}B full fine-tune", "can {gpu} fine-tune a {p}B model with QLoRA?",
+                "how many {gpu}s for full fine-tuning a {p}B model?", "LoRA of a {p}B model on {gpu} with batch {b}",
+                "inference of a {p}B model on {gpu}", "Does the {gpu} support BF16?"]
+QUESTIONS_ZH = ["为什么 {gpu} 不能全量微调 {p}B 模型", "{gpu} 能用 QLoRA 微调 {p}B 模型吗", "需要几张 {gpu} 全量微调 {p}B 模型"]
+GPUS = ["T4", "A10", "A100-40GB", "A100-80GB", "L4", "V100-32GB", "H100-80GB"]
+
+
+def questions(n: int, seed: int = 3) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        tpl = rng.choice(QUESTIONS_EN + QUESTIONS_ZH)
+        out.append(tpl.format(gpu=rng.choice(GPUS), p=rng.choice([0.35, 1, 1.5, 3, 7, 8, 13, 20, 33, 34, 65, 70]),
+                              b=rng.choice([1, 2, 4, 8])))
+    return out
+
+
+def bench_questions(n: int) -> None:
+    from engine.service import GpuKB
+    kb = GpuKB()
+    kb.audit_result(kb.kb.latest)
+    qs = questions(n)
+    times = []
+    for q in qs:
+        t0 = time.perf_counter()
+        kb.ask(q)
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    med = statistics.median(times) * 1000
+    p99 = times[int(0.99 * (len(times) - 1))] * 1000
+    distinct = len(set(qs))
+    say("question_latency", f"{n} questions ({distinct} distinct): median {med:.1f} ms, p99 {p99:.1f} ms", {"median_ms": med, "p99_ms": p99, "n": n})
+
+
+def _free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _get(url: str, timeout: float = 30) -> int:
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        r.read()
+        return r.status
+
+
+def _load(urls: list[str], seconds: float, threads: int) -> tuple[float, int, int]:
+    stop = time.perf_counter() + seconds
+    ok = [0] * threads
+    err = [0] * threads
+
+    def worker(i):
+        j = i
+        while time.perf_counter() < stop:
+            try:
+                if _get(urls[j % len(urls)]) == 200:
+                    ok[i] += 1
+                else:
+                    err[i] += 1
+            except Exception:
+                err[i] += 1
+            j += threads
+    ts = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+    t0 = time.perf_counter()
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    dt = time.perf_counter() - t0
+    return sum(ok) / dt, sum(ok), sum(err)
+
+
+def _rss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def bench_http(seconds: float, workers: int = 2, threads: int = 8) -> None:
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--workers", str(workers)],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            try:
+                if _get(base + "/health", timeout=2) == 200:
+                    break
+            except Exception:
+                pass
+            if time.perf_counter() - t0 > 120 or proc.poll() is not None:
+                say("http", "server did not start within 120 s")
+                return
+            time.sleep(0.1)
+        startup = time.perf_counter() - t0
+        say("server_startup", f"{startup:.2f} s until /health answers ({workers} workers)", startup)
+        # warm every worker (engine compiled, audit computed) before measuring
+        warm = [base + "/v1/ask?" + urllib.parse.urlencode({"q": q}) for q in questions(400, seed=11)]
+        _load(warm[:40], 5, threads)
+        children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        rss = [_rss_mib(int(c)) for c in children]
+        say("worker_memory", f"{len(rss)} workers: " + ", ".join(f"{r:.0f} MiB" for r in rss) + f" RSS (master {_rss_mib(proc.pid):.0f} MiB)", rss)
+        h_rps, h_ok, h_err = _load([base + "/health"], seconds, threads)
+        a_rps, a_ok, a_err = _load(warm, seconds, threads)
+        say("http_health", f"{h_rps:.0f} req/s ({h_ok} ok, {h_err} errors)", h_rps)
+        say("http_ask", f"{a_rps:.0f} req/s ({a_ok} ok, {a_err} errors), {len(warm)} varied questions", a_rps)
+        say("http_ratio", f"/v1/ask / /health throughput = {a_rps / h_rps:.2f} (goal >= 0.5, zero errors)", a_rps / h_rps)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    ap.add_argument("--synth", default="10000,100000", help="synthetic KB sizes to audit (comma-separated)")
+    ap.add_argument("--questions", type=int, default=2000)
+    ap.add_argument("--seconds", type=float, default=15, help="duration of each HTTP load run")
+    ap.add_argument("--audit-timeout", type=float, default=300)
+    ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--audit-child", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.audit_child:
+        _audit_child(*args.audit_child)
+        return 0
+    sizes = [int(x) for x in args.synth.split(",") if x.strip()]
+    if args.quick:
+        sizes, args.questions, args.seconds, args.audit_timeout = [500, 1000], 100, 3, 120
+    print(f"gpukb benchmarks on {os.cpu_count()} cores, Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d')}")
+    bench_engine_vs_raw()
+    bench_questions(args.questions)
+    bench_http(args.seconds)
+    bench_audit(sizes, args.audit_timeout)
+    if args.json:
+        Path(args.json).write_text(json.dumps(RESULTS, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
