@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import threading
 from typing import Any, Callable
 
@@ -26,6 +27,10 @@ _LOCK = threading.RLock()
 _HOST: _durable_engine.Host | None = None
 _NAMES = itertools.count(1)
 _SIDS = itertools.count(1)
+
+class EngineFault(RuntimeError):
+    """durable_rules refused a message or failed inside; the reasoner reports it as a RuleError."""
+
 
 # the exceptions callers may need to recognise, re-exported so nobody else imports durable
 MessageObserved = _durable_engine.MessageObservedException
@@ -69,12 +74,22 @@ LIST_MARK = "\u0001list"
 TRUE_MARK, FALSE_MARK = "\u0001true", "\u0001false"
 
 
+def _parsable(x: float) -> float:
+    """A float durable_rules' JSON parser accepts: it rejects exponent notation without a decimal
+    point in the mantissa (json writes 2e-06 and 1e+16 that way), so such a value is moved by one ulp
+    (2.0000000000000003e-06), which keeps every ordering comparison with other values."""
+    text = repr(x)
+    if "e" in text and "." not in text.split("e")[0]:
+        return math.nextafter(x, math.inf if x > 0 else -math.inf)
+    return x
+
+
 def _scalar_projection(fact: dict[str, Any]) -> dict[str, Any]:
     """What durable_rules sees of a fact (a new dict; the caller's record is never changed).
 
-    * numbers: a whole float becomes an int (durable_rules does not equate 2 and 2.0), and a float of
-      magnitude below 1e-4 is sent as 0 (its JSON parser rejects numbers written with a negative
-      exponent, as json.dumps writes 2e-06); gpukb keeps the exact value in its own record;
+    * numbers: a whole float becomes an int (durable_rules does not equate 2 and 2.0), and a float that
+      JSON would write as 2e-06 or 1e+16 is moved by one ulp (see :func:`_parsable`); gpukb keeps the
+      exact value in its own record;
     * lists and booleans are sent as markers, so "field == null" tests see that the field is there
       (gpukb itself evaluates every comparison on them);
     * None is left out (absent), and the reserved keys id and sid are never passed through.
@@ -88,7 +103,7 @@ def _scalar_projection(fact: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(v, float):
             if v != v or v in (float("inf"), float("-inf")):
                 continue
-            out[k] = int(v) if v.is_integer() and abs(v) < 2 ** 53 else (0 if abs(v) < 1e-4 else v)
+            out[k] = int(v) if v.is_integer() and abs(v) < 2 ** 53 else _parsable(v)
         elif isinstance(v, (str, int)):
             out[k] = v
         elif isinstance(v, (list, tuple, dict)):
@@ -158,6 +173,8 @@ class Session:
             return False
         except MessageNotHandled:
             return True  # no rule looks at this fact; it is still known to gpukb
+        except Exception as exc:  # the C core refuses the message (error codes such as 204, 311)
+            raise EngineFault(f"durable_rules refused fact {fact.get('fk')!r} of type {fact.get('t')!r}: {exc}") from None
         return True
 
     def check(self) -> None:

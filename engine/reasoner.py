@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from . import expr
-from .durable_host import CompiledRuleset
+from .durable_host import CompiledRuleset, EngineFault
 from .errors import RuleError
 from .rules import Condition, Rule, RuleSet, definition, fact_key
 
@@ -71,7 +71,17 @@ class Reasoner:
 
     def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None) -> Derivation:
         """Assert ``facts`` (each with ``t`` and a unique ``fk``) in a fresh session and chain to a fixpoint."""
-        budget = self.budget if budget is None else budget
+        facts = list(facts)
+        # the budget scales with the input, so a large KB is not mistaken for a runaway rule
+        budget = max(self.budget, 100 * len(facts)) if budget is None else budget
+        try:
+            return self._run(facts, budget)
+        except (EngineFault, RuntimeError) as exc:
+            if isinstance(exc, RuleError):
+                raise
+            raise RuleError(f"the rule engine failed: {exc}") from None
+
+    def _run(self, facts: list[dict[str, Any]], budget: int) -> Derivation:
         known: dict[str, dict[str, Any]] = {}
         firings: list[Firing] = []
         counts: Counter[str] = Counter()

@@ -30,8 +30,12 @@ class LineList(list):
     line: int = 0
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader whose mappings reject duplicate keys and carry line numbers."""
+# libyaml's parser when PyYAML was built with it (about 10x faster on large claim files); both are safe
+_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BASE):
+    """A safe loader whose mappings reject duplicate keys and carry line numbers."""
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> LineDict:
@@ -72,7 +76,7 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp_as_t
 def loads(text: str, filename: str = "<string>") -> Any:
     """Parse YAML text safely; raise :class:`ValidationError` naming file and line on any problem."""
     try:
-        return yaml.load(text, Loader=_Loader)  # _Loader subclasses SafeLoader  # ok
+        return yaml.load(text, Loader=_Loader)  # _Loader is SafeLoader/CSafeLoader: no Python objects  # ok
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None

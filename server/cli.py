@@ -164,6 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("b", metavar="B", help="the newer release")
     json_flag(p)
 
+    p = command("synth", "write a synthetic KB (real vocabulary, reference tier and rules; generated sources)")
+    p.add_argument("--claims", metavar="N", type=_positive_int, required=True, help="number of claims to generate")
+    p.add_argument("--seed", metavar="S", type=_int, default=0, help="random seed (default 0)")
+    p.add_argument("--out", metavar="DIR", required=True, help="an empty or new directory")
+
     p = command("serve", "serve the HTTP API with gunicorn")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=_port, default=os.environ.get("PORT") or "8000",
@@ -546,7 +551,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_synth(args: argparse.Namespace) -> int:
+    from engine.synth import make_synthetic_kb
+    kb_dir, _ = _dirs(args)
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty() or args.verbose:
+            width = 30
+            n = int(width * done / max(total, 1))
+            print(f"\r[{'#' * n}{'.' * (width - n)}] {done}/{total} claims", end="", file=sys.stderr, flush=True)
+    try:
+        result = make_synthetic_kb(args.out, args.claims, args.seed, base=kb_dir, progress=progress)
+    except (FileExistsError, ValueError) as exc:
+        raise GpukbError(str(exc), [Issue(str(exc), field="out" if isinstance(exc, FileExistsError) else "claims")]) from None
+    if sys.stderr.isatty() or args.verbose:
+        print(file=sys.stderr)
+    print(f"wrote {result['claims']} claims in {result['sources']} sources to {result['out']} (seed {result['seed']}); "
+          f"audit it with: gpukb --kb {result['out']} audit")
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "synth": cmd_synth,
     "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "query": cmd_query,
     "explain": cmd_explain, "audit": cmd_audit, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
 }

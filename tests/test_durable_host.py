@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import math
 import os
 import re
 import signal
@@ -333,7 +334,7 @@ def test_projection_sends_scalars_and_marks_lists_and_booleans():
     fact = {"t": "x", "fk": "dh:proj", "s": "text", "i": 3, "f": 1.5, "w": 2.0, "tiny": 2e-06, "flag": True,
             "none": None, "list": [1, 2], "map": {"a": 1}, "id": "mine", "sid": "theirs"}
     assert durable_host._scalar_projection(fact) == {
-        "t": "x", "fk": "dh:proj", "s": "text", "i": 3, "f": 1.5, "w": 2, "tiny": 0,
+        "t": "x", "fk": "dh:proj", "s": "text", "i": 3, "f": 1.5, "w": 2, "tiny": math.nextafter(2e-06, 1),
         "flag": durable_host.TRUE_MARK, "list": durable_host.LIST_MARK, "map": durable_host.LIST_MARK}
 
 

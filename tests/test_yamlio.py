@@ -137,14 +137,14 @@ def test_empty_text_is_none():
     ("x: !!python/name:os.system", "could not determine a constructor"),
     ("a: [1, 2", "expected ',' or ']'"),
     ("a: 'unterminated", "found unexpected end of stream"),
-    ("a: 1\n\tb: 2", "cannot start any token"),
+    ("a: 1\n\tb: 2", ("cannot start any token", "tab character")),   # PyYAML / libyaml wording
     ("a: *nowhere", "found undefined alias"),
     ("? [1, 2]\n: x", "found an unhashable key"),
     ("\x00", "unacceptable character"),
 ])
 def test_invalid_or_unsafe_yaml(text, problem):
     exc, issue = issue_of(text, "bad.yaml")
-    assert problem in issue.message
+    assert any(p in issue.message for p in (problem if isinstance(problem, tuple) else (problem,)))
     assert issue.file == "bad.yaml"
     assert exc.message == "bad.yaml: invalid YAML"
 
