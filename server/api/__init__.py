@@ -202,5 +202,31 @@ def json_response(obj: Any, status: int = 200, mimetype: str | None = None) -> R
     return resp
 
 
+def cached_json(key: tuple, produce) -> Response:
+    """A JSON answer served from this worker's cache of serialised answers when it has one.
+
+    Answers depend only on the question and the KB release (the KB is read-only while serving), so
+    a repeated question costs a dictionary lookup; failures are never cached.
+    """
+    ext = current_app.extensions
+    cache = ext.get("gpukb_answers")
+    if cache is None:
+        import threading
+        from collections import OrderedDict
+        cache = ext.setdefault("gpukb_answers", (OrderedDict(), threading.Lock()))
+    entries, lock = cache
+    with lock:
+        body = entries.get(key)
+        if body is not None:
+            entries.move_to_end(key)
+    if body is None:
+        body = json.dumps(produce(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        with lock:
+            entries[key] = body
+            while len(entries) > current_app.config.get("ANSWER_CACHE_SIZE", 4096):
+                entries.popitem(last=False)
+    return Response(body, mimetype="application/json")
+
+
 def text_response(text: str) -> Response:
     return Response(text, content_type="text/plain; charset=utf-8")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import KB_VERSION, LANG, Param, json_response, read_args
+from . import KB_VERSION, LANG, Param, cached_json, read_args
 from ..state import engine_method
 
 bp = Blueprint("ask", __name__)
@@ -13,4 +13,5 @@ bp = Blueprint("ask", __name__)
 def ask():
     args = read_args(Param("q", required=True, max_chars=None, multiline=True), LANG, KB_VERSION)
     fn = engine_method("ask", "answering questions")
-    return json_response(fn(args["q"], lang=args["lang"], kb_version=args["kb_version"]))
+    key = ("ask", id(getattr(fn, "__self__", fn)), " ".join(args["q"].split()), args["lang"], args["kb_version"])
+    return cached_json(key, lambda: fn(args["q"], lang=args["lang"], kb_version=args["kb_version"]))

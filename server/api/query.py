@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import json_response, read_args, read_json_object
+import json
+
+from . import cached_json, read_args, read_json_object
 from ..state import get_kb
 
 bp = Blueprint("query", __name__)
@@ -13,4 +15,6 @@ bp = Blueprint("query", __name__)
 def query():
     read_args()
     body = read_json_object()
-    return json_response(get_kb().query(body))
+    kb = get_kb()
+    key = ("query", id(kb), json.dumps(body, sort_keys=True, default=str))
+    return cached_json(key, lambda: kb.query(body))
