@@ -114,8 +114,7 @@ def questions(n: int, seed: int = 3) -> list[str]:
     out = []
     for _ in range(n):
         tpl = rng.choice(QUESTIONS_EN + QUESTIONS_ZH)
-        out.append(tpl.format(gpu=rng.choice(GPUS), p=rng.choice([0.35, 1, 1.5, 3, 7, 8, 13, 20, 33, 34, 65, 70]),
-                              b=rng.choice([1, 2, 4, 8])))
+        out.append(tpl.format(gpu=rng.choice(GPUS), p=round(rng.uniform(0.1, 80), 1), b=rng.choice([1, 2, 4, 8])))
     return out
 
 

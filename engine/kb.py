@@ -363,6 +363,10 @@ def _common(item: LineDict, fname: str, vocab: Vocabulary, issues: list[Issue]) 
         return None
     subj, attr = item["subject"], item["attribute"]
     issues_before = len(issues)
+    if not isinstance(subj, str) or not isinstance(attr, str):
+        issues.append(Issue("subject and attribute must be plain names, e.g. subject: gpu:T4, attribute: memory_gb",
+                            fname, line, "subject" if not isinstance(subj, str) else "attribute"))
+        return None
     if subj not in vocab.entities:
         issues.append(Issue(f"unknown subject {subj!r}", fname, item.line_of("subject"), "subject", set(vocab.entities)))
     if attr not in vocab.attributes:
@@ -383,6 +387,14 @@ def _common(item: LineDict, fname: str, vocab: Vocabulary, issues: list[Issue]) 
         return None
     if "approx" in item and not isinstance(item["approx"], bool):
         issues.append(Issue("approx must be true or false", fname, item.line_of("approx"), "approx"))
+        return None
+    for key in ("gloss_en", "note"):
+        if item.get(key) is not None and not isinstance(item[key], str):
+            issues.append(Issue(f"{key} must be text", fname, item.line_of(key), key))
+            return None
+    if item.get("unit") is not None and not isinstance(item["unit"], (str, int)):
+        issues.append(Issue("unit must be a unit name", fname, item.line_of("unit"), "unit"))
+        return None
     return {"norm": norm, "qualifiers": quals}
 
 
@@ -443,7 +455,7 @@ def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[st
             issues.append(Issue(f"quote is not at its span: text[{span[0]}:{span[1]}] is {at!r}{hint}", fname, item.line_of("span"), "span"))
             continue
         mod = item.get("modality", "spec")
-        if mod not in MODALITIES:
+        if not isinstance(mod, str) or mod not in MODALITIES:
             issues.append(Issue(f"unknown modality {mod!r}", fname, item.line_of("modality"), "modality", MODALITIES))
             continue
         common = _common(item, fname, vocab, issues)
@@ -492,7 +504,7 @@ def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list
             issues.append(Issue(f"reference id {rid!r} must look like R-T4-memory_gb", fname, item.line, "id"))
             continue
         conf = item.get("confidence")
-        if conf not in CONFIDENCES:
+        if not isinstance(conf, str) or conf not in CONFIDENCES:
             issues.append(Issue(f"unknown confidence {conf!r}", fname, item.line_of("confidence"), "confidence", CONFIDENCES))
             continue
         if not isinstance(item.get("citation"), str) or not item["citation"].strip():

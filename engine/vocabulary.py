@@ -273,7 +273,7 @@ class Vocabulary:
                 issues.append(Issue(f"expected a list of {attr.enum} values", field="value", allowed=allowed, **where))
                 return None, issues
             for v in vals:
-                if v not in allowed:
+                if not isinstance(v, str) or v not in allowed:
                     issues.append(Issue(f"unknown {attr.enum} value {v!r}", field="value", allowed=allowed, **where))
             return (list(value) if t == "enums" else value), issues
         # entity / entities
@@ -303,6 +303,9 @@ class Vocabulary:
         issues: list[Issue] = []
         for key, val in quals.items():
             w = dict(where)
+            if not isinstance(key, str):
+                issues.append(Issue(f"qualifier names are text, got {key!r}", field="qualifiers", allowed=set(self.qualifiers), **w))
+                continue
             if isinstance(quals, LineDict):
                 w["line"] = quals.line_of(key)
             spec = self.qualifiers.get(key)
@@ -327,7 +330,7 @@ class Vocabulary:
                 vals = val if isinstance(val, list) else [val]
                 allowed = set(self.enums[spec["enum"]])
                 for v in vals:
-                    if v not in allowed:
+                    if not isinstance(v, str) or v not in allowed:
                         issues.append(Issue(f"unknown {spec['enum']} value {v!r}", field=f"qualifiers.{key}", allowed=allowed, **w))
                 out[key] = list(vals) if t == "enums" else val
             else:

@@ -42,16 +42,22 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=64 * 1024,
         MAX_QUERY_CHARS=500,
         CORS_ORIGINS=None,
+        KB_RELOAD_SECONDS=None,   # e.g. 5: pick up KB edits, keeping the last good KB when one is broken
     )
     for key in ("GPUKB_KB", "GPUKB_RULES"):
         if os.environ.get(key):
             app.config[key] = os.environ[key]
+    if os.environ.get("GPUKB_RELOAD_SECONDS"):
+        app.config["KB_RELOAD_SECONDS"] = float(os.environ["GPUKB_RELOAD_SECONDS"])
     if test_config:
         app.config.update(test_config)
     app.json.ensure_ascii = False
     app.json.sort_keys = False
 
     app.extensions[EXTENSION] = GpuKB(app.config["GPUKB_KB"], app.config["GPUKB_RULES"])
+    if app.config.get("KB_RELOAD_SECONDS"):
+        from .state import init_reload
+        init_reload(app)
 
     register_error_handlers(app)
     _install_request_hooks(app)

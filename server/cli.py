@@ -174,6 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=_port, default=os.environ.get("PORT") or "8000",
                    help="default: $PORT or 8000")
     p.add_argument("--workers", type=_positive_int, default=2, help="worker processes (default: 2)")
+    p.add_argument("--reload", type=float, default=5.0, metavar="SECONDS",
+                   help="check the KB for changes this often; a broken change keeps the last good KB (0: never; default 5)")
     return parser
 
 
@@ -546,8 +548,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     _preflight(kb_dir, rules_dir)
     level = logging.DEBUG if (args.verbose or 0) >= 2 else logging.INFO
     print(f"gpukb: serving on http://{args.host}:{args.port} with {args.workers} worker(s)", file=sys.stderr)
-    serve({"GPUKB_KB": kb_dir, "GPUKB_RULES": rules_dir}, host=args.host, port=args.port, workers=args.workers,
-          log_level=level)
+    conf = {"GPUKB_KB": kb_dir, "GPUKB_RULES": rules_dir,
+            "KB_RELOAD_SECONDS": float(os.environ.get("GPUKB_RELOAD_SECONDS") or args.reload)}
+    serve(conf, host=args.host, port=args.port, workers=args.workers, log_level=level)
     return 0
 
 

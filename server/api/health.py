@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from . import json_response, read_args
-from ..state import get_kb
+from ..state import get_kb, reload_status
 
 bp = Blueprint("health", __name__)
 
@@ -16,5 +16,8 @@ def health():
     v = kb.versions()
     latest = v["latest"]
     counts = next((r.get("counts") or {} for r in v["versions"] if r.get("name") == latest), {})
-    return json_response({"status": "ok", "kb_version": latest, "claims": counts.get("claims"),
-                          "rules": counts.get("rules")})
+    body = {"status": "ok", "kb_version": latest, "claims": counts.get("claims"), "rules": counts.get("rules")}
+    reload = reload_status()
+    if reload:
+        body["reload"] = reload
+    return json_response(body)
