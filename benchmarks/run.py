@@ -43,9 +43,15 @@ def bench_engine_vs_raw() -> None:
         f"ratio {r['ratio']} (goal <= 1.5)", r)
 
 
+_LAST = [-1]
+
+
 def _progress(done: int, total: int) -> None:
     width = 30
     n = int(width * done / max(total, 1))
+    if n == _LAST[0] and done < total:
+        return
+    _LAST[0] = n
     print(f"\r  generating [{'#' * n}{'.' * (width - n)}] {done}/{total}", end="", file=sys.stderr, flush=True)
     if done >= total:
         print(file=sys.stderr)
@@ -85,7 +91,8 @@ def bench_audit(sizes: list[int], timeout: float) -> None:
                         p.kill()
                         raise TimeoutError
                     time.sleep(1)
-                    print(f"\r  auditing {label}: {time.perf_counter() - t0:.0f} s", end="", file=sys.stderr, flush=True)
+                    if sys.stderr.isatty() or int(time.perf_counter() - t0) % 15 == 0:
+                        print(f"\r  auditing {label}: {time.perf_counter() - t0:.0f} s", end="", file=sys.stderr, flush=True)
                 print(file=sys.stderr)
                 r = json.loads(out.read_text())
                 measured[label] = r
@@ -175,6 +182,28 @@ def _load(urls: list[str], seconds: float, threads: int) -> tuple[float, int, in
     return sum(ok) / dt, sum(ok), sum(err)
 
 
+def _each(urls: list[str], threads: int) -> None:
+    """Fetch every URL once, from several threads."""
+    todo = list(urls)
+    lock = threading.Lock()
+
+    def worker():
+        while True:
+            with lock:
+                if not todo:
+                    return
+                u = todo.pop()
+            try:
+                _get(u)
+            except Exception:
+                pass
+    ts = [threading.Thread(target=worker) for _ in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
 def _rss_mib(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -212,8 +241,7 @@ def bench_http(seconds: float, workers: int = 2, threads: int = 8) -> None:
         say("http_ask_first", f"{c_rps:.0f} req/s ({c_ok} ok, {c_err} errors) answering questions the server has not seen", c_rps)
         # then every worker has answered the 400 questions once (gunicorn spreads requests, so ask each twice)
         for _ in range(2 * workers):
-            for u in warm:
-                _get(u)
+            _each(warm, threads)
         children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
         rss = [_rss_mib(int(c)) for c in children]
         say("worker_memory", f"{len(rss)} workers: " + ", ".join(f"{r:.0f} MiB" for r in rss) + f" RSS (master {_rss_mib(proc.pid):.0f} MiB)", rss)
