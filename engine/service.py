@@ -234,13 +234,12 @@ class GpuKB:
                 break
         if t1 is None:
             return None
-        for _ in range(20):  # make sure the reported size really fits
-            if t1[0] <= cap:
-                return float(f"{n1:.3g}") if total(float(f"{n1:.3g}"))[0] <= cap else float(f"{n1 * 0.99:.3g}")
+        for _ in range(20):  # report a rounded size that really fits
+            shown = float(f"{n1:.3g}")
+            t_shown = total(shown)
+            if t_shown is not None and t_shown[0] <= cap:
+                return shown
             n1 *= 0.97
-            t1 = total(n1)
-            if t1 is None:
-                return None
         return None
 
     # -- supporting material ---------------------------------------------------------------------
@@ -256,11 +255,8 @@ class GpuKB:
         return audit.disagreeing_with(t, s)
 
     def audit_result(self, release: str):
-        """The audit of a release (computed once); None while the audit module is unavailable."""
-        try:
-            from .audit import run_audit
-        except ImportError:
-            return None
+        """The audit of a release (computed once per release and engine)."""
+        from .audit import run_audit
         with self._lock:
             if release not in self._audits:
                 self._audits[release] = run_audit(self, self.view(release))
