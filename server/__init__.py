@@ -55,6 +55,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False
 
     app.extensions[EXTENSION] = GpuKB(app.config["GPUKB_KB"], app.config["GPUKB_RULES"])
+    if app.config.get("GPUKB_SNAPSHOT"):
+        from engine.snapshot import load
+        load(app.extensions[EXTENSION], app.config["GPUKB_SNAPSHOT"])
     if app.config.get("KB_RELOAD_SECONDS"):
         from .state import init_reload
         init_reload(app)

@@ -18,6 +18,7 @@ import inspect
 import json
 import logging
 import os
+import subprocess
 import sys
 import traceback
 from typing import Any, Callable, Sequence
@@ -169,11 +170,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", metavar="S", type=_int, default=0, help="random seed (default 0)")
     p.add_argument("--out", metavar="DIR", required=True, help="an empty or new directory")
 
+    p = command("snapshot", "audit every release once and save the derivations for serving workers to load")
+    p.add_argument("--out", metavar="FILE", help="where to write it (default: a file named by the KB's digest in the temp directory)")
+
     p = command("serve", "serve the HTTP API with gunicorn")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=_port, default=os.environ.get("PORT") or "8000",
                    help="default: $PORT or 8000")
     p.add_argument("--workers", type=_positive_int, default=2, help="worker processes (default: 2)")
+    p.add_argument("--no-snapshot", action="store_true", help="do not build or load a snapshot of the audits")
     p.add_argument("--reload", type=float, default=5.0, metavar="SECONDS",
                    help="check the KB for changes this often; a broken change keeps the last good KB (0: never; default 5)")
     return parser
@@ -550,7 +555,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"gpukb: serving on http://{args.host}:{args.port} with {args.workers} worker(s)", file=sys.stderr)
     conf = {"GPUKB_KB": kb_dir, "GPUKB_RULES": rules_dir,
             "KB_RELOAD_SECONDS": float(os.environ.get("GPUKB_RELOAD_SECONDS") or args.reload)}
+    if not args.no_snapshot:
+        conf["GPUKB_SNAPSHOT"] = str(_ensure_snapshot(kb_dir, rules_dir))
     serve(conf, host=args.host, port=args.port, workers=args.workers, log_level=level)
+    return 0
+
+
+def _ensure_snapshot(kb_dir: str, rules_dir: str):
+    """The snapshot for this KB and rules, built in a child process when missing (the gunicorn master
+    never compiles rules: durable_rules' host must not be shared across fork)."""
+    from engine.snapshot import default_path
+    path = default_path(kb_dir, rules_dir)
+    if not path.exists():
+        print(f"gpukb: auditing every release once for the workers ({path})", file=sys.stderr)
+        r = subprocess.run([sys.executable, "-m", "server.cli", "--kb", kb_dir, "--rules", rules_dir, "snapshot",
+                            "--out", str(path)], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"gpukb: no snapshot ({r.stderr.strip()[-300:]}); workers will audit on demand", file=sys.stderr)
+    return path
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    from engine.snapshot import default_path, save
+    kb_dir, rules_dir = _dirs(args)
+    kb = _engine(kb_dir, rules_dir)
+    out = args.out or default_path(kb_dir, rules_dir)
+    res = save(kb, out)
+    print(f"wrote {res['path']}: audits of {', '.join(res['releases'])} (KB digest {res['digest']})")
     return 0
 
 
@@ -576,6 +607,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "synth": cmd_synth,
+    "snapshot": cmd_snapshot,
     "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "query": cmd_query,
     "explain": cmd_explain, "audit": cmd_audit, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
 }
