@@ -16,6 +16,7 @@ from typing import Any, Iterable
 from . import facts as factrec
 from . import scenario as scen
 from .errors import BadInput, Issue
+from .explain import walk
 from .kb import Fact, ReleaseView
 from .labels import fact_label, gb
 from .reasoner import Derivation
@@ -129,7 +130,7 @@ class AuditResult:
         view = self.view
         out: dict[str, dict] = {}
         refs = set()
-        for node in _walk(tree):
+        for node in walk(tree):
             if node.get("tier") == "reference":
                 f = view.facts.get((node.get("data") or {}).get("fid", ""))
                 if f is not None:
@@ -330,12 +331,6 @@ def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseV
     word = {"overstated": ("overstates", "高估了"), "understated": ("understates", "低估了"), "supported": ("matches", "符合")}.get(kind, (kind, kind))
     return {"en": f"The claim says {cv} ({_scope(c)}); gpukb computes {comp} for {pick}, so the claim {word[0]} it.",
             "zh": f"该说法为 {cv}（{_scope(c)}）；gpukb 对 {pick} 计算得 {comp}，该说法{word[1]}。"}
-
-
-def _walk(t: dict) -> Iterable[dict]:
-    yield t
-    for p in t.get("premises", []) or []:
-        yield from _walk(p)
 
 
 # ---------------------------------------------------------------------------------------------

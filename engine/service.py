@@ -14,7 +14,7 @@ from typing import Any
 from . import scenario as scen
 from . import sizing
 from .errors import BadInput, Issue, NotFound
-from .explain import leaves, tree, why_not
+from .explain import leaves, tree, walk, why_not
 from .kb import KB, ReleaseView, load_kb
 from .labels import gb, params_text
 from .reasoner import Reasoner
@@ -304,7 +304,7 @@ class GpuKB:
                 for c in (leaf.get("stated_by") or [])[:2]:
                     ref_marks.append(cite({"type": "quote", "claim": c["id"], "source": c["source"], "quote": c["quote"]}))
         rule_cites = []
-        for node in _walk(t):
+        for node in walk(t):
             for c in node.get("cites", []) or []:
                 rule_cites.append(cite({"type": "reference", "fact": c["id"], "citation": c.get("citation")}))
         marks = "".join(f"[{i}]" for i in sorted(set(ref_marks + rule_cites))[:8])
@@ -331,7 +331,7 @@ class GpuKB:
             en.append(f"The {p['gpu']} has no native BF16, so use FP16 mixed precision.")
             zh.append(f"{p['gpu']} 不原生支持 BF16，应使用 FP16 混合精度。")
         caveats_en = list(a.get("notes", []))
-        if any(n.get("type") == "arch" and (n.get("data") or {}).get("basis") == "approximation" for n in _walk(t)):
+        if any(n.get("type") == "arch" and (n.get("data") or {}).get("basis") == "approximation" for n in walk(t)):
             caveats_en.append("the model's shape was estimated from its parameter count")
         if a.get("contradictions"):
             caveats_en.append(f"{len(a['contradictions'])} source claim(s) disagree with this answer or its premises")
@@ -546,7 +546,3 @@ def _claim_brief(c) -> dict[str, Any]:
     return {"id": c.id, "source": c.source, "quote": c.quote, "span": list(c.span or [])}
 
 
-def _walk(t: dict):
-    yield t
-    for p in t.get("premises", []) or []:
-        yield from _walk(p)
