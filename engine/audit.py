@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from . import facts as factrec
 from . import scenario as scen
