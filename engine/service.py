@@ -26,6 +26,19 @@ DEFAULT_KB = Path(os.environ.get("GPUKB_KB") or ROOT / "kb")
 DEFAULT_RULES = Path(os.environ.get("GPUKB_RULES") or ROOT / "rules")
 
 
+ACTION_TEXT = {  # recommendation actions in words (English, Chinese)
+    "use_fp16": ("train in FP16 mixed precision", "改用 FP16 混合精度"),
+    "gradient_checkpointing": ("turn on gradient checkpointing", "开启梯度检查点"),
+    "flash_attention": ("use FlashAttention", "使用 FlashAttention"),
+    "method_lora": ("switch to LoRA", "改用 LoRA"),
+    "method_qlora": ("switch to QLoRA", "改用 QLoRA"),
+    "zero3": ("use ZeRO-3", "使用 ZeRO-3"),
+    "more_gpus": ("use more GPUs with ZeRO-3", "增加 GPU 数量并使用 ZeRO-3"),
+    "family": ("move to another instance family", "换用其他实例族"),
+    "network_bound": ("use fewer, larger instances or NVLink GPUs", "改用更少、更大的实例或带 NVLink 的 GPU"),
+}
+
+
 class GpuKB:
     """A loaded, validated KB with its compiled rules; thread-safe for concurrent questions."""
 
@@ -325,8 +338,8 @@ class GpuKB:
         fit_recs = [r for r in a["recommendations"] if r.get("fits")]
         if fit_recs:
             r0 = fit_recs[0]
-            en.append(f"Cheapest change that fits: {r0['action']} ({r0['cost']}).")
-            zh.append(f"能放下的最小改动：{r0['action']}（代价：{r0['cost']}）。")
+            en.append(f"Cheapest change that fits: {ACTION_TEXT.get(r0['action'], (r0['action'],))[0]} ({r0['cost']}).")
+            zh.append(f"能放下的最小改动：{ACTION_TEXT.get(r0['action'], (r0['action'], r0['action']))[1]}。")
         for p in a.get("precision", []):
             en.append(f"The {p['gpu']} has no native BF16, so use FP16 mixed precision.")
             zh.append(f"{p['gpu']} 不原生支持 BF16，应使用 FP16 混合精度。")
