@@ -277,3 +277,31 @@ def bench_http(seconds: float, workers: int = 2, threads: int = 8) -> None:
         _stop(proc)
 
 
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    ap.add_argument("--synth", default="10000,100000", help="synthetic KB sizes to audit (comma-separated)")
+    ap.add_argument("--questions", type=int, default=2000)
+    ap.add_argument("--seconds", type=float, default=15, help="duration of each HTTP load run")
+    ap.add_argument("--audit-timeout", type=float, default=300)
+    ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--audit-child", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.audit_child:
+        _audit_child(*args.audit_child)
+        return 0
+    sizes = [int(x) for x in args.synth.split(",") if x.strip()]
+    if args.quick:
+        sizes, args.questions, args.seconds, args.audit_timeout = [500, 1000], 100, 3, 120
+    print(f"gpukb benchmarks on {os.cpu_count()} cores, Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d')}")
+    bench_engine_vs_raw()
+    bench_questions(args.questions)
+    bench_http(args.seconds)
+    bench_audit(sizes, args.audit_timeout)
+    if args.json:
+        Path(args.json).write_text(json.dumps(RESULTS, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
