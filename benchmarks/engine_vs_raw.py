@@ -13,11 +13,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import expr, scenario as scen, sizing  # noqa: E402
-from engine.durable_host import RawRuleset  # noqa: E402
-from engine.reasoner import Reasoner  # noqa: E402
-from engine.rules import definition, fact_key  # noqa: E402
-from engine.service import GpuKB  # noqa: E402
+from gpukb.engine.reasoning import expr
+
+from gpukb.engine.answers import scenario as scen
+
+from gpukb.engine.answers import sizing  # noqa: E402
+from gpukb.engine.reasoning.durable_host import RawRuleset  # noqa: E402
+from gpukb.engine.reasoning.reasoner import Reasoner  # noqa: E402
+from gpukb.engine.reasoning.rules import definition, fact_key  # noqa: E402
+from gpukb.engine.answers.service import GpuKB  # noqa: E402
 
 BODIES = [
     {"params": 13e9, "method": "full", "gpu": "T4"},

@@ -60,7 +60,7 @@ def _progress(done: int, total: int) -> None:
 def _audit_child(kb_dir: str, out: str) -> None:
     """Runs in a child process: load a KB, audit it, report seconds and peak RSS."""
     import resource
-    from engine.service import GpuKB
+    from gpukb.engine.answers.service import GpuKB
     t0 = time.perf_counter()
     kb = GpuKB(kb_dir)
     t1 = time.perf_counter()
@@ -72,7 +72,7 @@ def _audit_child(kb_dir: str, out: str) -> None:
 
 
 def bench_audit(sizes: list[int], timeout: float) -> None:
-    from engine.synth import make_synthetic_kb
+    from gpukb.engine.kb.synth import make_synthetic_kb
     tmp = Path(tempfile.mkdtemp(prefix="gpukb-bench-"))
     try:
         measured = {}
@@ -126,7 +126,7 @@ def questions(n: int, seed: int = 3) -> list[str]:
 
 
 def bench_questions(n: int) -> None:
-    from engine.service import GpuKB
+    from gpukb.engine.answers.service import GpuKB
     kb = GpuKB()
     kb.audit_result(kb.kb.latest)
     qs = questions(n)
@@ -217,7 +217,7 @@ def _rss_mib(pid: int) -> float:
 def _start_server(port: int, workers: int):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--workers", str(workers)],
+    proc = subprocess.Popen([sys.executable, "-m", "gpukb.server.cli", "serve", "--port", str(port), "--workers", str(workers)],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     while True:
@@ -241,7 +241,7 @@ def _stop(proc) -> None:
 
 
 def bench_http(seconds: float, workers: int = 2, threads: int = 8) -> None:
-    from engine.snapshot import default_path
+    from gpukb.engine.answers.snapshot import default_path
     snap = default_path(ROOT / "kb", ROOT / "rules")
     if snap.exists():
         snap.unlink()   # measure the first start of a KB too: it builds the compiled snapshot

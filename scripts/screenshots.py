@@ -41,7 +41,7 @@ def start_server():
     """(base URL, stop function) of the app served by werkzeug in a thread on a free port."""
     from werkzeug.serving import make_server
 
-    from server import create_app, pages
+    from gpukb.server import create_app, pages
     logging.getLogger("werkzeug").setLevel(logging.WARNING)     # no line per request
     app = create_app()
     pages.register(app)

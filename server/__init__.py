@@ -1,6 +1,6 @@
 """gpukb's HTTP API: a Flask app factory over one :class:`engine.service.GpuKB`.
 
-    from server import create_app
+    from gpukb.server import create_app
     app = create_app()                      # kb/ and rules/ of this checkout
     app = create_app({"GPUKB_KB": "other/kb", "CORS_ORIGINS": ["https://example.org"]})
 
@@ -17,11 +17,12 @@ import os
 import re
 import time
 import uuid
+from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask, g, request
 
-from engine.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
+from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 
 from .errors import register_error_handlers
 from .state import EXTENSION
@@ -35,7 +36,9 @@ MAX_REQUEST_ID = 64
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app and its engine (compiling the rules takes about a second)."""
-    app = Flask(__name__)
+    # root_path given: `gpukb` is a namespace package, whose root Flask cannot infer
+    here = Path(__file__).resolve().parent
+    app = Flask(__name__, root_path=str(here), instance_path=str(here / "instance"))
     app.config.from_mapping(
         GPUKB_KB=str(DEFAULT_KB),
         GPUKB_RULES=str(DEFAULT_RULES),
@@ -56,7 +59,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     app.extensions[EXTENSION] = GpuKB(app.config["GPUKB_KB"], app.config["GPUKB_RULES"])
     if app.config.get("GPUKB_SNAPSHOT"):
-        from engine.snapshot import load
+        from gpukb.engine.answers.snapshot import load
         load(app.extensions[EXTENSION], app.config["GPUKB_SNAPSHOT"])
     if app.config.get("KB_RELOAD_SECONDS"):
         from .state import init_reload

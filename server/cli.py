@@ -23,8 +23,8 @@ import sys
 import traceback
 from typing import Any, Callable, Sequence
 
-from engine.errors import GpukbError, Issue
-from engine.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
+from gpukb.engine.errors import GpukbError, Issue
+from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 
 from .errors import NotImplementedYet
 
@@ -47,7 +47,7 @@ def version() -> str:
         from importlib.metadata import version as dist_version
         return dist_version("gpukb")
     except Exception:
-        from engine import __version__
+        from gpukb.engine import __version__
         return __version__
 
 
@@ -438,7 +438,7 @@ def _count(result: dict[str, Any], *names: str) -> Any:
 def cmd_validate(args: argparse.Namespace) -> int:
     kb_dir, rules_dir = _dirs(args)
     # validation needs no engine: loading checks everything, and a ValidationError lists every issue
-    from engine.service import validate_dirs
+    from gpukb.engine.answers.service import validate_dirs
     result = validate_dirs(kb_dir, rules_dir, fill_spans=bool(args.fill_spans))
     result = result if isinstance(result, dict) else {}
     issues = _issues_of(result)
@@ -541,8 +541,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def _preflight(kb_dir: str, rules_dir: str) -> None:
     """Load the KB and the rules as data (nothing is compiled into durable_rules in the gunicorn master),
     so that a broken KB is reported here, with its issues, instead of as a worker boot failure."""
-    from engine.kb import load_kb
-    from engine.rules import load_rules
+    from gpukb.engine.kb.store import load_kb
+    from gpukb.engine.reasoning.rules import load_rules
     kb = load_kb(kb_dir)
     load_rules(rules_dir, {f.id for f in kb.all_facts if f.tier == "reference"})
 
@@ -564,11 +564,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _ensure_snapshot(kb_dir: str, rules_dir: str):
     """The snapshot for this KB and rules, built in a child process when missing (the gunicorn master
     never compiles rules: durable_rules' host must not be shared across fork)."""
-    from engine.snapshot import default_path
+    from gpukb.engine.answers.snapshot import default_path
     path = default_path(kb_dir, rules_dir)
     if not path.exists():
         print(f"gpukb: auditing every release once for the workers ({path})", file=sys.stderr)
-        r = subprocess.run([sys.executable, "-m", "server.cli", "--kb", kb_dir, "--rules", rules_dir, "snapshot",
+        r = subprocess.run([sys.executable, "-m", "gpukb.server.cli", "--kb", kb_dir, "--rules", rules_dir, "snapshot",
                             "--out", str(path)], capture_output=True, text=True)
         if r.returncode != 0:
             print(f"gpukb: no snapshot ({r.stderr.strip()[-300:]}); workers will audit on demand", file=sys.stderr)
@@ -576,7 +576,7 @@ def _ensure_snapshot(kb_dir: str, rules_dir: str):
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    from engine.snapshot import default_path, save
+    from gpukb.engine.answers.snapshot import default_path, save
     kb_dir, rules_dir = _dirs(args)
     kb = _engine(kb_dir, rules_dir)
     out = args.out or default_path(kb_dir, rules_dir)
@@ -586,7 +586,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
-    from engine.synth import make_synthetic_kb
+    from gpukb.engine.kb.synth import make_synthetic_kb
     kb_dir, _ = _dirs(args)
 
     def progress(done: int, total: int) -> None:
@@ -615,7 +615,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def _setup_logging(verbosity: int) -> None:
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
-    for name in ("gpukb", "engine"):
+    for name in ("gpukb",):
         logger = logging.getLogger(name)
         logger.setLevel(level)
         if verbosity > 0 and not any(getattr(h, "_gpukb_cli", False) for h in logger.handlers):

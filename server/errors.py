@@ -27,7 +27,7 @@ from typing import Any, Iterable
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from engine.errors import BadInput, GpukbError, Issue, NotFound
+from gpukb.engine.errors import BadInput, GpukbError, Issue, NotFound
 
 __all__ = ["GpukbError", "BadInput", "NotFound", "Issue", "MethodNotAllowed", "PayloadTooLarge",
            "UnsupportedMediaType", "NotImplementedYet", "InternalError", "error_body", "error_response",

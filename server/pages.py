@@ -12,7 +12,7 @@ Every page is rendered on the server and readable without JavaScript; the little
 The pages read everything through the engine facade (:class:`engine.service.GpuKB`); they never touch
 the engine's internals. Bad input renders a friendly HTML error page with status 400 or 404.
 
-    from server import create_app, pages
+    from gpukb.server import create_app, pages
     app = create_app()
     pages.register(app)          # no-op when the factory has registered the blueprint already
 """
@@ -30,7 +30,7 @@ from flask import Blueprint, Flask, current_app, render_template, request, url_f
 from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException
 
-from engine.errors import GpukbError
+from gpukb.engine.errors import GpukbError
 
 from .state import get_kb
 

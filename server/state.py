@@ -8,8 +8,8 @@ from pathlib import Path
 
 from flask import current_app
 
-from engine.errors import GpukbError
-from engine.service import GpuKB
+from gpukb.engine.errors import GpukbError
+from gpukb.engine.answers.service import GpuKB
 
 from .errors import NotImplementedYet
 

@@ -9,5 +9,5 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @lru_cache(maxsize=1)
 def bundled():
-    from engine.service import GpuKB
+    from gpukb.engine.answers.service import GpuKB
     return GpuKB(ROOT / "kb", ROOT / "rules")

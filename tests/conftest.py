@@ -38,7 +38,7 @@ def assert_error_shape(body: Any, status: int) -> dict[str, Any]:
 
 def requires_engine(name: str) -> None:
     """Skip the calling test only when the engine lacks GpuKB.<name> (the API answers 501 then)."""
-    from engine.service import GpuKB
+    from gpukb.engine.answers.service import GpuKB
     if not callable(getattr(GpuKB, name, None)):
         pytest.skip(f"engine.service.GpuKB.{name} is not implemented yet (the API answers 501)")
 
@@ -47,7 +47,7 @@ def requires_engine(name: str) -> None:
 
 @pytest.fixture(scope="session")
 def app():
-    from server import create_app
+    from gpukb.server import create_app
     return create_app({"TESTING": True})
 
 
@@ -120,7 +120,7 @@ class Cli:
         self.capsys = capsys
 
     def __call__(self, *argv: str) -> tuple[int, str, str]:
-        from server.cli import main
+        from gpukb.server.cli import main
         self.capsys.readouterr()
         try:
             code = main(list(argv))

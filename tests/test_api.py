@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from engine.errors import RuleError
+from gpukb.engine.errors import RuleError
 
 T4_13B_FULL = {"params": 13e9, "method": "full", "gpu": "T4"}
 T4_7B_QLORA = {"model": "llama-2-7b", "method": "qlora", "gpu": "T4"}

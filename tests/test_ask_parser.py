@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.ask_parser import (EXAMPLES, FACT_KEYWORDS, MISSING_HARDWARE, MISSING_WORKLOAD, SCENARIO_KEYS,
+from gpukb.engine.answers.ask_parser import (EXAMPLES, FACT_KEYWORDS, MISSING_HARDWARE, MISSING_WORKLOAD, SCENARIO_KEYS,
                                ParsedQuestion, parse_question)
-from engine.errors import BadInput
-from engine.vocabulary import Vocabulary
+from gpukb.engine.errors import BadInput
+from gpukb.engine.kb.vocabulary import Vocabulary
 
 
 @pytest.fixture(scope="module")

@@ -51,7 +51,7 @@ def live_server(chromium_path):
     """The real app (API and pages) served by werkzeug in a thread, on a free port."""
     from werkzeug.serving import make_server
 
-    from server import create_app, pages
+    from gpukb.server import create_app, pages
     app = create_app()
     pages.register(app)
     srv = make_server("127.0.0.1", 0, app, threaded=True)

@@ -273,7 +273,7 @@ def test_diff(cli, api, requires):
 # -- failures ---------------------------------------------------------------------------------------------
 
 def test_a_missing_engine_method_is_an_error_not_a_traceback(cli, monkeypatch):
-    import server.cli as cli_module
+    import gpukb.server.cli as cli_module
     monkeypatch.setattr(cli_module, "_engine", lambda *a: object())
     code, out, err = cli("ask", "hello")
     assert code == 1 and not out and "GpuKB.ask" in err
@@ -281,7 +281,7 @@ def test_a_missing_engine_method_is_an_error_not_a_traceback(cli, monkeypatch):
 
 
 def test_an_unexpected_exception_is_reported_in_one_line(cli, monkeypatch):
-    import server.cli as cli_module
+    import gpukb.server.cli as cli_module
 
     def boom(*a):
         raise RuntimeError("kaboom")
@@ -306,7 +306,7 @@ def test_serve_usage_errors(cli, argv):
 # -- the module entry point, in a subprocess ------------------------------------------------------------------
 
 def test_python_m_server_cli_validate(subprocess_env):
-    r = subprocess.run([sys.executable, "-m", "server.cli", "validate"], cwd=ROOT, env=subprocess_env,
+    r = subprocess.run([sys.executable, "-m", "gpukb.server.cli", "validate"], cwd=ROOT, env=subprocess_env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("ok: ")
@@ -353,7 +353,7 @@ def test_real_server_keeps_concurrent_answers_apart(gpukb, subprocess_env, tmp_p
     assert {e["verdict"] for e in expected} == {"fits", "does_not_fit"}   # the mix is worth checking
     port = _free_port()
     log = (tmp_path / "server.log").open("w+")
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--workers", "2"],
+    proc = subprocess.Popen([sys.executable, "-m", "gpukb.server.cli", "serve", "--port", str(port), "--workers", "2"],
                             cwd=ROOT, env=subprocess_env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import durable_host
-from engine.rules import definition, load_rules
+from gpukb.engine.reasoning import durable_host
+from gpukb.engine.reasoning.rules import definition, load_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
-HOST = ROOT / "engine" / "durable_host.py"
+HOST = ROOT / "engine" / "reasoning" / "durable_host.py"
 BATCH_CALLS = {"assert_facts", "post_batch", "post_events", "retract_facts"}
 
 
@@ -91,9 +91,9 @@ def test_durable_host_never_calls_the_batch_apis():
 def test_many_facts_into_a_two_pattern_join_in_a_subprocess():
     proc = run_script(f"""
         import json
-        from engine.rules import load_rules, definition
-        from engine.reasoner import Reasoner
-        from engine.durable_host import CompiledRuleset
+        from gpukb.engine.reasoning.rules import load_rules, definition
+        from gpukb.engine.reasoning.reasoner import Reasoner
+        from gpukb.engine.reasoning.durable_host import CompiledRuleset
 
         # through the reasoner: a chain of 40 edges, path = edge join path (two patterns)
         r = Reasoner(load_rules({str(FIXTURES / 'rules_paths')!r}))
@@ -144,8 +144,8 @@ def test_raw_batch_assert_with_a_join_documents_the_pitfall():
 
 
 NO_FIRING = f"""
-    from engine.rules import load_rules
-    from engine.reasoner import Reasoner
+    from gpukb.engine.reasoning.rules import load_rules
+    from gpukb.engine.reasoning.reasoner import Reasoner
     r = Reasoner(load_rules({str(FIXTURES / 'rules_absent')!r}))
     WARM_UP
     # a block fact alone: no rule fires in this run
@@ -200,8 +200,8 @@ def test_raw_delete_state_without_an_action_documents_the_pitfall():
 
 DIVIDE = """
     import pathlib, tempfile
-    from engine.rules import load_rules
-    from engine.reasoner import Reasoner
+    from gpukb.engine.reasoning.rules import load_rules
+    from gpukb.engine.reasoning.reasoner import Reasoner
     root = pathlib.Path(tempfile.mkdtemp()) / "rules"
     root.mkdir()
     (root / "types.yaml").write_text(

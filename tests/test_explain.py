@@ -107,7 +107,7 @@ def test_explain_findings_and_facts(kb):
     ("S001-C001", "pdf", "en"), ("S001-C001", "json", "fr"), ("", "json", "en"),
 ])
 def test_bad_explain_requests(kb, cid, fmt, lang):
-    from engine.errors import GpukbError
+    from gpukb.engine.errors import GpukbError
     with pytest.raises(GpukbError) as e:
         kb.explain(cid, fmt, lang)
     assert e.value.status in (400, 404)

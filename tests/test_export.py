@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prov.model import ProvDocument
 
-from engine.export import to_dot, to_prov, to_text, tree_facts
+from gpukb.engine.answers.export import to_dot, to_prov, to_text, tree_facts
 
 QUOTE = "T4 仅 16GB 显存"
 SOURCES = {"S001": {"title": "云端 GPU 选型指南", "publisher": "Example Tech Blog", "published": "2026-09-16"}}

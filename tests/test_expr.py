@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.expr import FUNCTIONS, ExprError, evaluate, names, parse, unparse
+from gpukb.engine.reasoning.expr import FUNCTIONS, ExprError, evaluate, names, parse, unparse
 
 ENV = {"s": {"params": 13e9, "need": 208, "method": "full", "tags": ["train", "gpu"], "none": None,
              "flag": True, "n": 3},

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import UnknownRelease, ValidationError
-from engine.kb import load_kb
+from gpukb.engine.errors import UnknownRelease, ValidationError
+from gpukb.engine.kb.store import load_kb
 
 from ._engine import ROOT
 

@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
 
-from engine import scenario
+from gpukb.engine.answers import scenario
 
 SPEC_FILE = Path(__file__).resolve().parents[1] / "server" / "openapi.json"
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -140,7 +140,7 @@ def test_every_operation_documents_the_error_shape_for_400(spec):
 
 def _flask_routes(app):
     """The API's routes: every rule of the API blueprints (not static files, not the HTML pages)."""
-    from server.api import blueprints
+    from gpukb.server.api import blueprints
     api = {bp.name for bp in blueprints()}
     out = {}
     for rule in app.url_map.iter_rules():
@@ -195,9 +195,9 @@ def test_the_query_body_schema_matches_the_engine(spec):
 
 
 def test_enums_of_parameters_match_the_server(spec):
-    from server.api import LANGS
-    from server.api.audit import FORMATS as AUDIT_FORMATS, KINDS
-    from server.api.conclusions import FORMATS as EXPLAIN_FORMATS
+    from gpukb.server.api import LANGS
+    from gpukb.server.api.audit import FORMATS as AUDIT_FORMATS, KINDS
+    from gpukb.server.api.conclusions import FORMATS as EXPLAIN_FORMATS
     params = {(p, resolve(spec, x)["name"]): resolve(spec, x)["schema"]
               for p, _, op in _operations(spec) for x in op.get("parameters", [])}
     assert params[("/v1/conclusions/{cid}/explain", "format")]["enum"] == list(EXPLAIN_FORMATS)

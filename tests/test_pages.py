@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import pytest
 
-from server import pages
+from gpukb.server import pages
 
 T4_Q = "why not T4 for 13B full fine-tune"
 T4_Q_ZH = "为什么 T4 不能全量微调 13B 模型"
@@ -105,7 +105,7 @@ def site(app):
     (a blueprint cannot be added to an app that has already served requests)."""
     if "pages" in app.blueprints:
         return app
-    from server import create_app
+    from gpukb.server import create_app
     own = create_app({"TESTING": True})
     pages.register(own)
     assert "pages" in own.blueprints

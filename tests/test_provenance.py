@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.provenance import (build_graph, dependents, labels, origin_of, premises_of, proof_sizes, proof_tree,
+from gpukb.engine.reasoning.provenance import (build_graph, dependents, labels, origin_of, premises_of, proof_sizes, proof_tree,
                                supports_of, surviving)
-from engine.reasoner import Reasoner
-from engine.rules import load_rules
+from gpukb.engine.reasoning.reasoner import Reasoner
+from gpukb.engine.reasoning.rules import load_rules
 
 FIXTURES = Path(__file__).parent / "fixtures"
 F = namedtuple("F", "rule premises derived values")

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import RuleError
-from engine.reasoner import DEFAULT_BUDGET, Derivation, Reasoner
-from engine.rules import load_rules
+from gpukb.engine.errors import RuleError
+from gpukb.engine.reasoning.reasoner import DEFAULT_BUDGET, Derivation, Reasoner
+from gpukb.engine.reasoning.rules import load_rules
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -38,7 +38,7 @@ def server(tmp_path):
     shutil.copytree(ROOT / "kb", kb)
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GPUKB_KB": str(kb)}
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--workers", "2",
+    proc = subprocess.Popen([sys.executable, "-m", "gpukb.server.cli", "serve", "--port", str(port), "--workers", "2",
                              "--reload", "0.5"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import Issue, ValidationError
-from engine.expr import parse
-from engine.rules import RESERVED_FIELDS, RuleSet, definition, fact_key, load_rules
+from gpukb.engine.errors import Issue, ValidationError
+from gpukb.engine.reasoning.expr import parse
+from gpukb.engine.reasoning.rules import RESERVED_FIELDS, RuleSet, definition, fact_key, load_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"

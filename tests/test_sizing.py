@@ -18,7 +18,7 @@ import math
 
 import pytest
 
-from engine.errors import BadInput
+from gpukb.engine.errors import BadInput
 
 from ._engine import bundled
 
@@ -200,7 +200,7 @@ def test_zero_on_one_gpu_is_a_stated_normalisation(kb):
 
 def test_every_number_in_the_breakdown_is_in_the_proof_tree(kb):
     a = q(kb, params=13e9, method="full", gpu="T4")
-    from engine.explain import walk
+    from gpukb.engine.answers.explain import walk
     nodes = list(walk(a["explanation"]["tree"]))
     rules = {n.get("rule", "").split("@")[0] for n in nodes}
     for r in ("sizing.full.weights", "sizing.full.gradients", "sizing.full.optimizer", "sizing.model_states",

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from engine import snapshot
-from engine.service import GpuKB
+from gpukb.engine.answers import snapshot
+from gpukb.engine.answers.service import GpuKB
 
 from ._engine import ROOT, bundled
 

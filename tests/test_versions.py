@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import UnknownRelease
+from gpukb.engine.errors import UnknownRelease
 
 from ._engine import bundled
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.errors import ValidationError
-from engine.yamlio import LineDict, LineList, load_file, loads
+from gpukb.engine.errors import ValidationError
+from gpukb.engine.yamlio import LineDict, LineList, load_file, loads
 
 
 def issue_of(text: str, filename: str = "f.yaml"):

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .reasoner import Derivation, Firing
+from ..reasoning.reasoner import Derivation, Firing
 
 log = logging.getLogger("gpukb.snapshot")
 FORMAT = 1

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from . import expr
 from .durable_host import CompiledRuleset, EngineFault
-from .errors import RuleError
+from ..errors import RuleError
 from .rules import Condition, Rule, RuleSet, definition, fact_key
 
 log = logging.getLogger("gpukb.rules")

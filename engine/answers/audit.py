@@ -13,14 +13,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import facts as factrec
+from ..kb import facts as factrec
 from . import scenario as scen
-from .errors import BadInput, Issue
+from ..errors import BadInput, Issue
 from .explain import walk
-from .kb import Fact, ReleaseView
-from .labels import fact_label, gb
-from .reasoner import Derivation
-from .vocabulary import Interval
+from ..kb.store import Fact, ReleaseView
+from ..kb.labels import fact_label, gb
+from ..reasoning.reasoner import Derivation
+from ..kb.vocabulary import Interval
 
 KINDS = ("misattributed", "incorrect", "inconsistent_with_derivation", "overstated", "understated",
          "contradiction", "unverifiable", "scope_dependent", "supported")

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from .errors import BadInput, Issue
-from .vocabulary import Vocabulary
+from ..errors import BadInput, Issue
+from ..kb.vocabulary import Vocabulary
 
 MAX_QUESTION_CHARS = 500
 

@@ -11,9 +11,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import Issue, NotFound, UnknownRelease, ValidationError
+from ..errors import Issue, NotFound, UnknownRelease, ValidationError
 from .vocabulary import Interval, Vocabulary
-from .yamlio import LineDict, load_file
+from ..yamlio import LineDict, load_file
 
 MODALITIES = ("spec", "estimate", "verdict", "recommendation", "product-name")
 CONFIDENCES = ("high", "medium", "low")

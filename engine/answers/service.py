@@ -13,17 +13,14 @@ from typing import Any
 
 from . import scenario as scen
 from . import sizing
-from .errors import BadInput, Issue, NotFound
+from ..errors import BadInput, Issue, NotFound
 from .explain import leaves, tree, walk, why_not
-from .kb import KB, ReleaseView, load_kb
-from .labels import gb, params_text
-from .reasoner import Reasoner
-from .rules import RuleSet, load_rules
+from ..kb.store import KB, ReleaseView, load_kb
+from ..kb.labels import gb, params_text
+from ..reasoning.reasoner import Reasoner
+from ..reasoning.rules import RuleSet, load_rules
+from ..paths import DEFAULT_KB, DEFAULT_RULES
 
-ROOT = Path(__file__).resolve().parent.parent
-# the bundled KB and rules sit next to the packages in a checkout; GPUKB_KB / GPUKB_RULES point elsewhere
-DEFAULT_KB = Path(os.environ.get("GPUKB_KB") or ROOT / "kb")
-DEFAULT_RULES = Path(os.environ.get("GPUKB_RULES") or ROOT / "rules")
 
 
 ACTION_TEXT = {  # recommendation actions in words (English, Chinese)
@@ -520,11 +517,11 @@ class GpuKB:
         return audit_answer(res, view, source, kind)
 
     def diff(self, a: str, b: str) -> dict[str, Any]:
-        from .versions import diff
+        from .diff import diff
         return self._cached(("diff", a, b), lambda: diff(self, a, b))
 
     def watchlist(self) -> list[dict[str, Any]]:
-        from .versions import load_watchlist
+        from .diff import load_watchlist
         return load_watchlist(self.kb_dir / "watchlist.yaml")
 
     def validate(self, fill_spans: bool = False) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from typing import Any
 
 import yaml
 
-from .kb import load_kb
+from .store import load_kb
+from ..paths import BUNDLED_KB
 
 PER_SOURCE = 200
 RATES = {"agree": 0.45, "wrong": 0.2, "verdict": 0.25, "memory": 0.1}
@@ -37,7 +38,7 @@ def make_synthetic_kb(out: str | Path, claims: int, seed: int = 0, base: str | P
     """Write a synthetic KB with about ``claims`` claims to ``out``; returns counts."""
     if claims < 1 or claims > 2_000_000:
         raise ValueError("claims must be between 1 and 2,000,000")
-    base = Path(base) if base else Path(__file__).resolve().parent.parent / "kb"
+    base = Path(base) if base else BUNDLED_KB
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} exists and is not empty")

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import Issue, ValidationError
-from .yamlio import LineDict, load_file
+from ..errors import Issue, ValidationError
+from ..yamlio import LineDict, load_file
 
 UNITLESS_OK = ("count", "ratio", "params")
 ENTITY_FIELDS = ("name", "aliases", "catalog", "family", "variants")

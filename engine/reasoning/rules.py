@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from . import expr
-from .errors import Issue, ValidationError
-from .yamlio import LineDict, load_file
+from ..errors import Issue, ValidationError
+from ..yamlio import LineDict, load_file
 
 RESERVED_FIELDS = {"id", "sid", "t", "fk", "$s"}
 RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group"}

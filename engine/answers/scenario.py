@@ -12,8 +12,8 @@ import math
 import re
 from typing import Any
 
-from .errors import BadInput, Issue
-from .vocabulary import Vocabulary
+from ..errors import BadInput, Issue
+from ..kb.vocabulary import Vocabulary
 
 KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
         "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version", "family",

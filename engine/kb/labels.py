@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .kb import ReleaseView
+from .store import ReleaseView
 from .vocabulary import Vocabulary
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from . import expr
-from .kb import ReleaseView
-from .labels import fact_label
-from .provenance import build_graph, proof_sizes, proof_tree
-from .reasoner import Derivation
-from .rules import Rule, RuleSet
+from ..reasoning import expr
+from ..kb.store import ReleaseView
+from ..kb.labels import fact_label
+from ..reasoning.provenance import build_graph, proof_sizes, proof_tree
+from ..reasoning.reasoner import Derivation
+from ..reasoning.rules import Rule, RuleSet
 
 
 def graph_of(d: Derivation):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .kb import Fact
+from .store import Fact
 from .vocabulary import Interval, Vocabulary
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .errors import Issue, ValidationError
+from ..errors import Issue, ValidationError
 from .explain import leaves
-from .yamlio import load_file
+from ..yamlio import load_file
 
 
 def load_watchlist(path: Path) -> list[dict[str, Any]]:

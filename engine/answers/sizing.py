@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from . import facts as factrec
+from ..kb import facts as factrec
 from . import scenario as scen
-from .kb import ReleaseView
-from .reasoner import Derivation, Reasoner
+from ..kb.store import ReleaseView
+from ..reasoning.reasoner import Derivation, Reasoner
 
 SIZING_KINDS = {"gpu", "family", "instance", "model", "precision", "optimizer", "concept", "technique"}
 MEMORY_KEYS = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache")
