@@ -5,8 +5,28 @@ and the CLI into exit code 1 with the same messages.
 """
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any
+
+MAX_MESSAGE = 1000          # characters of one error message; longer ones are cut (values can be huge)
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 80
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 6
+_SHORT.maxlevel = 3
+
+
+def short(value: Any) -> str:
+    """A bounded repr of a value for error messages: long strings, deep or long lists are elided, so a
+    huge value (e.g. one built from YAML aliases) never turns into a huge message."""
+    return _SHORT.repr(value)
+
+
+def clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 @dataclass(frozen=True)
@@ -18,6 +38,10 @@ class Issue:
     line: int | None = None
     field: str | None = None
     allowed: Any = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.message, str) and len(self.message) > MAX_MESSAGE:
+            object.__setattr__(self, "message", clip(self.message))
 
     def __str__(self) -> str:
         where = ""
@@ -50,6 +74,7 @@ class GpukbError(Exception):
     status = 400
 
     def __init__(self, message: str, issues: list[Issue] | None = None):
+        message = clip(message)
         super().__init__(message)
         self.message = message
         self.issues = list(issues or [])
@@ -86,3 +111,9 @@ class RuleError(GpukbError):
     """A rule failed while running: runaway derivation, bad arithmetic, or an engine fault."""
 
     status = 422
+
+
+class TimeLimitExceeded(GpukbError):
+    """A request or a derivation ran past its time limit (see :mod:`engine.limits`)."""
+
+    status = 503

@@ -6,9 +6,12 @@
 
 Configuration (defaults, then the environment variables GPUKB_KB and GPUKB_RULES, then
 ``test_config``): GPUKB_KB, GPUKB_RULES, MAX_CONTENT_LENGTH (64 KiB), MAX_QUERY_CHARS (500),
-CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any).
+CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any),
+REQUEST_TIME_LIMIT (30 s of engine work per request, then a 503), GPUKB_SNAPSHOT (a snapshot to load)
+and, set by ``gpukb serve``, GPUKB_DIGEST, GPUKB_GENERATION and GPUKB_STATE (see :mod:`server.rollout`).
 The API is read-only: GET, HEAD and OPTIONS, and POST on /v1/query only. The app also serves the
-HTML pages of :mod:`server.pages`; everything under /v1/, /health and /openapi.json is JSON.
+HTML pages of :mod:`server.pages`; everything under /v1/, /health and /openapi.json is JSON. Every
+response carries the security headers of :mod:`server.headers`.
 """
 from __future__ import annotations
 
@@ -22,9 +25,12 @@ from typing import Any, Mapping
 
 from flask import Flask, g, request
 
+from gpukb.engine import limits
 from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 
 from .errors import register_error_handlers
+from .headers import add_security_headers
+from .logsafe import printable
 from .state import EXTENSION
 
 __all__ = ["create_app"]
@@ -45,13 +51,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=64 * 1024,
         MAX_QUERY_CHARS=500,
         CORS_ORIGINS=None,
-        KB_RELOAD_SECONDS=None,   # e.g. 5: pick up KB edits, keeping the last good KB when one is broken
+        REQUEST_TIME_LIMIT=30.0,
     )
     for key in ("GPUKB_KB", "GPUKB_RULES"):
         if os.environ.get(key):
             app.config[key] = os.environ[key]
-    if os.environ.get("GPUKB_RELOAD_SECONDS"):
-        app.config["KB_RELOAD_SECONDS"] = float(os.environ["GPUKB_RELOAD_SECONDS"])
     if test_config:
         app.config.update(test_config)
     app.json.ensure_ascii = False
@@ -61,9 +65,6 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("GPUKB_SNAPSHOT"):
         from gpukb.engine.answers.snapshot import load
         load(app.extensions[EXTENSION], app.config["GPUKB_SNAPSHOT"])
-    if app.config.get("KB_RELOAD_SECONDS"):
-        from .state import init_reload
-        init_reload(app)
 
     register_error_handlers(app)
     _install_request_hooks(app)
@@ -96,6 +97,8 @@ def _install_request_hooks(app: Flask) -> None:
     def _start():
         g.request_id = _request_id(request.headers.get("X-Request-ID"))
         g.t0 = time.perf_counter()
+        g.time_limit = limits.start(app.config.get("REQUEST_TIME_LIMIT"),
+                                    f"{request.method} {request.path[:100]}")
         # Read-only by construction: every route is GET (Flask adds HEAD and OPTIONS) except
         # POST /v1/query, so routing answers any other method with 405 and its Allow header.
 
@@ -103,6 +106,7 @@ def _install_request_hooks(app: Flask) -> None:
     def _finish(resp):
         rid = getattr(g, "request_id", None) or _request_id(None)
         resp.headers["X-Request-ID"] = rid
+        add_security_headers(resp)
         origins = _cors_origins(app.config.get("CORS_ORIGINS"))
         if origins:                      # CORS is off unless configured; then only for listed origins
             resp.vary.add("Origin")
@@ -115,6 +119,15 @@ def _install_request_hooks(app: Flask) -> None:
                     resp.headers["Access-Control-Allow-Headers"] = "Content-Type, X-Request-ID"
                     resp.headers["Access-Control-Max-Age"] = "600"
         ms = (time.perf_counter() - getattr(g, "t0", time.perf_counter())) * 1000
-        HTTP_LOG.info("%s %s %s %s %.1fms", rid, request.method, request.full_path.rstrip("?")[:300],
-                      resp.status_code, ms)
+        HTTP_LOG.info("%s %s %s %s %.1fms", rid, printable(request.method[:20]),
+                      printable(request.full_path.rstrip("?")[:300]), resp.status_code, ms)
         return resp
+
+    @app.teardown_request
+    def _end(_exc):
+        token = g.pop("time_limit", None)
+        if token is not None:
+            try:
+                limits.stop(token)
+            except (ValueError, RuntimeError):   # set in another context (never expected): it just lapses
+                pass

@@ -18,7 +18,6 @@ import inspect
 import json
 import logging
 import os
-import subprocess
 import sys
 import traceback
 from typing import Any, Callable, Sequence
@@ -80,6 +79,35 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
+def _int_in(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: a whole number in lo..hi, with an error that says the range."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number in {lo}..{hi}, got {text[:40]!r}") from None
+        if not lo <= n <= hi:
+            raise argparse.ArgumentTypeError(f"{n} is out of range {lo}..{hi}")
+        return n
+    return parse
+
+
+def _seconds_in(lo: float, hi: float, zero: bool = False) -> Callable[[str], float]:
+    """An argparse type: seconds in lo..hi (and 0 when ``zero``: off); NaN and infinity are refused."""
+    def parse(text: str) -> float:
+        try:
+            x = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text[:40]!r}") from None
+        if zero and x == 0:
+            return 0.0
+        if not (lo <= x <= hi):    # also false for NaN
+            allowed = f"0 (off) or {lo:g}..{hi:g}" if zero else f"{lo:g}..{hi:g}"
+            raise argparse.ArgumentTypeError(f"{text[:40]} seconds is out of range: {allowed}")
+        return x
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     def global_options(p: argparse.ArgumentParser, default: Any) -> None:
         p.add_argument("--kb", metavar="DIR", default=default,
@@ -107,6 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("validate", "check the KB and the rules; print every problem with file and line")
     p.add_argument("--fill-spans", action="store_true", help="compute missing claim spans from their quotes and write them")
+    p.add_argument("--quick", action="store_true",
+                   help="only check the files; skip the smoke derivation that catches runaway rules")
+    p.add_argument("--time-limit", type=_seconds_in(1, 3600), default=120.0, metavar="SECONDS",
+                   help="stop the smoke derivation after this long (1..3600; default 120)")
+    p.add_argument("--nice", type=_int_in(0, 19), default=0, help=argparse.SUPPRESS)
+    json_flag(p)
 
     p = command("claims", "list the claims of a release")
     p.add_argument("--source", metavar="S", help="only the claims of this source (e.g. S000)")
@@ -166,21 +200,32 @@ def build_parser() -> argparse.ArgumentParser:
     json_flag(p)
 
     p = command("synth", "write a synthetic KB (real vocabulary, reference tier and rules; generated sources)")
-    p.add_argument("--claims", metavar="N", type=_positive_int, required=True, help="number of claims to generate")
+    p.add_argument("--claims", metavar="N", type=_int_in(1, 1_000_000), required=True,
+                   help="number of claims to generate (1..1000000)")
     p.add_argument("--seed", metavar="S", type=_int, default=0, help="random seed (default 0)")
     p.add_argument("--out", metavar="DIR", required=True, help="an empty or new directory")
 
     p = command("snapshot", "audit every release once and save the derivations for serving workers to load")
-    p.add_argument("--out", metavar="FILE", help="where to write it (default: a file named by the KB's digest in the temp directory)")
+    p.add_argument("--out", metavar="FILE",
+                   help="where to write it (default: a file named by the KB's digest in the private cache directory)")
+    p.add_argument("--time-limit", type=_seconds_in(1, 86400), default=None, metavar="SECONDS",
+                   help="stop after this long (default: no limit)")
+    p.add_argument("--nice", type=_int_in(0, 19), default=0, metavar="N", help="run at a lower CPU priority")
 
     p = command("serve", "serve the HTTP API with gunicorn")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=_port, default=os.environ.get("PORT") or "8000",
                    help="default: $PORT or 8000")
-    p.add_argument("--workers", type=_positive_int, default=2, help="worker processes (default: 2)")
+    p.add_argument("--workers", type=_int_in(1, 64), default=2, help="worker processes (1..64; default: 2)")
+    p.add_argument("--threads", type=_int_in(1, 64), default=8, help="request threads per worker (1..64; default: 8)")
     p.add_argument("--no-snapshot", action="store_true", help="do not build or load a snapshot of the audits")
-    p.add_argument("--reload", type=float, default=5.0, metavar="SECONDS",
-                   help="check the KB for changes this often; a broken change keeps the last good KB (0: never; default 5)")
+    p.add_argument("--reload", type=_seconds_in(0.1, 86400, zero=True), default=5.0, metavar="SECONDS",
+                   help="check the KB for changes this often; a broken change keeps the last good KB "
+                        "(0: never; else 0.1..86400; default 5)")
+    p.add_argument("--request-timeout", type=_seconds_in(1, 3600), default=30.0, metavar="SECONDS",
+                   help="time limit of one request's engine work, then 503 (1..3600; default 30)")
+    p.add_argument("--build-timeout", type=_seconds_in(10, 86400), default=300.0, metavar="SECONDS",
+                   help="time limit of checking and compiling a KB change (10..86400; default 300)")
     return parser
 
 
@@ -437,7 +482,9 @@ def _count(result: dict[str, Any], *names: str) -> Any:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     kb_dir, rules_dir = _dirs(args)
-    # validation needs no engine: loading checks everything, and a ValidationError lists every issue
+    _renice(args.nice)
+    # loading checks every file (a ValidationError lists every issue); then, unless --quick, a bounded
+    # smoke derivation compiles and runs the rules, so that a runaway rule fails here, not in a server
     from gpukb.engine.answers.service import validate_dirs
     result = validate_dirs(kb_dir, rules_dir, fill_spans=bool(args.fill_spans))
     result = result if isinstance(result, dict) else {}
@@ -447,9 +494,23 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(_issue_text(i), file=sys.stderr)
         print(f"{len(issues)} problem(s) found", file=sys.stderr)
         return 1
+    if not args.quick:
+        from gpukb.engine.answers.smoke import smoke
+        result["smoke"] = smoke(kb_dir, rules_dir, args.time_limit)
+    if args.json:
+        print_json(result)
+        return 0
     print(f"ok: {_count(result, 'claims')} claims, {_count(result, 'reference', 'reference_facts')} reference facts, "
           f"{_count(result, 'rules')} rules, {_count(result, 'releases', 'versions')} releases")
     return 0
+
+
+def _renice(n: int) -> None:
+    if n:
+        try:
+            os.nice(n)
+        except OSError:
+            pass
 
 
 def _query_body(args: argparse.Namespace) -> dict[str, Any]:
@@ -548,39 +609,44 @@ def _preflight(kb_dir: str, rules_dir: str) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from gpukb.engine import cache
+    from gpukb.engine.cache import UnsafeCache
+    from .generations import Builder
     from .serve import serve
     kb_dir, rules_dir = _dirs(args)
-    _preflight(kb_dir, rules_dir)
     level = logging.DEBUG if (args.verbose or 0) >= 2 else logging.INFO
-    print(f"gpukb: serving on http://{args.host}:{args.port} with {args.workers} worker(s)", file=sys.stderr)
-    conf = {"GPUKB_KB": kb_dir, "GPUKB_RULES": rules_dir,
-            "KB_RELOAD_SECONDS": float(os.environ.get("GPUKB_RELOAD_SECONDS") or args.reload)}
-    if not args.no_snapshot:
-        conf["GPUKB_SNAPSHOT"] = str(_ensure_snapshot(kb_dir, rules_dir))
-    serve(conf, host=args.host, port=args.port, workers=args.workers, log_level=level)
+    env_reload = os.environ.get("GPUKB_RELOAD_SECONDS")
+    every = _seconds_in(0.1, 86400, zero=True)(env_reload) if env_reload else args.reload
+    # the first generation: a private copy of the KB, checked and compiled before any worker starts
+    _preflight(kb_dir, rules_dir)
+    try:
+        builder = Builder(kb_dir, rules_dir, use_snapshot=not args.no_snapshot, build_seconds=args.build_timeout)
+    except UnsafeCache as exc:      # e.g. ~/.cache/gpukb owned by someone else: never trust it, use a fresh one
+        print(f"gpukb: warning: {exc.message}; using a private temporary directory instead", file=sys.stderr)
+        builder = Builder(kb_dir, rules_dir, cache_root=cache.fallback_dir(), use_snapshot=not args.no_snapshot,
+                          build_seconds=args.build_timeout)
+    staged = builder.stage()
+    print("gpukb: checking and compiling the KB for the workers", file=sys.stderr)
+    current = builder.build(staged)
+    print(f"gpukb: serving on http://{args.host}:{args.port} with {args.workers} worker(s) × {args.threads} "
+          f"thread(s); KB {current.digest[:16]}", file=sys.stderr)
+    conf = {"REQUEST_TIME_LIMIT": args.request_timeout}
+    serve(conf, host=args.host, port=args.port, workers=args.workers, threads=args.threads, log_level=level,
+          builder=builder, reload_every=every, current=current)
     return 0
 
 
-def _ensure_snapshot(kb_dir: str, rules_dir: str):
-    """The snapshot for this KB and rules, built in a child process when missing (the gunicorn master
-    never compiles rules: durable_rules' host must not be shared across fork)."""
-    from gpukb.engine.answers.snapshot import default_path
-    path = default_path(kb_dir, rules_dir)
-    if not path.exists():
-        print(f"gpukb: auditing every release once for the workers ({path})", file=sys.stderr)
-        r = subprocess.run([sys.executable, "-m", "gpukb.server.cli", "--kb", kb_dir, "--rules", rules_dir, "snapshot",
-                            "--out", str(path)], capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"gpukb: no snapshot ({r.stderr.strip()[-300:]}); workers will audit on demand", file=sys.stderr)
-    return path
-
-
 def cmd_snapshot(args: argparse.Namespace) -> int:
+    from gpukb.engine import limits
+    from gpukb.engine.answers.smoke import smoke
     from gpukb.engine.answers.snapshot import default_path, save
     kb_dir, rules_dir = _dirs(args)
-    kb = _engine(kb_dir, rules_dir)
-    out = args.out or default_path(kb_dir, rules_dir)
-    res = save(kb, out)
+    _renice(args.nice)
+    with limits.time_limit(args.time_limit, "checking and compiling the KB"):
+        kb = _engine(kb_dir, rules_dir)
+        smoke(kb_dir, rules_dir, None, service=kb)     # a runaway rule fails here, naming the rule
+        out = args.out or default_path(kb_dir, rules_dir)
+        res = save(kb, out)
     print(f"wrote {res['path']}: audits of {', '.join(res['releases'])} (KB digest {res['digest']})")
     return 0
 

@@ -1,83 +1,44 @@
-"""Where the API finds its engine: one :class:`engine.service.GpuKB` per app, built by the factory."""
+"""Where the API finds its engine: one :class:`engine.service.GpuKB` per app, built by the factory.
+
+The engine never changes under a running app: a KB reload is done by the serving master, which starts
+new workers on the new KB and stops the old ones (:mod:`server.rollout`). What the master knows, the
+generation being served and the last change it refused, is in a state file (``GPUKB_STATE``) that
+/health reports.
+"""
 from __future__ import annotations
 
-import logging
-import threading
-import time
-from pathlib import Path
+from typing import Any
 
 from flask import current_app
 
-from gpukb.engine.errors import GpukbError
 from gpukb.engine.answers.service import GpuKB
 
 from .errors import NotImplementedYet
+from .generations import read_state
 
 EXTENSION = "gpukb"
-RELOAD = "gpukb_reload"
-log = logging.getLogger("gpukb.reload")
 
 
 def get_kb() -> GpuKB:
-    """The engine of the current app (see :func:`server.create_app`).
-
-    With ``KB_RELOAD_SECONDS`` set, the KB and rules directories are checked that often; a changed
-    KB is loaded and validated beside the running one and replaces it only when it is valid, so a
-    broken file leaves the last good KB serving (the error is logged and shown by /health).
-    """
-    app = current_app
-    every = app.config.get("KB_RELOAD_SECONDS")
-    if every:
-        _maybe_reload(app, float(every))
-    return app.extensions[EXTENSION]
+    """The engine of the current app (see :func:`server.create_app`)."""
+    return current_app.extensions[EXTENSION]
 
 
-def reload_status() -> dict:
-    st = current_app.extensions.get(RELOAD) or {}
-    return {k: st.get(k) for k in ("loaded_at", "last_error", "last_error_at") if st.get(k) is not None}
-
-
-def stamp(*dirs: str) -> tuple:
-    """A signature of every file under the directories (path, size, modification time)."""
-    out = []
-    for d in dirs:
-        for p in sorted(Path(d).rglob("*")):
-            if p.is_file():
-                st = p.stat()
-                out.append((str(p), st.st_size, st.st_mtime_ns))
-    return tuple(out)
-
-
-def init_reload(app) -> None:
-    app.extensions[RELOAD] = {"lock": threading.Lock(), "checked": time.monotonic(),
-                              "stamp": stamp(app.config["GPUKB_KB"], app.config["GPUKB_RULES"]),
-                              "loaded_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
-
-
-def _maybe_reload(app, every: float) -> None:
-    st = app.extensions.get(RELOAD)
-    if st is None or time.monotonic() - st["checked"] < every or not st["lock"].acquire(blocking=False):
-        return
-    try:
-        st["checked"] = time.monotonic()
-        new = stamp(app.config["GPUKB_KB"], app.config["GPUKB_RULES"])
-        if new == st["stamp"] or new == st.get("failed"):
-            return
-        try:
-            kb = GpuKB(app.config["GPUKB_KB"], app.config["GPUKB_RULES"])
-            kb.audit_result(kb.kb.latest)
-        except GpukbError as exc:
-            st["failed"] = new
-            st["last_error"] = str(exc)[:2000]
-            st["last_error_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
-            log.error("KB change not loaded; still serving the last good KB: %s", exc)
-            return
-        app.extensions[EXTENSION] = kb
-        st.update(stamp=new, failed=None, loaded_at=time.strftime("%Y-%m-%dT%H:%M:%S"), last_error=None,
-                  last_error_at=None)
-        log.info("reloaded the KB (%s): release %s", app.config["GPUKB_KB"], kb.kb.latest)
-    finally:
-        st["lock"].release()
+def reload_status() -> dict[str, Any]:
+    """What /health says about reloads: when this KB was loaded, and the last refused change (cleared
+    once the files are back in a good state)."""
+    state = read_state(current_app.config.get("GPUKB_STATE"))
+    gen = state.get("generation") or {}
+    refused = state.get("refused") or {}
+    out: dict[str, Any] = {}
+    if gen.get("loaded_at"):
+        out["loaded_at"] = gen["loaded_at"]
+    if gen.get("number") is not None:
+        out["generation"] = gen["number"]
+    if refused:
+        out["last_error"] = refused.get("error")
+        out["last_error_at"] = refused.get("at")
+    return out
 
 
 def engine_method(name: str, what: str | None = None):

@@ -373,9 +373,8 @@ class GpuKB:
         return {"kb_version": view.name, "claims": out}
 
     def claim(self, cid: str, kb_version: str | None = None) -> dict[str, Any]:
-        view = self.view(kb_version)
-        f = view.facts.get(cid.split("@")[0])
-        if f is None or f.tier != "claim":
+        view, f = self.kb.view_of(cid, kb_version)      # an @version is honoured, never ignored
+        if f.tier != "claim":
             raise NotFound(f"no claim {cid!r} in release {view.name}", [Issue(f"no claim {cid!r}", field="id")])
         d = f.as_dict()
         d["kb_version"] = view.name
@@ -479,10 +478,10 @@ class GpuKB:
             doc = {"conclusion_id": cid, "kind": "finding", "kb_version": view.name, "finding": f, "holds": True, "tree": t,
                    "summary": f["explanation"]}
         else:
-            view = self.view(None)
-            fact = view.facts.get(cid.split("@")[0])
-            if fact is None:
-                raise NotFound(f"no conclusion or fact {cid!r}", [Issue(f"no conclusion or fact {cid!r}", field="id")])
+            try:       # an @version is honoured: explained in the latest release that holds that version
+                view, fact = self.kb.view_of(cid)
+            except NotFound as exc:
+                raise NotFound(f"no conclusion or fact {cid[:200]!r}: {exc.message}", exc.issues) from None
             audit = self.audit_result(view.name)
             node = {"fact": fact.key, "type": "claim" if fact.tier == "claim" else "ref", "given": True,
                     "label": {"en": fact.gloss_en or fact.value_text(self.kb.vocab), "zh": fact.quote or fact.value_text(self.kb.vocab)},

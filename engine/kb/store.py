@@ -11,9 +11,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import Issue, NotFound, UnknownRelease, ValidationError
+from ..errors import BadInput, Issue, NotFound, UnknownRelease, ValidationError, short
+from ..files import read_text, resolve_inside, tree_files
 from .vocabulary import Interval, Vocabulary
-from ..yamlio import LineDict, load_file
+from ..yamlio import LineDict, check_top_keys, load_file
 
 MODALITIES = ("spec", "estimate", "verdict", "recommendation", "product-name")
 CONFIDENCES = ("high", "medium", "low")
@@ -168,8 +169,8 @@ class KB:
         for r in self.releases:
             if r.name == str(name):
                 return r
-        raise UnknownRelease(f"unknown KB release {name!r}",
-                             [Issue(f"unknown KB release {name!r}", field="kb_version", allowed=self.release_names())])
+        raise UnknownRelease(f"unknown KB release {short(name)}",
+                             [Issue(f"unknown KB release {short(name)}", field="kb_version", allowed=self.release_names())])
 
     def introduced_in(self, fact: Fact) -> int:
         """Index of the release in which this version of the fact first appears."""
@@ -215,6 +216,40 @@ class KB:
             view = ReleaseView(self, rel, chosen, srcs)
             self._release_cache[rel.name] = view
         return view
+
+    def view_of(self, ref: str, release: str | None = None) -> tuple["ReleaseView", Fact]:
+        """The release view and the fact that ``ref`` (``id`` or ``id@version``) names.
+
+        A bare id is looked up in ``release`` (default: the latest). A version is honoured, never
+        ignored: in ``release`` when one is given, else in the latest release that holds exactly that
+        version; a version no release holds is a NotFound that lists the versions there are.
+        """
+        fid, sep, ver = str(ref).partition("@")
+        if not sep:
+            view = self.release(release)
+            f = view.facts.get(fid)
+            if f is None:
+                raise NotFound(f"no fact {short(fid)} in release {view.name}",
+                               [Issue(f"no fact {short(fid)} in release {view.name}", field="id")])
+            return view, f
+        if not ver.isdigit() or int(ver) < 1:
+            raise BadInput(f"the version in {short(ref)} must be a positive integer, e.g. {fid}@1",
+                           [Issue("expected id@version with a positive integer version", field="id")])
+        v = int(ver)
+        versions = sorted({f.version for f in self.all_facts if f.id == fid})
+        if v not in versions:
+            msg = f"no version {v} of {short(fid)}" + (f"; its versions are {', '.join(map(str, versions))}" if versions else "")
+            raise NotFound(msg, [Issue(msg, field="id", allowed=[f"{fid}@{x}" for x in versions] or None)])
+        names = [self.get_release(release).name] if release else list(reversed(self.release_names()))
+        for name in names:
+            view = self.release(name)
+            f = view.facts.get(fid)
+            if f is not None and f.version == v:
+                return view, f
+        held = [r for r in self.release_names() if getattr(self.release(r).facts.get(fid), "version", None) == v]
+        where = f"release {names[0]}" if release else "any release"
+        msg = f"{fid}@{v} is not part of {where}" + (f"; it is in {', '.join(held)}" if held else " (it was retired)")
+        raise NotFound(msg, [Issue(msg, field="id", allowed=held or None)])
 
     def fact_by_key(self, key: str) -> Fact:
         for f in self.all_facts:
@@ -288,15 +323,15 @@ def load_kb(root: str | Path, fill_spans: bool = False) -> KB:
         except ValueError:
             return str(p)
 
-    vocab = Vocabulary.load(root / "vocabulary.yaml", rel(root / "vocabulary.yaml"))
+    # regular files only, none outside the directory: a FIFO, a device or an escaping symlink is refused
+    names = {name for name, _ in tree_files(root, rel(root))}
+    vocab = Vocabulary.load(root / "vocabulary.yaml", rel(root / "vocabulary.yaml"), root)
     sources = _load_sources(root, rel, issues)
     facts: list[Fact] = []
-    claim_dir = root / "claims"
-    for path in sorted(claim_dir.glob("*.yaml")) if claim_dir.is_dir() else []:
-        facts += _load_claim_file(path, rel(path), vocab, sources, issues, fill_spans)
-    ref_dir = root / "reference"
-    for path in sorted(ref_dir.glob("*.yaml")) if ref_dir.is_dir() else []:
-        facts += _load_reference_file(path, rel(path), vocab, issues)
+    for name in sorted(n for n in names if n.startswith("claims/") and n.endswith(".yaml") and n.count("/") == 1):
+        facts += _load_claim_file(root / name, rel(root / name), vocab, sources, issues, fill_spans)
+    for name in sorted(n for n in names if n.startswith("reference/") and n.endswith(".yaml") and n.count("/") == 1):
+        facts += _load_reference_file(root / name, rel(root / name), vocab, issues)
     releases = _load_releases(root / "versions.yaml", rel(root / "versions.yaml"), sources, facts, issues)
     seen: dict[str, Fact] = {}
     for f in facts:
@@ -314,8 +349,9 @@ def load_kb(root: str | Path, fill_spans: bool = False) -> KB:
 
 def _load_sources(root: Path, rel, issues: list[Issue]) -> dict[str, Source]:
     path = root / "sources" / "sources.yaml"
-    data = load_file(path, rel(path))
+    data = load_file(path, rel(path), root)
     out: dict[str, Source] = {}
+    check_top_keys(data, ("sources",), rel(path), issues)
     items = data.get("sources") if isinstance(data, dict) else None
     if not isinstance(items, list):
         issues.append(Issue("expected a 'sources' list", rel(path), 1, "sources"))
@@ -327,21 +363,29 @@ def _load_sources(root: Path, rel, issues: list[Issue]) -> dict[str, Source]:
             continue
         sid = item.get("id")
         if not isinstance(sid, str) or not SOURCE_ID.match(sid):
-            issues.append(Issue(f"source id {sid!r} must look like S000", rel(path), line, "id"))
+            issues.append(Issue(f"source id {short(sid)} must look like S000", rel(path), line, "id"))
             continue
         if sid in out:
             issues.append(Issue(f"duplicate source id {sid}", rel(path), line, "id"))
             continue
+        fline = item.line_of("file") if isinstance(item, LineDict) else line
         fpath = root / "sources" / str(item.get("file", ""))
-        if not item.get("file") or not fpath.is_file():
-            issues.append(Issue(f"source file {item.get('file')!r} not found under {rel(root / 'sources')}", rel(path), item.line_of("file") if isinstance(item, LineDict) else line, "file"))
+        if not isinstance(item.get("file"), str) or not item["file"] or not fpath.exists():
+            issues.append(Issue(f"source file {short(item.get('file'))} not found under {rel(root / 'sources')}", rel(path), fline, "file"))
+            continue
+        try:   # inside kb/sources, a regular file, UTF-8 (the error names the byte offset)
+            resolve_inside(fpath, root / "sources", rel(fpath))
+            text = read_text(fpath, root / "sources", rel(fpath))
+        except ValidationError as exc:
+            issues += [Issue(i.message, rel(path), fline, "file") if i.file != rel(fpath) or i.line is None
+                       else i for i in exc.issues]
             continue
         lang = item.get("language")
         if lang not in ("zh", "en"):
-            issues.append(Issue(f"unknown language {lang!r}", rel(path), line, "language", ["en", "zh"]))
+            issues.append(Issue(f"unknown language {short(lang)}", rel(path), line, "language", ["en", "zh"]))
         out[sid] = Source(sid, str(item["file"]), str(item.get("title") or ""), item.get("publisher"),
                           None if item.get("published") is None else str(item.get("published")),
-                          str(lang), fpath.read_text(encoding="utf-8"), item.get("title_en"))
+                          str(lang), text, item.get("title_en"))
     return out
 
 
@@ -359,7 +403,7 @@ def _common(item: LineDict, fname: str, vocab: Vocabulary, issues: list[Issue]) 
     ver = item["version"]
     if isinstance(ver, bool) or not isinstance(ver, int) or ver < 1:
         hint = "; in YAML remove the quotes" if isinstance(ver, str) and ver.isdigit() else ""
-        issues.append(Issue(f"version must be a positive integer, got {ver!r}{hint}", fname, item.line_of("version"), "version"))
+        issues.append(Issue(f"version must be a positive integer, got {short(ver)}{hint}", fname, item.line_of("version"), "version"))
         return None
     subj, attr = item["subject"], item["attribute"]
     issues_before = len(issues)
@@ -368,15 +412,15 @@ def _common(item: LineDict, fname: str, vocab: Vocabulary, issues: list[Issue]) 
                             fname, line, "subject" if not isinstance(subj, str) else "attribute"))
         return None
     if subj not in vocab.entities:
-        issues.append(Issue(f"unknown subject {subj!r}", fname, item.line_of("subject"), "subject", set(vocab.entities)))
+        issues.append(Issue(f"unknown subject {short(subj)}", fname, item.line_of("subject"), "subject", set(vocab.entities)))
     if attr not in vocab.attributes:
-        issues.append(Issue(f"unknown attribute {attr!r}", fname, item.line_of("attribute"), "attribute", set(vocab.attributes)))
+        issues.append(Issue(f"unknown attribute {short(attr)}", fname, item.line_of("attribute"), "attribute", set(vocab.attributes)))
     if len(issues) > issues_before:
         return None
     a = vocab.attributes[attr]
     kind = vocab.kind_of(subj)
     if a.applies_to and kind not in a.applies_to:
-        issues.append(Issue(f"attribute {attr!r} does not apply to a {kind} ({subj})", fname, item.line_of("attribute"), "attribute", list(a.applies_to)))
+        issues.append(Issue(f"attribute {short(attr)} does not apply to a {kind} ({subj})", fname, item.line_of("attribute"), "attribute", list(a.applies_to)))
         return None
     vwhere = {"file": fname, "line": item.line_of("value")}
     norm, errs = vocab.check_value(attr, item["value"], item.get("unit"), vwhere)
@@ -400,14 +444,15 @@ def _common(item: LineDict, fname: str, vocab: Vocabulary, issues: list[Issue]) 
 
 def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[str, Source],
                      issues: list[Issue], fill_spans: bool) -> list[Fact]:
-    data = load_file(path, fname)
+    data = load_file(path, fname, path.parent.parent)
     if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
         issues.append(Issue("expected a mapping with 'source' and a 'claims' list", fname, 1))
         return []
+    check_top_keys(data, ("source", "claims"), fname, issues)
     sid = data.get("source")
     src = sources.get(sid)
     if src is None:
-        issues.append(Issue(f"unknown source {sid!r}", fname, data.line_of("source"), "source", set(sources)))
+        issues.append(Issue(f"unknown source {short(sid)}", fname, data.line_of("source"), "source", set(sources)))
         return []
     out: list[Fact] = []
     fills: list[tuple[int, list[int]]] = []
@@ -418,10 +463,10 @@ def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[st
         line = item.line
         unknown = set(item) - CLAIM_FIELDS
         for k in sorted(unknown, key=str):
-            issues.append(Issue(f"unknown field {k!r}", fname, item.line_of(k), str(k), CLAIM_FIELDS))
+            issues.append(Issue(f"unknown field {short(k)}", fname, item.line_of(k), str(k), CLAIM_FIELDS))
         cid = item.get("id")
         if not isinstance(cid, str) or not CLAIM_ID.match(cid) or not cid.startswith(str(sid) + "-"):
-            issues.append(Issue(f"claim id {cid!r} must look like {sid}-C001", fname, line, "id"))
+            issues.append(Issue(f"claim id {short(cid)} must look like {sid}-C001", fname, line, "id"))
             continue
         quote = item.get("quote")
         if not isinstance(quote, str) or not quote:
@@ -431,10 +476,10 @@ def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[st
         if span is None:
             n = src.text.count(quote)
             if n == 0:
-                issues.append(Issue(f"quote not found in {src.file}: {quote!r}", fname, item.line_of("quote"), "quote"))
+                issues.append(Issue(f"quote not found in {src.file}: {short(quote)}", fname, item.line_of("quote"), "quote"))
                 continue
             if n > 1:
-                issues.append(Issue(f"quote occurs {n} times in {src.file}; lengthen it so it is unique: {quote!r}", fname, item.line_of("quote"), "quote"))
+                issues.append(Issue(f"quote occurs {n} times in {src.file}; lengthen it so it is unique: {short(quote)}", fname, item.line_of("quote"), "quote"))
                 continue
             start = src.text.index(quote)
             span = [start, start + len(quote)]
@@ -444,7 +489,7 @@ def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[st
                 issues.append(Issue("missing span (run `gpukb validate --fill-spans` to compute it)", fname, line, "span"))
                 continue
         elif not (isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
-            issues.append(Issue(f"span must be [start, end] with two integers, got {span!r}", fname, item.line_of("span"), "span"))
+            issues.append(Issue(f"span must be [start, end] with two integers, got {short(span)}", fname, item.line_of("span"), "span"))
             continue
         elif src.text[span[0]:span[1]] != quote:
             at = src.text[span[0]:span[1]]
@@ -456,7 +501,7 @@ def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[st
             continue
         mod = item.get("modality", "spec")
         if not isinstance(mod, str) or mod not in MODALITIES:
-            issues.append(Issue(f"unknown modality {mod!r}", fname, item.line_of("modality"), "modality", MODALITIES))
+            issues.append(Issue(f"unknown modality {short(mod)}", fname, item.line_of("modality"), "modality", MODALITIES))
             continue
         common = _common(item, fname, vocab, issues)
         if common is None:
@@ -488,24 +533,25 @@ def _write_spans(path: Path, fills: list[tuple[int, list[int]]]) -> None:
 
 
 def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list[Issue]) -> list[Fact]:
-    data = load_file(path, fname)
+    data = load_file(path, fname, path.parent.parent)
     if not isinstance(data, dict) or not isinstance(data.get("facts"), list):
         issues.append(Issue("expected a mapping with a 'facts' list", fname, 1))
         return []
+    check_top_keys(data, ("facts",), fname, issues)
     out: list[Fact] = []
     for item in data["facts"]:
         if not isinstance(item, LineDict):
             issues.append(Issue("each fact must be a mapping", fname, getattr(data["facts"], "line", 0)))
             continue
         for k in sorted(set(item) - REF_FIELDS, key=str):
-            issues.append(Issue(f"unknown field {k!r}", fname, item.line_of(k), str(k), REF_FIELDS))
+            issues.append(Issue(f"unknown field {short(k)}", fname, item.line_of(k), str(k), REF_FIELDS))
         rid = item.get("id")
         if not isinstance(rid, str) or not REF_ID.match(rid):
-            issues.append(Issue(f"reference id {rid!r} must look like R-T4-memory_gb", fname, item.line, "id"))
+            issues.append(Issue(f"reference id {short(rid)} must look like R-T4-memory_gb", fname, item.line, "id"))
             continue
         conf = item.get("confidence")
         if not isinstance(conf, str) or conf not in CONFIDENCES:
-            issues.append(Issue(f"unknown confidence {conf!r}", fname, item.line_of("confidence"), "confidence", CONFIDENCES))
+            issues.append(Issue(f"unknown confidence {short(conf)}", fname, item.line_of("confidence"), "confidence", CONFIDENCES))
             continue
         if not isinstance(item.get("citation"), str) or not item["citation"].strip():
             issues.append(Issue("a reference fact needs a citation", fname, item.line, "citation"))
@@ -524,7 +570,8 @@ def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list
 
 def _load_releases(path: Path, fname: str, sources: dict[str, Source], facts: list[Fact],
                    issues: list[Issue]) -> list[Release]:
-    data = load_file(path, fname)
+    data = load_file(path, fname, path.parent)
+    check_top_keys(data, ("releases",), fname, issues)
     items = data.get("releases") if isinstance(data, dict) else None
     if not isinstance(items, list) or not items:
         issues.append(Issue("expected a non-empty 'releases' list", fname, 1, "releases"))
@@ -539,24 +586,24 @@ def _load_releases(path: Path, fname: str, sources: dict[str, Source], facts: li
             issues.append(Issue("each release must be a mapping", fname, line))
             continue
         for k in sorted(set(item) - {"name", "date", "note", "adds", "revises", "retires"}, key=str):
-            issues.append(Issue(f"unknown field {k!r}", fname, item.line_of(k), str(k), ["name", "date", "note", "adds", "revises", "retires"]))
+            issues.append(Issue(f"unknown field {short(k)}", fname, item.line_of(k), str(k), ["name", "date", "note", "adds", "revises", "retires"]))
         name = str(item.get("name", ""))
         if not name or name in names:
-            issues.append(Issue(f"release name {name!r} is missing or repeated", fname, line, "name"))
+            issues.append(Issue(f"release name {short(name)} is missing or repeated", fname, line, "name"))
         names.add(name)
         adds = item.get("adds") or {}
         srcs = list(adds.get("sources") or []) if isinstance(adds, dict) else []
         for s in srcs:
             if s not in sources:
-                issues.append(Issue(f"release adds unknown source {s!r}", fname, item.line_of("adds"), "adds.sources", set(sources)))
+                issues.append(Issue(f"release adds unknown source {short(s)}", fname, item.line_of("adds"), "adds.sources", set(sources)))
         revises = [str(x) for x in item.get("revises") or []]
         for k in revises:
             if k not in keys:
-                issues.append(Issue(f"release revises unknown fact version {k!r}", fname, item.line_of("revises"), "revises"))
+                issues.append(Issue(f"release revises unknown fact version {short(k)}", fname, item.line_of("revises"), "revises"))
         retires = [str(x) for x in item.get("retires") or []]
         for k in retires:
             if k not in ids:
-                issues.append(Issue(f"release retires unknown fact {k!r}", fname, item.line_of("retires"), "retires"))
+                issues.append(Issue(f"release retires unknown fact {short(k)}", fname, item.line_of("retires"), "retires"))
         out.append(Release(name, str(item.get("date", "")), str(item.get("note", "")), i, srcs, revises, retires, line))
     rel_names = {r.name for r in out}
     for f in facts:

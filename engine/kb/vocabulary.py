@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import Issue, ValidationError
+from ..errors import short, Issue, ValidationError
 from ..yamlio import LineDict, load_file
 
 UNITLESS_OK = ("count", "ratio", "params")
@@ -103,7 +103,7 @@ class Vocabulary:
             line = ents.line_of(eid)
             kind, _, name = str(eid).partition(":")
             if kind not in self.kinds or not name:
-                issues.append(Issue(f"entity id {eid!r} must be '<kind>:<name>'", path, line, "entities", self.kinds))
+                issues.append(Issue(f"entity id {short(eid)} must be '<kind>:<name>'", path, line, "entities", self.kinds))
                 continue
             if not isinstance(spec, dict):
                 issues.append(Issue(f"entity {eid} must be a mapping", path, line, "entities"))
@@ -141,9 +141,9 @@ class Vocabulary:
         self._alias_index: dict[str, str] | None = None
 
     @classmethod
-    def load(cls, path: str | Path, display: str | None = None) -> "Vocabulary":
+    def load(cls, path: str | Path, display: str | None = None, root: str | Path | None = None) -> "Vocabulary":
         name = display or str(path)
-        return cls(load_file(path, name), name)
+        return cls(load_file(path, name, root), name)
 
     # -- lookups -----------------------------------------------------------------------------
     def kind_of(self, eid: str) -> str | None:
@@ -212,7 +212,7 @@ class Vocabulary:
             if unit is None:
                 issues.append(Issue(f"a {dimension} quantity needs a unit", field="unit", allowed=set(self.units[dimension]), **where))
             else:
-                issues.append(Issue(f"unknown unit {unit!r} for a {dimension} quantity", field="unit", allowed=set(self.units[dimension]), **where))
+                issues.append(Issue(f"unknown unit {short(unit)} for a {dimension} quantity", field="unit", allowed=set(self.units[dimension]), **where))
             return None, issues
 
         def num(x: Any) -> float | None:
@@ -247,7 +247,7 @@ class Vocabulary:
         if x is None:
             got = type(value).__name__
             hint = "; in YAML remove the quotes" if isinstance(value, str) and _looks_numeric(value) else ""
-            issues.append(Issue(f"expected a number, a range [lo, hi] or a bound like '>= 24', got {got} {value!r}{hint}", field="value", **where))
+            issues.append(Issue(f"expected a number, a range [lo, hi] or a bound like '>= 24', got {got} {short(value)}{hint}", field="value", **where))
             return None, issues
         return Interval(x * factor, x * factor), issues
 
@@ -260,11 +260,11 @@ class Vocabulary:
         issues: list[Issue] = []
         if t == "boolean":
             if not isinstance(value, bool):
-                issues.append(Issue(f"expected true or false, got {value!r}", field="value", allowed=["true", "false"], **where))
+                issues.append(Issue(f"expected true or false, got {short(value)}", field="value", allowed=["true", "false"], **where))
             return value, issues
         if t == "text":
             if not isinstance(value, str) or not value.strip():
-                issues.append(Issue(f"expected a non-empty string, got {value!r}", field="value", **where))
+                issues.append(Issue(f"expected a non-empty string, got {short(value)}", field="value", **where))
             return value, issues
         if t in ("enum", "enums"):
             allowed = set(self.enums[attr.enum])
@@ -274,7 +274,7 @@ class Vocabulary:
                 return None, issues
             for v in vals:
                 if not isinstance(v, str) or v not in allowed:
-                    issues.append(Issue(f"unknown {attr.enum} value {v!r}", field="value", allowed=allowed, **where))
+                    issues.append(Issue(f"unknown {attr.enum} value {short(v)}", field="value", allowed=allowed, **where))
             return (list(value) if t == "enums" else value), issues
         # entity / entities
         vals = value if t == "entities" else [value]
@@ -288,7 +288,7 @@ class Vocabulary:
     def check_entity(self, eid: Any, kinds: tuple[str, ...], field: str, where: dict) -> list[Issue]:
         if not isinstance(eid, str) or eid not in self.entities:
             allowed = {e for e in self.entities if not kinds or self.kind_of(e) in kinds}
-            return [Issue(f"unknown entity {eid!r}", field=field, allowed=allowed, **where)]
+            return [Issue(f"unknown entity {short(eid)}", field=field, allowed=allowed, **where)]
         if kinds and self.kind_of(eid) not in kinds:
             return [Issue(f"{eid} is a {self.kind_of(eid)}, expected a {' or '.join(kinds)}", field=field, **where)]
         return []
@@ -304,13 +304,13 @@ class Vocabulary:
         for key, val in quals.items():
             w = dict(where)
             if not isinstance(key, str):
-                issues.append(Issue(f"qualifier names are text, got {key!r}", field="qualifiers", allowed=set(self.qualifiers), **w))
+                issues.append(Issue(f"qualifier names are text, got {short(key)}", field="qualifiers", allowed=set(self.qualifiers), **w))
                 continue
             if isinstance(quals, LineDict):
                 w["line"] = quals.line_of(key)
             spec = self.qualifiers.get(key)
             if spec is None:
-                issues.append(Issue(f"unknown qualifier {key!r}", field="qualifiers", allowed=set(self.qualifiers), **w))
+                issues.append(Issue(f"unknown qualifier {short(key)}", field="qualifiers", allowed=set(self.qualifiers), **w))
                 continue
             t = spec["type"]
             kinds = spec.get("kind") or ()
@@ -331,11 +331,11 @@ class Vocabulary:
                 allowed = set(self.enums[spec["enum"]])
                 for v in vals:
                     if not isinstance(v, str) or v not in allowed:
-                        issues.append(Issue(f"unknown {spec['enum']} value {v!r}", field=f"qualifiers.{key}", allowed=allowed, **w))
+                        issues.append(Issue(f"unknown {spec['enum']} value {short(v)}", field=f"qualifiers.{key}", allowed=allowed, **w))
                 out[key] = list(vals) if t == "enums" else val
             else:
                 if not isinstance(val, str):
-                    issues.append(Issue(f"expected text, got {val!r}", field=f"qualifiers.{key}", **w))
+                    issues.append(Issue(f"expected text, got {short(val)}", field=f"qualifiers.{key}", **w))
                 out[key] = val
         return out, issues
 

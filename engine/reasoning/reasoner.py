@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from . import expr
+from .. import limits
 from .durable_host import CompiledRuleset, EngineFault
 from ..errors import RuleError
 from .rules import Condition, Rule, RuleSet, definition, fact_key
@@ -106,7 +107,11 @@ class Reasoner:
         return Derivation(known, firings, given)
 
     def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget) -> None:
+        steps = 0
         while work:
+            steps += 1
+            if steps % 256 == 0:       # a request's or a reload's time limit (engine.limits)
+                limits.check(_busiest(counts))
             rname, bindings = work.popleft()
             rule = self._by_name[rname]
             try:
@@ -168,6 +173,13 @@ class Reasoner:
 
 
 _DEFAULTS: dict[str, dict[str, None]] = {}
+
+
+def _busiest(counts: Counter) -> str:
+    if not counts:
+        return "no rule had fired yet"
+    top, n = counts.most_common(1)[0]
+    return f"{sum(counts.values())} firings so far, most by {top} ({n})"
 
 
 def _truth(cond: Condition, env: dict) -> bool:

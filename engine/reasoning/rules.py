@@ -15,6 +15,7 @@ from typing import Any
 
 from . import expr
 from ..errors import Issue, ValidationError
+from ..files import read_bytes, tree_files
 from ..yamlio import LineDict, load_file
 
 RESERVED_FIELDS = {"id", "sid", "t", "fk", "$s"}
@@ -112,15 +113,17 @@ def load_rules(root: str | Path, cited_ids: set[str] | None = None) -> RuleSet:
         except ValueError:
             return str(p)
 
-    types = _load_types(root / "types.yaml", rel(root / "types.yaml"), issues)
+    # regular files only, none outside the directory (a FIFO or an escaping symlink is refused here)
+    names = [name for name, _ in tree_files(root, rel(root)) if name.endswith(".yaml")]
+    types = _load_types(root / "types.yaml", rel(root / "types.yaml"), issues, root)
     rules: list[Rule] = []
-    files = sorted(p for p in root.rglob("*.yaml") if p.name != "types.yaml")
+    files = [root / name for name in names if name != "types.yaml"]
     digest = hashlib.sha256()
     for p in [root / "types.yaml"] + files:
-        if p.is_file():
-            digest.update(rel(p).encode() + b"\0" + p.read_bytes())
+        if p.exists():
+            digest.update(rel(p).encode() + b"\0" + read_bytes(p, root, rel(p)))
     for path in files:
-        data = load_file(path, rel(path))
+        data = load_file(path, rel(path), root)
         if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
             issues.append(Issue("expected a mapping with a 'rules' list", rel(path), 1, "rules"))
             continue
@@ -146,8 +149,8 @@ def load_rules(root: str | Path, cited_ids: set[str] | None = None) -> RuleSet:
     return RuleSet(rules, types, root, digest.hexdigest()[:16])
 
 
-def _load_types(path: Path, fname: str, issues: list[Issue]) -> dict[str, FactType]:
-    data = load_file(path, fname)
+def _load_types(path: Path, fname: str, issues: list[Issue], root: Path | None = None) -> dict[str, FactType]:
+    data = load_file(path, fname, root)
     out: dict[str, FactType] = {}
     items = data.get("types") if isinstance(data, dict) else None
     if not isinstance(items, dict):

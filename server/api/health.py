@@ -1,7 +1,12 @@
-"""GET /health: the service is up, with the latest KB release and its size."""
+"""GET /health: the service is up, with the latest KB release, its size and which KB is served.
+
+``kb_digest`` names the exact KB, rules and code this worker serves (the digest its snapshot is bound
+to); under ``gpukb serve``, ``reload`` says which generation that is, when it was loaded, and the last
+KB change the server refused (``last_error``), cleared once the files are back in a good state.
+"""
 from __future__ import annotations
 
-from flask import Blueprint
+from flask import Blueprint, current_app
 
 from . import json_response, read_args
 from ..state import get_kb, reload_status
@@ -17,6 +22,9 @@ def health():
     latest = v["latest"]
     counts = next((r.get("counts") or {} for r in v["versions"] if r.get("name") == latest), {})
     body = {"status": "ok", "kb_version": latest, "claims": counts.get("claims"), "rules": counts.get("rules")}
+    digest = current_app.config.get("GPUKB_DIGEST")
+    if digest:
+        body["kb_digest"] = str(digest)[:16]
     reload = reload_status()
     if reload:
         body["reload"] = reload
