@@ -63,6 +63,9 @@ def private_dir(path: Path | None = None) -> Path:
     except OSError as exc:
         raise UnsafeCache(f"cannot create the cache directory {d}: {exc.strerror}",
                           [Issue(f"cannot create it: {exc.strerror}; set GPUKB_CACHE_DIR", str(d))]) from None
+    st = os.lstat(d)
+    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022 and st.st_mode & 0o077:
+        os.chmod(d, 0o700)       # ours and never writable by others: only close it
     check_private(d, is_dir=True)
     return d
 

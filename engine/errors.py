@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MAX_MESSAGE = 1000          # characters of one error message; longer ones are cut (values can be huge)
+MAX_ISSUES = 200            # issues kept by one error; the rest are counted
 
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = 80
@@ -78,6 +79,9 @@ class GpukbError(Exception):
         super().__init__(message)
         self.message = message
         self.issues = list(issues or [])
+        if len(self.issues) > MAX_ISSUES:     # say how many, show the first ones
+            more = len(self.issues) - MAX_ISSUES
+            self.issues = self.issues[:MAX_ISSUES] + [Issue(f"... and {more} more problem(s) not shown")]
 
     def __str__(self) -> str:
         if not self.issues:

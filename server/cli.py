@@ -224,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(0: never; else 0.1..86400; default 5)")
     p.add_argument("--request-timeout", type=_seconds_in(1, 3600), default=30.0, metavar="SECONDS",
                    help="time limit of one request's engine work, then 503 (1..3600; default 30)")
+    p.add_argument("--read-timeout", type=_seconds_in(1, 300), default=15.0, metavar="SECONDS",
+                   help="time for a request (line, headers, body) to arrive once it starts, then 408 (1..300; default 15)")
     p.add_argument("--build-timeout", type=_seconds_in(10, 86400), default=300.0, metavar="SECONDS",
                    help="time limit of checking and compiling a KB change (10..86400; default 300)")
     return parser
@@ -611,6 +613,7 @@ def _preflight(kb_dir: str, rules_dir: str) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from gpukb.engine import cache
     from gpukb.engine.cache import UnsafeCache
+    from . import generations
     from .generations import Builder
     from .serve import serve
     kb_dir, rules_dir = _dirs(args)
@@ -628,11 +631,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     staged = builder.stage()
     print("gpukb: checking and compiling the KB for the workers", file=sys.stderr)
     current = builder.build(staged)
+    current.number, current.loaded_at = 1, generations.now()
     print(f"gpukb: serving on http://{args.host}:{args.port} with {args.workers} worker(s) × {args.threads} "
           f"thread(s); KB {current.digest[:16]}", file=sys.stderr)
     conf = {"REQUEST_TIME_LIMIT": args.request_timeout}
     serve(conf, host=args.host, port=args.port, workers=args.workers, threads=args.threads, log_level=level,
-          builder=builder, reload_every=every, current=current)
+          builder=builder, reload_every=every, current=current, read_timeout=args.read_timeout)
     return 0
 
 

@@ -150,28 +150,30 @@ class Builder:
             except ValueError:
                 ok = False
         if not ok:
-            raise BuildError(_child_error(err, out), [Issue(line, str(self.kb_dir)) for line in _issue_lines(err)])
+            # name the directories the user edits, not the private copy the check ran on
+            text = (err or "").replace(str(staged / "kb"), str(self.kb_dir)).replace(str(staged / "rules"), str(self.rules_dir))
+            raise BuildError(_child_error(text, out), [Issue(line) for line in _issue_lines(text)])
         return Generation(digest, str(staged / "kb"), str(staged / "rules"), str(snap) if snap else None)
 
-    def prune(self, keep: set[str]) -> None:
-        """Delete the generation directories and snapshots whose digest is not in ``keep``."""
+    def prune(self, keep: set[str], min_age: float = 600.0) -> None:
+        """Delete generation directories and snapshots older than ``min_age`` seconds whose digest is
+        not in ``keep`` (a build in progress is younger than that)."""
         keep32 = {k[:32] for k in keep}
-        for p in (self.cache_root / "generations").glob("*"):
-            if p.name not in keep32 and not p.name.startswith("staging-") and p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p, ignore_errors=True)
-        for p in (self.cache_root / "snapshots").glob("*.json"):
-            if p.stem not in keep32 and not p.is_symlink():
-                try:
-                    p.unlink()
-                except OSError:
-                    pass
+        old = time.time() - min_age
+        for p in [*(self.cache_root / "generations").glob("*"), *(self.cache_root / "snapshots").glob("*.json")]:
+            name = p.name.removesuffix(".json")
+            try:
+                if name in keep32 or p.is_symlink() or p.lstat().st_mtime > old:
+                    continue
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+            except OSError:
+                pass
 
 
 def _child_error(err: str, out: str) -> str:
     lines = [ln for ln in (err or "").splitlines() if ln.strip()]
     head = next((ln for ln in lines if ln.startswith("gpukb: ")), lines[0] if lines else (out or "no output").strip())
-    head = head.removeprefix("gpukb: ").removeprefix("error: ")
-    return clip("KB change refused: " + head, 600)
+    return clip(head.removeprefix("gpukb: ").removeprefix("error: "), 600)
 
 
 def _issue_lines(err: str) -> list[str]:

@@ -7,8 +7,9 @@ process); requests are served meanwhile by the running workers, untouched. A ref
 recorded (/health shows it) and the last good KB keeps serving; the record is cleared when the files
 return to the served state or a later change is accepted.
 
-The switch: the master forks a full set of new workers for the new generation. Each loads it, reports
-ready and waits at a gate. When all are ready the master stops the old workers (they finish the
+The switch: the master forks a full set of new workers for the new generation, one after the other
+(each as a batch-scheduled process while it loads, so the serving workers keep the CPU). Each loads
+it, answers a few warm-up requests internally, reports ready and waits at a gate. When all are ready the master stops the old workers (they finish the
 requests they hold) and opens the gate in the same step, so every worker switches within a few
 milliseconds and no request waits for a KB to load. Workers that do not become ready in time are
 killed and the change is refused.
@@ -49,6 +50,7 @@ class GpukbArbiter(Arbiter):
         self._roll: dict[str, Any] | None = None
         self._mutex = threading.Lock()
         self._stop = threading.Event()
+        self._recheck = threading.Event()     # look at the files again after a switch, changed or not
         super().__init__(app)
 
     # -- gunicorn hooks -----------------------------------------------------------------------------
@@ -75,8 +77,9 @@ class GpukbArbiter(Arbiter):
         while not self._stop.wait(self.every):
             try:
                 st = self.builder.stamp()
-                if st == last:
+                if st == last and not self._recheck.is_set():
                     continue
+                self._recheck.clear()
                 last = st
                 self._consider()
             except Exception:   # noqa: BLE001
@@ -88,12 +91,14 @@ class GpukbArbiter(Arbiter):
             staged = self.builder.stage()
             digest = staged.name
             with self._mutex:
-                busy = {g.digest[:32] for g in (self.current, self._pending,
-                                                (self._roll or {}).get("gen")) if g is not None}
+                rolling = (self._roll or {}).get("gen")
+                if digest == self.current.digest[:32] and rolling is None:
+                    self._pending = None        # the files are back to what is served: nothing to switch to
+                coming = {g.digest[:32] for g in (self._pending, rolling) if g is not None}
                 refused = self.refused
-            if digest in busy:
+            if digest == self.current.digest[:32] or digest in coming:
                 if refused is not None:
-                    log.info("the KB files are back to a served state; the refused change is cleared")
+                    log.info("the KB files are back to a good state; the refused change is cleared")
                     self._set_refused(None)
                 return
             if refused is not None and refused.get("digest") == digest:
@@ -106,9 +111,9 @@ class GpukbArbiter(Arbiter):
                 self._pending = gen
             self.wakeup()
         except GpukbError as exc:
-            log.error("KB change refused; still serving the last good KB: %s", clip(str(exc), 2000))
-            self._set_refused({"error": clip(str(exc), 2000), "at": now(),
-                               "digest": staged.name if staged is not None else None})
+            text = clip(f"KB change refused: {exc}", 2000)
+            log.error("%s; still serving generation %d", text, self.current.number)
+            self._set_refused({"error": text, "at": now(), "digest": staged.name if staged is not None else None})
 
     def _set_refused(self, value: dict[str, Any] | None) -> None:
         with self._mutex:
@@ -136,6 +141,10 @@ class GpukbArbiter(Arbiter):
         ready = [pid for pid in new if (self.run_dir / f"ready-{roll['gen'].number}-{pid}").exists()]
         if len(ready) >= self.cfg.workers and len(ready) == len(new):
             self._finish(roll)
+        elif len(ready) == len(new) and len(new) < self.cfg.workers:
+            # one new worker loads at a time: the old ones keep most of the CPU for requests
+            self.num_workers = len(self.WORKERS) + 1
+            threading.Timer(0.01, self.wakeup).start()
         elif time.monotonic() - roll["started"] > ROLL_TIMEOUT:
             self._abort(roll, f"the new workers did not load the change within {ROLL_TIMEOUT:g} s")
         else:
@@ -147,7 +156,7 @@ class GpukbArbiter(Arbiter):
         gate = self.run_dir / f"gate-{gen.number}"
         self._roll = {"gen": gen, "old": set(self.WORKERS), "started": time.monotonic(), "gate": gate}
         self.app.app_config.update(gen.app_config(), GPUKB_GATE=str(gate))
-        self.num_workers = 2 * self.cfg.workers        # manage_workers forks the new set now
+        self.num_workers = len(self.WORKERS) + 1        # manage_workers forks the first new worker now
         log.info("starting %d workers for KB generation %d (%s)", self.cfg.workers, gen.number, gen.digest[:16])
 
     def _finish(self, roll: dict[str, Any]) -> None:
@@ -168,6 +177,7 @@ class GpukbArbiter(Arbiter):
             p.unlink(missing_ok=True)
         if self.builder is not None:
             self.builder.prune({self.current.digest, previous.digest})
+        self._recheck.set()       # the files may have changed again while the workers were switching
 
     def _abort(self, roll: dict[str, Any], why: str) -> None:
         for pid in list(self.WORKERS):
@@ -177,8 +187,40 @@ class GpukbArbiter(Arbiter):
         self.app.app_config.pop("GPUKB_GATE", None)
         self.app.app_config.update(self.current.app_config())
         self._roll = None
+        self._recheck.set()
         log.error("KB change refused: %s; still serving generation %d", why, self.current.number)
         self._set_refused({"error": f"KB change refused: {why}", "at": now(), "digest": roll["gen"].digest[:32]})
+
+
+WARM_UP = ("/health", "/v1/versions", "/v1/claims?source=S000", "/")
+
+
+def warm_up(app) -> None:
+    """Answer a few requests inside the worker before it takes real ones, so the first real request
+    does not pay for lazy work (release views, templates, Flask's first request)."""
+    client = app.test_client()
+    for path in WARM_UP:
+        try:
+            client.get(path)
+        except Exception:   # noqa: BLE001 - a warm-up failure is not the worker's failure
+            log.debug("warm-up of %s failed", path, exc_info=True)
+
+
+def _policy(policy: int | None) -> None:
+    """Switch this process between SCHED_BATCH (while loading a new generation: no wakeup preemption
+    of the workers that serve) and SCHED_OTHER; both are allowed without privileges."""
+    if policy is None or not hasattr(os, "sched_setscheduler"):
+        return
+    try:
+        os.sched_setscheduler(0, policy, os.sched_param(0))
+    except OSError:
+        pass
+
+
+def batch_while_loading(worker) -> None:
+    """gunicorn's post_fork hook: a worker forked for a new generation loads it as a batch process."""
+    if worker.app.app_config.get("GPUKB_GATE"):
+        _policy(getattr(os, "SCHED_BATCH", None))
 
 
 def wait_at_gate(worker) -> None:
@@ -189,6 +231,8 @@ def wait_at_gate(worker) -> None:
     if not gate:
         return
     gate = Path(gate)
+    warm_up(worker.wsgi)
+    _policy(getattr(os, "SCHED_OTHER", None))   # loaded: back to the normal scheduling class
     (gate.parent / f"ready-{conf.get('GPUKB_GENERATION')}-{os.getpid()}").touch()
     deadline = time.monotonic() + ROLL_TIMEOUT + 10
     while not gate.exists():

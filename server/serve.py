@@ -51,6 +51,11 @@ def configure_logging(level: int = logging.INFO) -> None:
     logger.propagate = False
 
 
+def _post_fork(_arbiter, worker) -> None:
+    from .rollout import batch_while_loading
+    batch_while_loading(worker)
+
+
 def _post_worker_init(worker) -> None:
     from .rollout import wait_at_gate
     wait_at_gate(worker)
@@ -84,6 +89,7 @@ class GpukbServer(BaseApplication):
             "loglevel": logging.getLevelName(log_level).lower() if log_level >= logging.INFO else "debug",
             "proc_name": "gpukb",
             "control_socket_disable": True,   # gunicorn >= 25: no shared ~/.gunicorn/gunicorn.ctl between servers
+            "post_fork": _post_fork,
             "post_worker_init": _post_worker_init,
         }
         super().__init__()
@@ -117,10 +123,14 @@ class GpukbServer(BaseApplication):
 
 def serve(app_config: dict[str, Any] | None = None, host: str = "127.0.0.1", port: int = 8000,
           workers: int = DEFAULTS["workers"], log_level: int = logging.INFO, *, threads: int = DEFAULTS["threads"],
-          builder=None, reload_every: float = 0.0, current=None) -> None:
+          builder=None, reload_every: float = 0.0, current=None, read_timeout: float | None = None) -> None:
     """Run the API until interrupted (blocks). With ``current`` (a :class:`server.generations.Generation`),
-    workers serve that generation and ``builder`` reloads it every ``reload_every`` seconds."""
+    workers serve that generation and ``builder`` reloads it every ``reload_every`` seconds;
+    ``read_timeout`` bounds the time a request may take to arrive (:mod:`server.worker`)."""
     configure_logging(log_level)
+    if read_timeout:
+        from . import worker
+        worker.READ_TIMEOUT = float(read_timeout)     # workers are forked from this process
     rollout = None
     run_dir = None
     if current is not None:

@@ -9,6 +9,8 @@
   ``READ_TIMEOUT`` seconds, whatever the pace of the bytes (each read waits at most for what is left
   of that time), and a response must be taken by the client within ``SEND_TIMEOUT`` seconds; a
   client that is slower is answered 408 or dropped, and its thread is free again;
+* a finished connection is closed without waiting for the client (gunicorn waits up to 2 s on the
+  event loop's thread, which a client can exploit to freeze the worker);
 * errors gunicorn answers itself (a request line over ``limit_request_line`` -> 414, too many or too
   large headers -> 431, a malformed request -> 400, a read timeout -> 408) get the API's JSON error
   shape and security headers instead of gunicorn's HTML page, and log lines escape control characters.
@@ -53,7 +55,7 @@ class DeadlineSocket:
     Everything else is delegated to the real socket (selectors register it by ``fileno``).
     """
 
-    def __init__(self, sock: socket.socket, read_timeout: float = READ_TIMEOUT, send_timeout: float = SEND_TIMEOUT):
+    def __init__(self, sock: socket.socket, read_timeout: float, send_timeout: float):
         self._sock = sock
         self.read_timeout = read_timeout
         self.send_timeout = send_timeout
@@ -109,6 +111,36 @@ class DeadlineSocket:
         return socket.socket._sendfile_use_send(self, file, offset, count)  # type: ignore[attr-defined]
 
 
+class GpukbConn(TConn):
+    """gunicorn's connection, closed without blocking the worker's event loop.
+
+    gunicorn closes a finished connection "gracefully" on the event loop's thread: it half-closes and
+    then reads until the client closes, for up to 2 s. A client that keeps sending a byte now and then
+    after its response would freeze the whole worker for those 2 s, once per connection. Here the bytes
+    already received are drained without waiting (so the kernel sends FIN, not RST, and the response is
+    not cut), and the socket is closed at once.
+    """
+
+    def close(self, graceful: bool = False) -> None:
+        raw = self.sock._sock if isinstance(self.sock, DeadlineSocket) else self.sock
+        if graceful:
+            try:
+                raw.shutdown(socket.SHUT_WR)
+                raw.setblocking(False)
+                drained = 0
+                while drained < 65536:
+                    chunk = raw.recv(65536)
+                    if not chunk:
+                        break
+                    drained += len(chunk)
+            except OSError:       # nothing more to read now (EAGAIN), or the client is gone
+                pass
+        try:
+            raw.close()
+        except OSError:
+            pass
+
+
 # gunicorn's own errors: exception class -> (status, reason)
 _STATUS = [
     (http_errors.LimitRequestLine, 414, "URI Too Long"),
@@ -162,7 +194,7 @@ class GpukbWorker(ThreadWorker):
                 raise
             return
         self.nr_conns += 1
-        conn = TConn(self.cfg, DeadlineSocket(client), addr, listener.getsockname())
+        conn = GpukbConn(self.cfg, DeadlineSocket(client, READ_TIMEOUT, SEND_TIMEOUT), addr, listener.getsockname())
         # wait for the first byte in the event loop, not in a thread (closed after `keepalive` seconds)
         conn.timeout = time.monotonic() + max(float(self.cfg.keepalive or 0), 1.0)
         self.pending_conns.append(conn)
