@@ -1,128 +1,77 @@
-"""The gunicorn worker gpukb serves with: threads, no thread held by an idle or slow client, JSON errors.
+"""The gunicorn worker gpukb serves with: threads that only ever see a request that has arrived.
 
-:class:`GpukbWorker` is gunicorn's threaded worker (``gthread``) with three changes:
+:class:`GpukbWorker` is gunicorn's threaded worker (``gthread``) with these changes:
 
-* a new connection waits in the worker's event loop (a selector), not in a thread, until it has sent
-  something; one that sends nothing for ``keepalive`` seconds is closed. Idle connections therefore
-  never occupy a thread (gunicorn's own worker lends each new connection a thread for up to 5 s);
-* once a thread reads a request, the whole request (line, headers, body) must arrive within
-  ``READ_TIMEOUT`` seconds, whatever the pace of the bytes (each read waits at most for what is left
-  of that time), and a response must be taken by the client within ``SEND_TIMEOUT`` seconds; a
-  client that is slower is answered 408 or dropped, and its thread is free again;
-* a finished connection is closed without waiting for the client (gunicorn waits up to 2 s on the
-  event loop's thread, which a client can exploit to freeze the worker);
-* errors gunicorn answers itself (a request line over ``limit_request_line`` -> 414, too many or too
-  large headers -> 431, a malformed request -> 400, a read timeout -> 408) get the API's JSON error
-  shape and security headers instead of gunicorn's HTML page, and log lines escape control characters.
+* a connection is read in the worker's event loop (non-blocking, a selector), not in a thread, until
+  its request head and a body of up to BODY_BUFFER bytes are complete; only then is it handed to a
+  thread. Idle clients, and clients that send their request a byte at a time, never hold a thread:
+  an idle connection is closed after ``keepalive`` seconds, a request that has not fully arrived
+  READ_TIMEOUT seconds after its first byte is answered 408 and closed. A head larger than
+  HEAD_BUFFER or a chunked body is read by the thread under the same deadline (:mod:`server.wire`);
+* every send is bounded (SEND_TIMEOUT): a client that does not read its response is dropped;
+* a finished connection is closed without waiting for the client (gunicorn lingers up to 2 s on the
+  event loop's thread, which a client can use to freeze the worker);
+* errors gunicorn answers itself (request line over ``limit_request_line`` -> 414, too many or too
+  large headers -> 431, a malformed request -> 400, too slow -> 408) get the API's JSON error shape
+  and security headers instead of gunicorn's HTML page, and log lines escape control characters.
 """
 from __future__ import annotations
 
 import errno
-import json
 import logging
+import re
 import selectors
 import socket
 import time
+from collections import deque
 from functools import partial
-from typing import Any
 
-from gunicorn.http import errors as http_errors
-from gunicorn.workers.gthread import ThreadWorker, TConn
-from werkzeug.exceptions import RequestTimeout
+from gunicorn.workers.gthread import TConn, ThreadWorker
 
-from .headers import API_HEADERS
 from .logsafe import printable
+from .wire import DeadlineSocket, SlowRequest, classify, error_bytes
 
-READ_TIMEOUT = 15.0        # seconds for a whole request to arrive once its first byte is there
-SEND_TIMEOUT = 30.0        # seconds for a client to take a response
+READ_TIMEOUT = 15.0          # seconds for a request to arrive once its first byte is there
+SEND_TIMEOUT = 30.0          # seconds for a client to take a response
+HEAD_BUFFER = 32 * 1024      # request head bytes collected in the event loop
+BODY_BUFFER = 65 * 1024      # body bytes collected there (the API accepts bodies up to 64 KiB)
 log = logging.getLogger("gpukb.http")
+_LENGTH = re.compile(rb"\ncontent-length[ \t]*:[ \t]*(\d{1,15})[ \t]*\r?(?:\n|$)")
 
 
-class SlowRequest(RequestTimeout):
-    """The client did not send its request within READ_TIMEOUT seconds (HTTP 408).
-
-    A werkzeug HTTP exception, so that when the body is being read inside the app, Flask answers it
-    in the JSON error shape like any other client error.
-    """
-
-    def __init__(self, seconds: float):
-        super().__init__(f"the request did not arrive within {seconds:g} s")
-
-
-class DeadlineSocket:
-    """A client socket whose reads share one deadline per request and whose sends are bounded.
-
-    Everything else is delegated to the real socket (selectors register it by ``fileno``).
-    """
-
-    def __init__(self, sock: socket.socket, read_timeout: float, send_timeout: float):
-        self._sock = sock
-        self.read_timeout = read_timeout
-        self.send_timeout = send_timeout
-        self.deadline: float | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._sock, name)
-
-    def start_request(self) -> None:
-        self.deadline = time.monotonic() + self.read_timeout
-
-    def _read_budget(self) -> None:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise SlowRequest(self.read_timeout)
-        current = self._sock.gettimeout()
-        if current is None or current == 0 or current > left:
-            self._sock.settimeout(left)
-
-    def recv(self, *args):
-        return self._read(self._sock.recv, args)
-
-    def recv_into(self, *args):
-        return self._read(self._sock.recv_into, args)
-
-    def _read(self, fn, args):
-        if self.deadline is None:          # outside a request (e.g. gunicorn's graceful close)
-            return fn(*args)
-        self._read_budget()
-        try:
-            return fn(*args)
-        except (socket.timeout, TimeoutError):
-            raise SlowRequest(self.read_timeout) from None
-
-    def sendall(self, data, *args):
-        previous = self._sock.gettimeout()
-        self._sock.settimeout(self.send_timeout)
-        try:
-            return self._sock.sendall(data, *args)
-        except (socket.timeout, TimeoutError):
-            # the client is not reading: drop the connection (logged at debug level by gunicorn)
-            raise BrokenPipeError(errno.EPIPE, f"the client did not take the response within {self.send_timeout:g} s") from None
-        finally:
-            try:
-                self._sock.settimeout(previous)
-            except OSError:
-                pass
-
-    def send(self, data, *args):
-        return self.sendall(data, *args) or len(data)
-
-    def sendfile(self, file, offset=0, count=None):    # gunicorn's sendfile is off; keep sends bounded anyway
-        return socket.socket._sendfile_use_send(self, file, offset, count)  # type: ignore[attr-defined]
+def request_complete(buf: bytes | bytearray) -> bool:
+    """Has ``buf`` (the start of a connection's input) a whole request the thread can parse without
+    waiting, or so much that the thread should take over (the parser then enforces the limits)?"""
+    ends = [i for i in (buf.find(b"\r\n\r\n"), buf.find(b"\n\n")) if i >= 0]
+    if not ends:
+        return len(buf) > HEAD_BUFFER
+    end = min(ends)
+    head = bytes(buf[:end]).lower()
+    if b"\ntransfer-encoding" in head:
+        return True
+    m = _LENGTH.search(head)
+    length = int(m.group(1)) if m else 0
+    if length > BODY_BUFFER:
+        return True
+    return len(buf) >= end + (4 if buf[end:end + 4] == b"\r\n\r\n" else 2) + length
 
 
 class GpukbConn(TConn):
-    """gunicorn's connection, closed without blocking the worker's event loop.
+    """gunicorn's connection, with the bytes the event loop collected and a close that never waits."""
 
-    gunicorn closes a finished connection "gracefully" on the event loop's thread: it half-closes and
-    then reads until the client closes, for up to 2 s. A client that keeps sending a byte now and then
-    after its response would freeze the whole worker for those 2 s, once per connection. Here the bytes
-    already received are drained without waiting (so the kernel sends FIN, not RST, and the response is
-    not cut), and the socket is closed at once.
-    """
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.inbuf = bytearray()
+        self.handoff = b""
+
+    @property
+    def raw(self) -> socket.socket:
+        return self.sock._sock if isinstance(self.sock, DeadlineSocket) else self.sock
 
     def close(self, graceful: bool = False) -> None:
-        raw = self.sock._sock if isinstance(self.sock, DeadlineSocket) else self.sock
+        """Close now. Graceful: half-close and drain what already arrived without waiting, so the
+        kernel sends FIN rather than RST and the response is not cut."""
+        raw = self.raw
         if graceful:
             try:
                 raw.shutdown(socket.SHUT_WR)
@@ -141,51 +90,14 @@ class GpukbConn(TConn):
             pass
 
 
-# gunicorn's own errors: exception class -> (status, reason)
-_STATUS = [
-    (http_errors.LimitRequestLine, 414, "URI Too Long"),
-    (http_errors.LimitRequestHeaders, 431, "Request Header Fields Too Large"),
-    (http_errors.UnsupportedTransferCoding, 501, "Not Implemented"),
-    (http_errors.ExpectationFailed, 417, "Expectation Failed"),
-    (http_errors.ForbiddenProxyRequest, 403, "Forbidden"),
-    (SlowRequest, 408, "Request Timeout"),
-]
-_CLIENT_ERRORS = tuple(getattr(http_errors, n) for n in (
-    "InvalidRequestLine", "InvalidRequestMethod", "InvalidHTTPVersion", "InvalidHeader", "InvalidHeaderName",
-    "InvalidProxyLine", "InvalidSchemeHeaders", "ObsoleteFolding", "InvalidChunkSize", "ChunkMissingTerminator",
-    "InvalidChunkExtension", "NoMoreData") if hasattr(http_errors, n))
-_MESSAGES = {
-    414: "the request line is longer than {line} bytes",
-    431: "the request has more than {fields} headers or a header longer than {field} bytes",
-    408: "the request did not arrive within {read:g} s",
-}
-
-
-def classify(exc: BaseException, cfg: Any = None) -> tuple[int, str, str]:
-    """(status, reason, message) of an error gunicorn raises while reading a request."""
-    limits = {"line": getattr(cfg, "limit_request_line", "?"), "fields": getattr(cfg, "limit_request_fields", "?"),
-              "field": getattr(cfg, "limit_request_field_size", "?"), "read": READ_TIMEOUT}
-    for cls, status, reason in _STATUS:
-        if isinstance(exc, cls):
-            text = _MESSAGES.get(status, "{detail}").format(detail=str(exc)[:200], **limits)
-            return status, reason, text
-    if isinstance(exc, _CLIENT_ERRORS):
-        return 400, "Bad Request", f"malformed HTTP request: {type(exc).__name__}: {str(exc)[:200]}"
-    return 500, "Internal Server Error", "internal error: the request could not be answered; the server log has the details"
-
-
-def error_bytes(status: int, reason: str, message: str) -> bytes:
-    """A complete HTTP/1.1 response in the API's error shape, closing the connection."""
-    body = json.dumps({"ok": False, "status": status, "error": message, "errors": [{"message": message}]},
-                      ensure_ascii=False).encode("utf-8")
-    head = [f"HTTP/1.1 {status} {reason}", "Connection: close", "Content-Type: application/json",
-            f"Content-Length: {len(body)}"] + [f"{k}: {v}" for k, v in API_HEADERS.items()]
-    return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
-
-
 class GpukbWorker(ThreadWorker):
     """gunicorn's threaded worker, hardened against idle and slow clients (see the module docstring)."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.arriving: deque = deque()     # connections whose request has started, by deadline
+
+    # -- the event loop: collect each request before a thread sees it ----------------------------------
     def accept(self, listener) -> None:
         try:
             client, addr = listener.accept()
@@ -194,14 +106,86 @@ class GpukbWorker(ThreadWorker):
                 raise
             return
         self.nr_conns += 1
+        client.setblocking(False)
         conn = GpukbConn(self.cfg, DeadlineSocket(client, READ_TIMEOUT, SEND_TIMEOUT), addr, listener.getsockname())
-        # wait for the first byte in the event loop, not in a thread (closed after `keepalive` seconds)
-        conn.timeout = time.monotonic() + max(float(self.cfg.keepalive or 0), 1.0)
+        conn.timeout = time.monotonic() + max(float(self.cfg.keepalive or 0), 1.0)   # silent this long: closed
         self.pending_conns.append(conn)
-        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn))
+        self.poller.register(conn.raw, selectors.EVENT_READ, partial(self._on_input, conn))
 
+    def on_client_socket_readable(self, conn, client) -> None:
+        """A kept-alive connection sends its next request: collect it in the loop too."""
+        self.poller.unregister(client)
+        self.keepalived_conns.remove(conn)
+        if not isinstance(conn, GpukbConn):
+            self.enqueue_req(conn)
+            return
+        conn.inbuf = bytearray()
+        self._start_arriving(conn)
+        self.poller.register(conn.raw, selectors.EVENT_READ, partial(self._on_input, conn))
+        self._on_input(conn, conn.raw)
+
+    def _start_arriving(self, conn: GpukbConn) -> None:
+        conn.timeout = time.monotonic() + READ_TIMEOUT
+        self.arriving.append(conn)
+
+    def _on_input(self, conn: GpukbConn, _fileobj) -> None:
+        try:
+            data = conn.raw.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if conn in self.pending_conns:            # first bytes of a new connection
+            self.pending_conns.remove(conn)
+            if data:
+                self._start_arriving(conn)
+        if not data:                              # the client closed (or failed) before a whole request
+            self._forget(conn)
+            conn.close()
+            return
+        conn.inbuf += data
+        if request_complete(conn.inbuf):
+            self.poller.unregister(conn.raw)
+            self.arriving.remove(conn)
+            conn.handoff, conn.inbuf = bytes(conn.inbuf), bytearray()
+            conn.data_ready = True
+            self.enqueue_req(conn)
+
+    def _forget(self, conn) -> None:
+        for q in (self.pending_conns, self.arriving):
+            try:
+                q.remove(conn)
+            except ValueError:
+                pass
+        try:
+            self.poller.unregister(conn.raw)
+        except (KeyError, ValueError, OSError):
+            pass
+        self.nr_conns -= 1
+
+    def murder_pending(self) -> None:
+        super().murder_pending()
+        now = time.monotonic()
+        while self.arriving and self.arriving[0].timeout <= now:
+            conn = self.arriving.popleft()
+            try:
+                self.poller.unregister(conn.raw)
+            except (KeyError, ValueError, OSError):
+                pass
+            self.nr_conns -= 1
+            self._send_quietly(conn.raw, error_bytes(*classify(SlowRequest(READ_TIMEOUT))))
+            log.warning("refused a request from %s: 408 (it did not arrive within %g s)",
+                        printable(_ip(conn.client)), READ_TIMEOUT)
+            conn.close()
+
+    # -- the thread ---------------------------------------------------------------------------------
     def handle(self, conn):
         sock = conn.sock
+        if isinstance(conn, GpukbConn) and conn.handoff:
+            conn.raw.setblocking(True)
+            conn.init()
+            conn.parser.unreader.unread(conn.handoff)
+            conn.handoff = b""
         if isinstance(sock, DeadlineSocket):
             sock.start_request()
         try:
@@ -212,16 +196,23 @@ class GpukbWorker(ThreadWorker):
 
     def handle_error(self, req, client, addr, exc) -> None:
         status, reason, message = classify(exc, self.cfg)
-        ip = (addr or ("",))[0] if isinstance(addr, tuple) else str(addr or "")
         if status >= 500:
-            log.error("error while reading a request from %s: %s", printable(ip), printable(repr(exc)[:300]),
+            log.error("error while reading a request from %s: %s", printable(_ip(addr)), printable(repr(exc)[:300]),
                       exc_info=exc)
         else:
-            log.warning("refused a request from %s: %s %s (%s)", printable(ip), status, printable(message),
+            log.warning("refused a request from %s: %s %s (%s)", printable(_ip(addr)), status, printable(message),
                         printable(type(exc).__name__))
+        raw = client._sock if isinstance(client, DeadlineSocket) else client
+        self._send_quietly(raw, error_bytes(status, reason, message), 1.0)
+
+    @staticmethod
+    def _send_quietly(raw: socket.socket, data: bytes, timeout: float = 0.0) -> None:
         try:
-            raw = client._sock if isinstance(client, DeadlineSocket) else client
-            raw.settimeout(1.0)
-            raw.sendall(error_bytes(status, reason, message))
-        except Exception:   # noqa: BLE001 - the client is gone
+            raw.settimeout(timeout)
+            raw.sendall(data)
+        except Exception:   # noqa: BLE001 - the client is gone or not reading: nothing to tell it
             pass
+
+
+def _ip(addr) -> str:
+    return str(addr[0]) if isinstance(addr, tuple) and addr else str(addr or "")

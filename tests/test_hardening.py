@@ -315,7 +315,7 @@ def test_cli_options_are_bounded(cli, argv, needle):
 # -- the worker's pieces --------------------------------------------------------------------------
 
 def test_a_trickling_client_cannot_hold_a_read_past_the_deadline():
-    from gpukb.server.worker import DeadlineSocket, SlowRequest
+    from gpukb.server.wire import DeadlineSocket, SlowRequest
     a, b = socket.socketpair()
     try:
         s = DeadlineSocket(a, 0.3, 1.0)
@@ -333,10 +333,24 @@ def test_a_trickling_client_cannot_hold_a_read_past_the_deadline():
 
 def test_gunicorn_errors_become_the_api_error_shape(error_shape):
     from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
-    from gpukb.server.worker import classify, error_bytes
+    from gpukb.server.wire import classify, error_bytes
     for exc, status in ((LimitRequestLine(5000, 4094), 414), (LimitRequestHeaders("too many"), 431)):
         raw = error_bytes(*classify(exc))
         head, body = raw.split(b"\r\n\r\n", 1)
         assert head.startswith(f"HTTP/1.1 {status} ".encode()) and b"Content-Type: application/json" in head
         assert all(h.encode() in head for h in SECURITY)
         error_shape(json.loads(body), status)
+
+
+@pytest.mark.parametrize("data, complete", [
+    (b"GET /health HTTP/1.1\r\nHost: x\r\n", False),
+    (b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n", True),
+    (b"POST /v1/query HTTP/1.1\r\nContent-Length: 10\r\n\r\n{\"a\": ", False),
+    (b"POST /v1/query HTTP/1.1\r\nContent-Length: 10\r\n\r\n{\"a\": 1}  ", True),
+    (b"POST /v1/query HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", True),     # the thread reads chunks
+    (b"POST /v1/query HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n", True),     # too big to collect
+    (b"GET /" + b"a" * 40000, True),                                               # the parser will say 414
+])
+def test_the_event_loop_hands_a_request_to_a_thread_only_when_it_has_arrived(data, complete):
+    from gpukb.server.worker import request_complete
+    assert request_complete(data) is complete

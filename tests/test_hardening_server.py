@@ -124,7 +124,7 @@ def test_idle_connections_do_not_starve_health(server):
             s.close()
 
 
-def test_a_trickling_client_is_cut_off_with_408_and_does_not_block_others(server):
+def test_trickling_clients_are_cut_off_with_408_and_do_not_block_others(server):
     base, port = server["base"], server["port"]
     results: list[bytes] = []
 
@@ -140,14 +140,15 @@ def test_a_trickling_client_is_cut_off_with_408_and_does_not_block_others(server
                 results.append(s.recv(65536))
             except OSError as exc:
                 results.append(repr(exc).encode())
-    threads = [threading.Thread(target=trickle) for _ in range(THREADS - 1)]
+    threads = [threading.Thread(target=trickle) for _ in range(5 * THREADS)]   # more than all threads of both workers
     for t in threads:
         t.start()
     worst = max(_timed_health(base) for _ in range(12) if time.sleep(0.25) is None)
     for t in threads:
         t.join(30)
     assert worst < 1.0, f"/health took {worst:.2f} s next to trickling clients"
-    assert results and all(r.startswith(b"HTTP/1.1 408 ") and b'"status": 408' in r for r in results), results
+    answered = [r for r in results if r.startswith(b"HTTP/1.1 408 ") and b'"status": 408' in r]
+    assert len(results) == len(threads) and len(answered) >= len(threads) // 2, results   # the rest: reset
 
 
 def test_gunicorns_own_errors_are_json(server, error_shape):
