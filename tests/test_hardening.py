@@ -268,16 +268,61 @@ def test_control_characters_cannot_forge_log_lines(client, caplog):
     assert any("\\x0a2026-12-03 FORGED" in m for m in lines), lines
 
 
-def test_a_request_over_its_time_limit_is_a_503_in_the_error_shape(error_shape):
-    from gpukb.server import create_app
-    app = create_app({"TESTING": True, "REQUEST_TIME_LIMIT": 1e-6})
-    r = app.test_client().post("/v1/query", json={"params": 13e9, "method": "full", "gpu": "T4"})
+def test_a_request_over_its_time_limit_is_a_503_in_the_error_shape(app, client, error_shape):
+    app.config["REQUEST_TIME_LIMIT"] = 1e-6
+    try:
+        r = client.post("/v1/query", json={"params": 12.345e9, "method": "full", "gpu": "T4", "batch": 3})
+    finally:
+        app.config["REQUEST_TIME_LIMIT"] = 30.0
     assert r.status_code == 503, r.get_data(as_text=True)[:300]
     assert "longer than its limit" in error_shape(r.get_json(), 503)["error"]
+    assert client.post("/v1/query", json={"params": 12.345e9, "method": "full", "gpu": "T4", "batch": 3}).status_code == 200
     with pytest.raises(TimeLimitExceeded):
         with limits.time_limit(1e-6, "a test"):
             time.sleep(0.01)
             limits.check()
+
+
+ABORTS = """
+import random, time
+from gpukb.engine import limits
+from gpukb.engine.errors import TimeLimitExceeded
+from gpukb.engine.answers.service import GpuKB
+kb, rnd, n = GpuKB(), random.Random(1), 0
+for i in range(25):
+    try:
+        with limits.time_limit(rnd.uniform(0.05, 0.8), "test"):
+            kb.audit_result(kb.kb.latest)
+    except TimeLimitExceeded:
+        n += 1
+    time.sleep(rnd.uniform(0, 0.3))
+print("aborted", n)
+"""
+
+
+@pytest.mark.slow
+def test_derivations_stopped_midway_do_not_crash_the_process():
+    # durable_rules' background dispatcher threads used to pick up actions of a session being deleted
+    r = subprocess.run([sys.executable, "-X", "faulthandler", "-c", ABORTS], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "Fatal Python error" not in r.stderr, r.stderr[-2000:]
+    assert r.stdout.strip() == "aborted 25"
+
+
+def test_shared_work_is_not_cut_short_by_a_request_deadline():
+    token = limits.start(1e-6, "a request")
+    try:
+        time.sleep(0.01)
+        with limits.shared_work():
+            limits.check()                      # the audit every request reuses runs to its end
+        with pytest.raises(TimeLimitExceeded):
+            limits.check()
+        with limits.shared_work(), limits.time_limit(1e-6, "a smoke derivation"):
+            time.sleep(0.01)
+            with pytest.raises(TimeLimitExceeded):
+                limits.check()                  # other limits still apply to it
+    finally:
+        limits.stop(token)
 
 
 def test_a_version_in_a_conclusion_id_is_honoured(api, gpukb):

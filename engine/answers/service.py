@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import scenario as scen
+from .. import limits
 from . import sizing
 from ..errors import BadInput, Issue, NotFound
 from .explain import leaves, tree, walk, why_not
@@ -269,7 +270,8 @@ class GpuKB:
         from .audit import run_audit
         with self._lock:
             if release not in self._audits:
-                self._audits[release] = run_audit(self, self.view(release))
+                with limits.shared_work():      # cached for every later request: never cut short by one
+                    self._audits[release] = run_audit(self, self.view(release))
             return self._audits[release]
 
     def _sources_of(self, t: dict, view: ReleaseView) -> list[dict[str, Any]]:

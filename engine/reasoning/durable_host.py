@@ -42,10 +42,25 @@ def lock() -> threading.RLock:
     return _LOCK
 
 
+class _SynchronousHost(_durable_engine.Host):
+    """durable_rules' host without its two background threads.
+
+    A stock Host polls every ruleset every 0.2 s from timer threads (``dispatch_ruleset``,
+    ``dispatch_timers``) that call into the C engine without this module's lock. gpukb runs every
+    action synchronously inside ``assert_fact`` and uses no durable timers, so those threads have
+    nothing to do, but they can pick up an action of a session that is being deleted: a derivation
+    stopped midway (a time limit, a firing budget) then crashed the process with a segmentation fault
+    within 0.2 s (tests/test_hardening.py reproduces it with aborted requests).
+    """
+
+    def _run(self) -> None:
+        pass
+
+
 def _host() -> _durable_engine.Host:
     global _HOST
     if _HOST is None:
-        _HOST = _durable_engine.Host()
+        _HOST = _SynchronousHost()
     return _HOST
 
 

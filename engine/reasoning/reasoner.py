@@ -72,6 +72,7 @@ class Reasoner:
 
     def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None) -> Derivation:
         """Assert ``facts`` (each with ``t`` and a unique ``fk``) in a fresh session and chain to a fixpoint."""
+        limits.check()           # a request that ran out of time starts no new derivation
         facts = list(facts)
         # the budget scales with the input, so a large KB is not mistaken for a runaway rule
         budget = max(self.budget, 100 * len(facts)) if budget is None else budget
