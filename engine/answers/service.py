@@ -347,6 +347,18 @@ class GpuKB:
             caveats_en.append(f"{len(a['contradictions'])} source claim(s) disagree with this answer or its premises")
         return {"en": " ".join(en), "zh": "".join(zh), "citations": cites, "caveats": caveats_en}
 
+    # -- labels ------------------------------------------------------------------------------------
+    def vocabulary_label(self, what: str, key: str, lang: str = "en") -> str:
+        """A display label from the vocabulary, for pages: `what` is "attribute", "entity" or the name
+        of an enum (e.g. "component"); an unknown key is returned unchanged."""
+        vocab = self.kb.vocab
+        if what == "attribute":
+            attr = vocab.attributes.get(key)
+            return (attr.zh if lang == "zh" else attr.en) if attr else key
+        if what == "entity":
+            return vocab.label(key) if key in vocab.entities else key
+        return vocab.enum_label(what, key, lang)
+
     # -- claims and sources ------------------------------------------------------------------------
     def sources(self) -> dict[str, Any]:
         return {"sources": [s.as_dict() for s in self.kb.sources.values()]}
