@@ -11,11 +11,11 @@ from markupsafe import Markup
 
 from gpukb.engine.errors import GpukbError
 
-from .i18n import html_lang
+from .i18n import html_lang, verbatim
 from .markdown_marks import Mark, layout_markdown, layout_raw, render_marked, window
 from .page_views import claim_id
 from .pages import (LANGS, MAX_ID_CHARS, STATUSES, PageError, _CONTROL, arg, audit_href, bp, claim_href,
-                    conclusion_href, get_kb, kb_version_arg, status_info, tr, ui_lang, url)
+                    conclusion_href, get_kb, kb_version_arg, status_info, tr, trm, ui_lang, url)
 
 VIEWS = ("rendered", "source")
 CONTEXT_CHARS = 80
@@ -166,7 +166,7 @@ def claim(cid: str):
     except GpukbError as exc:
         if exc.status in (400, 404):
             shown = cid if len(cid) <= 80 else cid[:80] + "…"
-            raise PageError(404, tr("error.no_claim", id=repr(shown)), [tr("error.claim_ids")],
+            raise PageError(404, trm("error.no_claim", id=verbatim(shown, "code")), [tr("error.claim_ids")],
                             [(tr("site.audit"), url("pages.audit"))]) from None
         raise
     source = kb.source(c["source"])

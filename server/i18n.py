@@ -17,9 +17,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
+from markupsafe import Markup, escape
+
 from gpukb.engine.yamlio import load_file
 
-__all__ = ["LANGS", "DEFAULT", "Status", "catalog", "t", "negotiate", "statuses", "fmt_number", "html_lang"]
+__all__ = ["LANGS", "DEFAULT", "Status", "catalog", "t", "tm", "verbatim", "negotiate", "statuses", "fmt_number", "html_lang"]
 
 log = logging.getLogger("gpukb.i18n")
 
@@ -111,6 +113,19 @@ def t(key: str, lang: str = DEFAULT, **params: Any) -> str:
         except (KeyError, IndexError, ValueError):
             log.error("UI string %r: cannot format with %s", key, sorted(params))
     return text
+
+
+def tm(key: str, lang: str = DEFAULT, **params: Any) -> Markup:
+    """Like :func:`t`, as HTML: the string is escaped, Markup parameters (e.g. a value marked
+    ``translate="no"``) are kept, other parameters are escaped."""
+    raw = {k: (v if isinstance(v, Markup) else str(v) if not isinstance(v, (int, float)) or isinstance(v, bool)
+               else fmt_number(v, lang)) for k, v in params.items()}
+    return Markup(escape(t(key, lang))).format(**raw) if raw else Markup(escape(t(key, lang)))
+
+
+def verbatim(value: Any, tag: str = "span") -> Markup:
+    """A value shown as is, never translated (an id, a parameter value, a name)."""
+    return Markup('<{0} translate="no">{1}</{0}>').format(Markup(tag), value)
 
 
 def fmt_number(value: Any, lang: str = DEFAULT, digits: int | None = None) -> str:

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from markupsafe import Markup, escape
 
-from .i18n import LANGS, fmt_number, html_lang, t
+from .i18n import LANGS, fmt_number, html_lang, t, tm, verbatim
 
 _CITE_MARK = re.compile(r"\[(\d{1,3})\]")
 MEMORY_PARTS = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache")
@@ -45,21 +45,23 @@ def strip_prefix(v: Any) -> Any:
     return v
 
 
-def change_text(change: dict[str, Any] | None, lang: str = "en") -> str:
+def change_text(change: dict[str, Any] | None, lang: str = "en") -> Markup:
+    """A recommended change in words: "23 GPUs, ZeRO-3", "precision fp16"; values are kept verbatim."""
     if not change:
-        return ""
+        return Markup("")
     parts = []
     for k, v in change.items():
         v = strip_prefix(v)
+        field = tm("field." + k, lang) if "field." + k in _ui_keys() else verbatim(k.replace("_", " "))
         if k == "gpus":
-            parts.append(t("change.gpus", lang, n=v))
+            parts.append(tm("change.gpus", lang, n=v))
         elif k == "zero":
-            parts.append(f"ZeRO-{v}")
+            parts.append(verbatim(f"ZeRO-{v}"))
         elif v is True:
-            parts.append(t("change.on", lang, what=k.replace("_", " ")))
+            parts.append(tm("change.on", lang, what=field))
         else:
-            parts.append(f"{k.replace('_', ' ')} {v}")
-    return t("word.and", lang).join(parts)
+            parts.append(field + Markup(" ") + verbatim(v))
+    return Markup(escape(t("word.and", lang))).join(parts)
 
 
 def _is_cjk(ch: str) -> bool:
@@ -197,12 +199,12 @@ def recommendations_view(recs: list[dict[str, Any]], lang: str) -> list[dict[str
     for r in recs or []:
         action = r.get("action") or ""
         key = "action." + action
-        label = t(key, lang) if key in _ui_keys() else action.replace("_", " ").capitalize()
+        label = tm(key, lang) if key in _ui_keys() else verbatim(action.replace("_", " "))
         change = r.get("change") or {}
         if action == "family" and change.get("family"):
-            label = t("action.family_to", lang, family=strip_prefix(change["family"]))
+            label = tm("action.family_to", lang, family=verbatim(strip_prefix(change["family"])))
             if r.get("also"):
-                label += " " + t("action.also", lang, others=t("word.and", lang).join(r["also"]))
+                label += Markup(" ") + tm("action.also", lang, others=verbatim(t("word.and", lang).join(r["also"])))
         out.append({**r, "label": label, "change_text": change_text(change, lang)})
     return out
 

@@ -27,12 +27,13 @@ from typing import Any, Iterable
 from urllib.parse import quote
 
 from flask import Blueprint, Flask, current_app, g, has_request_context, render_template, request, url_for
+from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from gpukb.engine.errors import GpukbError
 
 from . import page_views as views
-from .i18n import DEFAULT, LANGS, Status, fmt_number, html_lang, negotiate, statuses, t
+from .i18n import DEFAULT, LANGS, Status, fmt_number, html_lang, negotiate, statuses, t, tm, verbatim
 from .state import get_kb
 
 __all__ = ["bp", "register", "STATUSES", "STATUS_BY_ID", "mark_source_text", "PageError"]
@@ -82,6 +83,11 @@ def tr(key: str, **params: Any) -> str:
     return t(key, ui_lang(), **params)
 
 
+def trm(key: str, **params: Any):
+    """A UI string in the request's language, as HTML (Markup parameters kept)."""
+    return tm(key, ui_lang(), **params)
+
+
 def url(endpoint: str, **values: Any) -> str:
     """url_for, keeping an explicit ``?lang=`` so the language the reader chose stays chosen."""
     ui_lang()
@@ -126,6 +132,11 @@ def _keys() -> set[str]:
     return set(catalog().ui)
 
 
+def engine_text(items: Iterable[str]) -> list[Markup]:
+    """Messages of the engine (English) marked as such inside a page in any language."""
+    return [Markup('<span class="content" lang="en">{0}</span>').format(x) for x in items]
+
+
 @bp.errorhandler(PageError)
 def _page_error(exc: PageError):
     return _error_page(exc.status, exc.message, exc.details, exc.links)
@@ -136,7 +147,7 @@ def _engine_error(exc: GpukbError):
     status = int(getattr(exc, "status", 400) or 400)
     if status >= 500:
         log.error("%s %s: %s", request.method, request.path, exc.message)
-    return _error_page(status, exc.message, [str(i) for i in exc.issues])
+    return _error_page(status, engine_text([exc.message])[0], engine_text(str(i) for i in exc.issues))
 
 
 @bp.errorhandler(Exception)
@@ -167,8 +178,8 @@ def arg(name: str, max_chars: int = 200, choices: Iterable[str] | None = None,
         allowed = list(choices)
         if value not in allowed:
             shown = value if len(value) <= 60 else value[:60] + "…"
-            raise PageError(400, tr("error.unknown_value", name=pname, value=repr(shown)),
-                            [tr("error.allowed", values=", ".join(allowed))], links)
+            raise PageError(400, trm("error.unknown_value", name=pname, value=verbatim(shown, "code")),
+                            [trm("error.allowed", values=verbatim(", ".join(allowed), "code"))], links)
     return value
 
 
@@ -237,7 +248,7 @@ def _status_info(sid: str | None) -> Status:
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
     lang = ui_lang()
-    return {"t": tr, "ui_lang": lang, "ui_html_lang": html_lang(lang), "url": url, "lang_url": lang_url,
+    return {"t": tr, "tm": trm, "verbatim": verbatim, "ui_lang": lang, "ui_html_lang": html_lang(lang), "url": url, "lang_url": lang_url,
             "langs": LANGS, "audit_href": audit_href, "claim_href": claim_href, "conclusion_href": conclusion_href,
             "export_href": export_href, "gb": lambda v: views.gb(v, lang), "lang_attr": html_lang,
             "text_lang": views.text_lang, "quote_lang": views.quote_lang, "claim_id": views.claim_id,
@@ -271,7 +282,8 @@ def index():
 
 @bp.get("/conclusions/")
 def conclusions_index():
-    raise PageError(404, tr("error.name_conclusion"), [tr("error.conclusion_ids")])
+    raise PageError(404, trm("error.name_conclusion", path=verbatim("/conclusions/<id>", "code")),
+                    [tr("error.conclusion_ids")])
 
 
 @bp.get("/conclusions/<path:cid>")
@@ -285,8 +297,8 @@ def conclusion(cid: str):
     except GpukbError as exc:
         if exc.status in (400, 404):
             shown = cid if len(cid) <= 80 else cid[:80] + "…"
-            raise PageError(404, tr("error.no_conclusion", id=repr(shown)),
-                            [exc.message] + [str(i) for i in exc.issues][:3]) from None
+            raise PageError(404, trm("error.no_conclusion", id=verbatim(shown, "code")),
+                            engine_text([exc.message] + [str(i) for i in exc.issues][:3])) from None
         raise
     tree = views.tree_view(doc.get("tree"), lang, open_depth=3)
     summary = doc.get("summary") or {}

@@ -132,3 +132,48 @@ def walk_text(el: Element, offset: int = 0, on_element=None) -> int:
                 on_element(node, offset)
             offset = walk_text(node, offset, on_element)
     return offset
+
+
+# -- the interface language --------------------------------------------------------------------------------
+
+# Names a Chinese interface writes in Latin letters too (letters only: "FP16" counts as "FP")
+ZH_UI_TERMS = {"gpukb", "GPU", "GB", "API", "Markdown", "LoRA", "QLoRA", "FP", "BF", "FlashAttention", "CUDA",
+               "ZeRO", "JSON", "PROV", "DOT", "KV"}
+UI_ATTRS = ("title", "aria-label", "placeholder", "alt")
+_LATIN_WORD = __import__("re").compile(r"[A-Za-z]{2,}")
+
+
+def _exempt(el: Element) -> bool:
+    """Not interface text: verbatim (translate="no"), content from the KB or the engine (class
+    "content"), hidden Markdown syntax, code, or an element in another language than Chinese."""
+    for a in [el, *el.ancestors()]:
+        if a.tag in ("script", "style", "code", "title") or a.get("translate") == "no":
+            return True
+        if "content" in a.classes() or "md-syntax" in a.classes():
+            return True
+        lang = a.get("lang")
+        if lang is not None:
+            return not lang.startswith("zh")
+    return False
+
+
+def latin_ui_words(page: Page) -> list[tuple[str, str]]:
+    """(word, context) of each Latin word in the interface text of a Chinese page, terms excepted."""
+    out = []
+
+    def walk(el: Element) -> None:
+        for node in el.content:
+            if isinstance(node, str):
+                if not _exempt(el):
+                    out.extend((w, node.strip()[:60]) for w in _LATIN_WORD.findall(node) if w not in ZH_UI_TERMS)
+            else:
+                walk(node)
+
+    walk(page.root)
+    for el in page.all:
+        for attr in UI_ATTRS:
+            value = el.get(attr)
+            if value and not _exempt(el):
+                out.extend((w, f"{attr}={value[:50]}") for w in _LATIN_WORD.findall(value)
+                           if w not in ZH_UI_TERMS and not __import__("re").match(r"^S\d", w))
+    return out
