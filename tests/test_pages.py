@@ -500,3 +500,63 @@ def test_pages_have_skip_link_and_landmarks(web):
         assert page.find_all("a", href="#main")
         assert page.find_all("nav")
         assert len(page.find_all("h1")) == 1
+
+
+# -- filters by finding kind, and one claim's page ----------------------------------------------------------
+
+def test_audit_filter_by_finding_kind(web, kb):
+    claims = kb.claims()["claims"]
+    kinds = {f["id"]: f["kind"] for f in kb.audit()["findings"]}
+    want = {c["id"] for c in claims if "contradiction" in {kinds.get(f) for f in c["audit"]["findings"]}}
+    assert want
+    page, _ = get_page(web, "/audit?kind=contradiction")
+    marked = {m.get("data-claim-id") for m in page.find_all("mark", data_claim_id=True)
+              if any("doc" in a.classes() for a in m.ancestors())}
+    assert marked == want
+    assert {c["audit"]["status"] for c in claims if c["id"] in want} != {"contradiction"}, \
+        "the kind filter finds claims with such a finding whatever their final status"
+    page, _ = get_page(web, "/audit?kind=contradiction&status=contradiction")
+    marked = {m.get("data-claim-id") for m in page.find_all("mark", data_claim_id=True)
+              if any("doc" in a.classes() for a in m.ancestors())}
+    assert marked == {c["id"] for c in claims if c["id"] in want and c["audit"]["status"] == "contradiction"}
+
+
+def test_claim_page(web, kb):
+    c = kb.claim("S000-C002")
+    page, body = get_page(web, "/claims/S000-C002")
+    assert len(page.find_all("h1")) == 1 and "S000-C002" in page.find_all("h1")[0].text
+    quote = page.by_id("quote")
+    assert c["quote"] in quote.text
+    badge = page.find_all("span", class_="status-badge")[0]
+    assert "Incorrect" in badge.text and "✗" in badge.text
+    # the context is the rendered block around the claim, with the claim marked at its span
+    ctx = page.find_all("div", class_="doc-context")[0]
+    text = kb.source("S000")["text"]
+    assert ctx.text in text and c["quote"] in ctx.text
+    pieces = [m for m in page.all if m.tag == "mark" and ctx in m.ancestors()]
+    assert "".join(m.text for m in pieces) == c["quote"]
+    # findings with explanations and links to their proofs, evidence linked
+    hrefs = {a.get("href") for a in page.find_all("a")}
+    for fid in c["audit"]["findings"]:
+        assert f"/conclusions/{fid}" in hrefs
+    assert "contradicts the reference" in body and "Tencent Cloud intl docs" in body
+    assert "/audit?source=S000#S000-C002" in hrefs and "/conclusions/S000-C002" in hrefs
+    assert "GPU model" in body, "the attribute's label comes from the vocabulary"
+
+
+def test_claim_page_of_a_table_claim_shows_the_table(web, kb):
+    claims = [c for c in kb.claims(source="S001")["claims"] if "|" in c["quote"] and "\n" in c["quote"]]
+    assert claims
+    cid = claims[0]["id"]
+    page, _ = get_page(web, f"/claims/{cid}")
+    ctx = page.find_all("div", class_="doc-context")[0]
+    tables = [t for t in page.all if t.tag == "table" and ctx in t.ancestors()]
+    assert tables
+    marks = [m for m in page.all if m.tag == "mark" and tables[0] in m.ancestors()]
+    assert {next(a.tag for a in m.ancestors() if a.tag in ("th", "td")) for m in marks} == {"th", "td"}
+
+
+@pytest.mark.parametrize("url", ["/claims/S000-C999", "/claims/nope", "/claims/" + "C" * 2500, "/claims/%01x"])
+def test_unknown_claim_is_a_404_page(web, url):
+    page, body = get_page(web, url, 404)
+    assert "There is no claim" in body and "/audit" in {a.get("href") for a in page.find_all("a")}
