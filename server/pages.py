@@ -103,6 +103,14 @@ def lang_url(lang: str) -> str:
     return url_for(request.endpoint or "pages.index", **(request.view_args or {}), **args)
 
 
+@bp.after_request
+def _vary(response):
+    """A page's language may come from Accept-Language: caches must keep the languages apart."""
+    if request.args.get("lang") not in LANGS:
+        response.vary.add("Accept-Language")
+    return response
+
+
 # -- errors -------------------------------------------------------------------------------------------
 
 class PageError(Exception):

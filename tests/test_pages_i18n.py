@@ -143,6 +143,11 @@ def test_accept_language_picks_chinese_and_lang_overrides_it(web):
     assert page.find_all("html")[0].get("lang") == "en"
 
 
+def test_pages_vary_by_accept_language_unless_lang_is_given(web):
+    assert "Accept-Language" in web.get("/audit?source=S000").headers.get("Vary", "")
+    assert "Accept-Language" not in web.get("/audit?source=S000&lang=zh").headers.get("Vary", "")
+
+
 def test_a_chosen_language_stays_chosen_across_links(web):
     page, _ = html_of(web, "/audit?source=S000&lang=zh")
     nav = {a.text: a.get("href") for a in page.find_all("a") if a.parent.tag == "li" and
