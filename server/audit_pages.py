@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from gpukb.engine.errors import GpukbError
 
-from .i18n import html_lang, verbatim
+from .i18n import catalog, html_lang, verbatim
 from .markdown_marks import Mark, layout_markdown, layout_raw, render_marked, window
 from .page_views import claim_id
 from .pages import (LANGS, MAX_ID_CHARS, STATUSES, PageError, _CONTROL, arg, audit_href, bp, claim_href,
@@ -195,13 +195,10 @@ def claim(cid: str):
         "claim.html", c=c, status=st, source=source, src_lang=_source_lang(source), context=context, raw=raw,
         raw_cut=(lo > 0, hi < len(text)), findings=fs, scope=scope, subject=label("entity", c.get("subject")),
         attribute=label("attribute", c.get("attribute")), value=_value_text(c, label), qualifiers=quals,
-        modality=tr("modality." + modality) if ("modality." + modality) in _ui() else modality,
+        modality=tr("modality." + modality) if ("modality." + modality) in catalog().ui else modality,
         kb_version=kb_version)
 
 
-def _ui() -> set[str]:
-    from .i18n import catalog
-    return set(catalog().ui)
 
 
 def _value_text(c: dict[str, Any], label: Callable[[str, Any], str]) -> str:

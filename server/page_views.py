@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from markupsafe import Markup, escape
 
-from .i18n import LANGS, fmt_number, html_lang, t, tm, verbatim
+from .i18n import LANGS, catalog, fmt_number, html_lang, t, tm, verbatim
 
 _CITE_MARK = re.compile(r"\[(\d{1,3})\]")
 MEMORY_PARTS = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache")
@@ -52,7 +52,7 @@ def change_text(change: dict[str, Any] | None, lang: str = "en") -> Markup:
     parts = []
     for k, v in change.items():
         v = strip_prefix(v)
-        field = tm("field." + k, lang) if "field." + k in _ui_keys() else verbatim(k.replace("_", " "))
+        field = tm("field." + k, lang) if "field." + k in catalog().ui else verbatim(k.replace("_", " "))
         if k == "gpus":
             parts.append(tm("change.gpus", lang, n=v))
         elif k == "zero":
@@ -199,7 +199,7 @@ def recommendations_view(recs: list[dict[str, Any]], lang: str) -> list[dict[str
     for r in recs or []:
         action = r.get("action") or ""
         key = "action." + action
-        label = tm(key, lang) if key in _ui_keys() else verbatim(action.replace("_", " "))
+        label = tm(key, lang) if key in catalog().ui else verbatim(action.replace("_", " "))
         change = r.get("change") or {}
         if action == "family" and change.get("family"):
             label = tm("action.family_to", lang, family=verbatim(strip_prefix(change["family"])))
@@ -209,9 +209,6 @@ def recommendations_view(recs: list[dict[str, Any]], lang: str) -> list[dict[str
     return out
 
 
-def _ui_keys() -> set[str]:
-    from .i18n import catalog
-    return set(catalog().ui)
 
 
 def citations_view(cites: list[dict[str, Any]], audit_href: Callable, conclusion_href: Callable) -> list[dict[str, Any]]:

@@ -33,7 +33,7 @@ from werkzeug.exceptions import HTTPException
 from gpukb.engine.errors import GpukbError
 
 from . import page_views as views
-from .i18n import DEFAULT, LANGS, Status, fmt_number, html_lang, negotiate, statuses, t, tm, verbatim
+from .i18n import DEFAULT, LANGS, Status, catalog, fmt_number, html_lang, negotiate, statuses, t, tm, verbatim
 from .state import get_kb
 
 __all__ = ["bp", "register", "STATUSES", "STATUS_BY_ID", "mark_source_text", "PageError"]
@@ -128,16 +128,13 @@ class PageError(Exception):
 def _error_page(status: int, message: str, details: Iterable[str] = (), links: Iterable[tuple[str, str]] = ()):
     status = status if 400 <= status <= 599 else 500
     key = f"error.title.{status}"
-    title = tr(key) if key in _keys() else tr("error.title.other")
+    title = tr(key) if key in catalog().ui else tr("error.title.other")
     html = render_template("error.html", status=status, title=title, message=message, details=list(details),
                            links=list(links) or [(tr("site.ask"), url("pages.index")),
                                                  (tr("site.audit"), url("pages.audit"))])
     return html, status
 
 
-def _keys() -> set[str]:
-    from .i18n import catalog
-    return set(catalog().ui)
 
 
 def engine_text(items: Iterable[str]) -> list[Markup]:
@@ -176,7 +173,7 @@ def arg(name: str, max_chars: int = 200, choices: Iterable[str] | None = None,
     value = request.args.get(name)
     if value is None or value == "":
         return None
-    pname = tr("param." + name) if "param." + name in _keys() else name
+    pname = tr("param." + name) if "param." + name in catalog().ui else name
     if len(value) > max_chars:
         raise PageError(400, tr("error.too_long", name=pname, n=len(value), max=max_chars),
                         [tr("error.shorten", name=pname)])
@@ -245,7 +242,7 @@ def _num(value: Any, digits: int | None = None) -> str:
 @bp.app_template_filter("confidence")
 def _confidence(level: Any) -> str:
     key = f"confidence.{level}"
-    return tr("word.confidence", level=tr(key) if key in _keys() else level)
+    return tr("word.confidence", level=tr(key) if key in catalog().ui else level)
 
 
 @bp.app_template_global("status_info")
@@ -263,7 +260,7 @@ def _helpers() -> dict[str, Any]:
             "statuses": STATUSES, "with_cite_links": views.with_cite_links,
             "change_text": lambda c: views.change_text(c, lang), "strip_prefix": views.strip_prefix,
             "params_text": views.params_text,
-            "method_label": lambda m: tr("method." + str(m)) if "method." + str(m) in _keys() else str(m)}
+            "method_label": lambda m: tr("method." + str(m)) if "method." + str(m) in catalog().ui else str(m)}
 
 
 # -- the question page ---------------------------------------------------------------------------------
