@@ -30,6 +30,8 @@ FAST_TESTS := tests/test_durable_bugs.py tests/test_durable_host.py tests/test_r
 
 $(STAMP): pyproject.toml $(DURABLE_PATCH) scripts/build_durable.py
 	@echo "gpukb: installing into $(VENV) with $(PY) (Python $(PYVER))"
+	@if [ -x $(BIN)/python ] && [ "$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYVER)" ]; then \
+	  echo "gpukb: $(VENV) was made with another Python; recreating it"; rm -rf $(VENV); fi
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV) || { echo "gpukb: '$(PY) -m venv' failed; install the venv module (e.g. apt-get install python3-venv)"; exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
 	$(BIN)/python scripts/build_durable.py --python $(BIN)/python --cache $(CACHE)
