@@ -5,9 +5,10 @@ request, and the Jinja globals and filters that read it.
     t("audit.title", "zh")                          # "来源审核"
     t("audit.n_claims", "en", n=3)                  # plural forms by `n` where the file gives them
 
-Status names, symbols and descriptions are in the same file (``statuses``, most severe first); labels
-of the domain's vocabulary (attributes, components, entities) are not repeated here: the pages read
-those from the KB's vocabulary through the engine facade.
+Status symbols and descriptions are in the same file (``statuses``, most severe first). Labels of the
+domain's vocabulary are not repeated here: status names (the audit's finding kinds), methods and
+memory components come from engine/terms.py, entities and attributes from kb/vocabulary.yaml through
+the engine facade.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any, Iterable
 
 from markupsafe import Markup, escape
 
+from gpukb.engine.terms import FINDING_KINDS, label
 from gpukb.engine.yamlio import load_file
 
 __all__ = ["LANGS", "DEFAULT", "Status", "catalog", "t", "tm", "verbatim", "negotiate", "statuses", "fmt_number", "html_lang"]
@@ -79,11 +81,14 @@ def catalog() -> Catalog:
             problems.append(f"ui.{key}: needs exactly the languages {', '.join(LANGS)}")
     sts = []
     for sid, spec in (data.get("statuses") or {}).items():
-        names, desc = spec.get("name") or {}, spec.get("description") or {}
-        if set(names) != set(LANGS) or set(desc) != set(LANGS) or not spec.get("symbol"):
-            problems.append(f"statuses.{sid}: needs a symbol and name and description in {', '.join(LANGS)}")
+        desc = spec.get("description") or {}
+        if sid not in FINDING_KINDS or set(desc) != set(LANGS) or not spec.get("symbol"):
+            problems.append(f"statuses.{sid}: needs to be a finding kind ({', '.join(FINDING_KINDS)}) with a "
+                            f"symbol and a description in {', '.join(LANGS)}")
             continue
-        sts.append(Status(str(sid), str(spec["symbol"]), dict(names), dict(desc)))
+        names = {lang: label("finding", sid, lang) for lang in LANGS}
+        names["en"] = names["en"][:1].upper() + names["en"][1:]
+        sts.append(Status(str(sid), str(spec["symbol"]), names, dict(desc)))
     if problems:
         raise I18nError(f"{PATH}: " + "; ".join(problems))
     return Catalog(ui, tuple(sts))

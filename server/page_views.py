@@ -8,26 +8,17 @@ from typing import Any, Callable
 
 from markupsafe import Markup, escape
 
+from gpukb.engine.terms import MEMORY_COMPONENTS
+
 from .i18n import LANGS, catalog, fmt_number, html_lang, t, tm, verbatim
 
 _CITE_MARK = re.compile(r"\[(\d{1,3})\]")
-MEMORY_PARTS = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache")
+MEMORY_PARTS = tuple(k for k in MEMORY_COMPONENTS if k != "adapters")
 
 
 def claim_id(fact_id: str) -> str:
     """S001-C005@1 → S001-C005."""
     return str(fact_id).split("@", 1)[0]
-
-
-def gb(v: Any, lang: str = "en") -> str:
-    """Gigabytes for display: 0.53 GB, 26.0 GB, 1,234 GB."""
-    if v is None:
-        return "–"
-    v = float(v)
-    if v == 0:
-        return t("num.gb", lang, x="0")
-    digits = 2 if abs(v) < 1 else 1 if abs(v) < 100 else 0
-    return t("num.gb", lang, x=f"{v:,.{digits}f}")
 
 
 def params_text(n: Any) -> str:
@@ -173,10 +164,12 @@ def memory_bars(answer: dict[str, Any], lang: str, component_label: Callable[[st
         v = mem.get(key)
         if v is None:
             continue
-        label = t("answer.overhead", lang) if key == "overhead" else component_label(key)
+        label = component_label(key)
+        if key == "overhead":
+            label += t("answer.cuda_context", lang)
         rows.append({"key": key, "label": label[:1].upper() + label[1:], "gb": float(v), "kind": "part"})
     total = float(mem.get("total") or sum(r["gb"] for r in rows))
-    label = component_label("total")
+    label = t("answer.total", lang)
     rows.append({"key": "total", "label": label[:1].upper() + label[1:], "gb": total, "kind": "total"})
     per_gpu = mem.get("per_gpu_total")
     scen = answer.get("scenario") or {}

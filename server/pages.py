@@ -31,6 +31,7 @@ from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from gpukb.engine.errors import GpukbError
+from gpukb.engine.terms import gb, label
 
 from . import page_views as views
 from .i18n import DEFAULT, LANGS, Status, catalog, fmt_number, html_lang, negotiate, statuses, t, tm, verbatim
@@ -219,7 +220,21 @@ def status_info(sid: str | None) -> Status:
 
 
 def component_label(key: str) -> str:
-    return get_kb().vocabulary_label("component", key, ui_lang())
+    """A memory component's label in the page's language (engine.terms, the one closed vocabulary)."""
+    return label("component", key, ui_lang())
+
+
+@bp.app_template_filter("gb")
+def _gb_filter(v: Any) -> str:
+    """``{{ x|gb }}``: gigabytes formatted as everywhere else (engine.terms.gb)."""
+    return gb(v)
+
+
+@bp.app_template_filter("term")
+def _term_filter(key: Any, kind: str, lang: str | None = None) -> str:
+    """``{{ 'qlora'|term('method') }}``: a label from the one vocabulary (engine.terms), by default in the
+    page's language."""
+    return label(kind, key, lang or ui_lang())
 
 
 @bp.app_template_filter("status_label")
@@ -255,12 +270,11 @@ def _helpers() -> dict[str, Any]:
     lang = ui_lang()
     return {"t": tr, "tm": trm, "verbatim": verbatim, "ui_lang": lang, "ui_html_lang": html_lang(lang), "url": url, "lang_url": lang_url,
             "langs": LANGS, "audit_href": audit_href, "claim_href": claim_href, "conclusion_href": conclusion_href,
-            "export_href": export_href, "gb": lambda v: views.gb(v, lang), "lang_attr": html_lang,
+            "export_href": export_href, "gb": gb, "lang_attr": html_lang,
             "text_lang": views.text_lang, "quote_lang": views.quote_lang, "claim_id": views.claim_id,
             "statuses": STATUSES, "with_cite_links": views.with_cite_links,
             "change_text": lambda c: views.change_text(c, lang), "strip_prefix": views.strip_prefix,
-            "params_text": views.params_text,
-            "method_label": lambda m: tr("method." + str(m)) if "method." + str(m) in catalog().ui else str(m)}
+            "params_text": views.params_text, "method_label": lambda m: label("method", m, lang)}
 
 
 # -- the question page ---------------------------------------------------------------------------------
