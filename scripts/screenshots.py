@@ -63,10 +63,9 @@ def shots(base: str, conclusion_id: str) -> list[tuple[str, str, bool, dict]]:
         ("home.png", base + "/", False, {}),
         ("answer-t4-13b-full.png", base + "/?q=" + quote(T4_Q), True, {}),
         ("answer-zh.png", base + "/?q=" + quote(T4_Q_ZH) + "&lang=zh", False, {}),
-        ("audit.png", base + "/audit", False, {"scroll_to": "#source-S000"}),
-        ("audit-s001-incorrect.png", base + "/audit?source=S001", False,
-         {"scroll_to": "#source-S001 .doc table", "open": "S001-C021"}),
-        ("audit-zh.png", base + "/audit?source=S001&lang=zh", False, {"scroll_to": "#source-S001 .doc table"}),
+        ("audit.png", base + "/audit", False, {"scroll_to": "#legend-h"}),
+        ("audit-s001-incorrect.png", base + "/audit?source=S001", False, {"scroll_to": "#h-S001", "open": "S001-C021"}),
+        ("audit-zh.png", base + "/audit?source=S001&lang=zh", False, {"scroll_to": "#h-S001"}),
         ("audit-source-view.png", base + "/audit?source=S001&view=source", False, {"scroll_to": "#source-S001 .doc"}),
         ("audit-phone.png", base + "/audit?source=S001&lang=zh", False,
          {"scroll_to": "#source-S001 .doc table", "width": 390, "height": 844}),
@@ -100,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
             try:
                 context = browser.new_context(viewport={"width": args.width, "height": args.height},
-                                              device_scale_factor=1, locale="en-US")
+                                              device_scale_factor=1, locale="en-US", reduced_motion="reduce")
                 page = context.new_page()
                 cid = page.request.get(base + "/v1/ask?q=" + quote(T4_Q)).json()["conclusion_id"]
                 for name, url, full, opts in shots(base, cid):
@@ -109,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
                     page.goto(url, wait_until="load")
                     page.evaluate("() => document.fonts.ready")
                     if opts.get("scroll_to"):
-                        page.locator(opts["scroll_to"]).first.scroll_into_view_if_needed()
-                        page.evaluate("() => window.scrollBy(0, -8)")
+                        page.locator(opts["scroll_to"]).first.evaluate(
+                            "e => { e.scrollIntoView({block: 'start'}); window.scrollBy(0, -8); }")
                     if opts.get("open"):                          # show a claim's pop-up open
                         mark = page.locator(f'.doc mark[data-claim-id="{opts["open"]}"]').filter(visible=True).first
                         mark.click()
