@@ -411,3 +411,11 @@ def test_an_engine_error_is_a_500_in_the_json_error_shape(app, monkeypatch, erro
     r = app.test_client().post("/v1/query", json={"params": 1.234e9, "method": "full", "gpu": "T4"})
     body = error_shape(r.get_json(), 500)
     assert "sizing.x@1" in body["error"]
+
+
+def test_the_host_runs_no_background_dispatch_threads():
+    """durable's stock host dispatches every ruleset from timer threads, racing the main thread."""
+    durable_host._host()
+    names = {getattr(getattr(t, "function", None), "__name__", "") for t in threading.enumerate()}
+    assert not names & {"dispatch_ruleset", "dispatch_timers"}, names
+    assert not hasattr(durable_host._host(), "_d_timer")

@@ -69,10 +69,24 @@ def lock() -> threading.RLock:
     return _LOCK
 
 
+class _Host(_durable_engine.Host):
+    """durable_rules' host without its two background threads.
+
+    The stock host re-arms timer threads forever that call ``dispatch()`` and ``dispatch_timers()`` on
+    every ruleset every 0.2 s, outside any lock: they can start a pending action of a session that the
+    main thread is asserting into (the C engine is not thread-safe), so a match may run on the wrong
+    thread, land after the session was drained, or be lost. gpukb runs every action synchronously inside
+    ``assert_fact`` and uses neither timers nor queued messages, so it needs neither thread.
+    """
+
+    def _run(self) -> None:
+        log.debug("durable_rules host without background dispatch threads")
+
+
 def _host() -> _durable_engine.Host:
     global _HOST
     if _HOST is None:
-        _HOST = _durable_engine.Host()
+        _HOST = _Host()
     return _HOST
 
 
