@@ -1,12 +1,11 @@
 """Security headers on every response: pages, API answers, static files and errors alike.
 
-Pages load scripts and styles from this server only; inline ``style`` attributes (the memory bars'
-widths) are allowed, inline scripts are not. Nothing may frame a page, and no referrer leaves it.
+Pages load scripts and styles from this server only; no inline script or style runs. Nothing may frame a page, and no referrer leaves it.
 JSON and every other non-HTML response get the strictest policy: they load nothing.
 """
 from __future__ import annotations
 
-PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
+PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; "
             "img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; "
             "frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
 API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
