@@ -47,8 +47,8 @@ def request_complete(buf: bytes | bytearray) -> bool:
         return len(buf) > HEAD_BUFFER
     end = min(ends)
     head = bytes(buf[:end]).lower()
-    if b"\ntransfer-encoding" in head:
-        return True
+    if b"\ntransfer-encoding" in head or b"\nexpect" in head:
+        return True             # a chunked body, or a client waiting for "100 Continue": the thread goes on
     m = _LENGTH.search(head)
     length = int(m.group(1)) if m else 0
     if length > BODY_BUFFER:
