@@ -6,7 +6,8 @@
 
 Configuration (defaults, then the environment variables GPUKB_KB and GPUKB_RULES, then
 ``test_config``): GPUKB_KB, GPUKB_RULES, MAX_CONTENT_LENGTH (64 KiB), MAX_QUERY_CHARS (500),
-CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any).
+CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any),
+MCP_ENABLED (True: the MCP server's streamable HTTP transport at /mcp, see :mod:`server.mcp_http`).
 The API is read-only: GET, HEAD and OPTIONS, and POST on /v1/query only. The app also serves the
 HTML pages of :mod:`server.pages`; everything under /v1/, /health and /openapi.json is JSON.
 """
@@ -46,6 +47,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         MAX_QUERY_CHARS=500,
         CORS_ORIGINS=None,
         KB_RELOAD_SECONDS=None,   # e.g. 5: pick up KB edits, keeping the last good KB when one is broken
+        MCP_ENABLED=True,
     )
     for key in ("GPUKB_KB", "GPUKB_RULES"):
         if os.environ.get(key):
@@ -72,6 +74,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(bp)
     from . import pages                      # the HTML pages (/, /audit, /conclusions/<id>)
     pages.register(app)
+    if app.config.get("MCP_ENABLED"):
+        from .mcp_http import mount          # MCP over streamable HTTP at /mcp
+        mount(app)
     return app
 
 

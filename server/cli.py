@@ -9,6 +9,7 @@ traceback unless -v is given twice.
     gpukb ask "why not T4 for 13B full fine-tune" --json
     gpukb explain Q-... --format text --lang zh
     gpukb serve --port 8000 --workers 2
+    gpukb mcp                      # an MCP server on stdio, for chat clients
 """
 from __future__ import annotations
 
@@ -181,6 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-snapshot", action="store_true", help="do not build or load a snapshot of the audits")
     p.add_argument("--reload", type=float, default=5.0, metavar="SECONDS",
                    help="check the KB for changes this often; a broken change keeps the last good KB (0: never; default 5)")
+    p.add_argument("--no-mcp", action="store_true", help="do not serve the MCP endpoint at /mcp")
+
+    command("mcp", "serve the answers as an MCP server on stdin/stdout (for chat clients)")
     return parser
 
 
@@ -555,6 +559,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"gpukb: serving on http://{args.host}:{args.port} with {args.workers} worker(s)", file=sys.stderr)
     conf = {"GPUKB_KB": kb_dir, "GPUKB_RULES": rules_dir,
             "KB_RELOAD_SECONDS": float(os.environ.get("GPUKB_RELOAD_SECONDS") or args.reload)}
+    if args.no_mcp:
+        conf["MCP_ENABLED"] = False
     if not args.no_snapshot:
         conf["GPUKB_SNAPSHOT"] = str(_ensure_snapshot(kb_dir, rules_dir))
     serve(conf, host=args.host, port=args.port, workers=args.workers, log_level=level)
@@ -573,6 +579,20 @@ def _ensure_snapshot(kb_dir: str, rules_dir: str):
         if r.returncode != 0:
             print(f"gpukb: no snapshot ({r.stderr.strip()[-300:]}); workers will audit on demand", file=sys.stderr)
     return path
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """An MCP server on stdio. The engine is built first (a broken KB fails here, on stderr), the
+    latest release's audit is computed in the background meanwhile, and stdout carries only the protocol."""
+    import threading
+
+    import anyio
+    from .mcp_server import build_server, serve_stdio
+    kb = _engine(*_dirs(args))
+    threading.Thread(target=kb.audit_result, args=(kb.kb.latest,), name="gpukb-audit-warmup", daemon=True).start()
+    log.info("gpukb MCP server on stdio (release %s)", kb.kb.latest)
+    anyio.run(serve_stdio, build_server(lambda: kb, version=version()))
+    return 0
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
@@ -608,6 +628,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "synth": cmd_synth,
     "snapshot": cmd_snapshot,
+    "mcp": cmd_mcp,
     "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "query": cmd_query,
     "explain": cmd_explain, "audit": cmd_audit, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
 }
