@@ -137,6 +137,29 @@ def _guard(asgi: Callable) -> Callable:
     return app
 
 
+def _refuse(environ: dict[str, Any], limit: int) -> tuple[str, str, list] | None:
+    """What the bridge must not see: any method but POST (a stateless endpoint has no event stream to
+    open with GET and no session to DELETE; an open GET stream would hold a sync worker) and a body
+    declared larger than the app accepts."""
+    method = environ.get("REQUEST_METHOD", "")
+    if method != "POST":
+        return "405 Method Not Allowed", f"method {method[:20]} is not allowed: send JSON-RPC messages with POST", \
+            [("Allow", "POST")]
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > limit:
+        return "413 Request Entity Too Large", f"the request body is larger than {limit} bytes", []
+    return None
+
+
+def _jsonrpc_error(start_response: Callable, status: str, message: str, headers: list) -> list[bytes]:
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
+    start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(body))), *headers])
+    return [body]
+
+
 def mount(app: Flask) -> McpBridge:
     """Serve MCP at /mcp in front of the app's WSGI callable; every other path goes to Flask."""
     bridge = McpBridge(app)
@@ -144,7 +167,11 @@ def mount(app: Flask) -> McpBridge:
 
     def dispatch(environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
         if environ.get("PATH_INFO", "") in (PATH, PATH + "/"):
-            environ["PATH_INFO"] = PATH
+            refused = _refuse(environ, int(app.config.get("MAX_CONTENT_LENGTH") or 64 * 1024))
+            if refused is not None:
+                status, message, headers = refused
+                log.info("%s %s %s", environ.get("REQUEST_METHOD"), PATH, status.split(" ", 1)[0])
+                return _jsonrpc_error(start_response, status, message, headers)
             t0 = time.perf_counter()
 
             def logged_start(status: str, headers: list, exc_info: Any = None) -> Any:

@@ -339,6 +339,20 @@ def test_mcp_is_a_plain_json_post_through_the_wsgi_app(client):
     assert client.get("/health").status_code == 200          # everything else is still Flask
 
 
+def test_mcp_refuses_streams_sessions_and_oversized_bodies_at_once(client):
+    """A stateless endpoint opens no event stream: GET would otherwise hold a sync worker forever."""
+    for method in ("get", "delete", "put"):
+        t0 = time.monotonic()
+        r = getattr(client, method)("/mcp", headers={"Accept": "text/event-stream"})
+        assert r.status_code == 405 and r.headers["Allow"] == "POST" and time.monotonic() - t0 < 5
+        assert r.get_json()["error"]["message"].startswith(f"method {method.upper()} is not allowed")
+    r = client.post("/mcp", data=b"[" * 70_000, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and "larger than" in r.get_json()["error"]["message"]
+    r = client.post("/mcp", data=b"{not json", headers={"Content-Type": "application/json",
+                                                        "Accept": "application/json, text/event-stream"})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == -32700
+
+
 def test_mcp_can_be_turned_off():
     from gpukb.server import create_app
     r = create_app({"TESTING": True, "MCP_ENABLED": False}).test_client().post("/mcp", json={})
