@@ -179,10 +179,9 @@ TOOLS: tuple[ToolSpec, ...] = (
              explain_schema, lambda kb, a: kb.explain(check_id(a["conclusion_id"]), a.get("format", "json"), a.get("lang", "en")),
              render.explanation),
     ToolSpec("audit", "Audit the sources' claims",
-             "Which claims of the source articles are wrong, and why: findings (contradiction, incorrect, "
-             "inconsistent_with_derivation, overstated, understated, misattributed, unverifiable, scope_dependent, "
-             "supported), each with the quoted claims and an explanation, and every claim's audit status. The "
-             "whole audit is large: filter by source, kind or status.",
+             "Which claims of the source articles are wrong, and why: findings of the kinds "
+             f"{', '.join(FINDING_KINDS)}, each with the quoted claims and an explanation, and every claim's audit "
+             "status (its top-ranked finding). The whole audit is large: filter by source, kind or status.",
              audit_schema, call_audit, render.audit),
     ToolSpec("claim", "Look up one claim",
              "One claim of a source: its verbatim quote with source id and span, its value, its audit status and "
