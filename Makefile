@@ -1,25 +1,42 @@
-# gpukb: every target bootstraps .venv from pyproject.toml when it is missing or stale.
+# gpukb: every target bootstraps its virtual environment from pyproject.toml when it is missing or stale.
+#
+# The interpreter is the newest CPython 3.11-3.13 on the machine (PATH or pyenv), or PYTHON=... ; the
+# default one gets .venv, another one named with PYTHON gets .venv-X.Y, so both can coexist.
+# durable-rules is built from its PyPI sdist with gpukb's patch (patches/) and cached in .cache/.
 SHELL := /bin/bash
-VENV  := .venv
-BIN   := $(VENV)/bin
-STAMP := $(VENV)/.gpukb-installed
 PORT  ?= 8000
 HOST  ?= 127.0.0.1
 
-# durable-rules 2.0.28 works on CPython 3.11 only (see ../shared/DESIGN.md / README "Python 3.11").
-PYTHON311 := $(shell command -v python3.11 2>/dev/null || { command -v python3 >/dev/null 2>&1 && python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null && command -v python3; })
+PY := $(shell scripts/find_python.sh $(PYTHON))
+ifeq ($(PY),)
+$(error no suitable Python: see the message above)
+endif
+PYVER := $(shell $(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+ifeq ($(PYTHON),)
+VENV ?= .venv
+else
+VENV ?= .venv-$(PYVER)
+endif
+BIN   := $(VENV)/bin
+STAMP := $(VENV)/.gpukb-installed
+CACHE := .cache/wheels
+DURABLE_PATCH := patches/durable-rules-2.0.28.patch
 
-.PHONY: run test bench venv screenshots clean
+# the fast subset that CI also runs on every other installed Python
+FAST_TESTS := tests/test_durable_bugs.py tests/test_durable_host.py tests/test_reasoner.py tests/test_rules.py \
+              tests/test_sizing.py tests/test_audit.py tests/test_api.py tests/test_determinism.py
 
-$(STAMP): pyproject.toml
-	@if [ -z "$(PYTHON311)" ]; then \
-	  echo "gpukb needs Python 3.11: durable-rules 2.0.28 crashes on 3.12 and does not import on 3.13."; \
-	  echo "Install python3.11 (e.g. 'pyenv install 3.11', 'apt install python3.11 python3.11-venv'), or use the Dockerfile:"; \
-	  echo "  docker build -t gpukb . && docker run -p 8000:8000 gpukb"; \
-	  exit 1; fi
-	@test -x $(BIN)/python || $(PYTHON311) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+.PHONY: run test test-fast bench venv screenshots clean
+
+$(STAMP): pyproject.toml $(DURABLE_PATCH) scripts/build_durable.py
+	@echo "gpukb: installing into $(VENV) with $(PY) (Python $(PYVER))"
+	@if [ -x $(BIN)/python ] && [ "$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYVER)" ]; then \
+	  echo "gpukb: $(VENV) was made with another Python; recreating it"; rm -rf $(VENV); fi
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV) || { echo "gpukb: '$(PY) -m venv' failed; install the venv module (e.g. apt-get install python3-venv)"; exit 1; }
+	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
+	$(BIN)/python scripts/build_durable.py --python $(BIN)/python --cache $(CACHE)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python scripts/build_durable.py --python $(BIN)/python --check
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -30,6 +47,9 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest $(FAST_TESTS)
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
@@ -37,4 +57,4 @@ screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf .venv .venv-3.* .pytest_cache .hypothesis build *.egg-info

@@ -25,17 +25,13 @@ import traceback
 from typing import Any, Callable, Sequence
 
 from gpukb.engine.errors import GpukbError, Issue
+from gpukb.engine.terms import FINDING_KINDS, LANGS, METHODS, OPTIMIZERS, PRECISIONS
 from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 
 from .errors import NotImplementedYet
 
-LANGS = ("en", "zh")
-METHODS = ("full", "lora", "qlora", "pretrain", "inference")
-PRECISIONS = ("fp32", "fp16", "bf16", "mixed", "int8", "int4", "nf4")
-OPTIMIZERS = ("adamw", "adamw8bit", "sgd")
 EXPLAIN_FORMATS = ("json", "text", "prov", "dot")
-KINDS = ("contradiction", "incorrect", "inconsistent_with_derivation", "overstated", "understated",
-         "misattributed", "unverifiable", "scope_dependent", "supported")
+KINDS = FINDING_KINDS
 # query flags -> body keys (the POST /v1/query body uses the same names)
 QUERY_KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
               "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version")

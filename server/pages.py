@@ -31,6 +31,7 @@ from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException
 
 from gpukb.engine.errors import GpukbError
+from gpukb.engine.terms import MEMORY_COMPONENTS, gb, label
 
 from .state import get_kb
 
@@ -83,14 +84,8 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     ("GN7 用的是什么 GPU？", "zh"),
 )
 
-MEMORY_PARTS = (
-    ("weights", "Weights", "权重"),
-    ("gradients", "Gradients", "梯度"),
-    ("optimizer", "Optimizer states", "优化器状态"),
-    ("activations", "Activations", "激活"),
-    ("overhead", "Overhead (CUDA context)", "额外开销（CUDA 上下文）"),
-    ("kv_cache", "KV cache", "KV 缓存"),
-)
+MEMORY_PARTS = tuple((k, label("component", k, "en").capitalize(), label("component", k, "zh"))
+                     for k in MEMORY_COMPONENTS if k != "adapters")
 
 ACTIONS = {
     "more_gpus": "Use more GPUs",
@@ -207,17 +202,6 @@ def export_href(cid: str, fmt: str) -> str:
     return f"/v1/conclusions/{quote(cid, safe='@')}/explain?format={fmt}"
 
 
-def gb(v: Any) -> str:
-    if v is None:
-        return "–"
-    v = float(v)
-    if v == 0:
-        return "0 GB"
-    if abs(v) < 1:
-        return f"{v:.2f} GB"
-    if abs(v) < 100:
-        return f"{v:.1f} GB"
-    return f"{v:,.0f} GB"
 
 
 def params_text(n: Any) -> str:
@@ -290,6 +274,18 @@ def with_cite_links(text: str, prefix: str = "cite-") -> Markup:
 def status_info(sid: str | None) -> Status:
     return STATUS_BY_ID.get(sid or "", Status(sid or "unknown", (sid or "unknown").replace("_", " ").capitalize(),
                                                  sid or "未知", "•", ""))
+
+
+@bp.app_template_filter("gb")
+def _gb_filter(v: Any) -> str:
+    """``{{ x|gb }}``: gigabytes formatted as everywhere else (engine.terms.gb)."""
+    return gb(v)
+
+
+@bp.app_template_filter("term")
+def _term_filter(key: Any, kind: str, lang: str = "en") -> str:
+    """``{{ 'qlora'|term('method', 'zh') }}``: a label from the one vocabulary (engine.terms)."""
+    return label(kind, key, lang)
 
 
 @bp.context_processor

@@ -37,10 +37,10 @@ def assert_error_shape(body: Any, status: int) -> dict[str, Any]:
 
 
 def requires_engine(name: str) -> None:
-    """Skip the calling test only when the engine lacks GpuKB.<name> (the API answers 501 then)."""
+    """Fail the calling test when the engine lacks GpuKB.<name>: a missing method is a defect, not a skip."""
     from gpukb.engine.answers.service import GpuKB
     if not callable(getattr(GpuKB, name, None)):
-        pytest.skip(f"engine.service.GpuKB.{name} is not implemented yet (the API answers 501)")
+        pytest.fail(f"gpukb.engine.answers.service.GpuKB.{name} is missing")
 
 
 # -- layer 1: the app ---------------------------------------------------------------------------------
@@ -98,7 +98,7 @@ class Api:
 
 @pytest.fixture
 def requires():
-    """requires(name): skip unless the engine has GpuKB.<name>."""
+    """requires(name): fail unless the engine has GpuKB.<name>."""
     return requires_engine
 
 

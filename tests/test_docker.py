@@ -19,9 +19,11 @@ def _docker_engine() -> bool:
     return subprocess.run(["docker", "info"], capture_output=True, timeout=30).returncode == 0
 
 
-def test_dockerfile_is_on_python_3_11_and_serves_gpukb():
+def test_dockerfile_builds_patched_durable_on_a_current_python_and_serves_as_non_root():
     text = (ROOT / "Dockerfile").read_text()
-    assert text.startswith("#") and "FROM python:3.11-slim" in text
+    assert text.startswith("#") and "FROM python:3.13-slim" in text
+    assert "scripts/build_durable.py" in text and "--check" in text
+    assert "\nUSER " in text and "USER root" not in text
     assert "gpukb serve" in text
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
+from ..terms import METHODS, OPTIMIZERS, PRECISIONS
 
 MAX_QUESTION_CHARS = 500
 
@@ -27,9 +28,6 @@ SCENARIO_KEYS: tuple[str, ...] = (
     "model", "params", "method", "precision", "optimizer", "gpu", "instance", "family", "vram_gb",
     "gpus", "zero", "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention",
 )
-METHODS: tuple[str, ...] = ("full", "lora", "qlora", "pretrain", "inference")
-PRECISIONS: tuple[str, ...] = ("fp32", "fp16", "bf16", "mixed", "int8", "int4", "nf4")
-OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw8bit", "sgd")
 
 MISSING_WORKLOAD = "a model or parameter count"
 MISSING_HARDWARE = "a GPU, instance or memory size"

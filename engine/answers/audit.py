@@ -21,9 +21,9 @@ from ..kb.store import Fact, ReleaseView
 from ..kb.labels import fact_label, gb
 from ..reasoning.reasoner import Derivation
 from ..kb.vocabulary import Interval
+from ..terms import FINDING_KINDS
 
-KINDS = ("misattributed", "incorrect", "inconsistent_with_derivation", "overstated", "understated",
-         "contradiction", "unverifiable", "scope_dependent", "supported")
+KINDS = FINDING_KINDS
 SEVERITY = {k: i for i, k in enumerate(KINDS)}
 CHECKED_ATTRS = {"memory_verdict", "suitability", "memory_required", "min_gpus"}
 CONCEPT_METHOD = {"concept:llm-full-finetune": "full", "concept:llm-peft": "lora", "concept:llm-pretrain": "pretrain"}

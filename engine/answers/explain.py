@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..reasoning import expr
+from ..reasoning import matcher
 from ..kb.store import ReleaseView
 from ..kb.labels import fact_label
 from ..reasoning.provenance import build_graph, proof_sizes, proof_tree
 from ..reasoning.reasoner import Derivation
-from ..reasoning.rules import Rule, RuleSet
+from ..reasoning.rules import RuleSet
 
 
 def graph_of(d: Derivation):
@@ -111,6 +111,7 @@ def why_not(d: Derivation, ruleset: RuleSet, target_type: str, want: dict[str, A
     together with the values it read, and the facts that were bound up to that point.
     """
     out = []
+    defaults = matcher.defaults_of(ruleset.types)
     for rule in ruleset.producers(target_type):
         lit_ok = True
         for k, v in want.items():
@@ -119,88 +120,9 @@ def why_not(d: Derivation, ruleset: RuleSet, target_type: str, want: dict[str, A
                 lit_ok = False
         if not lit_ok:
             continue
-        out.append(_first_failure(d, rule, qid, {t: ft.fields for t, ft in ruleset.types.items()}))
+        out.append(matcher.first_failure(rule, d.facts.values(), defaults, qid))
         if len(out) >= limit:
             break
     return out
 
 
-def _first_failure(d: Derivation, rule: Rule, qid: str | None, ruleset_types: dict[str, dict]) -> dict[str, Any]:
-    """Depth-first matching of the rule's patterns against the derivation's facts."""
-    by_type: dict[str, list[dict]] = {}
-    for f in d.facts.values():
-        by_type.setdefault(f["t"], []).append(f)
-    best: dict[str, Any] = {"depth": -1}
-
-    def record(depth, env, cond, values, blocking=None):
-        if depth > best["depth"]:
-            best.update(depth=depth, env=dict(env), cond=cond, values=values, blocking=blocking)
-
-    def holds(cond, env):
-        try:
-            return bool(expr.evaluate(cond.node, env))
-        except expr.ExprError:
-            return False
-
-    def vals(cond, env):
-        out = {}
-        for n in expr.names(cond.node):
-            try:
-                out[".".join(n)] = expr.evaluate(("name", n), env)
-            except expr.ExprError:
-                out[".".join(n)] = None
-        return out
-
-    def search(i, env) -> bool:
-        if i == len(rule.patterns):
-            for c in rule.guard:
-                if not holds(c, env):
-                    record(i, env, c.text, vals(c, env))
-                    return False
-            return True
-        p = rule.patterns[i]
-        cands = by_type.get(p.type, [])
-        if qid is not None and p.type not in ("ref", "claim"):
-            cands = [f for f in cands if f.get("qid") in (None, qid)]
-        defaults = {k: None for k in (ruleset_types.get(p.type) or {})}
-        if p.absent:
-            for f in cands:
-                local = {**defaults, **f, **env}
-                if all(holds(c, local) for c in p.conditions):
-                    record(i, env, f"no {p.type} fact may match ({', '.join(c.text for c in p.conditions)})", {}, f["fk"])
-                    return False
-            return search(i + 1, env)
-        if not cands:
-            record(i, env, f"no {p.type} fact exists to bind as {p.bind}", {})
-            return False
-        for f in cands:
-            local = {**defaults, **f, **env}
-            failed = next((c for c in p.conditions if not holds(c, local)), None)
-            if failed is None:
-                if search(i + 1, {**env, p.bind: f}):
-                    return True
-            else:
-                # only report failures on facts that passed the join conditions (same question)
-                joins = [c for c in p.conditions if any(len(n) == 2 for n in expr.names(c.node))]
-                if all(holds(c, local) for c in joins):
-                    record(i, {**env, p.bind: f}, failed.text, vals(failed, local))
-        return False
-
-    ok = search(0, {})
-    res: dict[str, Any] = {"rule": rule.key, "description": dict(rule.description)}
-    if ok:
-        res["holds"] = True
-        return res
-    res["holds"] = False
-    res["failed_condition"] = best.get("cond")
-    res["values"] = {k: _plain(v) for k, v in (best.get("values") or {}).items()}
-    res["bound"] = {b: f.get("fk") for b, f in (best.get("env") or {}).items()}
-    if best.get("blocking"):
-        res["blocked_by"] = best["blocking"]
-    return res
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, float):
-        return round(v, 4)
-    return v

@@ -14,13 +14,11 @@ from typing import Any
 
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
+from ..terms import METHODS, OPTIMIZERS, PRECISIONS
 
 KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
         "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version", "family",
         "tokens", "compute_precision")
-METHODS = ("full", "lora", "qlora", "pretrain", "inference")
-PRECISIONS = ("fp32", "fp16", "bf16", "mixed", "int8", "int4", "nf4")
-OPTIMIZERS = ("adamw", "adamw8bit", "sgd")
 LIMITS = {  # key: (min, max, integer?)
     "params": (1e3, 1e13, False),
     "vram_gb": (0.5, 4096, False),

@@ -5,20 +5,9 @@ from typing import Any
 
 from .store import ReleaseView
 from .vocabulary import Vocabulary
+from ..terms import LABELS, gb, params_text  # noqa: F401  (gb, params_text re-exported)
 
 
-def gb(x: Any) -> str:
-    if not isinstance(x, (int, float)):
-        return "?"
-    return f"{x:,.1f} GB" if abs(x) >= 10 else f"{x:.2f} GB"
-
-
-def params_text(n: Any, lang: str = "en") -> str:
-    if not isinstance(n, (int, float)):
-        return "?"
-    if lang == "zh":
-        return f"{n / 1e8:g} 亿" if n >= 1e8 else f"{n / 1e4:g} 万"
-    return f"{n / 1e9:.3g}B" if n >= 1e9 else f"{n / 1e6:.3g}M"
 
 
 def _name(vocab: Vocabulary, eid: Any) -> str:
@@ -27,16 +16,8 @@ def _name(vocab: Vocabulary, eid: Any) -> str:
     return str(eid)
 
 
-METHOD_TEXT = {
-    "full": ("full fine-tuning", "全量微调"), "lora": ("LoRA fine-tuning", "LoRA 微调"),
-    "qlora": ("QLoRA fine-tuning", "QLoRA 微调"), "pretrain": ("pre-training", "预训练"),
-    "inference": ("inference", "推理"),
-}
-COMPONENT_TEXT = {
-    "weights": ("weights", "权重"), "gradients": ("gradients", "梯度"), "optimizer": ("optimizer states", "优化器状态"),
-    "activations": ("activations", "激活值"), "overhead": ("overhead", "开销"), "kv_cache": ("KV cache", "KV 缓存"),
-    "adapters": ("adapters", "适配器"),
-}
+METHOD_TEXT = LABELS["method"]
+COMPONENT_TEXT = LABELS["component"]
 
 
 def fact_label(f: dict[str, Any], view: ReleaseView | None, vocab: Vocabulary) -> dict[str, str]:

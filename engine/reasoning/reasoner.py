@@ -11,10 +11,10 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from . import expr
+from . import expr, matcher
 from .durable_host import CompiledRuleset, EngineFault
 from ..errors import RuleError
-from .rules import Condition, Rule, RuleSet, definition, fact_key
+from .rules import RuleSet, definition, fact_key
 
 log = logging.getLogger("gpukb.rules")
 
@@ -65,9 +65,7 @@ class Reasoner:
         self.compiled = CompiledRuleset(definition(ruleset))
         self._by_name = {f"r{i}": r for i, r in enumerate(ruleset.rules)}
         self._by_type: dict[str, list[dict[str, Any]]] = {}
-        # a pattern's bare names are its fact's fields; a field the fact lacks reads as null
-        global _DEFAULTS
-        _DEFAULTS = {t: {f: None for f in ft.fields} for t, ft in ruleset.types.items()}
+        self._defaults = matcher.defaults_of(ruleset.types)
 
     def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None) -> Derivation:
         """Assert ``facts`` (each with ``t`` and a unique ``fk``) in a fresh session and chain to a fixpoint."""
@@ -118,7 +116,7 @@ class Reasoner:
             if sig in seen_matches:
                 continue
             seen_matches.add(sig)
-            if not self._holds(rule, env) or self._blocked(rule, env):
+            if not matcher.holds(rule, env, self._defaults) or matcher.blocked(rule, env, self._by_type, self._defaults):
                 continue
             try:
                 values = {name: expr.evaluate(node, env) for name, node in rule.derive.items()}
@@ -143,39 +141,6 @@ class Reasoner:
             session.assert_fact(fact)
             work.extend(session.drain())
 
-    def _blocked(self, rule: Rule, env: dict[str, dict]) -> bool:
-        """Does a given fact match one of the rule's absent patterns (checked by gpukb, not durable)?"""
-        for p in rule.patterns:
-            if p.absent:
-                for f in self._by_type.get(p.type, ()):
-                    local = {**_DEFAULTS.get(p.type, {}), **f, **env}
-                    if all(_truth(c, local) for c in p.conditions):
-                        return True
-        return False
-
-    @staticmethod
-    def _holds(rule: Rule, env: dict[str, dict]) -> bool:
-        """Check the conditions durable_rules could not (functions, lists, booleans) and the guard."""
-        for p in rule.patterns:
-            if p.absent:
-                continue
-            conds = [c for c in p.conditions if c.durable is None]
-            if conds:
-                local = {**_DEFAULTS.get(p.type, {}), **env[p.bind], **env}
-                if not all(_truth(c, local) for c in conds):
-                    return False
-        return all(_truth(c, env) for c in rule.guard)
-
-
-_DEFAULTS: dict[str, dict[str, None]] = {}
-
-
-def _truth(cond: Condition, env: dict) -> bool:
-    try:
-        return bool(expr.evaluate(cond.node, env))
-    except expr.ExprError:
-        return False
-
 
 def _json_safe(v: Any) -> Any:
     if isinstance(v, (str, int, float, bool)) or v is None:
@@ -186,24 +151,3 @@ def _json_safe(v: Any) -> Any:
         return {k: _json_safe(x) for k, x in v.items() if k not in ("t",)}
     return str(v)
 
-
-def first_failure(rule: Rule, env: dict[str, dict]) -> tuple[str, dict[str, Any]] | None:
-    """For why-not: the first condition of ``rule`` that ``env`` fails, with the values it read."""
-    for p in rule.patterns:
-        if p.bind not in env:
-            return (f"no {p.type} fact to bind as {p.bind}", {})
-        local = {**_DEFAULTS.get(p.type, {}), **env[p.bind], **env}
-        for c in p.conditions:
-            if not _truth(c, local):
-                return (c.text, {".".join(n): _lookup_safe(local, n) for n in expr.names(c.node)})
-    for c in rule.guard:
-        if not _truth(c, env):
-            return (c.text, {".".join(n): _lookup_safe(env, n) for n in expr.names(c.node)})
-    return None
-
-
-def _lookup_safe(env, path):
-    try:
-        return _json_safe(expr.evaluate(("name", path), env))
-    except expr.ExprError:
-        return None

@@ -5,11 +5,11 @@ from flask import Blueprint
 
 from . import KB_VERSION, Param, json_response, read_args
 from ..state import engine_method
+from gpukb.engine.terms import FINDING_KINDS
 
 bp = Blueprint("audit", __name__)
 
-KINDS = ("contradiction", "incorrect", "inconsistent_with_derivation", "overstated", "understated",
-         "misattributed", "unverifiable", "scope_dependent", "supported")
+KINDS = FINDING_KINDS
 FORMATS = ("json", "claimreview")
 
 

@@ -1,0 +1,77 @@
+"""Natural-language questions (English or Chinese): parsed, then answered as a sizing or a fact answer."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import BadInput, Issue
+from ..kb.store import ReleaseView
+from .ask_parser import parse_question
+from .catalog import claim_brief
+from .query import query
+
+if TYPE_CHECKING:
+    from .service import GpuKB
+
+
+def ask(state: GpuKB, q: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+    """Answer an English or Chinese question: a sizing answer, a fact answer, or what is missing."""
+    if lang is not None and lang not in ("en", "zh"):
+        raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
+    view = state.view(kb_version)
+    parsed = parse_question(q, state.kb.vocab, lang)
+    lang = lang or parsed.lang
+    base = {"question": q, "lang": lang, "kb_version": view.name, "parsed": parsed.as_dict()}
+    if parsed.kind == "sizing" and not parsed.missing:
+        body = {k: v for k, v in parsed.scenario.items()}
+        try:
+            ans = query(state, {**body, "kb_version": view.name})
+        except BadInput as exc:
+            return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [str(i) for i in exc.issues] or [exc.message],
+                    "examples": parsed.examples}
+        ans = {**base, "kind": "sizing", **ans}
+        ans["negated"] = parsed.negated
+        if parsed.negated and ans["verdict"] == "fits":
+            ans["note"] = {"en": "The question asks why not, but it does fit.", "zh": "问题问为什么不行，但实际上放得下。"}
+        ans["answer"] = ans["summary"][lang]
+        return ans
+    if parsed.kind == "fact" and parsed.fact:
+        return {**base, "kind": "fact", **fact(state, parsed.fact["subject"], parsed.fact["attribute"], view, lang)}
+    return {**base, "kind": "unknown", "understood": parsed.understood, "missing": parsed.missing or ["what to look up"],
+            "examples": parsed.examples,
+            "answer": ("我没能理解这个问题。缺少：" if lang == "zh" else "I could not answer this question. Missing: ")
+                      + ", ".join(parsed.missing or ["what to look up"])}
+
+
+def fact(state: GpuKB, subject: str, attribute: str, view: ReleaseView, lang: str = "en") -> dict[str, Any]:
+    """A fact answer: the reference value, its citation, and the source claims for and against it."""
+    vocab = state.kb.vocab
+    ref = view.ref(subject, attribute)
+    audit = state.audit_result(view.name)
+    claims = [c for c in view.claims if c.subject == subject and c.attribute == attribute]
+    support, disagree = [], []
+    for c in claims:
+        st = audit.status_of(c.id)["status"] if audit else "unverifiable"
+        item = {**claim_brief(c), "status": st, "value": c.value_text(vocab)}
+        (support if st == "supported" else disagree).append(item)
+    attr = vocab.attributes.get(attribute)
+    if ref is not None:
+        value = ref.value if not isinstance(ref.value, list) else [v.split(":")[-1] if isinstance(v, str) else v for v in ref.value]
+        fact = {"subject": subject, "attribute": attribute, "value": value, "unit": ref.unit,
+                "text": ref.value_text(vocab), "id": ref.key}
+        answer_en = f"{vocab.label(subject)} {attr.en if attr else attribute}: {ref.value_text(vocab)} [1: {ref.citation}, {ref.confidence} confidence]."
+        answer_zh = f"{vocab.label(subject)} 的{attr.zh if attr else attribute}：{ref.value_text(vocab)} [1：{ref.citation}，置信度 {ref.confidence}]。"
+        if ref.note:
+            answer_en += f" Note: {ref.note}"
+        support_ref = [{"type": "reference", "id": ref.key, "citation": ref.citation, "confidence": ref.confidence}]
+    else:
+        fact = {"subject": subject, "attribute": attribute, "value": None, "text": "not in the reference tier"}
+        answer_en = f"The reference tier has no {attr.en if attr else attribute} for {vocab.label(subject)}."
+        answer_zh = f"参考层中没有 {vocab.label(subject)} 的{attr.zh if attr else attribute}。"
+        support_ref = []
+    if disagree:
+        answer_en += f" {len(disagree)} source claim(s) say otherwise or cannot be confirmed."
+        answer_zh += f" 有 {len(disagree)} 条来源说法与此不同或无法确认。"
+    return {"conclusion_id": f"{ref.key}" if ref is not None else None, "fact": fact,
+            "support": support_ref + [{"type": "claim", **x} for x in support],
+            "contradictions": disagree, "answer": answer_en if lang == "en" else answer_zh,
+            "summary": {"en": answer_en, "zh": answer_zh}}

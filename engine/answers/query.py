@@ -1,0 +1,226 @@
+"""Sizing answers: one scenario's verdict, memory, recommendations, why-not and the sources behind them."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import scenario as scen
+from . import sizing
+from ..errors import BadInput, Issue
+from .explain import leaves, tree, why_not
+from ..kb.store import ReleaseView
+from .summary import summary
+
+if TYPE_CHECKING:
+    from .service import GpuKB
+
+
+def query(state: GpuKB, body: dict[str, Any]) -> dict[str, Any]:
+    """The sizing answer of the API contract for a query body (flags in snake_case)."""
+    if not isinstance(body, dict):
+        raise BadInput("the query must be a JSON object", [Issue("expected an object")])
+    view = state.view(body.get("kb_version"))
+    s, notes = scen.normalise({k: v for k, v in body.items() if k != "kb_version"}, state.kb.vocab)
+    key = ("query", view.name, scen.conclusion_id(s, view.name), tuple(notes))
+    return state.cached(key, lambda: sizing_answer(state, s, notes, view))
+
+
+def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView) -> dict[str, Any]:
+    r = state.run_scenario(s, notes, view)
+    verdict = r.one("verdict")
+    cap = r.one("capacity")
+    if verdict is None or cap is None:
+        missing = "the GPU's memory" if cap is None else "a memory estimate for this model"
+        raise BadInput(f"cannot size this scenario: the KB release {view.name} has no data for {missing}",
+                       [Issue(f"no {missing} in release {view.name}", field="gpu" if cap is None else "model")])
+    cid = scen.conclusion_id(s, view.name)
+    corr = corroboration(state, view)
+    t = tree(r.derivation, verdict["fk"], view, state.rules, corr)
+    mg = r.one("min_gpus")
+    comm = [c for c in r.all("comm") if c.get("seconds") is not None] or r.all("comm")
+    comp = r.all("compute")
+    answer: dict[str, Any] = {
+        "kind": "sizing",
+        "conclusion_id": cid,
+        "kb_version": view.name,
+        "scenario": {k: (v.split(":", 1)[1] if isinstance(v, str) and ":" in v and k in ("model", "gpu", "instance", "family") else v)
+                     for k, v in s.items()},
+        "notes": notes,
+        "verdict": verdict["verdict"],
+        "memory": sizing.memory_breakdown(r),
+        "capacity": {"unit": "GB", "per_gpu": round(cap["gb"], 3), "gpus": cap["gpus"],
+                     "gpu": (cap.get("gpu") or "").split(":")[-1] or None, "basis": cap.get("basis")},
+        "min_gpus": mg.get("n") if mg else None,
+        "min_gpus_zero": mg.get("zero") if mg else None,
+        "min_gpus_reason": mg.get("reason") if mg else None,
+        "communication": [{k: c.get(k) for k in ("gb_per_step", "link", "gbps", "seconds")} for c in comm],
+        "compute": min(({"seconds_per_step": c.get("seconds"), "tflops": c.get("tflops"), "hours": c.get("hours")} for c in comp),
+                       key=lambda x: x["seconds_per_step"] or 0, default=None),
+        "precision": [{"gpu": p["gpu"].split(":")[-1], "recommended": p["recommended"], "reason": p["reason"]}
+                      for p in r.all("precision_note")],
+        "recommendations": recommendations(state, r, view),
+        "explanation": {"conclusion": verdict["fk"], "tree": t},
+    }
+    if verdict["verdict"] == "does_not_fit":
+        answer["why_not"] = {
+            "question": "why does it not fit?",
+            "candidates": why_not(r.derivation, state.rules, "verdict", {"verdict": "fits"}, r.qid),
+            "smallest_changes": [x for x in answer["recommendations"] if x.get("fits")][:3],
+            "max_params_that_fit": max_params(state, s, notes, view),
+        }
+    answer["sources"] = sources_of(state, t, view)
+    answer["contradictions"] = contradictions(state, t, s, view)
+    answer["summary"] = summary(state, answer, t, view)
+    return answer
+
+
+def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> list[dict[str, Any]]:
+    out = []
+    seen = set()
+    family_gpus: dict[str, Any] = {}
+    for rec in sorted(r.all("recommendation"), key=lambda x: (x.get("rank") or 99, str(x.get("detail")))):
+        change = change_of(rec)
+        key = (rec["action"], str(change))
+        if key in seen:
+            continue
+        seen.add(key)
+        if rec["action"] == "family":
+            # families with the same GPU give the same answer: evaluate one, list the others with it
+            g = view.ref(change["family"], "gpu")
+            gkey = tuple(g.value) if g is not None else change["family"]
+            if gkey in family_gpus:
+                family_gpus[gkey].setdefault("also", []).append(change["family"].split(":")[-1])
+                continue
+        item: dict[str, Any] = {"action": rec["action"], "change": change, "cost": rec.get("cost"),
+                                "rule_rank": rec.get("rank"), "fact": rec["fk"]}
+        if change:
+            body = {**scen.inputs(r.scenario), **change}
+            if "family" in change:
+                body.pop("gpu", None), body.pop("instance", None), body.pop("vram_gb", None)
+            if change.get("method") in ("lora", "qlora", "inference"):
+                body["zero"] = 0
+            if change.get("method") == "qlora":
+                body["precision"] = "nf4"
+            try:
+                s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab)
+                r2 = state.run_scenario(s2, n2, view)
+                v2 = r2.one("verdict")
+                if v2:
+                    item.update(fits=v2["verdict"] == "fits", need_gb=round(v2["need_gb"], 3),
+                                capacity_gb=round(v2["capacity_gb"], 3))
+            except BadInput as exc:
+                item["error"] = exc.message
+        if rec["action"] == "family":
+            g = view.ref(change["family"], "gpu")
+            family_gpus[tuple(g.value) if g is not None else change["family"]] = item
+            if not item.get("fits") and "need_gb" in item:
+                # how many of that family's GPUs would it take
+                try:
+                    s3, n3 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab)
+                    mg = state.run_scenario(s3, n3, view).one("min_gpus")
+                    if mg and mg.get("n"):
+                        item["min_gpus"] = mg["n"]
+                except BadInput:
+                    pass
+        out.append(item)
+    out.sort(key=lambda x: (0 if x.get("fits") else 1, x.get("rule_rank") or 99))
+    for i, x in enumerate(out, 1):
+        x["rank"] = i
+    return out
+
+
+def change_of(rec: dict[str, Any]) -> dict[str, Any]:
+    ch = rec.get("change") or ""
+    if "=" in ch:
+        k, v = ch.split("=", 1)
+        return {k: (True if v == "true" else v)}
+    if ch in ("gpus", "family"):
+        d = rec.get("detail")
+        if ch == "gpus":
+            return {"gpus": int(d), "zero": 3}
+        return {"family": d}
+    return {}
+
+
+def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView) -> float | None:
+    """The largest parameter count that fits, other inputs unchanged.
+
+    Memory grows almost linearly with the parameter count, so a few secant steps over the rules'
+    own totals find the boundary; the answer is then checked to fit (and stepped down if not).
+    """
+    base = {k: v for k, v in scen.inputs(s).items() if k != "model"}
+
+    def total(n: float) -> tuple[float, float] | None:
+        try:
+            s2, n2 = scen.normalise({**base, "params": n}, state.kb.vocab)
+        except BadInput:
+            return None
+        v = state.run_scenario(s2, n2, view).one("verdict")
+        return (v["need_gb"], v["capacity_gb"]) if v else None
+
+    n1 = s.get("params")
+    if n1 is None:
+        pc = view.ref(s["model"], "params") if s.get("model") else None
+        n1 = pc.norm.lo if pc is not None else None
+    if not n1:
+        return None
+    t1 = total(n1)
+    if t1 is None:
+        return None
+    cap = t1[1]
+    n0, t0 = n1 / 2, total(n1 / 2)
+    if t0 is None:
+        return None
+    for _ in range(6):
+        slope = (t1[0] - t0[0]) / (n1 - n0) if n1 != n0 else 0
+        if slope <= 0:
+            break
+        n_new = n1 + (cap - t1[0]) / slope
+        if n_new < 1e3:
+            return None
+        n0, t0 = n1, t1
+        n1, t1 = n_new, total(n_new)
+        if t1 is None or abs(t1[0] - cap) < cap * 1e-3:
+            break
+    if t1 is None:
+        return None
+    for _ in range(20):  # report a rounded size that really fits
+        shown = float(f"{n1:.3g}")
+        t_shown = total(shown)
+        if t_shown is not None and t_shown[0] <= cap:
+            return shown
+        n1 *= 0.97
+    return None
+
+
+def corroboration(state: GpuKB, view: ReleaseView) -> dict[str, list[dict]]:
+    """Reference fact id → the source claims that state the same value (audit status supported)."""
+    audit = state.audit_result(view.name)
+    return audit.corroboration if audit is not None else {}
+
+
+def contradictions(state: GpuKB, t: dict, s: dict[str, Any], view: ReleaseView) -> list[dict[str, Any]]:
+    audit = state.audit_result(view.name)
+    if audit is None:
+        return []
+    return audit.disagreeing_with(t, s)
+
+
+def sources_of(state: GpuKB, t: dict, view: ReleaseView) -> list[dict[str, Any]]:
+    out, seen = [], set()
+    for leaf in leaves(t):
+        if leaf.get("tier") == "reference":
+            key = ("ref", leaf.get("citation"))
+            if key not in seen:
+                seen.add(key)
+                out.append({"type": "reference", "citation": leaf.get("citation"), "confidence": leaf.get("confidence"),
+                            "facts": [leaf["fact"]]})
+            else:
+                next(o for o in out if o.get("citation") == leaf.get("citation"))["facts"].append(leaf["fact"])
+            for c in leaf.get("stated_by", []):
+                if ("claim", c["id"]) not in seen:
+                    seen.add(("claim", c["id"]))
+                    out.append({"type": "claim", **c})
+        elif leaf.get("tier") == "claim":
+            out.append({"type": "claim", "id": leaf["fact"], "source": leaf.get("source"), "quote": leaf.get("quote"),
+                        "span": leaf.get("span")})
+    return out

@@ -1,0 +1,127 @@
+"""Rule matching done by gpukb itself, in one place.
+
+durable_rules does the Rete matching of the conditions it can compile; gpukb evaluates the rest (guards,
+functions, list tests), the absent patterns, and, for why-not explanations, a depth-first match of a
+rule's patterns against a finished derivation that reports the first condition that failed. All three
+read facts the same way: a pattern's bare names are its fact's fields, and a field the fact lacks reads
+as null (the fact type's declared fields supply the defaults).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from . import expr
+from .rules import Condition, Rule
+
+
+def defaults_of(types: dict[str, Any]) -> dict[str, dict[str, None]]:
+    """Per fact type, its declared fields as nulls (what a missing field reads as)."""
+    return {t: {f: None for f in ft.fields} for t, ft in types.items()}
+
+
+def truth(cond: Condition, env: dict) -> bool:
+    """A condition's truth in ``env``; an evaluation error counts as false."""
+    try:
+        return bool(expr.evaluate(cond.node, env))
+    except expr.ExprError:
+        return False
+
+
+def values_read(cond: Condition, env: dict) -> dict[str, Any]:
+    """The values a condition reads, by dotted name (null when unreadable), for explanations."""
+    out = {}
+    for n in expr.names(cond.node):
+        try:
+            out[".".join(n)] = expr.evaluate(("name", n), env)
+        except expr.ExprError:
+            out[".".join(n)] = None
+    return out
+
+
+def local_env(defaults: dict[str, dict], ptype: str, fact: dict, env: dict) -> dict:
+    """The evaluation scope of one pattern: the fact's fields (nulls for missing ones) and the bindings."""
+    return {**defaults.get(ptype, {}), **fact, **env}
+
+
+def holds(rule: Rule, env: dict[str, dict], defaults: dict[str, dict]) -> bool:
+    """The conditions durable_rules could not compile, and the guard, hold for a match ``env``."""
+    for p in rule.patterns:
+        if p.absent:
+            continue
+        conds = [c for c in p.conditions if c.durable is None]
+        if conds:
+            local = local_env(defaults, p.type, env[p.bind], env)
+            if not all(truth(c, local) for c in conds):
+                return False
+    return all(truth(c, env) for c in rule.guard)
+
+
+def blocked(rule: Rule, env: dict[str, dict], by_type: dict[str, list[dict]], defaults: dict[str, dict]) -> bool:
+    """Some fact matches one of the rule's absent patterns, so the match must not fire."""
+    for p in rule.patterns:
+        if p.absent:
+            for f in by_type.get(p.type, ()):
+                if all(truth(c, local_env(defaults, p.type, f, env)) for c in p.conditions):
+                    return True
+    return False
+
+
+def first_failure(rule: Rule, facts: Iterable[dict], defaults: dict[str, dict], qid: str | None = None) -> dict[str, Any]:
+    """Match ``rule`` depth-first against ``facts``; report whether it holds or where it stopped.
+
+    Only facts of question ``qid`` (or of no question) are candidates for question-scoped types. The
+    reported failure is the deepest one, on a fact that passed the pattern's join conditions, with the
+    values the failed condition read and the facts bound so far.
+    """
+    by_type: dict[str, list[dict]] = {}
+    for f in facts:
+        by_type.setdefault(f["t"], []).append(f)
+    best: dict[str, Any] = {"depth": -1}
+
+    def record(depth, env, cond, values, blocking=None):
+        if depth > best["depth"]:
+            best.update(depth=depth, env=dict(env), cond=cond, values=values, blocking=blocking)
+
+    def search(i: int, env: dict) -> bool:
+        if i == len(rule.patterns):
+            for c in rule.guard:
+                if not truth(c, env):
+                    record(i, env, c.text, values_read(c, env))
+                    return False
+            return True
+        p = rule.patterns[i]
+        cands = by_type.get(p.type, [])
+        if qid is not None and p.type not in ("ref", "claim"):
+            cands = [f for f in cands if f.get("qid") in (None, qid)]
+        if p.absent:
+            for f in cands:
+                if all(truth(c, local_env(defaults, p.type, f, env)) for c in p.conditions):
+                    record(i, env, f"no {p.type} fact may match ({', '.join(c.text for c in p.conditions)})", {}, f["fk"])
+                    return False
+            return search(i + 1, env)
+        if not cands:
+            record(i, env, f"no {p.type} fact exists to bind as {p.bind}", {})
+            return False
+        for f in cands:
+            local = local_env(defaults, p.type, f, env)
+            failed = next((c for c in p.conditions if not truth(c, local)), None)
+            if failed is None:
+                if search(i + 1, {**env, p.bind: f}):
+                    return True
+            else:
+                joins = [c for c in p.conditions if any(len(n) == 2 for n in expr.names(c.node))]
+                if all(truth(c, local) for c in joins):
+                    record(i, {**env, p.bind: f}, failed.text, values_read(failed, local))
+        return False
+
+    res: dict[str, Any] = {"rule": rule.key, "description": dict(rule.description)}
+    if search(0, {}):
+        res["holds"] = True
+        return res
+    res["holds"] = False
+    res["failed_condition"] = best.get("cond")
+    res["values"] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in (best.get("values") or {}).items()}
+    res["bound"] = {b: f.get("fk") for b, f in (best.get("env") or {}).items()}
+    if best.get("blocking"):
+        res["blocked_by"] = best["blocking"]
+    return res

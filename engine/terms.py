@@ -1,0 +1,89 @@
+"""gpukb's closed vocabularies in one place: the enums, their English and Chinese labels, and number
+formatting, used by the scenario validation, the question parser, the audit, the CLI's choices, the API,
+the OpenAPI schemas and the pages' Jinja filters.
+
+(Open vocabularies, the entities with their aliases and the attributes with their units, are data in
+``kb/vocabulary.yaml``.)
+
+>>> gb(208)
+'208.0 GB'
+>>> gb(0.5)
+'0.50 GB'
+>>> label("method", "qlora", "zh")
+'QLoRA 微调'
+"""
+from __future__ import annotations
+
+from typing import Any
+
+LANGS: tuple[str, ...] = ("en", "zh")
+
+#: Training and serving methods, as scenarios name them.
+METHODS: tuple[str, ...] = ("full", "lora", "qlora", "pretrain", "inference")
+PRECISIONS: tuple[str, ...] = ("fp32", "fp16", "bf16", "mixed", "int8", "int4", "nf4")
+OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw8bit", "sgd")
+ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
+
+#: The audit's nine kinds of finding, in the resolution policy's tie-break order (most severe first).
+FINDING_KINDS: tuple[str, ...] = ("misattributed", "incorrect", "inconsistent_with_derivation", "overstated",
+                                  "understated", "contradiction", "unverifiable", "scope_dependent", "supported")
+
+#: Why a claim is unverifiable.
+UNVERIFIABLE_REASONS: tuple[str, ...] = ("advice_or_opinion", "no_reference_for_attribute",
+                                         "vocabulary_cannot_express", "depends_on_workload")
+
+#: Memory components of a sizing answer, in display order.
+MEMORY_COMPONENTS: tuple[str, ...] = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache",
+                                      "adapters")
+
+LABELS: dict[str, dict[str, tuple[str, str]]] = {
+    "method": {
+        "full": ("full fine-tuning", "全量微调"), "lora": ("LoRA fine-tuning", "LoRA 微调"),
+        "qlora": ("QLoRA fine-tuning", "QLoRA 微调"), "pretrain": ("pre-training", "预训练"),
+        "inference": ("inference", "推理"),
+    },
+    "component": {
+        "weights": ("weights", "权重"), "gradients": ("gradients", "梯度"),
+        "optimizer": ("optimizer states", "优化器状态"), "activations": ("activations", "激活值"),
+        "overhead": ("overhead", "开销"), "kv_cache": ("KV cache", "KV 缓存"), "adapters": ("adapters", "适配器"),
+    },
+    "finding": {
+        "misattributed": ("misattributed", "归属错误"), "incorrect": ("incorrect", "错误"),
+        "inconsistent_with_derivation": ("inconsistent with computation", "与计算不符"),
+        "overstated": ("overstated", "夸大"), "understated": ("understated", "低估"),
+        "contradiction": ("contradicted by another source", "来源间矛盾"),
+        "unverifiable": ("unverifiable", "无法核实"), "scope_dependent": ("depends on scope", "视范围而定"),
+        "supported": ("supported", "有据可依"),
+    },
+    "reason": {
+        "advice_or_opinion": ("advice or opinion", "建议或观点"),
+        "no_reference_for_attribute": ("no reference fact for this attribute", "参考层缺少该属性的事实"),
+        "vocabulary_cannot_express": ("the vocabulary cannot express it", "词表无法表达"),
+        "depends_on_workload": ("depends on the user's workload", "取决于具体工作负载"),
+    },
+    "verdict": {"fits": ("fits", "放得下"), "does_not_fit": ("does not fit", "放不下")},
+}
+
+
+def label(kind: str, key: Any, lang: str = "en") -> str:
+    """The label of ``key`` in vocabulary ``kind`` (the key itself when it has none)."""
+    pair = LABELS.get(kind, {}).get(key)
+    if pair is None:
+        return str(key)
+    return pair[1] if lang == "zh" else pair[0]
+
+
+def gb(x: Any) -> str:
+    """Gigabytes (10^9 bytes) as every answer, page and summary shows them."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return "–"
+    return f"{x:,.1f} GB" if abs(x) >= 10 else f"{x:.2f} GB"
+
+
+def params_text(n: Any, lang: str = "en") -> str:
+    """A parameter count in words: 6.74B / 67.4 亿."""
+    if isinstance(n, bool) or not isinstance(n, (int, float)):
+        return "?"
+    if lang == "zh":
+        return f"{n / 1e8:g} 亿" if n >= 1e8 else f"{n / 1e4:g} 万"
+    return f"{n / 1e9:.3g}B" if n >= 1e9 else f"{n / 1e6:.3g}M"
