@@ -1,9 +1,10 @@
 """Input schemas of the MCP tools, built from the loaded KB so nothing is retyped here.
 
-The scenario keys with their enums and ranges come from :mod:`engine.answers.scenario`, entity names
-and attributes from the vocabulary, release names from kb/versions.yaml, finding kinds from the
-audit, languages and explain formats from the API's own parameter lists. A new GPU in the vocabulary
-is a new enum value for the bot; a new scenario key without a schema here fails the tests.
+The scenario keys and ranges come from :mod:`engine.answers.scenario`, the closed enums (methods,
+precisions, optimizers, finding kinds, languages) from :mod:`engine.terms`, entity names and
+attributes from the vocabulary, release names from kb/versions.yaml, explain formats from the API's
+parameter list. A new GPU in the vocabulary is a new enum value for the bot; a new scenario key
+without a schema here fails the tests.
 """
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from typing import Any
 
 from gpukb.engine.answers import scenario as scen
 from gpukb.engine.answers.ask_parser import MAX_QUESTION_CHARS
-from gpukb.engine.answers.audit import KINDS as FINDING_KINDS
 from gpukb.engine.answers.service import GpuKB
+from gpukb.engine.terms import FINDING_KINDS, LANGS, METHODS, OPTIMIZERS, PRECISIONS
 
-from .api import LANGS, MAX_ID_CHARS
+from .api import MAX_ID_CHARS
 from .api.conclusions import FORMATS as EXPLAIN_FORMATS
 
 MAX_CHECK_CHARS = 20_000             # the check contract's text limit
@@ -46,8 +47,7 @@ def _object(properties: dict[str, dict], required: tuple[str, ...] = ()) -> dict
 
 
 SCENARIO_ENTITIES = {"model": ("model",), "gpu": ("gpu",), "instance": ("instance", "family"), "family": ("family",)}
-SCENARIO_ENUMS = {"method": scen.METHODS, "precision": scen.PRECISIONS, "optimizer": scen.OPTIMIZERS,
-                  "compute_precision": scen.PRECISIONS}
+SCENARIO_ENUMS = {"method": METHODS, "precision": PRECISIONS, "optimizer": OPTIMIZERS, "compute_precision": PRECISIONS}
 SCENARIO_HELP = {
     "model": "a model of the catalog; give model or params, not both",
     "params": "parameter count: a number (13e9) or text with k/M/B/T (\"13B\")",

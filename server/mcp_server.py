@@ -47,12 +47,12 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
-from gpukb.engine.answers.audit import KINDS as FINDING_KINDS
 from gpukb.engine.answers.service import GpuKB
 from gpukb.engine.errors import BadInput, GpukbError, Issue, NotFound
+from gpukb.engine.terms import FINDING_KINDS, LANGS
 
 from . import mcp_text as render
-from .api import LANGS, check_id
+from .api import check_id
 from .errors import NotImplementedYet, error_body
 from .mcp_schemas import (ask_schema, audit_schema, check_schema, claim_schema, explain_schema, fact_schema,
                           query_schema)

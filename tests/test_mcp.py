@@ -24,8 +24,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
+from gpukb.engine import terms
 from gpukb.engine.answers import scenario as scen
-from gpukb.engine.answers.audit import KINDS
 from gpukb.engine.answers.service import GpuKB
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,12 +125,12 @@ def test_tools_are_listed_with_schemas_from_the_vocabulary(stdio, gpukb):
     assert set(tools) == TOOLS
     q = tools["query"].input_schema["properties"]
     assert set(q) == set(scen.KEYS)
-    assert q["method"]["enum"] == list(scen.METHODS) and q["precision"]["enum"] == list(scen.PRECISIONS)
+    assert q["method"]["enum"] == list(terms.METHODS) and q["precision"]["enum"] == list(terms.PRECISIONS)
     gpus = {e.split(":", 1)[1] for e in gpukb.kb.vocab.entities_of("gpu")}
     assert "T4" in q["gpu"]["enum"] and set(q["gpu"]["enum"]) <= gpus
     assert q["kb_version"]["enum"] == [r.name for r in gpukb.kb.releases]
     assert q["zero"]["minimum"] == scen.LIMITS["zero"][0] and q["zero"]["maximum"] == scen.LIMITS["zero"][1]
-    assert tools["audit"].input_schema["properties"]["kind"]["enum"] == list(KINDS)
+    assert tools["audit"].input_schema["properties"]["kind"]["enum"] == list(terms.FINDING_KINDS)
     assert set(tools["fact"].input_schema["properties"]["attribute"]["enum"]) == set(gpukb.kb.vocab.attributes)
     assert tools["ask"].input_schema["required"] == ["question"]
     for t in tools.values():

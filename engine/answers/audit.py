@@ -196,7 +196,7 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
     raw = d.derived("finding")
     resolutions = d.derived("resolution")
     best: dict[str, dict] = {}
-    for r in resolutions:
+    for r in sorted(resolutions, key=lambda r: r["fk"]):     # ties go to the same resolution in every process
         cur = best.get(r["claim"])
         if cur is None or (r["rank"], -SEVERITY[r["status"]]) > (cur["rank"], -SEVERITY[cur["status"]]):
             best[r["claim"]] = r
