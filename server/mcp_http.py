@@ -21,7 +21,9 @@ while the SDK's HTTP transport is ASGI. The choices, and why:
   address to configure), and serving the whole app from an ASGI server (a change of the serving
   stack for one endpoint).
 
-DNS-rebinding protection (Host/Origin checks) is off unless ``MCP_ALLOWED_HOSTS`` is configured:
+DNS-rebinding protection (Host/Origin checks) is off unless ``MCP_ALLOWED_HOSTS`` is configured (a
+list or comma-separated string, e.g. ``"127.0.0.1:*,gpukb.example.org"``; ``MCP_ALLOWED_ORIGINS``
+likewise for browsers' Origin):
 the endpoint serves the same public, read-only answers as ``GET /v1/*``, which has no such check,
 and a fixed list would refuse every deployment behind a hostname. Bodies are limited to the app's
 ``MAX_CONTENT_LENGTH``. Turn the endpoint off with ``MCP_ENABLED=False`` (``gpukb serve --no-mcp``).
@@ -52,8 +54,6 @@ class McpBridge:
         self._lock = threading.Lock()
         self._pid: int | None = None
         self._wsgi: Callable[..., Iterable[bytes]] | None = None
-        self._stop: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     def _engine(self):
         from .state import get_kb
@@ -81,19 +81,17 @@ class McpBridge:
         threading.Thread(target=loop.run_forever, name="gpukb-mcp-loop", daemon=True).start()
         ready: Future = Future()
 
-        async def keep_running() -> None:
-            self._stop = asyncio.Event()
+        async def keep_running() -> None:         # the manager's task group, for the life of the process
             try:
                 async with manager.run():
                     ready.set_result(True)
-                    await self._stop.wait()
+                    await asyncio.Event().wait()
             except BaseException as exc:      # report a failed start to the waiting request
                 if not ready.done():
                     ready.set_exception(exc)
                 raise
         asyncio.run_coroutine_threadsafe(keep_running(), loop)
         ready.result(timeout=30)
-        self._loop = loop
         log.info("MCP endpoint ready at %s (process %d)", PATH, os.getpid())
         return ASGIMiddleware(_guard(StreamableHTTPASGIApp(manager)), wait_time=STOP_WAIT_SECONDS, loop=loop)
 
@@ -102,16 +100,6 @@ class McpBridge:
             if self._wsgi is None or self._pid != os.getpid():
                 self._wsgi, self._pid = self._start(), os.getpid()
             return self._wsgi
-
-    def close(self) -> None:
-        """Stop the session manager and the loop (tests; worker processes just exit)."""
-        with self._lock:
-            loop, stop = self._loop, self._stop
-            if loop is not None and stop is not None:
-                loop.call_soon_threadsafe(stop.set)
-                time.sleep(0.05)
-                loop.call_soon_threadsafe(loop.stop)
-            self._wsgi = self._loop = self._stop = None
 
 
 def _guard(asgi: Callable) -> Callable:

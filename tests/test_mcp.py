@@ -359,6 +359,15 @@ def test_mcp_can_be_turned_off():
     assert r.status_code in (404, 405) and r.get_json()["ok"] is False
 
 
+def test_host_checks_can_be_turned_on():
+    from gpukb.server import create_app
+    c = create_app({"TESTING": True, "MCP_ALLOWED_HOSTS": "gpukb.example.org"}).test_client()
+    msg = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    assert c.post("/mcp", json=msg, headers=headers).status_code == 421          # Host: localhost
+    assert c.post("/mcp", json=msg, headers={**headers, "Host": "gpukb.example.org"}).status_code == 200
+
+
 def _free_port() -> int:
     s = socket.socket()
     s.bind(("127.0.0.1", 0))

@@ -42,10 +42,24 @@ def lock() -> threading.RLock:
     return _LOCK
 
 
+class _SynchronousHost(_durable_engine.Host):
+    """durable's host without its background dispatch.
+
+    ``Host.__init__`` starts two timer threads that call every ruleset's ``dispatch()`` and
+    ``dispatch_timers()`` every 0.2 s, outside gpukb's lock. gpukb runs each assertion's actions
+    synchronously (``assert_fact`` flushes them) and uses neither events nor timers, so those threads
+    only race the caller's thread inside the C core: under load they took pending actions (a match
+    recorded in another order, so another derivation) and crashed the process (segmentation fault).
+    """
+
+    def _run(self) -> None:
+        pass
+
+
 def _host() -> _durable_engine.Host:
     global _HOST
     if _HOST is None:
-        _HOST = _durable_engine.Host()
+        _HOST = _SynchronousHost()
     return _HOST
 
 
