@@ -83,6 +83,16 @@ class UnknownRelease(BadInput):
 
 
 class RuleError(GpukbError):
-    """A rule failed while running: runaway derivation, bad arithmetic, or an engine fault."""
+    """A rule failed while running: runaway derivation or bad arithmetic."""
 
     status = 422
+
+
+class EngineError(RuleError):
+    """durable_rules itself failed (an error it logged or recorded in a session's state).
+
+    The question fails as a whole, never with a partial derivation; the message names the rule that
+    was matching when durable_rules reported the error.
+    """
+
+    status = 500

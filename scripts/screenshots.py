@@ -56,15 +56,21 @@ def start_server():
     return f"http://127.0.0.1:{srv.server_port}", stop
 
 
-def shots(base: str, conclusion_id: str) -> list[tuple[str, str, bool]]:
-    """(file name, URL, full page?) of every screenshot."""
+def shots(base: str, conclusion_id: str) -> list[tuple[str, str, bool, dict]]:
+    """(file name, URL, full page?, options) of every screenshot. Options: "open" (a claim whose pop-up
+    to open), "scroll_to" (a selector to scroll into view), "width" (another viewport width)."""
     return [
-        ("home.png", base + "/", False),
-        ("answer-t4-13b-full.png", base + "/?q=" + quote(T4_Q), True),
-        ("answer-zh.png", base + "/?q=" + quote(T4_Q_ZH), False),
-        ("audit.png", base + "/audit", False),
-        ("audit-s001-incorrect.png", base + "/audit?source=S001&status=incorrect", False),
-        ("conclusion.png", base + "/conclusions/" + conclusion_id, False),
+        ("home.png", base + "/", False, {}),
+        ("answer-t4-13b-full.png", base + "/?q=" + quote(T4_Q), True, {}),
+        ("answer-zh.png", base + "/?q=" + quote(T4_Q_ZH) + "&lang=zh", False, {}),
+        ("audit.png", base + "/audit", False, {"scroll_to": "#legend-h"}),
+        ("audit-s001-incorrect.png", base + "/audit?source=S001", False, {"scroll_to": "#h-S001", "open": "S001-C021"}),
+        ("audit-zh.png", base + "/audit?source=S001&lang=zh", False, {"scroll_to": "#h-S001"}),
+        ("audit-source-view.png", base + "/audit?source=S001&view=source", False, {"scroll_to": "#source-S001 .doc"}),
+        ("audit-phone.png", base + "/audit?source=S001&lang=zh", False,
+         {"scroll_to": "#source-S001 .doc table", "width": 390, "height": 844}),
+        ("claim.png", base + "/claims/S001-C017", False, {}),
+        ("conclusion.png", base + "/conclusions/" + conclusion_id, False, {}),
     ]
 
 
@@ -93,14 +99,20 @@ def main(argv: list[str] | None = None) -> int:
             browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
             try:
                 context = browser.new_context(viewport={"width": args.width, "height": args.height},
-                                              device_scale_factor=1, locale="en-US")
+                                              device_scale_factor=1, locale="en-US", reduced_motion="reduce")
                 page = context.new_page()
                 cid = page.request.get(base + "/v1/ask?q=" + quote(T4_Q)).json()["conclusion_id"]
-                for name, url, full in shots(base, cid):
+                for name, url, full, opts in shots(base, cid):
+                    page.set_viewport_size({"width": opts.get("width", args.width),
+                                            "height": opts.get("height", args.height)})
                     page.goto(url, wait_until="load")
                     page.evaluate("() => document.fonts.ready")
-                    if name == "audit-s001-incorrect.png":        # show the findings panel open
-                        page.locator(".doc a.claim").first.click()
+                    if opts.get("scroll_to"):
+                        page.locator(opts["scroll_to"]).first.evaluate(
+                            "e => { e.scrollIntoView({block: 'start'}); window.scrollBy(0, -8); }")
+                    if opts.get("open"):                          # show a claim's pop-up open
+                        mark = page.locator(f'.doc mark[data-claim-id="{opts["open"]}"]').filter(visible=True).first
+                        mark.click()
                         page.locator("#claim-panel").wait_for(state="visible")
                     path = out / name
                     page.screenshot(path=str(path), full_page=full)

@@ -9,6 +9,7 @@ import ast
 import io
 import json
 import math
+import logging
 import os
 import re
 import signal
@@ -349,3 +350,72 @@ def test_durable_exceptions_are_reexported():
     from durable import engine as raw   # allowed here: the test documents what the wrapper re-exports
     assert durable_host.MessageObserved is raw.MessageObservedException
     assert durable_host.MessageNotHandled is raw.MessageNotHandledException
+
+
+# --------------------------------------------------------------------------------------------------
+# durable_rules never fails silently
+
+
+def _paths_reasoner():
+    from gpukb.engine.reasoning.reasoner import Reasoner
+    return Reasoner(load_rules(FIXTURES / "rules_paths"))
+
+
+def test_an_error_durable_only_logs_fails_the_run_and_names_the_rule(monkeypatch):
+    """durable logs action-callback failures ("error code: 307") and carries on; gpukb must not."""
+    from gpukb.engine.errors import EngineError
+    r = _paths_reasoner()
+    good = r.run([edge("a", 1, 2), edge("b", 2, 3)])
+    assert good.derived(), "the fixture rules derive paths"
+    host = durable_host._host()
+    real = host.assert_fact
+    calls = {"n": 0}
+
+    def noisy(name, msg):
+        out = real(name, msg)
+        calls["n"] += 1
+        if calls["n"] == 2:
+            logging.getLogger("durable").error("base exception type %s, value %s", "Exception", "error code: 307")
+        return out
+
+    monkeypatch.setattr(host, "assert_fact", noisy)
+    with pytest.raises(EngineError) as info:
+        r.run([edge("c", 1, 2), edge("d", 2, 3)])
+    err = info.value
+    assert err.status == 500
+    assert "error code: 307" in err.message and "no partial answer" in err.message
+    assert "in rule " in err.message, err.message        # the rule that was matching is named
+    monkeypatch.setattr(host, "assert_fact", real)
+    again = r.run([edge("e", 1, 2), edge("f", 2, 3)])     # the next run is clean
+    assert len(again.derived()) == len(good.derived())
+
+
+def test_an_exception_recorded_in_the_state_fails_the_run(monkeypatch):
+    from gpukb.engine.errors import EngineError
+    r = _paths_reasoner()
+    host = durable_host._host()
+    real = host.get_state
+    monkeypatch.setattr(host, "get_state", lambda name, sid: {**(real(name, sid) or {}), "exception": "boom in action"})
+    with pytest.raises(EngineError, match="boom in action"):
+        r.run([edge("g", 1, 2), edge("h", 2, 3)])
+
+
+def test_an_engine_error_is_a_500_in_the_json_error_shape(app, monkeypatch, error_shape):
+    from gpukb.engine.errors import EngineError
+    kb = app.extensions["gpukb"]
+
+    def broken(*a, **k):
+        raise EngineError("the rule engine failed in rule sizing.x@1 (memory.yaml:3); no partial answer is given")
+
+    monkeypatch.setattr(kb.reasoner, "run", broken)
+    r = app.test_client().post("/v1/query", json={"params": 1.234e9, "method": "full", "gpu": "T4"})
+    body = error_shape(r.get_json(), 500)
+    assert "sizing.x@1" in body["error"]
+
+
+def test_the_host_runs_no_background_dispatch_threads():
+    """durable's stock host dispatches every ruleset from timer threads, racing the main thread."""
+    durable_host._host()
+    names = {getattr(getattr(t, "function", None), "__name__", "") for t in threading.enumerate()}
+    assert not names & {"dispatch_ruleset", "dispatch_timers"}, names
+    assert not hasattr(durable_host._host(), "_d_timer")

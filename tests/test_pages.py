@@ -3,99 +3,15 @@ without JavaScript, escaped, in UTF-8, with friendly 400/404 pages for bad input
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from urllib.parse import quote
 
 import pytest
 
 from gpukb.server import pages
+from tests._html import Page, walk_text
 
 T4_Q = "why not T4 for 13B full fine-tune"
 T4_Q_ZH = "为什么 T4 不能全量微调 13B 模型"
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-
-
-class Element:
-    def __init__(self, tag: str, attrs: dict[str, str | None], parent: "Element | None"):
-        # a boolean attribute (<details open>) has the value "" here, so get(name) is None only when absent
-        self.tag, self.attrs, self.parent = tag, {k: ("" if v is None else v) for k, v in attrs.items()}, parent
-        self.children: list[Element] = []
-        self.content: list = []            # children and text, in document order
-        self.parts: list[str] = []
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
-    def get(self, name: str, default=None):
-        return self.attrs.get(name, default)
-
-    def ancestors(self):
-        p = self.parent
-        while p is not None:
-            yield p
-            p = p.parent
-
-
-class Page(HTMLParser):
-    """A small DOM: every element with its attributes, parent and text; fails on unbalanced tags."""
-
-    def __init__(self, html: str):
-        super().__init__(convert_charrefs=True)
-        self.root = Element("#root", {}, None)
-        self.stack = [self.root]
-        self.all: list[Element] = []
-        self.feed(html)
-        self.close()
-        assert self.stack == [self.root], f"unclosed elements: {[e.tag for e in self.stack[1:]]}"
-
-    def handle_starttag(self, tag, attrs):
-        el = Element(tag, dict(attrs), self.stack[-1])
-        self.stack[-1].children.append(el)
-        self.stack[-1].content.append(el)
-        self.all.append(el)
-        if tag not in VOID:
-            self.stack.append(el)
-
-    def handle_startendtag(self, tag, attrs):
-        el = Element(tag, dict(attrs), self.stack[-1])
-        self.stack[-1].children.append(el)
-        self.stack[-1].content.append(el)
-        self.all.append(el)
-
-    def handle_endtag(self, tag):
-        if tag in VOID:
-            return
-        assert self.stack[-1].tag == tag, f"</{tag}> closes <{self.stack[-1].tag}>"
-        self.stack.pop()
-
-    def handle_data(self, data):
-        self.stack[-1].content.append(data)
-        for el in self.stack:
-            el.parts.append(data)
-
-    def find_all(self, tag: str | None = None, **attrs) -> list[Element]:
-        out = []
-        for el in self.all:
-            if tag and el.tag != tag:
-                continue
-            ok = True
-            for k, v in attrs.items():
-                k = k.rstrip("_").replace("_", "-")
-                have = el.attrs.get(k)
-                if v is True:
-                    ok = ok and k in el.attrs
-                elif k == "class":
-                    ok = ok and v in (have or "").split()
-                else:
-                    ok = ok and have == v
-            if ok:
-                out.append(el)
-        return out
-
-    def by_id(self, ident: str) -> Element | None:
-        return next((e for e in self.all if e.attrs.get("id") == ident), None)
-
 
 # -- fixtures --------------------------------------------------------------------------------------------
 
@@ -201,9 +117,10 @@ def test_memory_bars_are_proportional_and_labelled(t4_page, kb):
     assert "Weights" in rows["weights"].text and "26.0 GB" in rows["weights"].text
     bars = {}
     for key, tr in rows.items():
-        bar = [e for e in page.all if e.tag == "span" and "bar" in (e.get("class") or "").split()
-               and tr in e.ancestors()][0]
-        width = float(re.fullmatch(r"width: ([\d.]+)%", bar.get("style")).group(1))
+        bar = [e for e in page.all if e.tag == "svg" and "bar" in e.classes() and tr in e.ancestors()][0]
+        rect = bar.children[0]
+        assert rect.tag == "rect" and bar.get("style") is None and rect.get("style") is None, "no inline styles"
+        width = float(re.fullmatch(r"([\d.]+)%", rect.get("width")).group(1))
         gb_ = float(bar.get("data-gb"))
         if key in mem:
             assert gb_ == pytest.approx(mem[key], abs=1e-3)
@@ -211,8 +128,8 @@ def test_memory_bars_are_proportional_and_labelled(t4_page, kb):
     scale = 100 / max(g for g, _ in bars.values())
     for key, (gb_, width) in bars.items():
         assert width == pytest.approx(gb_ * scale, abs=0.006), f"{key}: width proportional to GB"
-    total = [e for e in page.all if e.tag == "span" and "bar-total" in (e.get("class") or "").split()][0]
-    assert total.get("style") == "width: 100.00%"
+    total = [e for e in page.all if e.tag == "svg" and "bar-total" in e.classes()][0]
+    assert total.children[0].get("width") == "100.00%"
     table = page.find_all("table", class_="bars")[0]
     assert page.find_all("caption") and table.children[0].tag == "caption"
 
@@ -289,7 +206,7 @@ def test_fact_questions(web):
     assert page.find_all("p", class_="fact-answer")[0].text.strip() == "T4"
     badges = [b.text for b in page.find_all("span", class_="status-badge")]
     assert any("Incorrect" in b for b in badges), "the articles' A100 claim is shown as incorrect, in words"
-    assert 'href="/audit?source=S000#S000-C002"' in body
+    assert 'href="/claims/S000-C002"' in body
 
 
 def test_sizing_that_fits(web):
@@ -320,20 +237,18 @@ def test_audit_marks_every_claim(audit_page, kb):
     page, _ = audit_page
     claims = kb.claims()["claims"]
     status = {c["id"]: c["audit"]["status"] for c in claims}
-    marks = page.find_all("mark", data_claim_id=True)
-    marked = {m.get("data-claim-id") for m in marks if m.parent is not None
-              and any("doc" in (a.get("class") or "").split() for a in m.ancestors())}
+    marks = [m for m in page.find_all("mark", data_claim_id=True)
+             if any("doc" in a.classes() for a in m.ancestors())]
+    marked = {m.get("data-claim-id") for m in marks}
     assert marked == set(status), (set(status) - marked, marked - set(status))
     for m in marks:
-        if "sample" in (m.get("class") or ""):
-            continue
         cid = m.get("data-claim-id")
         assert m.get("data-status") == status[cid]
         assert cid in m.get("data-claims").split()
         assert m.get("title").startswith(cid + ": ")
         link = next(a for a in m.ancestors() if a.tag == "a")
-        target = link.get("href")
-        assert target.startswith("#f-") and page.by_id(target[1:]) is not None, "no-JS: each mark links to its findings"
+        primary = link.children[0].get("data-claim-id")
+        assert link.get("href") == "/claims/" + primary, "no-JS: each mark links to its claim's page"
     for cid in status:
         assert page.by_id(cid) is not None, f"anchor for {cid} in the text"
         entry = page.by_id("f-" + cid)
@@ -345,33 +260,51 @@ def status_label(sid: str) -> str:
     return pages.STATUS_BY_ID[sid].label
 
 
-def test_audit_text_is_unchanged_by_the_marks(audit_page, kb):
+def test_audit_shows_each_source_rendered_from_its_markdown(audit_page, kb):
+    """The text content of each rendered source is the source text itself (syntax hidden, not dropped),
+    and its tables are tables with marks inside their cells."""
     page, _ = audit_page
     docs = page.find_all("div", class_="doc")
     assert [d.get("data-source") for d in docs] == [s["id"] for s in kb.sources()["sources"]]
     for d in docs:
-        assert d.get("lang") == "zh-Hans"
+        assert d.get("lang") == "zh-Hans" and d.get("data-view") == "rendered"
         assert d.text == kb.source(d.get("data-source"))["text"]
+    s001 = docs[1]
+    tables = [e for e in page.all if e.tag == "table" and s001 in e.ancestors()]
+    assert len(tables) == 4
+    cells_with_marks = [c for c in page.all if c.tag in ("td", "th") and tables[0] in c.ancestors()
+                        and any(x.tag == "mark" for x in page.all if c in x.ancestors())]
+    assert len(cells_with_marks) >= 4
+    assert not [e for e in page.all if "md-raw" in e.classes()], "no block fell back to raw text"
 
 
-def test_audit_mark_spans_match_the_claims(audit_page, kb):
+def test_audit_source_view_shows_the_raw_text_with_the_same_marks(web, kb):
+    page, _ = get_page(web, "/audit?source=S001&view=source")
+    doc = page.find_all("div", class_="doc")[0]
+    assert doc.get("data-view") == "source" and "doc-source" in doc.classes()
+    assert doc.text == kb.source("S001")["text"]
+    assert not [t for t in page.all if t.tag == "table" and doc in t.ancestors()]
+    marked = {m.get("data-claim-id") for m in page.all if m.tag == "mark" and doc in m.ancestors()}
+    assert marked == {c["id"] for c in kb.claims()["claims"] if c["source"] == "S001"}
+    toggle = [a for a in page.find_all("a") if a.get("data-view-link") == "rendered"]
+    assert toggle and toggle[0].get("href").startswith("/audit?source=S001")
+
+
+@pytest.mark.parametrize("view", ["rendered", "source"])
+def test_audit_mark_spans_match_the_claims(web, kb, view):
     """Each claim's pieces (the links whose mark lists it) start at its span and spell out its quote."""
-    page, _ = audit_page
+    page, _ = get_page(web, f"/audit?view={view}")
     claims = {c["id"]: c for c in kb.claims()["claims"]}
     seen = set()
     for d in page.find_all("div", class_="doc"):
-        offset = 0
         pieces: dict[str, list[tuple[int, str]]] = {}
-        for node in d.content:
-            if isinstance(node, str):
-                offset += len(node)
-            elif node.tag == "a":
-                mark = node.children[0]
-                for cid in mark.get("data-claims").split():
-                    pieces.setdefault(cid, []).append((offset, node.text))
-                offset += len(node.text)
-            else:
-                assert node.tag == "span" and node.get("class") == "anchor" and node.text == ""
+
+        def visit(el, offset):
+            if el.tag == "a" and "claim" in el.classes():
+                for cid in el.children[0].get("data-claims").split():
+                    pieces.setdefault(cid, []).append((offset, el.text))
+
+        walk_text(d, 0, visit)
         for cid, ps in pieces.items():
             start, _end = claims[cid]["span"]
             assert ps[0][0] == start, cid
@@ -380,15 +313,23 @@ def test_audit_mark_spans_match_the_claims(audit_page, kb):
     assert seen == set(claims)
 
 
-def test_audit_legend_counts_and_labels(audit_page, kb):
+def test_audit_legend_counts_per_source_and_status(audit_page, kb):
     page, body = audit_page
     summary = kb.audit()["summary"]
     for st in pages.STATUSES:
         count = page.find_all("span", data_status_count=st.id)[0]
-        assert int(count.text) == sum(s["by_status"].get(st.id, 0) for s in summary.values()), st.id
+        assert int(count.text.replace(",", "")) == sum(s["by_status"].get(st.id, 0) for s in summary.values()), st.id
+        row = [r for r in page.find_all("tr") if r.get("data-status-row") == st.id][0]
         sample = [m for m in page.find_all("mark", class_="sample") if m.get("data-status") == st.id][0]
         assert st.label in sample.text and st.symbol in sample.text
-    assert f"<strong>{sum(s['claims'] for s in summary.values())}</strong> claims" in body
+        for sid, s in summary.items():
+            cell = [c for c in row.children if c.tag == "td" and c.get("data-source") == sid][0]
+            assert int(cell.text) == s["by_status"].get(st.id, 0), (st.id, sid)
+            link = [a for a in page.all if a.tag == "a" and cell in a.ancestors()]
+            if s["by_status"].get(st.id):
+                assert link[0].get("href") == f"/audit?source={sid}&status={st.id}"
+    n = sum(s["claims"] for s in summary.values())
+    assert f"{n} claims in 3 sources" in page.find_all("p", class_="counts")[0].text
 
 
 def test_audit_findings_show_evidence(audit_page, kb):
@@ -398,7 +339,7 @@ def test_audit_findings_show_evidence(audit_page, kb):
     assert "Evidence:" in entry.text and "Tencent Cloud intl docs" in entry.text
     hrefs = {a.get("href") for a in page.all if a.tag == "a" and entry in a.ancestors()}
     assert "/conclusions/A-S000-C002-incorrect-R-GN7-gpu" in hrefs
-    assert "#S000-C002" in hrefs
+    assert "#S000-C002" in hrefs and "/claims/S000-C002" in hrefs
 
 
 def test_audit_filters(web, kb):
@@ -412,11 +353,12 @@ def test_audit_filters(web, kb):
     assert [d.get("data-source") for d in page.find_all("div", class_="doc")] == ["S001"]
     assert page.by_id("f-source").children[0].tag == "option"
     selected = [o for o in page.find_all("option") if o.get("selected") is not None]
-    assert {o.get("value") for o in selected} == {"S001", "incorrect"}
+    assert {(o.parent.get("name"), o.get("value")) for o in selected} == {("source", "S001"), ("status", "incorrect"),
+                                                                          ("kind", "")}
     # the issue's example: S002 has no incorrect claim, which the page says in words
     page, body = get_page(web, "/audit?source=S002&status=incorrect")
     assert not [m for m in page.find_all("mark", data_claim_id=True) if "sample" not in (m.get("class") or "")]
-    assert "No claim of S002 has this status." in body
+    assert "No claim of S002 matches these filters." in body
     page, _ = get_page(web, "/audit?source=S002&status=misattributed")
     want = {c["id"] for c in claims if c["source"] == "S002" and c["audit"]["status"] == "misattributed"}
     marks = {m.get("data-claim-id") for m in page.find_all("mark", data_claim_id=True)
@@ -558,3 +500,63 @@ def test_pages_have_skip_link_and_landmarks(web):
         assert page.find_all("a", href="#main")
         assert page.find_all("nav")
         assert len(page.find_all("h1")) == 1
+
+
+# -- filters by finding kind, and one claim's page ----------------------------------------------------------
+
+def test_audit_filter_by_finding_kind(web, kb):
+    claims = kb.claims()["claims"]
+    kinds = {f["id"]: f["kind"] for f in kb.audit()["findings"]}
+    want = {c["id"] for c in claims if "contradiction" in {kinds.get(f) for f in c["audit"]["findings"]}}
+    assert want
+    page, _ = get_page(web, "/audit?kind=contradiction")
+    marked = {m.get("data-claim-id") for m in page.find_all("mark", data_claim_id=True)
+              if any("doc" in a.classes() for a in m.ancestors())}
+    assert marked == want
+    assert {c["audit"]["status"] for c in claims if c["id"] in want} != {"contradiction"}, \
+        "the kind filter finds claims with such a finding whatever their final status"
+    page, _ = get_page(web, "/audit?kind=contradiction&status=contradiction")
+    marked = {m.get("data-claim-id") for m in page.find_all("mark", data_claim_id=True)
+              if any("doc" in a.classes() for a in m.ancestors())}
+    assert marked == {c["id"] for c in claims if c["id"] in want and c["audit"]["status"] == "contradiction"}
+
+
+def test_claim_page(web, kb):
+    c = kb.claim("S000-C002")
+    page, body = get_page(web, "/claims/S000-C002")
+    assert len(page.find_all("h1")) == 1 and "S000-C002" in page.find_all("h1")[0].text
+    quote = page.by_id("quote")
+    assert c["quote"] in quote.text
+    badge = page.find_all("span", class_="status-badge")[0]
+    assert "Incorrect" in badge.text and "✗" in badge.text
+    # the context is the rendered block around the claim, with the claim marked at its span
+    ctx = page.find_all("div", class_="doc-context")[0]
+    text = kb.source("S000")["text"]
+    assert ctx.text in text and c["quote"] in ctx.text
+    pieces = [m for m in page.all if m.tag == "mark" and ctx in m.ancestors()]
+    assert "".join(m.text for m in pieces) == c["quote"]
+    # findings with explanations and links to their proofs, evidence linked
+    hrefs = {a.get("href") for a in page.find_all("a")}
+    for fid in c["audit"]["findings"]:
+        assert f"/conclusions/{fid}" in hrefs
+    assert "contradicts the reference" in body and "Tencent Cloud intl docs" in body
+    assert "/audit?source=S000#S000-C002" in hrefs and "/conclusions/S000-C002" in hrefs
+    assert "GPU model" in body, "the attribute's label comes from the vocabulary"
+
+
+def test_claim_page_of_a_table_claim_shows_the_table(web, kb):
+    claims = [c for c in kb.claims(source="S001")["claims"] if "|" in c["quote"] and "\n" in c["quote"]]
+    assert claims
+    cid = claims[0]["id"]
+    page, _ = get_page(web, f"/claims/{cid}")
+    ctx = page.find_all("div", class_="doc-context")[0]
+    tables = [t for t in page.all if t.tag == "table" and ctx in t.ancestors()]
+    assert tables
+    marks = [m for m in page.all if m.tag == "mark" and tables[0] in m.ancestors()]
+    assert {next(a.tag for a in m.ancestors() if a.tag in ("th", "td")) for m in marks} == {"th", "td"}
+
+
+@pytest.mark.parametrize("url", ["/claims/S000-C999", "/claims/nope", "/claims/" + "C" * 2500, "/claims/%01x"])
+def test_unknown_claim_is_a_404_page(web, url):
+    page, body = get_page(web, url, 404)
+    assert "There is no claim" in body and "/audit" in {a.get("href") for a in page.find_all("a")}

@@ -4,7 +4,8 @@ gunicorn workers, the stdio MCP server and the CLI are separate processes. Answe
 them: which source quotes corroborate a reference fact followed hash order, which of several equally
 ranked resolutions a claim's status names followed derivation order, and durable_rules' own
 background dispatch threads raced the reasoner (under load: another derivation, or a segmentation
-fault). Two processes with different hash seeds must print the same JSON.
+fault; tests/test_durable_host.py checks they are gone). Two processes with different hash seeds
+must print the same JSON.
 """
 from __future__ import annotations
 
@@ -56,14 +57,3 @@ def test_a_claim_with_equally_ranked_resolutions_names_the_same_one_every_time(g
         ties += len(best) > 1
         assert res.statuses[claim]["resolution"] == best[0], claim
     assert ties, "the bundled KB has claims with tied resolutions; this test needs one"
-
-
-def test_durable_runs_no_background_dispatch_threads():
-    """durable's Host starts timer threads that dispatch every ruleset outside gpukb's lock; gpukb's does not."""
-    import threading
-
-    from gpukb.engine.reasoning import durable_host
-    durable_host._host()
-    dispatching = [t for t in threading.enumerate() if isinstance(t, threading.Timer)
-                   and getattr(t.function, "__name__", "") in ("dispatch_ruleset", "dispatch_timers")]
-    assert not dispatching

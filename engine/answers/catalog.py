@@ -54,3 +54,15 @@ def claim(state: GpuKB, cid: str, kb_version: str | None = None) -> dict[str, An
 def claim_brief(c) -> dict[str, Any]:
     """A claim as a citation: id, source, verbatim quote and its span."""
     return {"id": c.id, "source": c.source, "quote": c.quote, "span": list(c.span or [])}
+
+
+def vocabulary_label(state: GpuKB, what: str, key: str, lang: str = "en") -> str:
+    """A display label from the vocabulary: `what` is "attribute", "entity" or the name of an enum
+    (e.g. "component"); an unknown key is returned unchanged."""
+    vocab = state.kb.vocab
+    if what == "attribute":
+        attr = vocab.attributes.get(key)
+        return (attr.zh if lang == "zh" else attr.en) if attr else key
+    if what == "entity":
+        return vocab.label(key) if key in vocab.entities else key
+    return vocab.enum_label(what, key, lang)

@@ -102,6 +102,10 @@ class GpuKB:
     def claim(self, cid: str, kb_version: str | None = None) -> dict[str, Any]:
         return catalog.claim(self, cid, kb_version)
 
+    def vocabulary_label(self, what: str, key: str, lang: str = "en") -> str:
+        """A label from the vocabulary for pages ("attribute", "entity" or an enum's name) in en or zh."""
+        return catalog.vocabulary_label(self, what, key, lang)
+
     # -- audit, releases, validation ----------------------------------------------------------------
     def audit(self, source: str | None = None, kind: str | None = None, kb_version: str | None = None,
               fmt: str | None = None) -> dict[str, Any]:

@@ -29,7 +29,34 @@ _NAMES = itertools.count(1)
 _SIDS = itertools.count(1)
 
 class EngineFault(RuntimeError):
-    """durable_rules refused a message or failed inside; the reasoner reports it as a RuleError."""
+    """durable_rules refused a message or failed inside; the reasoner reports it as an EngineError.
+
+    ``rule`` is the durable rule name that was matching when the failure was reported, when known.
+    """
+
+    def __init__(self, message: str, rule: str | None = None):
+        super().__init__(message)
+        self.rule = rule
+
+
+class _ErrorLog(logging.Handler):
+    """Keeps what durable_rules logs at ERROR (its action-callback failures, e.g. "error code: 307"),
+    which it otherwise only logs while the run goes on; sessions turn each record into an EngineFault."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+        except Exception:  # a malformed record still counts as an error
+            text = str(record.msg)
+        self.records.append(text[:1000])
+
+
+_ERRORS = _ErrorLog()
+logging.getLogger("durable").addHandler(_ERRORS)
 
 
 # the exceptions callers may need to recognise, re-exported so nobody else imports durable
@@ -42,24 +69,24 @@ def lock() -> threading.RLock:
     return _LOCK
 
 
-class _SynchronousHost(_durable_engine.Host):
-    """durable's host without its background dispatch.
+class _Host(_durable_engine.Host):
+    """durable_rules' host without its two background threads.
 
-    ``Host.__init__`` starts two timer threads that call every ruleset's ``dispatch()`` and
-    ``dispatch_timers()`` every 0.2 s, outside gpukb's lock. gpukb runs each assertion's actions
-    synchronously (``assert_fact`` flushes them) and uses neither events nor timers, so those threads
-    only race the caller's thread inside the C core: under load they took pending actions (a match
-    recorded in another order, so another derivation) and crashed the process (segmentation fault).
+    The stock host re-arms timer threads forever that call ``dispatch()`` and ``dispatch_timers()`` on
+    every ruleset every 0.2 s, outside any lock: they can start a pending action of a session that the
+    main thread is asserting into (the C engine is not thread-safe), so a match may run on the wrong
+    thread, land after the session was drained, or be lost. gpukb runs every action synchronously inside
+    ``assert_fact`` and uses neither timers nor queued messages, so it needs neither thread.
     """
 
     def _run(self) -> None:
-        pass
+        log.debug("durable_rules host without background dispatch threads")
 
 
 def _host() -> _durable_engine.Host:
     global _HOST
     if _HOST is None:
-        _HOST = _SynchronousHost()
+        _HOST = _Host()
     return _HOST
 
 
@@ -166,6 +193,7 @@ class Session:
     def __enter__(self) -> "Session":
         _LOCK.acquire()
         self.compiled._matches.clear()
+        _ERRORS.records.clear()
         return self
 
     def __exit__(self, *exc) -> None:
@@ -188,17 +216,34 @@ class Session:
         except MessageNotHandled:
             return True  # no rule looks at this fact; it is still known to gpukb
         except Exception as exc:  # the C core refuses the message (error codes such as 204, 311)
-            raise EngineFault(f"durable_rules refused fact {fact.get('fk')!r} of type {fact.get('t')!r}: {exc}") from None
+            raise EngineFault(f"durable_rules refused fact {fact.get('fk')!r} of type {fact.get('t')!r}: {exc}",
+                              self._last_rule()) from None
+        self._raise_logged(f"asserting fact {fact.get('fk')!r}")
         return True
 
+    def _last_rule(self) -> str | None:
+        return self.compiled._matches[-1][0] if self.compiled._matches else None
+
+    def _raise_logged(self, during: str) -> None:
+        if _ERRORS.records:
+            first = _ERRORS.records[0]
+            n = len(_ERRORS.records)
+            _ERRORS.records.clear()
+            raise EngineFault(f"durable_rules logged an error while {during}: {first}"
+                              + (f" (and {n - 1} more)" if n > 1 else ""), self._last_rule())
+        for name, binding in self.compiled._matches:
+            if "$error" in binding:
+                raise EngineFault(f"recording a match failed: {binding['$error']}", name)
+
     def check(self) -> None:
-        """Raise if durable_rules recorded an exception in this session's state (an action failed)."""
+        """Raise if durable_rules logged an error or recorded an exception in this session's state."""
+        self._raise_logged("running")
         try:
             state = _host().get_state(self.compiled.name, self.sid)
         except Exception:
             return  # no state: nothing was asserted
         if isinstance(state, dict) and state.get("exception"):
-            raise RuntimeError(f"durable_rules action failed: {state['exception']}")
+            raise EngineFault(f"durable_rules action failed: {state['exception']}", self._last_rule())
 
     def drain(self) -> list[tuple[str, dict[str, dict]]]:
         """The matches recorded since the last drain: (durable rule name, binding → fact)."""

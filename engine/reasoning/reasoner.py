@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from . import expr, matcher
 from .durable_host import CompiledRuleset, EngineFault
-from ..errors import RuleError
+from ..errors import EngineError, RuleError
 from .rules import RuleSet, definition, fact_key
 
 log = logging.getLogger("gpukb.rules")
@@ -74,10 +74,15 @@ class Reasoner:
         budget = max(self.budget, 100 * len(facts)) if budget is None else budget
         try:
             return self._run(facts, budget)
-        except (EngineFault, RuntimeError) as exc:
+        except EngineFault as exc:
+            rule = self._by_name.get(exc.rule or "")
+            where = f" in rule {rule.key} ({rule.file}:{rule.line})" if rule is not None else ""
+            log.error("durable_rules failed%s: %s", where, exc)
+            raise EngineError(f"the rule engine failed{where}; no partial answer is given: {exc}") from None
+        except RuntimeError as exc:
             if isinstance(exc, RuleError):
                 raise
-            raise RuleError(f"the rule engine failed: {exc}") from None
+            raise EngineError(f"the rule engine failed: {exc}") from None
 
     def _run(self, facts: list[dict[str, Any]], budget: int) -> Derivation:
         known: dict[str, dict[str, Any]] = {}

@@ -1,5 +1,6 @@
-// Audit page: selecting a marked claim opens a panel with its findings and evidence.
-// Without JavaScript each mark is a link to the same entry in the findings list below the text.
+// Audit page: selecting a marked claim opens a pop-up with its findings and evidence; Escape or the
+// close button shuts it and gives focus back to the mark. Without JavaScript each mark is a link to
+// the claim's own page. Labels come from data attributes the server wrote in the page's language.
 (function () {
   "use strict";
   var panel = document.getElementById("claim-panel");
@@ -10,6 +11,11 @@
   var trigger = null;
 
   function entryFor(id) { return document.getElementById("f-" + id); }
+
+  function title(ids) {
+    if (ids.length > 1) return (panel.getAttribute("data-title-many") || "{ids}").replace("{ids}", ids.join(", "));
+    return (panel.getAttribute("data-title-one") || "{id}").replace("{id}", ids[0]);
+  }
 
   function open(link) {
     var mark = link.querySelector("mark[data-claim-id]");
@@ -29,7 +35,7 @@
     if (!list.children.length) return false;
     body.textContent = "";
     body.appendChild(list);
-    heading.textContent = ids.length > 1 ? "Claims " + ids.join(", ") : "Claim " + ids[0];
+    heading.textContent = title(ids);
     panel.hidden = false;
     trigger = link;
     panel.focus();
@@ -44,12 +50,15 @@
 
   document.addEventListener("click", function (ev) {
     var link = ev.target.closest("a.claim");
-    if (!link || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+    if (!link || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey || ev.button !== 0) return;
     if (open(link)) ev.preventDefault();
   });
   closeBtn.addEventListener("click", close);
   document.addEventListener("keydown", function (ev) {
-    if (ev.key === "Escape" && !panel.hidden) close();
+    if (ev.key === "Escape" && !panel.hidden) {
+      ev.preventDefault();
+      close();
+    }
   });
 
   // highlight every piece of the claim named in the address (#S001-C005), e.g. from a proof tree
