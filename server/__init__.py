@@ -9,6 +9,7 @@ Configuration (defaults, then the environment variables GPUKB_KB and GPUKB_RULES
 CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any),
 REQUEST_TIME_LIMIT (30 s of engine work per request, then a 503), GPUKB_SNAPSHOT (a snapshot to load)
 and, set by ``gpukb serve``, GPUKB_DIGEST, GPUKB_GENERATION and GPUKB_STATE (see :mod:`server.rollout`).
+MCP_ENABLED (True: the MCP server's streamable HTTP transport at /mcp, see :mod:`server.mcp_http`).
 The API is read-only: GET, HEAD and OPTIONS, and POST on /v1/query only. The app also serves the
 HTML pages of :mod:`server.pages`; everything under /v1/, /health and /openapi.json is JSON. Every
 response carries the security headers of :mod:`server.headers`.
@@ -52,6 +53,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         MAX_QUERY_CHARS=500,
         CORS_ORIGINS=None,
         REQUEST_TIME_LIMIT=30.0,
+        MCP_ENABLED=True,
     )
     for key in ("GPUKB_KB", "GPUKB_RULES"):
         if os.environ.get(key):
@@ -73,6 +75,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(bp)
     from . import pages                      # the HTML pages (/, /audit, /conclusions/<id>)
     pages.register(app)
+    if app.config.get("MCP_ENABLED"):
+        from .mcp_http import mount          # MCP over streamable HTTP at /mcp
+        mount(app)
     return app
 
 

@@ -9,6 +9,7 @@ traceback unless -v is given twice.
     gpukb ask "why not T4 for 13B full fine-tune" --json
     gpukb explain Q-... --format text --lang zh
     gpukb serve --port 8000 --workers 2
+    gpukb mcp                      # an MCP server on stdio, for chat clients
 """
 from __future__ import annotations
 
@@ -224,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="time for a request (line, headers, body) to arrive once it starts, then 408 (1..300; default 15)")
     p.add_argument("--build-timeout", type=_seconds_in(10, 86400), default=300.0, metavar="SECONDS",
                    help="time limit of checking and compiling a KB change (10..86400; default 300)")
+    p.add_argument("--no-mcp", action="store_true", help="do not serve the MCP endpoint at /mcp")
+
+    command("mcp", "serve the answers as an MCP server on stdin/stdout (for chat clients)")
     return parser
 
 
@@ -631,8 +635,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"gpukb: serving on http://{args.host}:{args.port} with {args.workers} worker(s) × {args.threads} "
           f"thread(s); KB {current.digest[:16]}", file=sys.stderr)
     conf = {"REQUEST_TIME_LIMIT": args.request_timeout}
+    if args.no_mcp:
+        conf["MCP_ENABLED"] = False
     serve(conf, host=args.host, port=args.port, workers=args.workers, threads=args.threads, log_level=level,
           builder=builder, reload_every=every, current=current, read_timeout=args.read_timeout)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """An MCP server on stdio. The engine is built first (a broken KB fails here, on stderr), the
+    latest release's audit is computed in the background meanwhile, and stdout carries only the protocol."""
+    import threading
+
+    import anyio
+    from .mcp_server import build_server, serve_stdio
+    kb = _engine(*_dirs(args))
+    threading.Thread(target=kb.audit_result, args=(kb.kb.latest,), name="gpukb-audit-warmup", daemon=True).start()
+    log.info("gpukb MCP server on stdio (release %s)", kb.kb.latest)
+    anyio.run(serve_stdio, build_server(lambda: kb, version=version()))
     return 0
 
 
@@ -674,6 +694,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "synth": cmd_synth,
     "snapshot": cmd_snapshot,
+    "mcp": cmd_mcp,
     "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "query": cmd_query,
     "explain": cmd_explain, "audit": cmd_audit, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
 }

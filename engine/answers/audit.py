@@ -196,7 +196,7 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
     raw = d.derived("finding")
     resolutions = d.derived("resolution")
     best: dict[str, dict] = {}
-    for r in resolutions:
+    for r in sorted(resolutions, key=lambda r: r["fk"]):     # ties go to the same resolution in every process
         cur = best.get(r["claim"])
         if cur is None or (r["rank"], -SEVERITY[r["status"]]) > (cur["rank"], -SEVERITY[cur["status"]]):
             best[r["claim"]] = r
@@ -245,7 +245,7 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
         statuses[c.id] = {"status": status, "rank": r["rank"] if r else 0, "resolution": r["fk"] if r else None,
                           "findings": [x["id"] for x in by_claim.get(c.id, [])]}
     corroboration: dict[str, list[dict]] = defaultdict(list)
-    for f in raw:
+    for f in sorted(raw, key=lambda f: (f["claim"], f["fk"])):     # one order in every process
         if f["fkind"] == "supported" and f["basis"] == "reference" and f.get("other"):
             c = view.facts.get(f["claim"])
             if c is not None and statuses[c.id]["status"] == "supported":
