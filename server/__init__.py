@@ -30,7 +30,7 @@ from gpukb.engine import limits
 from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 
 from .errors import register_error_handlers
-from .headers import add_security_headers
+from .headers import add_security_headers, wsgi_with_security_headers
 from .logsafe import printable
 from .state import EXTENSION
 
@@ -78,6 +78,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("MCP_ENABLED"):
         from .mcp_http import mount          # MCP over streamable HTTP at /mcp
         mount(app)
+    app.wsgi_app = wsgi_with_security_headers(app.wsgi_app)   # also what is mounted beside Flask
     return app
 
 

@@ -24,3 +24,17 @@ def add_security_headers(resp) -> None:
     """Set the headers on a Flask/Werkzeug response (HTML gets the page policy, the rest the API's)."""
     for key, value in (PAGE_HEADERS if resp.mimetype == "text/html" else API_HEADERS).items():
         resp.headers.setdefault(key, value)
+
+
+def wsgi_with_security_headers(wsgi_app):
+    """Wrap a WSGI callable so that every response it starts carries the headers, also those of apps
+    mounted beside Flask (the MCP endpoint); headers already set are kept."""
+    def app(environ, start_response):
+        def start(status, headers, exc_info=None):
+            present = {k.lower() for k, _ in headers}
+            ctype = next((v for k, v in headers if k.lower() == "content-type"), "")
+            wanted = PAGE_HEADERS if ctype.split(";")[0].strip() == "text/html" else API_HEADERS
+            headers = list(headers) + [(k, v) for k, v in wanted.items() if k.lower() not in present]
+            return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
+        return wsgi_app(environ, start)
+    return app

@@ -260,6 +260,9 @@ def test_security_headers_on_every_page_and_error(client, gpukb):
             assert "script-src 'self'" in r.headers["Content-Security-Policy"], path
     r = client.post("/v1/claims")
     assert r.status_code == 405 and all(r.headers.get(h) for h in SECURITY)
+    for r in (client.get("/mcp"), client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                                              headers={"Accept": "application/json, text/event-stream"})):
+        assert all(r.headers.get(h) for h in SECURITY), ("/mcp", r.status_code, dict(r.headers))
 
 
 def test_control_characters_cannot_forge_log_lines(client, caplog):
