@@ -228,10 +228,14 @@ def install(python: str, wheel: Path) -> None:
 
 
 _CHECK = r"""
-import json, sys
+import importlib, json, sys
 out = {}
 try:
-    import durable, durable.engine, durable_rules_engine
+    # run in the target interpreter to inspect the installed build (gpukb itself imports durable only in
+    # engine/reasoning/durable_host.py)
+    durable = importlib.import_module("durable")
+    importlib.import_module("durable.engine")
+    importlib.import_module("durable_rules_engine")
     out["file"] = durable.__file__
     out["label"] = getattr(durable, "GPUKB_PATCHED", None)
     out["sha"] = getattr(durable, "GPUKB_PATCH_SHA256", None)

@@ -75,10 +75,10 @@ def test_an_alias_bomb_is_refused_in_under_a_second_and_100_mb(kbcopy):
              "t = time.process_time()\n"
              "try:\n    load_kb(sys.argv[1]); msg = None\n"
              "except ValidationError as e:\n    msg = str(e)\n"
-             "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
+             "hwm = [l for l in open('/proc/self/status') if l.startswith('VmRSS:')]\n"
              "peak = int(hwm[0].split()[1]) if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
              "print(json.dumps({'cpu': time.process_time() - t, 'msg': msg, 'rss_mb': peak / 1024}))\n")
-    # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across execve, so it would count the parent pytest's size
+    # VmRSS after the refusal, not ru_maxrss: Linux keeps ru_maxrss across execve (it counted the parent pytest)
     r = subprocess.run([sys.executable, "-c", probe, str(kbcopy)], env={**os.environ, "PYTHONPATH": str(ROOT)},
                        capture_output=True, text=True, timeout=60)
     out = json.loads(r.stdout)
