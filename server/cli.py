@@ -28,6 +28,7 @@ from gpukb.engine.terms import FINDING_KINDS, LANGS, METHODS, OPTIMIZERS, PRECIS
 from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 
 from .errors import NotImplementedYet
+from .evals import evaluations
 
 EXPLAIN_FORMATS = ("json", "text", "prov", "dot")
 KINDS = FINDING_KINDS
@@ -228,6 +229,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-mcp", action="store_true", help="do not serve the MCP endpoint at /mcp")
 
     command("mcp", "serve the answers as an MCP server on stdin/stdout (for chat clients)")
+
+    p = command("eval", "measure gpukb against its labelled gold sets (kb/gold/)")
+    which = p.add_subparsers(dest="evaluation", metavar="NAME", required=True)
+    for name, module in evaluations().items():
+        q = which.add_parser(name, parents=[common], help=module.HELP, description=module.HELP)
+        if callable(getattr(module, "add_arguments", None)):
+            module.add_arguments(q)
+        q.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -671,6 +680,16 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    module = evaluations()[args.evaluation]
+    report, text = module.run(_engine(*_dirs(args)), args)
+    if args.json:
+        print_json(report)
+    else:
+        print(text)
+    return 0
+
+
 def cmd_synth(args: argparse.Namespace) -> int:
     from gpukb.engine.kb.synth import make_synthetic_kb
     kb_dir, _ = _dirs(args)
@@ -695,6 +714,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "synth": cmd_synth,
     "snapshot": cmd_snapshot,
     "mcp": cmd_mcp,
+    "eval": cmd_eval,
     "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "query": cmd_query,
     "explain": cmd_explain, "audit": cmd_audit, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
 }
