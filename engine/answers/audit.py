@@ -173,7 +173,7 @@ def run_audit(service, view: ReleaseView) -> AuditResult:
         r["pub"] = dates.get(f.source, "")
         claim_recs.append(r)
     groups = factrec.group_records(claim_recs)
-    records += groups + claim_recs
+    records += groups + claim_recs + size_records(view)
     scenarios: dict[str, dict] = {}
     for c, pick, body in check_scenarios(view):
         try:
@@ -191,6 +191,29 @@ def run_audit(service, view: ReleaseView) -> AuditResult:
     return _collect(view, d)
 
 
+def size_records(view: ReleaseView) -> list[dict[str, Any]]:
+    """One ``sizes`` record per family and quantity attribute of its sizes: the values over every size
+    (from the reference tier), so the rules can say whether a family-level figure holds for all, some or
+    none of them."""
+    members: dict[str, list[str]] = defaultdict(list)
+    for f in view.reference:
+        if f.attribute == "family" and isinstance(f.value, str) and not f.qualifiers:
+            members[f.value].append(f.subject)
+    by_size: dict[tuple[str, str], Fact] = {}
+    for f in view.reference:
+        if f.subject.startswith("instance:") and isinstance(f.norm, Interval) and not f.qualifiers:
+            by_size.setdefault((f.subject, f.attribute), f)
+    out = []
+    for fam, sizes in sorted(members.items()):
+        attrs = sorted({a for (s, a) in by_size if s in sizes})
+        for a in attrs:
+            facts = [(s, by_size[(s, a)]) for s in sorted(sizes) if (s, a) in by_size]
+            out.append({"t": "sizes", "fk": f"sizes:{fam}:{a}", "subject": fam, "attribute": a,
+                        "values": [f.norm.point() for _, f in facts], "keys": [f.key for _, f in facts],
+                        "sizes": [s for s, _ in facts], "n": len(facts)})
+    return out
+
+
 def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
     vocab = view.kb.vocab
     raw = d.derived("finding")
@@ -204,11 +227,17 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
     by_claim: dict[str, list[dict]] = defaultdict(list)
     seen_pairs: dict[tuple, dict] = {}
     res_by_finding = {r.get("by"): r for r in resolutions if r.get("by")}
+    premises: dict[str, list[dict]] = defaultdict(list)
+    for p in sorted(d.derived("premise"), key=lambda p: (p["claim"], p["prem"])):
+        if all(x["id"] != p["prem"] for x in premises[p["claim"]]):
+            premises[p["claim"]].append({"id": p["prem"], "how": p.get("how")})
     for f in sorted(raw, key=lambda f: (f["claim"], SEVERITY[f["fkind"]], str(f.get("other")), f["fk"])):
         c = view.facts.get(f["claim"])
         if c is None:
             continue
         other = view.facts.get(f.get("other") or "")
+        if other is None and f["basis"] == "reference" and f.get("evidence"):
+            other = view.facts.get(str(f["evidence"]).split("@")[0])
         if f["basis"] == "claims" and isinstance(f.get("detail"), list) and not f["detail"]:
             f = {**f, "detail": None}
         pair = None
@@ -229,8 +258,14 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
                 "fact": f["fk"],
                 "rank": (res_by_finding.get(f["fk"]) or {}).get("rank"),
             }
-            if isinstance(f.get("detail"), list) and f["detail"]:
+            if isinstance(f.get("detail"), list) and f["detail"] and f["basis"] == "claims":
                 item["scope_differences"] = f["detail"]
+            if f.get("via"):
+                item["via"] = f["via"]
+                if f["via"] not in item["evidence"]:
+                    item["evidence"].append(f["via"])
+            if premises.get(c.id):
+                item["premises"] = premises[c.id]
             findings.append(item)
             if pair:
                 seen_pairs[pair] = item

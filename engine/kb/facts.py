@@ -42,11 +42,16 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
             r["polarity"] = vocab.polarity(str(f.value))
     if f.tier == "claim":
         r["source"] = f.source
+        if f.rests_on:
+            r["rests_on"] = f.rests_on
     else:
         r["conf"] = f.confidence
         r["citation"] = f.citation
     sig = []
     r["skind"] = vocab.kind_of(f.subject)
+    if f.tier != "claim":
+        r["inh"] = 1 if r["skind"] == "gpu" and "family" in attr.inherited_by else 0
+        r["closed"] = 1 if attr.closed else 0
     for k, v in sorted(f.qualifiers.items()):
         if k == "task" and isinstance(v, list):
             # a task carries its ancestors ("fine_tuning>training") so a general claim about training

@@ -22,7 +22,7 @@ CLAIM_ID = re.compile(r"^S\d{3}-C\d{3,4}$")
 SOURCE_ID = re.compile(r"^S\d{3}$")
 REF_ID = re.compile(r"^R-[A-Za-z0-9_.+\-]+$")
 CLAIM_FIELDS = {"id", "version", "quote", "span", "subject", "attribute", "value", "unit", "qualifiers",
-                "modality", "gloss_en", "approx", "note"}
+                "modality", "gloss_en", "approx", "note", "rests_on"}
 REF_FIELDS = {"id", "version", "subject", "attribute", "value", "unit", "qualifiers", "citation",
               "confidence", "note", "approx", "since", "modality", "gloss_en"}
 
@@ -75,6 +75,7 @@ class Fact:
     approx: bool = False
     note: str | None = None
     since: str | None = None
+    rests_on: str | None = None    # claims: the claim of the same source this one presupposes
 
     @property
     def key(self) -> str:
@@ -112,6 +113,8 @@ class Fact:
             d["approx"] = True
         if self.note:
             d["note"] = self.note
+        if self.rests_on:
+            d["rests_on"] = self.rests_on
         return d
 
 
@@ -503,6 +506,12 @@ def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[st
         if not isinstance(mod, str) or mod not in MODALITIES:
             issues.append(Issue(f"unknown modality {short(mod)}", fname, item.line_of("modality"), "modality", MODALITIES))
             continue
+        rests = item.get("rests_on")
+        if rests is not None and not (isinstance(rests, str) and CLAIM_ID.match(rests) and rests.startswith(sid + "-")
+                                      and rests != cid):
+            issues.append(Issue(f"rests_on must name another claim of {sid} (e.g. {sid}-C001), got {short(rests)}",
+                                fname, item.line_of("rests_on"), "rests_on"))
+            continue
         common = _common(item, fname, vocab, issues)
         if common is None:
             continue
@@ -510,7 +519,12 @@ def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[st
                         None if item.get("unit") is None else str(item.get("unit")), common["norm"],
                         common["qualifiers"], fname, line, source=sid, quote=quote, span=list(span),
                         modality=mod, gloss_en=item.get("gloss_en"), approx=bool(item.get("approx", False)),
-                        note=item.get("note")))
+                        note=item.get("note"), rests_on=rests))
+    known = {f.id for f in out}
+    for f in out:
+        if f.rests_on and f.rests_on not in known:
+            issues.append(Issue(f"{f.id} rests_on {f.rests_on}, which is not a claim of {sid}", fname, f.line, "rests_on",
+                                sorted(known)[:20]))
     if fill_spans and fills:
         _write_spans(path, fills)
     return out

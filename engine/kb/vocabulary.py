@@ -77,6 +77,10 @@ class Attribute:
     applies_to: tuple[str, ...]
     en: str
     zh: str
+    # kinds of subject that take this attribute's value from the GPU they carry (a family has its GPU's ECC)
+    inherited_by: tuple[str, ...] = ()
+    # a reference list of this attribute is complete (a closed world): an item it lacks is false, not unknown
+    closed: bool = False
 
 
 class Vocabulary:
@@ -130,8 +134,20 @@ class Vocabulary:
                 issues.append(Issue(f"attribute {name!r} names an unknown enum", path, line, "enum", set(self.enums)))
             kinds = spec.get("kind") or []
             kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+            inherited = spec.get("inherited_by") or ()
+            inherited = (inherited,) if isinstance(inherited, str) else tuple(inherited)
+            for k in inherited:
+                if k not in self.kinds:
+                    issues.append(Issue(f"attribute {name!r}: inherited_by names unknown kind {k!r}", path, line,
+                                        "inherited_by", self.kinds))
+            closed = spec.get("closed", False)
+            if not isinstance(closed, bool):
+                issues.append(Issue(f"attribute {name!r}: closed must be true or false, got {closed!r}"
+                                    " (in YAML write true/false without quotes)", path, line, "closed", ("true", "false")))
+                closed = False
             self.attributes[name] = Attribute(name, t, spec.get("dimension"), spec.get("enum"), kinds,
-                                              tuple(spec.get("applies_to") or ()), spec.get("en", name), spec.get("zh", name))
+                                              tuple(spec.get("applies_to") or ()), spec.get("en", name), spec.get("zh", name),
+                                              inherited, closed)
         for eid, spec in self.entities.items():
             for ref in (spec.get("family"),) + tuple(spec.get("variants") or ()):
                 if ref and ref not in self.entities:

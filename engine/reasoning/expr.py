@@ -132,6 +132,27 @@ def _agree(a_lo, a_hi, b_lo, b_hi, tol):
     return lo1 <= hi2 and lo2 <= hi1
 
 
+def _count_agree(lo, hi, values, tol):
+    """How many of ``values`` (numbers) agree with the interval [lo, hi] within ``tol``."""
+    return sum(1 for v in _as_list(values) if v is not None and _agree(lo, hi, v, v, tol))
+
+
+def _first_agree(lo, hi, values, keys, tol):
+    """The key of the first value that agrees with [lo, hi] within ``tol`` (None when none does)."""
+    for v, k in zip(_as_list(values), _as_list(keys)):
+        if v is not None and _agree(lo, hi, v, v, tol):
+            return k
+    return None
+
+
+def _first_disagree(lo, hi, values, keys, tol):
+    """The key of the first value that does not agree with [lo, hi] within ``tol`` (None when all do)."""
+    for v, k in zip(_as_list(values), _as_list(keys)):
+        if v is not None and not _agree(lo, hi, v, v, tol):
+            return k
+    return None
+
+
 def _qparse(sig):
     out = {}
     for part in (sig or "").split(";"):
@@ -238,6 +259,9 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
     "coalesce": (_coalesce, 1, 8),
     "subset": (_subset, 2, 2),
     "agree": (_agree, 5, 5),
+    "count_agree": (_count_agree, 4, 4),
+    "first_agree": (_first_agree, 5, 5),
+    "first_disagree": (_first_disagree, 5, 5),
     "qdiff": (_qdiff, 2, 2),
     "qonly": (_qonly, 2, 2),
     "scope_diff": (_scope_diff, 2, 2),
