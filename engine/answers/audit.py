@@ -171,6 +171,7 @@ def run_audit(service, view: ReleaseView) -> AuditResult:
     for f in view.claims:
         r = factrec.record(f, vocab)
         r["pub"] = dates.get(f.source, "")
+        r.update(claim_context(view, f))
         claim_recs.append(r)
     groups = factrec.group_records(claim_recs)
     records += groups + claim_recs + size_records(view)
@@ -189,6 +190,26 @@ def run_audit(service, view: ReleaseView) -> AuditResult:
     records += list(scenarios.values())
     d = service.reasoner.run(records)
     return _collect(view, d)
+
+
+def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
+    """The family a claim speaks in the context of (its subject, its family qualifier, else what its
+    source is about) and that family's vendor, for the rules that compare products with their context."""
+    fam = None
+    if c.subject.startswith("family:"):
+        fam = c.subject
+    elif isinstance(c.qualifiers.get("family"), str):
+        fam = c.qualifiers["family"]
+    else:
+        src = view.kb.sources.get(c.source or "")
+        fam = next((a for a in (src.about if src else ()) if a.startswith("family:")), None)
+    out: dict[str, Any] = {}
+    if fam:
+        out["ctx_family"] = fam
+        vendor = view.ref(fam, "vendor")
+        if vendor is not None and view.ref(fam, "in_catalog") is not None and view.ref(fam, "in_catalog").value:
+            out["ctx_vendor"] = vendor.value
+    return out
 
 
 def size_records(view: ReleaseView) -> list[dict[str, Any]]:
@@ -227,6 +248,7 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
     by_claim: dict[str, list[dict]] = defaultdict(list)
     seen_pairs: dict[tuple, dict] = {}
     res_by_finding = {r.get("by"): r for r in resolutions if r.get("by")}
+    ref_keys = {f.key for f in view.reference}
     premises: dict[str, list[dict]] = defaultdict(list)
     for p in sorted(d.derived("premise"), key=lambda p: (p["claim"], p["prem"])):
         if all(x["id"] != p["prem"] for x in premises[p["claim"]]):
@@ -266,6 +288,8 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
                     item["evidence"].append(f["via"])
             if premises.get(c.id):
                 item["premises"] = premises[c.id]
+            if f["basis"] == "derivation" and f.get("evidence"):
+                item["grounds"] = grounds(d, str(f["evidence"]), ref_keys)
             findings.append(item)
             if pair:
                 seen_pairs[pair] = item
@@ -288,6 +312,22 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
     res = AuditResult(view.name, d, findings, statuses, dict(corroboration), dict(by_claim))
     res.view = view
     return res
+
+
+def grounds(d: Derivation, fk: str, ref_keys: set[str]) -> list[str]:
+    """The reference facts a derived fact finally rests on (the leaves of its proof), sorted."""
+    seen, stack, out = {fk}, [fk], set()
+    while stack:
+        k = stack.pop()
+        if k in ref_keys:
+            out.add(k)
+            continue
+        for firing in d.supports.get(k, ())[:1]:        # the first proof suffices
+            for p in firing.premises:
+                if p not in seen:
+                    seen.add(p)
+                    stack.append(p)
+    return sorted(out)
 
 
 def _rule_of(d: Derivation, fk: str) -> str | None:

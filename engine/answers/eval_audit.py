@@ -46,6 +46,7 @@ def _cited(finding: dict[str, Any]) -> set[str]:
     """Every id a finding rests on: its reference evidence and the claims it names."""
     ids = {str(x) for x in finding.get("evidence") or []}
     ids |= {c["id"] for c in finding.get("claims") or []}
+    ids |= {str(x) for x in finding.get("grounds") or []}
     for p in finding.get("premises") or []:
         ids.add(p.get("id") if isinstance(p, dict) else str(p))
     return {i.split("@")[0] for i in ids}      # a reference id cited at a version: R-T4-memory_gb@1

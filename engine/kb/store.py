@@ -37,6 +37,7 @@ class Source:
     language: str
     text: str
     title_en: str | None = None
+    about: tuple[str, ...] = ()    # the entities the document is about (e.g. family:GN7): the context of its claims
 
     def line_of_offset(self, offset: int) -> int:
         return self.text.count("\n", 0, offset) + 1
@@ -329,7 +330,7 @@ def load_kb(root: str | Path, fill_spans: bool = False) -> KB:
     # regular files only, none outside the directory: a FIFO, a device or an escaping symlink is refused
     names = {name for name, _ in tree_files(root, rel(root))}
     vocab = Vocabulary.load(root / "vocabulary.yaml", rel(root / "vocabulary.yaml"), root)
-    sources = _load_sources(root, rel, issues)
+    sources = _load_sources(root, rel, issues, vocab)
     facts: list[Fact] = []
     for name in sorted(n for n in names if n.startswith("claims/") and n.endswith(".yaml") and n.count("/") == 1):
         facts += _load_claim_file(root / name, rel(root / name), vocab, sources, issues, fill_spans)
@@ -350,7 +351,7 @@ def load_kb(root: str | Path, fill_spans: bool = False) -> KB:
     return KB(root, vocab, sources, facts, releases)
 
 
-def _load_sources(root: Path, rel, issues: list[Issue]) -> dict[str, Source]:
+def _load_sources(root: Path, rel, issues: list[Issue], vocab: Vocabulary | None = None) -> dict[str, Source]:
     path = root / "sources" / "sources.yaml"
     data = load_file(path, rel(path), root)
     out: dict[str, Source] = {}
@@ -386,9 +387,19 @@ def _load_sources(root: Path, rel, issues: list[Issue]) -> dict[str, Source]:
         lang = item.get("language")
         if lang not in ("zh", "en"):
             issues.append(Issue(f"unknown language {short(lang)}", rel(path), line, "language", ["en", "zh"]))
+        about = item.get("about") or []
+        if not isinstance(about, list) or not all(isinstance(a, str) for a in about):
+            issues.append(Issue(f"about must be a list of entity ids, got {short(about)}", rel(path), line, "about"))
+            about = []
+        elif vocab is not None:
+            unknown = [a for a in about if a not in vocab.entities]
+            for a in unknown:
+                issues.append(Issue(f"about names unknown entity {short(a)}", rel(path), item.line_of("about"), "about",
+                                    sorted(e for e in vocab.entities if e.startswith(("family:", "gpu:", "platform:")))))
+            about = [a for a in about if a not in unknown]
         out[sid] = Source(sid, str(item["file"]), str(item.get("title") or ""), item.get("publisher"),
                           None if item.get("published") is None else str(item.get("published")),
-                          str(lang), text, item.get("title_en"))
+                          str(lang), text, item.get("title_en"), tuple(about))
     return out
 
 
