@@ -174,7 +174,7 @@ def run_audit(service, view: ReleaseView) -> AuditResult:
         r.update(claim_context(view, f))
         claim_recs.append(r)
     groups = factrec.group_records(claim_recs)
-    records += groups + claim_recs + size_records(view)
+    records += groups + claim_recs + size_records(view) + [effect_record(view)]
     scenarios: dict[str, dict] = {}
     for c, pick, body in check_scenarios(view):
         try:
@@ -209,7 +209,33 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         vendor = view.ref(fam, "vendor")
         if vendor is not None and view.ref(fam, "in_catalog") is not None and view.ref(fam, "in_catalog").value:
             out["ctx_vendor"] = vendor.value
+    # the GPU the claim is about, and whether the claim itself names it (1) or only its source's subject does (0)
+    gpu, stated = None, 1
+    if c.subject.startswith("gpu:"):
+        gpu = c.subject
+    elif isinstance(c.qualifiers.get("gpu"), str):
+        gpu = c.qualifiers["gpu"]
+    elif fam:
+        carried = view.ref(fam, "gpu")
+        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
+            gpu = carried.value[0]
+        stated = 1 if (c.subject == fam or c.qualifiers.get("family") == fam) else 0
+    if gpu:
+        out["ctx_gpu"], out["ctx_stated"] = gpu, stated
     return out
+
+
+def effect_record(view: ReleaseView) -> dict[str, Any]:
+    """What the reference tier says each technique, method or tool does: the entities with a documented
+    effect (and the key of that fact), and those whose effect is limited on a single GPU."""
+    subjects, keys, single = [], [], []
+    for f in sorted(view.reference, key=lambda f: f.id):
+        if f.attribute == "effect" and not f.qualifiers and f.subject not in subjects:
+            subjects.append(f.subject)
+            keys.append(f.key)
+            if "limited_on_single_gpu" in (f.value or []):
+                single.append(f.subject)
+    return {"t": "effects", "fk": "effects", "subjects": subjects, "keys": keys, "single_gpu_limited": single}
 
 
 def size_records(view: ReleaseView) -> list[dict[str, Any]]:

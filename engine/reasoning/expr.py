@@ -83,6 +83,19 @@ def _has(xs, x):
     return x in (xs if isinstance(xs, (list, tuple)) else [xs])
 
 
+def _qhas(q, x):
+    """Does a flattened list qualifier (items joined with |) contain x?"""
+    return isinstance(q, str) and x in q.split("|")
+
+
+def _lookup(x, keys, values):
+    """The value paired with key x in two parallel lists (None when x is not a key)."""
+    for k, v in zip(_as_list(keys), _as_list(values)):
+        if k == x:
+            return v
+    return None
+
+
 def _len(xs):
     return len(xs) if isinstance(xs, (list, tuple, str)) else (0 if xs is None else 1)
 
@@ -252,6 +265,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
     "convert": (_convert, 3, 3),
     "has": (_has, 2, 2),
     "len": (_len, 1, 1),
+    "qhas": (_qhas, 2, 2),
+    "lookup": (_lookup, 3, 3),
     "overlaps": (_overlaps, 4, 4),
     "within": (_within, 3, 3),
     "same_set": (_same_set, 2, 2),
