@@ -44,7 +44,7 @@ def check_scenarios(view: ReleaseView) -> list[tuple[Fact, str, dict[str, Any]]]
         if c.attribute not in CHECKED_ATTRS:
             continue
         q = c.qualifiers
-        method = (q.get("method") or "").split(":")[-1] or CONCEPT_METHOD.get(c.subject)
+        method = (q.get("method") or "").split(":")[-1] or CONCEPT_METHOD.get(c.subject) or task_method(q.get("task"), vocab)
         techniques = set(q.get("techniques") or [])
         if method == "lora" and ({"technique:quantization", "software:bitsandbytes"} & techniques):
             method = "qlora"
@@ -86,6 +86,10 @@ def check_scenarios(view: ReleaseView) -> list[tuple[Fact, str, dict[str, Any]]]
             body["precision"] = precs[0]
         if "technique:gradient_checkpointing" in techniques and method != "inference":
             body["gradient_checkpointing"] = True
+        if method == "qlora":
+            # what practitioners run: QLoRA's paper and PEFT's prepare_model_for_kbit_training turn
+            # gradient checkpointing on for k-bit training
+            body["gradient_checkpointing"] = True
         if "technique:flash_attention" in techniques:
             body["flash_attention"] = True
         b = q.get("batch")
@@ -97,6 +101,17 @@ def check_scenarios(view: ReleaseView) -> list[tuple[Fact, str, dict[str, Any]]]
         for pick, size in sizes:
             out.append((c, pick, {**body, **size}))
     return out
+
+
+def task_method(tasks: Any, vocab) -> str | None:
+    """The method a claim means when it names only a task: inference for serving, full training for a
+    kind of training (what a claim of "training" a named model means unless it names LoRA or QLoRA)."""
+    names = [str(t) for t in (tasks or [])]
+    if names and all(t == "inference" for t in names):
+        return "inference"
+    if any("training" in vocab.enum_chain("task", t) and t != "pretraining" for t in names):
+        return "full"
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
