@@ -237,6 +237,18 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         stated = 1 if (c.subject == fam or c.qualifiers.get("family") == fam) else 0
     if gpu:
         out["ctx_gpu"], out["ctx_stated"] = gpu, stated
+    # the instance roles each task of the claim calls for; a cluster or multi-machine scale makes training large-scale
+    vocab = view.kb.vocab
+    large = c.qualifiers.get("scale") in ("cluster", "multi_node")
+    sets = []
+    for t in c.qualifiers.get("task") or []:
+        roles = vocab.task_roles(str(t))
+        if large and "large_scale_training" in roles:
+            roles = ("large_scale_training",)
+        if roles:
+            sets.append("|".join(sorted(roles)))
+    if sets:
+        out["task_roles"] = sets
     return out
 
 

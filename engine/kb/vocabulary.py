@@ -148,6 +148,13 @@ class Vocabulary:
             self.attributes[name] = Attribute(name, t, spec.get("dimension"), spec.get("enum"), kinds,
                                               tuple(spec.get("applies_to") or ()), spec.get("en", name), spec.get("zh", name),
                                               inherited, closed)
+        role_names = set(self.enums.get("role") or {})
+        for enum_name, entries in self.enums.items():
+            for value, spec in (entries or {}).items():
+                for r in (spec or {}).get("roles") or () if isinstance(spec, dict) else ():
+                    if r not in role_names:
+                        issues.append(Issue(f"enum {enum_name} value {value}: unknown role {short(r)}", path,
+                                            None, "roles", sorted(role_names)))
         for eid, spec in self.entities.items():
             for ref in (spec.get("family"),) + tuple(spec.get("variants") or ()):
                 if ref and ref not in self.entities:
@@ -182,6 +189,14 @@ class Vocabulary:
             if not parent or parent in out:
                 return out
             out.append(parent)
+
+    def task_roles(self, task: str) -> tuple[str, ...]:
+        """The instance roles a task may call for (``roles`` on the task enum), inherited from its parents."""
+        for t in self.enum_chain("task", task):
+            roles = (self.enums.get("task", {}).get(t) or {}).get("roles")
+            if roles:
+                return tuple(roles)
+        return ()
 
     def polarity(self, verdict: str) -> int:
         return int((self.enums.get("verdict", {}).get(verdict) or {}).get("polarity", 0))

@@ -96,6 +96,18 @@ def _lookup(x, keys, values):
     return None
 
 
+def _all_covered(sets, roles):
+    """Is every |-joined set in ``sets`` contained in ``roles``?"""
+    have = set(_as_list(roles))
+    return bool(_as_list(sets)) and all(set(x.split("|")) <= have for x in _as_list(sets))
+
+
+def _none_covered(sets, roles):
+    """Is every |-joined set in ``sets`` disjoint from ``roles``?"""
+    have = set(_as_list(roles))
+    return bool(_as_list(sets)) and all(not (set(x.split("|")) & have) for x in _as_list(sets))
+
+
 def _len(xs):
     return len(xs) if isinstance(xs, (list, tuple, str)) else (0 if xs is None else 1)
 
@@ -266,6 +278,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
     "has": (_has, 2, 2),
     "len": (_len, 1, 1),
     "qhas": (_qhas, 2, 2),
+    "all_covered": (_all_covered, 2, 2),
+    "none_covered": (_none_covered, 2, 2),
     "lookup": (_lookup, 3, 3),
     "overlaps": (_overlaps, 4, 4),
     "within": (_within, 3, 3),
