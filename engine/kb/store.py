@@ -211,8 +211,8 @@ class KB:
                 if self.introduced_in(f) > rel.index:
                     continue
                 r = self.retired_in(f.id)
-                if r is not None and r <= rel.index:
-                    continue
+                if r is not None and r <= rel.index and self.introduced_in(f) <= r:
+                    continue                # retired; a version revised in a later release brings it back
                 old = chosen.get(f.id)
                 if old is None or f.version > old.version:
                     chosen[f.id] = f
