@@ -23,7 +23,7 @@ import sys
 import traceback
 from typing import Any, Callable, Sequence
 
-from gpukb.engine.errors import GpukbError, Issue
+from gpukb.engine.errors import BadInput, GpukbError, Issue
 from gpukb.engine.terms import FINDING_KINDS, LANGS, METHODS, OPTIMIZERS, PRECISIONS
 from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 
@@ -186,6 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", metavar="S", help="only the findings about this source's claims")
     p.add_argument("--kind", choices=KINDS, help="only findings of this kind")
     p.add_argument("--format", choices=("claimreview",), help="schema.org ClaimReview JSON-LD")
+    p.add_argument("--gaps", action="store_true",
+                   help="list the reference facts that would decide the unverifiable claims, most claims first")
     p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
     json_flag(p)
 
@@ -420,6 +422,17 @@ def render_audit(d: dict[str, Any], lang: str = "en") -> str:
     return "\n".join(lines)
 
 
+def render_gaps(d: dict[str, Any], lang: str = "en") -> str:
+    reasons = ", ".join(f"{k} {v}" for k, v in (d.get("reasons") or {}).items())
+    lines = [f"{d.get('unverifiable', 0)} of {d.get('claims', 0)} claims unverifiable in release {d.get('kb_version')}"
+             + (f" ({reasons})" if reasons else ""),
+             "missing reference facts, most claims first:"]
+    for g in d.get("gaps") or []:
+        lines.append(f"  {g['count']:3}  {g['subject']} {g['attribute']}  ({', '.join(g['claims'][:6])}"
+                     + (" ..." if len(g["claims"]) > 6 else "") + ")")
+    return "\n".join(lines)
+
+
 def render_versions(d: dict[str, Any]) -> str:
     lines = []
     for r in d.get("versions") or []:
@@ -583,6 +596,12 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     kb = _engine(*_dirs(args))
+    if args.gaps:
+        if args.source or args.kind or args.format:
+            raise BadInput("--gaps lists the gaps of a whole release; it takes no --source, --kind or --format")
+        d = _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version)
+        print_json(d) if args.json else print(render_gaps(d))
+        return 0
     d = _method(kb, "audit", "the audit")(source=args.source, kind=args.kind, kb_version=args.kb_version, fmt=args.format)
     if (args.json or args.format):
         print_json(d)

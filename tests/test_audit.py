@@ -65,11 +65,10 @@ def test_full_fine_tuning_memory_of_7b_hundreds_vs_at_least_24(audit):
     ("S002-C128", "misattributed"),          # GN7-A10: not a Tencent family; Alibaba's gn7i carries the A10
     ("S002-C016", "overstated"),             # T4 tensor cores "FP32": not in the product brief
     ("S001-C065", "overstated"),             # T4 FP32 "1/3~1/2" of the A10's: it is 0.26
-    ("S000-C025", "inconsistent_with_derivation"),  # GN7 for 30B-70B LoRA on one card
-    ("S002-C083", "inconsistent_with_derivation"),  # QLoRA of 13B on one T4 at the defaults
-    ("S002-C037", "supported"),              # 8-12 GB for a 4-bit 7B with LoRA
+    ("S000-C025", "incorrect"),              # GN7 for 30B-70B LoRA, said on the false premise that GN7 has 80 GB cards
+    ("S002-C083", "supported"),              # QLoRA of 13B on one T4 with QLoRA's own defaults (checkpointing on)
     ("S001-C034", "supported"),              # LoRA of Llama-2-7B needs ≥ 12 GB
-    ("S002-C010", "unverifiable"),           # "GN7.T4large" is not in Tencent's catalog
+    ("S002-C010", "incorrect"),              # "GN7.T4large exists": not in Tencent's catalog
 ])
 def test_pinned_statuses(audit, cid, expected):
     assert status(audit, cid) == expected, [(f["kind"], f["explanation"]["en"][:120]) for f in audit.findings_for(cid)]

@@ -64,8 +64,8 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
-    assert names == ["2026.09", "2026.10", "2026.12"]
-    first, second, last = (kb.release(n) for n in names)
+    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1"]
+    first, second, last, newest = (kb.release(n) for n in names)
     assert {c.source for c in first.claims} == {"S000", "S001"}
     assert {c.source for c in second.claims} == {"S000", "S001", "S002"}
     # the T4 bandwidth is revised in 2026.12: old value before, new value after
@@ -73,9 +73,13 @@ def test_releases_tell_the_history(kb):
     assert first.facts["R-T4-memory_bandwidth"].norm.lo == 300
     assert last.facts["R-T4-memory_bandwidth"].version == 2
     assert last.facts["R-T4-memory_bandwidth"].norm.lo == 320
-    # the unverified A10 FP16 figure is retired
+    # the unverified A10 FP16 figure is retired, then comes back in 2026.12.1 citing NVIDIA's datasheet
     assert "R-A10-fp16_tensor_tflops" in second.facts
     assert "R-A10-fp16_tensor_tflops" not in last.facts
+    assert newest.facts["R-A10-fp16_tensor_tflops"].version == 2
+    assert "datasheet" in newest.facts["R-A10-fp16_tensor_tflops"].citation
+    # facts added with `since:` appear from their release on
+    assert "R-ZERO2-comm" not in last.facts and "R-ZERO2-comm" in newest.facts
 
 
 def test_a_named_release_yields_exactly_its_facts(kb):

@@ -16,6 +16,7 @@ from typing import Any
 from ..kb import facts as factrec
 from . import scenario as scen
 from ..errors import BadInput, Issue
+from .audit_gaps import reason as unverifiable_reason
 from .explain import walk
 from ..kb.store import Fact, ReleaseView
 from ..kb.labels import fact_label, gb
@@ -356,6 +357,10 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
         status = r["status"] if r else "unverifiable"
         statuses[c.id] = {"status": status, "rank": r["rank"] if r else 0, "resolution": r["fk"] if r else None,
                           "findings": [x["id"] for x in by_claim.get(c.id, [])]}
+        if status == "unverifiable":
+            statuses[c.id]["reason"] = unverifiable_reason(c, by_claim.get(c.id, []), view)
+        if premises.get(c.id):
+            statuses[c.id]["premises"] = premises[c.id]
     corroboration: dict[str, list[dict]] = defaultdict(list)
     for f in sorted(raw, key=lambda f: (f["claim"], f["fk"])):     # one order in every process
         if f["fkind"] == "supported" and f["basis"] == "reference" and f.get("other"):

@@ -14,6 +14,7 @@ from typing import Any
 
 from . import ask, catalog, conclusions, query, sizing
 from . import diff as diff_mod
+from . import audit_gaps
 from .audit import audit_answer, claimreview, run_audit
 from .. import limits
 from ..errors import BadInput, Issue
@@ -120,6 +121,11 @@ class GpuKB:
                 raise BadInput(f"unknown source {source!r}", [Issue(f"unknown source {source!r}", field="source", allowed=sorted(self.kb.sources))])
             return claimreview(res, view, source)
         return audit_answer(res, view, source, kind)
+
+    def audit_gaps(self, kb_version: str | None = None) -> dict[str, Any]:
+        """The reference facts that would decide the most unverifiable claims (the curator's to-do list)."""
+        view = self.view(kb_version)
+        return audit_gaps.gaps(self.audit_result(view.name).statuses, view)
 
     def diff(self, a: str, b: str) -> dict[str, Any]:
         return self.cached(("diff", a, b), lambda: diff_mod.diff(self, a, b))

@@ -1,4 +1,5 @@
-"""GET /v1/audit[?source=&kind=&format=claimreview&kb_version=]: every claim checked, as findings."""
+"""GET /v1/audit[?source=&kind=&format=claimreview&kb_version=]: every claim checked, as findings;
+GET /v1/audit/gaps[?kb_version=]: the reference facts that would decide the unverifiable claims."""
 from __future__ import annotations
 
 from flask import Blueprint
@@ -22,3 +23,9 @@ def audit():
     if fmt == "claimreview":
         return json_response(result, mimetype="application/ld+json")
     return json_response(result)
+
+
+@bp.get("/v1/audit/gaps")
+def audit_gaps():
+    args = read_args(KB_VERSION)
+    return json_response(engine_method("audit_gaps", "the audit's gaps")(kb_version=args["kb_version"]))
