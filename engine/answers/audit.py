@@ -64,6 +64,10 @@ def check_scenarios(view: ReleaseView) -> list[tuple[Fact, str, dict[str, Any]]]
                 sizes.append((f"{p.hi / 1e9:g}B", {"params": p.hi}))
             elif p.lo is not None:
                 sizes.append((f"{p.lo / 1e9:g}B", {"params": p.lo}))
+        if not sizes and polarity != 0:
+            # the claim leaves the model open: probe the smallest and the largest model of the catalog;
+            # if the verdict differs between them the claim depends on a scope it does not state
+            sizes = probe_sizes(view)
         if not sizes:
             continue
         hw: dict[str, Any] = {}
@@ -102,6 +106,17 @@ def check_scenarios(view: ReleaseView) -> list[tuple[Fact, str, dict[str, Any]]]
         for pick, size in sizes:
             out.append((c, pick, {**body, **size}))
     return out
+
+
+def probe_sizes(view: ReleaseView) -> list[tuple[str, dict[str, Any]]]:
+    """The smallest and the largest model of the catalog (by parameter count), as probe picks."""
+    models = sorted((f.norm.point(), f.subject) for f in view.reference
+                    if f.attribute == "params" and f.subject.startswith("model:") and isinstance(f.norm, Interval)
+                    and f.norm.point())
+    if len(models) < 2:
+        return []
+    return [(f"probe:smallest {models[0][1].split(':')[1]}", {"model": models[0][1]}),
+            (f"probe:largest {models[-1][1].split(':')[1]}", {"model": models[-1][1]})]
 
 
 def task_method(tasks: Any, vocab) -> str | None:
@@ -202,7 +217,8 @@ def run_audit(service, view: ReleaseView) -> AuditResult:
             rec = scen.record(s, qid)
             rec["has_arch"] = int(all(view.ref(s.get("model"), a) is not None for a in ("layers", "hidden_size", "heads"))) if s.get("model") else 0
             scenarios[qid] = rec
-        records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick})
+        probe = 1 if pick.startswith("probe:smallest") else 2 if pick.startswith("probe:largest") else 0
+        records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
     records += list(scenarios.values())
     d = service.reasoner.run(records)
     return _collect(view, d)
