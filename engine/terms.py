@@ -29,8 +29,8 @@ FINDING_KINDS: tuple[str, ...] = ("misattributed", "incorrect", "inconsistent_wi
                                   "understated", "contradiction", "unverifiable", "scope_dependent", "supported")
 
 #: Why a claim is unverifiable.
-UNVERIFIABLE_REASONS: tuple[str, ...] = ("advice_or_opinion", "no_reference_for_attribute",
-                                         "vocabulary_cannot_express", "depends_on_workload")
+UNVERIFIABLE_REASONS: tuple[str, ...] = ("advice", "workload", "no_reference", "not_expressible", "open_world",
+                                         "not_in_catalog")
 
 #: Memory components of a sizing answer, in display order.
 MEMORY_COMPONENTS: tuple[str, ...] = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache",
@@ -56,10 +56,13 @@ LABELS: dict[str, dict[str, tuple[str, str]]] = {
         "supported": ("supported", "有据可依"),
     },
     "reason": {
-        "advice_or_opinion": ("advice or opinion", "建议或观点"),
-        "no_reference_for_attribute": ("no reference fact for this attribute", "参考层缺少该属性的事实"),
-        "vocabulary_cannot_express": ("the vocabulary cannot express it", "词表无法表达"),
-        "depends_on_workload": ("depends on the user's workload", "取决于具体工作负载"),
+        "advice": ("advice or opinion: no fact decides it", "建议或观点：没有事实可以判定"),
+        "workload": ("depends on the user's workload: the claim names no model, method or size to compute",
+                     "取决于用户的工作负载：说法未给出可计算的模型、方法或规模"),
+        "no_reference": ("the reference tier has no fact for this attribute of this subject", "参考层没有该对象这一属性的事实"),
+        "not_expressible": ("free text the vocabulary cannot express as a checkable value", "词表无法把这段自由文本表达为可核对的值"),
+        "open_world": ("the reference list does not mention it, and the list is not complete", "参考列表未提及，而该列表并不完整"),
+        "not_in_catalog": ("the name is not in the vendor's catalog: absence of evidence", "名称不在厂商目录中：只是查无证据"),
     },
     "verdict": {"fits": ("fits", "放得下"), "does_not_fit": ("does not fit", "放不下")},
 }

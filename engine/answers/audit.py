@@ -22,7 +22,7 @@ from ..kb.store import Fact, ReleaseView
 from ..kb.labels import fact_label, gb
 from ..reasoning.reasoner import Derivation
 from ..kb.vocabulary import Interval
-from ..terms import FINDING_KINDS
+from ..terms import FINDING_KINDS, label as term_label
 
 KINDS = FINDING_KINDS
 SEVERITY = {k: i for i, k in enumerate(KINDS)}
@@ -383,6 +383,16 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
             c = view.facts.get(f["claim"])
             if c is not None and statuses[c.id]["status"] == "supported":
                 corroboration[f["other"]].append(claim_ref(c))
+    for item in findings:                     # a claim judged in its source's context names its premise
+        for p in item.get("premises") or []:
+            prem = view.facts.get(p["id"])
+            if prem is None:
+                continue
+            p["status"] = statuses.get(p["id"], {}).get("status", "unverifiable")
+            p["quote"] = prem.quote
+            item["explanation"] = {
+                "en": item["explanation"]["en"] + f" The claim rests on {p['id']} (“{prem.quote}”), which the audit finds {p['status']}.",
+                "zh": item["explanation"]["zh"] + f" 该说法以 {p['id']}（“{prem.quote}”）为前提，审计结论为：{term_label('finding', p['status'], 'zh')}。"}
     res = AuditResult(view.name, d, findings, statuses, dict(corroboration), dict(by_claim))
     res.view = view
     return res
@@ -430,6 +440,16 @@ def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseV
     attr = vocab.attributes[c.attribute]
     subj = vocab.label(c.subject)
     cv = _val(c, vocab)
+    if basis == "reference" and other is not None and f.get("via"):
+        via = view.facts.get(str(f["via"]).split("@")[0])
+        ctx = vocab.label(f.get("context") or c.subject)
+        gpu = vocab.label(other.subject)
+        ov, cv = _val(other, vocab), _val(c, vocab)
+        cite = f"{other.citation} ({other.confidence} confidence)"
+        vcite = f" [{via.citation}]" if via is not None else ""
+        word = {"supported": ("agrees with", "一致"), "incorrect": ("contradicts", "不符")}.get(kind, (kind, kind))
+        return {"en": f"{ctx} carries the {gpu}{vcite}, so it has the {gpu}'s {attr.en}: {ov} [{cite}]. The claim ({cv}) {word[0]} it.",
+                "zh": f"{ctx} 搭载的是 {gpu}{vcite}，因此其{attr.zh}即 {gpu} 的：{ov} [{cite}]。该说法（{cv}）与之{word[1]}。"}
     if basis == "reference" and other is not None:
         ov = _val(other, vocab)
         cite = f"{other.citation} ({other.confidence} confidence)"

@@ -1,8 +1,8 @@
 """Why a claim stays unverifiable, and the curator's to-do list of the reference facts that would decide
 the most claims (``gpukb audit --gaps``, ``GET /v1/audit/gaps``).
 
-The reasons are a small closed set, named in ``kb/vocabulary.yaml`` (enum ``unverifiable_reason``) with
-their wording in both languages; each reason names the fact (subject and attribute) that would decide
+The reasons are a small closed set, named with their wording in both languages in
+:mod:`gpukb.engine.terms` (``UNVERIFIABLE_REASONS``); each reason names the fact (subject and attribute) that would decide
 the claim, so gaps can be counted.
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..kb.store import Fact, ReleaseView
+from ..terms import label
 
 ADVICE_MODALITIES = ("recommendation",)
 TEXT_TYPES = ("text",)
@@ -38,8 +39,7 @@ def reason(c: Fact, findings: list[dict[str, Any]], view: ReleaseView) -> dict[s
     elif c.modality in ("verdict", "estimate") and not any(k in c.qualifiers for k in SCOPE_KEYS):
         code = "workload"
         needs = {"subject": c.subject, "attribute": c.attribute, "qualifiers": list(SCOPE_KEYS[:3])}
-    label = vocab.enums.get("unverifiable_reason", {}).get(code) or {}
-    return {"code": code, "en": label.get("en", code), "zh": label.get("zh", code), "decided_by": needs}
+    return {"code": code, "en": label("reason", code, "en"), "zh": label("reason", code, "zh"), "decided_by": needs}
 
 
 def gaps(statuses: dict[str, dict[str, Any]], view: ReleaseView) -> dict[str, Any]:

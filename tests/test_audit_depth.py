@@ -1,0 +1,119 @@
+"""The audit's depth (issue 15): families judged through their GPU and sizes, claims judged in their
+source's context with the premise named, advice checked against the hardware and the libraries, open-world
+lists, bounds, practitioners' defaults, and a reason for every unverifiable claim."""
+from __future__ import annotations
+
+import pytest
+
+from gpukb.engine.terms import UNVERIFIABLE_REASONS
+
+from ._engine import bundled
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return bundled()
+
+
+@pytest.fixture(scope="module")
+def audit(kb):
+    return kb.audit_result(kb.kb.latest)
+
+
+def top(audit, cid):
+    """The claim's status and the finding that decided it."""
+    st = audit.status_of(cid)
+    return st["status"], next((f for f in audit.findings_for(cid) if f["kind"] == st["status"]), None)
+
+
+def cites(finding, fid):
+    return any(e.split("@")[0] == fid for e in finding["evidence"]) or any(c["id"] == fid for c in finding["claims"])
+
+
+@pytest.mark.parametrize("cid, status, evidence", [
+    ("S000-C036", "incorrect", ["R-T4-nvlink", "R-GN7-gpu"]),   # "GN7 usually has NVLink": its GPU, the T4, has none
+    ("S001-C025", "supported", ["R-T4-nvlink", "R-GN7-gpu"]),   # "no multi-GPU NVLink"
+    ("S001-C013", "supported", ["R-GN7.2XLARGE32-vcpu"]),      # a typical size with 8 vCPUs: GN7.2XLARGE32 has them
+    ("S001-C016", "scope_dependent", []),                       # "16-64 GB host memory": some sizes only
+    ("S001-C027", "incorrect", []),                             # "cannot scale out": GN7 has 2- and 4-GPU sizes
+])
+def test_family_claims_through_gpu_and_sizes(audit, cid, status, evidence):
+    got, f = top(audit, cid)
+    assert got == status
+    for e in evidence:
+        assert cites(f, e), (e, f["evidence"])
+
+
+def test_a_gpu_spec_stated_for_a_family_is_judged_for_the_family_and_names_its_premise(audit):
+    # S000: GN7's cards have "40GB or 80GB HBM2e" - true of an A100, false of GN7 (T4, 16 GB GDDR6)
+    for cid in ("S000-C004", "S000-C005", "S000-C008"):
+        got, f = top(audit, cid)
+        assert got == "incorrect"
+        assert cites(f, "R-GN7-gpu")
+        assert any(p["id"] == "S000-C002" and p["status"] == "incorrect" for p in f["premises"])
+        assert "S000-C002" in f["explanation"]["en"] and "S000-C002" in f["explanation"]["zh"]
+
+
+def test_the_claimreview_export_carries_the_premise(kb):
+    reviews = kb.audit(fmt="claimreview")["@graph"]
+    r = next(r for r in reviews if r["@id"].endswith(":S000-C004"))
+    assert r["reviewRating"]["alternateName"] == "incorrect"
+    assert "S000-C002" in r["reviewBody"]
+
+
+@pytest.mark.parametrize("cid, status, evidence", [
+    ("S002-C092", "incorrect", "R-T4-bf16_native"),             # BF16 recommended for the T4
+    ("S002-C098", "supported", "R-T4-tensor_core_precisions"),  # FP16 recommended for the T4
+    ("S002-C103", "incorrect", "R-DATALOADER-max_workers"),     # 2-4 DataLoader workers per CPU core
+    ("S002-C080", "incorrect", "R-ZERO-comm"),                  # "ZeRO reduces communication"
+    ("S002-C047", "misattributed", "R-oss-vendor"),             # Alibaba's OSS recommended for a Tencent instance
+])
+def test_advice_is_checked_against_hardware_and_libraries(audit, cid, status, evidence):
+    got, f = top(audit, cid)
+    assert got == status
+    assert cites(f, evidence), f["evidence"]
+
+
+def test_a_list_that_is_not_complete_does_not_refute_what_it_lacks(kb, audit):
+    view = kb.view()
+    for cid, st in audit.statuses.items():
+        c = view.facts[cid]
+        if c.attribute != "effect" or st["status"] != "incorrect":
+            continue
+        # an effect claim is refuted only by something other than the effect list's silence
+        f = next(f for f in audit.findings_for(cid) if f["kind"] == "incorrect")
+        assert f["rule"].split("@")[0] != "audit.ref.set.disagrees", cid
+
+
+def test_a_lower_bound_compared_with_a_card_holds_whenever_the_need_is_at_or_above_it(audit):
+    # "pre-training a 7B+ model needs more than the T4's 16 GB": the computed need is far above 16 GB
+    assert top(audit, "S002-C028")[0] == "supported"
+
+
+def test_derivation_checks_use_qlora_with_gradient_checkpointing(audit):
+    got, f = top(audit, "S002-C083")          # QLoRA of 7-13B fits one T4 (QLoRA's own recipe)
+    assert got == "supported"
+
+
+def test_every_unverifiable_claim_has_a_reason_that_names_what_would_decide_it(audit):
+    n = 0
+    for cid, st in audit.statuses.items():
+        if st["status"] != "unverifiable":
+            continue
+        n += 1
+        why = st["reason"]
+        assert why["code"] in UNVERIFIABLE_REASONS
+        assert why["en"] and why["zh"] and why["decided_by"]["subject"]
+    assert n > 0
+
+
+def test_gaps_in_cli_and_api(client, cli):
+    r = client.get("/v1/audit/gaps")
+    assert r.status_code == 200
+    d = r.get_json()
+    assert d["unverifiable"] == sum(d["reasons"].values())
+    counts = [g["count"] for g in d["gaps"]]
+    assert counts == sorted(counts, reverse=True) and counts
+    out = cli.json("audit", "--gaps", "--json")
+    assert out["gaps"] == d["gaps"]
+    assert client.get("/v1/audit/gaps?kb_version=nope").status_code == 400   # an unknown release, in the one error shape
