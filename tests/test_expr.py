@@ -164,6 +164,18 @@ FUNCTION_CASES = [
     ("scope_diff('task=fine_tuning>training|inference', 'task=fine_tuning>training')", ["task"]),
     ("rel_diff(100, 80)", 0.2),
     ("rel_diff(0, 0)", 0.0),
+    ("count_agree(10, 20, [5, 12, 21, 40], 0.1)", 2),
+    ("first_agree(10, 20, [5, 12, 21], ['a', 'b', 'c'], 0)", "b"),
+    ("first_disagree(10, 20, [12, 30], ['a', 'b'], 0)", "b"),
+    ("first_disagree(1, 1, [1, 1], ['a', 'b'], 0)", None),
+    ("qhas('software:nccl|software:pytorch-ddp', 'software:pytorch-ddp')", True),
+    ("qhas(null, 'x')", False),
+    ("lookup('b', ['a', 'b'], [1, 2])", 2),
+    ("lookup('z', ['a', 'b'], [1, 2])", None),
+    ("all_covered(['a|b', 'a'], ['a', 'b', 'c'])", True),
+    ("all_covered(['a|d'], ['a', 'b'])", False),
+    ("none_covered(['d|e', 'f'], ['a', 'b'])", True),
+    ("none_covered(['a|d'], ['a'])", False),
 ]
 
 
@@ -205,9 +217,9 @@ def test_function_arity_table_is_enforced_at_parse_time():
 # errors
 
 PARSE_ERRORS = [
-    ("sqrt(4)", r"unknown function 'sqrt' \(column 1\); allowed: abs, agree, ceil, coalesce, convert, floor, has, if, "
-                r"intersects, len, max, min, overlaps, pow, qdiff, qonly, rel_diff, round, same_set, scope_diff, "
-                r"subset, within"),
+    ("sqrt(4)", r"unknown function 'sqrt' \(column 1\); allowed: abs, agree, all_covered, ceil, coalesce, convert, "
+                r"count_agree, first_agree, first_disagree, floor, has, if, intersects, len, lookup, max, min, "
+                r"none_covered, overlaps, pow, qdiff, qhas, qonly, rel_diff, round, same_set, scope_diff, subset, within"),
     ("max()", r"max\(\) takes 1\.\.16 arguments, got 0"),
     ("ceil(1, 2)", r"ceil\(\) takes 1\.\.1 arguments, got 2"),
     ("if(1, 2)", r"if\(\) takes 3\.\.3 arguments, got 2"),
