@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInput, Issue
 from ..kb.store import ReleaseView
+from . import ask_choice as choice
 from .ask_parser import parse_question
 from .catalog import claim_brief
 from .query import query
@@ -34,6 +35,21 @@ def ask(state: GpuKB, q: str, lang: str | None = None, kb_version: str | None = 
             ans["note"] = {"en": "The question asks why not, but it does fit.", "zh": "问题问为什么不行，但实际上放得下。"}
         ans["answer"] = ans["summary"][lang]
         return ans
+    if parsed.kind in ("comparison", "instance_choice", "inverse") and not parsed.missing:
+        try:
+            if parsed.kind == "comparison":
+                out = choice.compare(state, parsed.scenario, parsed.compared, view, lang)
+            elif parsed.kind == "instance_choice":
+                out = choice.instance_choice(state, parsed.scenario, view, lang)
+            else:
+                out = choice.inverse(state, parsed.scenario, parsed.target or "params", view, lang)
+        except BadInput as exc:
+            return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [exc.message],
+                    "examples": parsed.examples, "answer": exc.message}
+        out = {**base, **out}
+        if parsed.understood.get("assumed"):
+            out["assumed"] = parsed.understood["assumed"]
+        return out
     if parsed.kind == "fact" and parsed.fact:
         return {**base, "kind": "fact", **fact(state, parsed.fact["subject"], parsed.fact["attribute"], view, lang)}
     return {**base, "kind": "unknown", "understood": parsed.understood, "missing": parsed.missing or ["what to look up"],

@@ -34,27 +34,8 @@ MISSING_HARDWARE = "a GPU, instance or memory size"
 MISSING_LOOKUP = "what to look up"
 MISSING_SUBJECT = "which GPU, instance, model or product"
 
-#: Method keywords beyond the vocabulary's aliases (regexes on lower-cased text). QLoRA comes
-#: before LoRA, and the LoRA pattern refuses a preceding letter, so "qlora" is never read as LoRA.
-METHOD_KEYWORDS: tuple[tuple[str, str], ...] = (
-    ("qlora", r"(?<![a-z0-9])q[\s\-_]?lora(?![a-z0-9])"),
-    ("lora", r"(?<![a-z0-9])lora(?![a-z0-9])|低秩适配"),
-    ("full", r"(?<![a-z])full(?:y)?[\s\-_]*(?:param(?:eter)?s?[\s\-_]*)?"
-             r"(?:fine[\s\-_]*tun(?:e|ed|es|ing)|finetun(?:e|ed|es|ing)|ft)(?![a-z])"),
-    ("full", r"(?<![a-z])full[\s\-_]*param(?:eter)?s?(?![a-z])"),
-    ("full", r"全量(?:参数)?(?:微调|训练)|全参数?(?:微调|训练)|全参数|全部参数"),
-    ("pretrain", r"(?<![a-z])pre[\s\-_]*train(?:ing|ed|s)?(?![a-z])|(?<![a-z])from[\s\-_]+scratch(?![a-z])"),
-    ("pretrain", r"预训练|从头(?:开始)?训练|从零(?:开始)?训练"),
-    ("inference", r"(?<![a-z])(?:inference|inferencing|infer|serv(?:e|es|ing)|deploy(?:s|ed|ing|ment)?)(?![a-z])"),
-    ("inference", r"推理|部署|上线服务"),
-)
-
-#: Precision and optimizer keywords the vocabulary's aliases do not cover.
-PRECISION_KEYWORDS: tuple[tuple[str, str], ...] = (
-    ("fp32", r"单精度|全精度"),
-    ("int8", r"(?<![0-9])8[\s\-_]*(?:比特|bit)(?![a-z])"),
-    ("int4", r"(?<![0-9])4[\s\-_]*(?:比特|bit)(?![a-z])"),
-)
+#: Method, precision and intent cues are data: the ``cues`` section of kb/vocabulary.yaml.
+#: Optimizer keywords the vocabulary's aliases do not cover.
 OPTIMIZER_KEYWORDS: tuple[tuple[str, str], ...] = (
     ("adamw8bit", r"(?<![a-z])(?:paged[\s\-_]*)?adamw?[\s\-_]*8[\s\-_]*bit(?![a-z])|bnb[\s\-_]*adamw?"),
 )
@@ -140,14 +121,12 @@ _PH = {"gpu": "\ue000", "family": "\ue001", "instance": "\ue002", "model": "\ue0
 _PH_OTHER = "\ue004"
 _PRIVATE_USE = re.compile(r"[\ue000-\uf8ff]")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
-_SEP = re.compile(r"[\s\-_]+")
+_SEP = re.compile(r"[\s\-_.]+")
 _SPACES = re.compile(r"[\s\-]+")
 _DIGIT_LETTER = re.compile(r"(?<=[0-9])(?=[a-z])")
 _G = "\ue000+"  # one GPU name in the masked text
 _NUM = r"(?<![0-9.])(\d{1,7}(?:\.\d{1,4})?)(?![0-9]|\.[0-9])"
 
-_METHOD_RES = tuple((m, re.compile(p)) for m, p in METHOD_KEYWORDS)
-_PRECISION_RES = tuple((v, re.compile(p)) for v, p in PRECISION_KEYWORDS)
 _OPTIMIZER_RES = tuple((v, re.compile(p)) for v, p in OPTIMIZER_KEYWORDS)
 _FACT_RES = tuple((a, tuple(re.compile(p) for p in ps)) for a, ps in FACT_KEYWORDS)
 
@@ -241,10 +220,15 @@ class ParsedQuestion:
     understood: dict[str, Any] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
+    compared: dict[str, list[str]] = field(default_factory=dict)   # comparison: the hardware compared
+    target: str | None = None                                      # inverse: what to maximise
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready copy (fresh containers, so callers may mutate it)."""
-        return {
+        extra: dict[str, Any] = {k: list(v) for k, v in self.compared.items()}
+        if self.target:
+            extra["target"] = self.target
+        return {**extra,
             "kind": self.kind,
             "lang": self.lang,
             "scenario": dict(self.scenario),
@@ -276,7 +260,7 @@ def _alias_pattern(alias: str) -> str:
     ending in a digit takes a plural "s" ("A100s"); a latin start may follow "4x" ("4xA100").
     """
     tokens = [t for t in _SEP.split(alias) if t]
-    body = r"[\s\-_]*".join(r"\s?".join(re.escape(p) for p in _DIGIT_LETTER.split(t)) for t in tokens)
+    body = r"[\s\-_.]*".join(r"\s?".join(re.escape(p) for p in _DIGIT_LETTER.split(t)) for t in tokens)
     head, tail = tokens[0][0], tokens[-1][-1]
     if head.isascii() and head.isalnum():
         body = r"(?:(?<![a-z0-9])|(?<=[0-9]x))" + body
@@ -320,6 +304,26 @@ def _match_entities(low: str, vocab: Vocabulary) -> list[_Match]:
             for i in range(f.start, f.end):
                 taken[i] = True
     return sorted(chosen, key=lambda x: x.start)
+
+
+_CUES: "weakref.WeakKeyDictionary[Vocabulary, dict[str, tuple[tuple[str, re.Pattern[str]], ...]]]" = weakref.WeakKeyDictionary()
+
+
+def _cues(vocab: Vocabulary) -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
+    """The vocabulary's cue patterns, compiled once per vocabulary: group -> ((value, pattern), ...)."""
+    try:
+        cached = _CUES.get(vocab)
+    except TypeError:
+        cached = None
+    if cached is not None:
+        return cached
+    compiled = {g: tuple((v, re.compile(p)) for v, ps in (getattr(vocab, "cues", {}).get(g) or {}).items() for p in ps)
+                for g in ("method", "precision", "intent")}
+    try:
+        _CUES[vocab] = compiled
+    except TypeError:
+        pass
+    return compiled
 
 
 # --- helpers ----------------------------------------------------------------------------------------
@@ -414,7 +418,18 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
 
     # hardware: an instance beats a family beats a GPU beats a bare memory size
     gpu_hits = of_kind("gpu")
-    gpu_ids = [_resolve_variant(m, masked, vocab) for m in gpu_hits]
+    assumed: list[dict[str, Any]] = []
+    gpu_ids = []
+    for m in gpu_hits:
+        eid = _resolve_variant(m, masked, vocab)
+        variants = _sized_variants(eid, vocab)
+        if variants:             # "A100" alone: take the smaller card, say so, and offer the others
+            eid = variants[0]
+            if not any(a["field"] == "gpu" and a["value"] == name(eid) for a in assumed):
+                assumed.append({"field": "gpu", "text": norm[m.start:m.end], "value": name(eid),
+                                "alternatives": [name(v) for v in variants[1:]]})
+        gpu_ids.append(eid)
+    distinct_gpus = list(dict.fromkeys(gpu_ids))
     if of_kind("instance"):
         scenario["instance"] = name(of_kind("instance")[0].eid)
     elif of_kind("family"):
@@ -438,13 +453,22 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
         scenario["params"] = params[0]
         note("params", params[1], params[0])
 
-    method = _earliest([(m.start, name(m.eid)) for m in of_kind("method") if name(m.eid) in METHODS]
-                       + [(x.start(), v) for v, rx in _METHOD_RES for x in rx.finditer(masked)])
+    cues = _cues(vocab)
+    method_hits = ([(m.start, name(m.eid)) for m in of_kind("method") if name(m.eid) in METHODS]
+                   + [(x.start(), v) for v, rx in cues["method"] for x in rx.finditer(masked)])
+    # a training method named anywhere beats a serving verb ("run a LoRA fine-tune"); QLoRA beats LoRA
+    # when both cues cover the same words ("4-bit LoRA")
+    training = [h for h in method_hits if h[1] != "inference"]
+    if any(h[1] == "qlora" for h in training):
+        training = [h for h in training if h[1] != "lora"]
+    method = _earliest(training) or _earliest(method_hits)
     if method:
         scenario["method"] = method
     prec_hits = [(m.start, name(m.eid)) for m in of_kind("precision") if name(m.eid) in PRECISIONS]
     prec_hits += [(m.start, "mixed") for m in matches if m.eid == "technique:mixed_precision"]
-    precision = _earliest(prec_hits + [(x.start(), v) for v, rx in _PRECISION_RES for x in rx.finditer(masked)])
+    precision = _earliest(prec_hits + [(x.start(), v) for v, rx in cues["precision"] for x in rx.finditer(masked)])
+    if precision in ("int4", "nf4") and scenario.get("method") == "qlora":
+        precision = None          # QLoRA's 4-bit base is the method itself
     if precision:
         scenario["precision"] = precision
     optimizer = _earliest([(m.start, name(m.eid)) for m in of_kind("optimizer") if name(m.eid) in OPTIMIZERS]
@@ -485,7 +509,35 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
     if ignored:
         understood["ignored"] = ignored
 
+    intent_hits = {v for v, rx in cues["intent"] for x in [rx.search(masked)] if x}
+    instances = list(dict.fromkeys(name(m.eid) for m in of_kind("instance")))
+    families = list(dict.fromkeys(name(m.eid) for m in of_kind("family")))
+    if assumed:
+        understood["assumed"] = assumed
     has_workload = "model" in scenario or "params" in scenario
+    compared = ("gpus_compared", [name(g) for g in distinct_gpus]) if len(distinct_gpus) > 1 else \
+               ("instances_compared", instances) if len(instances) > 1 else \
+               ("families_compared", families) if len(families) > 1 else None
+    if compared and "compare" in intent_hits and (has_workload or "method" in scenario):
+        for k in ("gpu", "instance", "family"):
+            scenario.pop(k, None)
+        pq = ParsedQuestion("comparison", out_lang, scenario, False, negated, None, understood, [], list(EXAMPLES[out_lang]))
+        pq.compared = {compared[0]: compared[1]}
+        return pq
+    inverse = next((t for t, cue in (("params", "max_model"), ("batch", "max_batch"), ("seq_len", "max_seq_len"))
+                    if cue in intent_hits), None)
+    if inverse and (has_workload or inverse == "params") and not (subject and not has_workload and fact_attr not in (None,)):
+        missing = [] if any(k in scenario for k in ("gpu", "instance", "family", "vram_gb")) else [MISSING_HARDWARE]
+        pq = ParsedQuestion("inverse", out_lang, scenario, False, negated, None, understood, missing, list(EXAMPLES[out_lang]))
+        pq.target = inverse
+        return pq
+    if "instance_choice" in intent_hits and (families or instances or "instance" in low or "实例" in low or "规格" in low) \
+            and (has_workload or "method" in scenario):
+        scenario.pop("instance", None)
+        if families:
+            scenario["family"] = families[0]
+        return ParsedQuestion("instance_choice", out_lang, scenario, False, negated, None, understood,
+                              [] if has_workload else [MISSING_WORKLOAD], list(EXAMPLES[out_lang]))
     has_hardware = any(k in scenario for k in ("gpu", "instance", "family", "vram_gb"))
     sizing_cues = has_hardware or ask_min or "method" in scenario or bool(_SIZING_CUES.search(low))
     examples = list(EXAMPLES[out_lang])
@@ -511,6 +563,15 @@ def _generic_model(eid: str, vocab: Vocabulary) -> bool:
     """A model entity with no fixed size (a family such as "Llama", or "LLMs in general")."""
     label = str(vocab.entities.get(eid, {}).get("name", "")).lower()
     return "(family)" in label or "in general" in label
+
+
+def _sized_variants(eid: str, vocab: Vocabulary) -> list[str]:
+    """The sized variants of a generic GPU ("A100" -> A100-40GB, A100-80GB), smallest memory first."""
+    variants = [str(v) for v in vocab.entities.get(eid, {}).get("variants") or []]
+    def size(v: str) -> float:
+        m = re.search(r"(\d+)gb$", v.lower())
+        return float(m.group(1)) if m else math.inf
+    return sorted(variants, key=lambda v: (size(v), v))
 
 
 def _resolve_variant(m: _Match, masked: str, vocab: Vocabulary) -> str:

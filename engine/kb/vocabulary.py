@@ -83,6 +83,43 @@ class Attribute:
     closed: bool = False
 
 
+CUE_GROUPS = ("method", "precision", "intent")
+
+
+def _load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The question parser's cue words: group -> value -> regular expressions over lower-cased text.
+
+    They are data (the words people use for a method, a precision or a kind of question, in English and
+    Chinese); each pattern is compiled here so a broken one is reported with its file and line.
+    """
+    out: dict[str, dict[str, tuple[str, ...]]] = {g: {} for g in CUE_GROUPS}
+    if raw is None:
+        return out
+    if not isinstance(raw, dict):
+        issues.append(Issue("cues must be a mapping of groups", path, 1, "cues", CUE_GROUPS))
+        return out
+    for group, values in raw.items():
+        line = raw.line_of(group) if hasattr(raw, "line_of") else None
+        if group not in CUE_GROUPS:
+            issues.append(Issue(f"unknown cue group {short(group)}", path, line, "cues", CUE_GROUPS))
+            continue
+        if not isinstance(values, dict):
+            issues.append(Issue(f"cues.{group} must map values to lists of patterns", path, line, f"cues.{group}"))
+            continue
+        for value, patterns in values.items():
+            vline = values.line_of(value) if hasattr(values, "line_of") else line
+            if not isinstance(patterns, list) or not all(isinstance(x, str) and x for x in patterns):
+                issues.append(Issue(f"cues.{group}.{value} must be a list of patterns (text)", path, vline, f"cues.{group}.{value}"))
+                continue
+            for pat in patterns:
+                try:
+                    re.compile(pat)
+                except re.error as exc:
+                    issues.append(Issue(f"cues.{group}.{value}: bad pattern {short(pat)}: {exc}", path, vline, f"cues.{group}.{value}"))
+            out[group][str(value)] = tuple(patterns)
+    return out
+
+
 class Vocabulary:
     """Entities, attributes, units, enums and qualifiers read from kb/vocabulary.yaml."""
 
@@ -97,6 +134,7 @@ class Vocabulary:
         if issues:
             raise ValidationError(f"{path}: invalid vocabulary", issues)
         self.kinds: set[str] = set(data["kinds"])
+        self.cues: dict[str, dict[str, tuple[str, ...]]] = _load_cues(data.get("cues"), path, issues)
         self.units: dict[str, dict[str, float]] = {d: {str(u): float(f) for u, f in us.items()} for d, us in data["units"].items()}
         self.enums: dict[str, dict[str, dict]] = {n: dict(vals or {}) for n, vals in data["enums"].items()}
         self.entities: dict[str, dict] = {}
