@@ -28,7 +28,7 @@ CASES: list[tuple[str, str, dict, dict]] = [
     ("can GN7 fine-tune Llama-2-7B with QLoRA?", "sizing",
      {"family": "GN7", "model": "model:llama-2-7b", "method": "qlora"}, {"negated": False}),
     ("how many A100s for full fine-tuning Llama-2-70B?", "sizing",
-     {"gpu": "A100", "model": "model:llama-2-70b", "method": "full"}, {"ask_min_gpus": True}),
+     {"gpu": "A100-40GB", "model": "model:llama-2-70b", "method": "full"}, {"ask_min_gpus": True}),
     ("Can I LoRA Qwen2.5-7B on an A10 with seq 4096 and batch 4?", "sizing",
      {"gpu": "A10", "model": "model:qwen2.5-7b", "method": "lora", "seq_len": 4096, "batch": 4}, {}),
     ("65B QLoRA on a single 48GB GPU", "sizing",
@@ -57,7 +57,7 @@ CASES: list[tuple[str, str, dict, dict]] = [
     ("LoRA rank 16 for Llama-3-8B on T4 with 4K context", "sizing",
      {"method": "lora", "lora_rank": 16, "model": "model:llama-3-8b", "gpu": "T4", "seq_len": 4096}, {}),
     ("7B pretrain batch=256 on 8 H100 without activation checkpointing", "sizing",
-     {"params": 7e9, "method": "pretrain", "batch": 256, "gpus": 8, "gpu": "H100", "gradient_checkpointing": False}, {}),
+     {"params": 7e9, "method": "pretrain", "batch": 256, "gpus": 8, "gpu": "H100-80GB", "gradient_checkpointing": False}, {}),
     ("why can't a T4 fine-tune llama-3-8b", "sizing",
      {"gpu": "T4", "model": "model:llama-3-8b"}, {"negated": True}),
     ("Llama 13B LoRA on a 32GB V100", "sizing", {"params": 13e9, "gpu": "V100-32GB", "method": "lora"}, {}),
@@ -100,14 +100,14 @@ CASES: list[tuple[str, str, dict, dict]] = [
     ("用 4 张 T4 做 13B 的 LoRA 微调够吗", "sizing",
      {"gpus": 4, "gpu": "T4", "params": 13e9, "method": "lora"}, {}),
     ("130亿参数模型全参微调需要几张 A100", "sizing",
-     {"params": 13e9, "method": "full", "gpu": "A100"}, {"ask_min_gpus": True}),
+     {"params": 13e9, "method": "full", "gpu": "A100-40GB"}, {"ask_min_gpus": True}),
     ("70亿参数的模型用 24G 显存能 LoRA 吗", "sizing", {"params": 7e9, "vram_gb": 24.0, "method": "lora"}, {}),
     ("单张 48GB 显卡能跑 65B 的 QLoRA 吗", "sizing",
      {"gpus": 1, "vram_gb": 48.0, "params": 65e9, "method": "qlora"}, {}),
     ("8 卡 A800 预训练 70B，ZeRO3，序列长度 4096，批大小 8", "sizing",
-     {"gpus": 8, "gpu": "A800", "method": "pretrain", "params": 70e9, "zero": 3, "seq_len": 4096, "batch": 8}, {}),
+     {"gpus": 8, "gpu": "A800-80GB", "method": "pretrain", "params": 70e9, "zero": 3, "seq_len": 4096, "batch": 8}, {}),
     ("两张 A100 能全参数微调 130 亿参数的模型吗", "sizing",
-     {"gpus": 2, "gpu": "A100", "method": "full", "params": 13e9}, {}),
+     {"gpus": 2, "gpu": "A100-40GB", "method": "full", "params": 13e9}, {}),
     ("上下文 8k 的 7B LoRA 在 A10 上够吗", "sizing",
      {"seq_len": 8192, "params": 7e9, "method": "lora", "gpu": "A10"}, {}),
     ("7B 在 A10 上 LoRA，不开梯度检查点，开 flash attention", "sizing",
@@ -119,7 +119,7 @@ CASES: list[tuple[str, str, dict, dict]] = [
     ("Tesla T4 能部署 Llama-2-13B 吗？半精度", "sizing",
      {"gpu": "T4", "model": "model:llama-2-13b", "method": "inference", "precision": "fp16"}, {}),
     ("从头训练一个 1.5B 的模型，八卡 V100，混合精度，梯度检查点", "sizing",
-     {"method": "pretrain", "params": 1.5e9, "gpus": 8, "gpu": "V100", "precision": "mixed",
+     {"method": "pretrain", "params": 1.5e9, "gpus": 8, "gpu": "V100-16GB", "precision": "mixed",
       "gradient_checkpointing": True}, {}),
     ("13B LoRA 多少张卡", "sizing", {"params": 13e9, "method": "lora"},
      {"ask_min_gpus": True, "missing": [MISSING_HARDWARE]}),
@@ -191,8 +191,8 @@ def test_a_named_gpu_wins_over_a_memory_size(vocab: Vocabulary) -> None:
 
 
 @pytest.mark.parametrize("question,gpu", [
-    ("7B LoRA on A10", "A10"), ("7B LoRA on A100", "A100"), ("7B LoRA on an A100 40GB", "A100-40GB"),
-    ("7B LoRA on L4", "L4"), ("7B 在 T4上 LoRA", "T4"), ("7B on 4xA100", "A100"), ("7B on A100s", "A100"),
+    ("7B LoRA on A10", "A10"), ("7B LoRA on A100", "A100-40GB"), ("7B LoRA on an A100 40GB", "A100-40GB"),
+    ("7B LoRA on L4", "L4"), ("7B 在 T4上 LoRA", "T4"), ("7B on 4xA100", "A100-40GB"), ("7B on A100s", "A100-40GB"),
 ])
 def test_gpu_aliases_respect_word_boundaries(vocab: Vocabulary, question: str, gpu: str) -> None:
     assert parse_question(question, vocab).scenario["gpu"] == gpu
@@ -220,9 +220,19 @@ def test_host_ram_is_not_gpu_memory(vocab: Vocabulary) -> None:
     assert "vram_gb" not in s
 
 
-def test_plain_fine_tune_leaves_method_unset(vocab: Vocabulary) -> None:
-    assert "method" not in parse_question("fine-tune 7B on A10", vocab).scenario
-    assert "method" not in parse_question("在 A10 上微调 7B 模型", vocab).scenario
+def test_fine_tune_is_full_unless_an_adapter_is_named_and_train_alone_says_nothing(vocab: Vocabulary) -> None:
+    assert parse_question("fine-tune 7B on A10", vocab).scenario["method"] == "full"
+    assert parse_question("在 A10 上微调 7B 模型", vocab).scenario["method"] == "full"
+    assert parse_question("fine-tune 7B on A10 with LoRA", vocab).scenario["method"] == "lora"
+    assert parse_question("run a QLoRA fine-tune of 7B on a T4", vocab).scenario["method"] == "qlora"
+    assert "method" not in parse_question("train 7B on A10", vocab).scenario
+    assert parse_question("run 7B on A10", vocab).scenario["method"] == "inference"
+
+
+def test_a_generic_gpu_name_takes_the_smaller_card_and_says_so(vocab: Vocabulary) -> None:
+    p = parse_question("7B LoRA on an A100", vocab).as_dict()
+    assert p["scenario"]["gpu"] == "A100-40GB"
+    assert p["understood"]["assumed"] == [{"field": "gpu", "text": "A100", "value": "A100-40GB", "alternatives": ["A100-80GB"]}]
 
 
 def test_no_hardware_is_listed_as_missing(vocab: Vocabulary) -> None:

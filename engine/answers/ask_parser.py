@@ -456,12 +456,11 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
     cues = _cues(vocab)
     method_hits = ([(m.start, name(m.eid)) for m in of_kind("method") if name(m.eid) in METHODS]
                    + [(x.start(), v) for v, rx in cues["method"] for x in rx.finditer(masked)])
-    # a training method named anywhere beats a serving verb ("run a LoRA fine-tune"); QLoRA beats LoRA
-    # when both cues cover the same words ("4-bit LoRA")
-    training = [h for h in method_hits if h[1] != "inference"]
-    if any(h[1] == "qlora" for h in training):
-        training = [h for h in training if h[1] != "lora"]
-    method = _earliest(training) or _earliest(method_hits)
+    # an adapter method named anywhere wins ("fine-tune with QLoRA" is QLoRA); then a training verb
+    # ("run a full fine-tune" is training); a serving verb only when nothing else is said
+    named = {h[1] for h in method_hits}
+    method = next((m for m in ("qlora", "lora") if m in named), None) \
+        or _earliest([h for h in method_hits if h[1] in ("full", "pretrain")]) or _earliest(method_hits)
     if method:
         scenario["method"] = method
     prec_hits = [(m.start, name(m.eid)) for m in of_kind("precision") if name(m.eid) in PRECISIONS]
