@@ -62,6 +62,14 @@ def fact(state: GpuKB, subject: str, attribute: str, view: ReleaseView, lang: st
     """A fact answer: the reference value, its citation, and the source claims for and against it."""
     vocab = state.kb.vocab
     ref = view.ref(subject, attribute)
+    if ref is None and vocab.generic(subject) != subject:
+        ref = view.ref(vocab.generic(subject), attribute)     # a spec every variant shares (A100's bandwidth)
+    via = None
+    attr = vocab.attributes.get(attribute)
+    if ref is None and attr is not None and vocab.kind_of(subject) in attr.inherited_by:
+        carried = view.ref(subject, "gpu")                   # a family has its GPU's ECC, NVLink, BF16 ...
+        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
+            ref, via = view.ref(carried.value[0], attribute), carried
     audit = state.audit_result(view.name)
     claims = [c for c in view.claims if c.subject == subject and c.attribute == attribute]
     support, disagree = [], []
@@ -69,16 +77,28 @@ def fact(state: GpuKB, subject: str, attribute: str, view: ReleaseView, lang: st
         st = audit.status_of(c.id)["status"] if audit else "unverifiable"
         item = {**claim_brief(c), "status": st, "value": c.value_text(vocab)}
         (support if st == "supported" else disagree).append(item)
-    attr = vocab.attributes.get(attribute)
     if ref is not None:
         value = ref.value if not isinstance(ref.value, list) else [v.split(":")[-1] if isinstance(v, str) else v for v in ref.value]
         fact = {"subject": subject, "attribute": attribute, "value": value, "unit": ref.unit,
                 "text": ref.value_text(vocab), "id": ref.key}
-        answer_en = f"{vocab.label(subject)} {attr.en if attr else attribute}: {ref.value_text(vocab)} [1: {ref.citation}, {ref.confidence} confidence]."
-        answer_zh = f"{vocab.label(subject)} 的{attr.zh if attr else attribute}：{ref.value_text(vocab)} [1：{ref.citation}，置信度 {ref.confidence}]。"
+        conf_zh = {"high": "高", "medium": "中", "low": "低"}.get(str(ref.confidence), str(ref.confidence))
+        text_en = text_zh = ref.value_text(vocab)
+        if isinstance(ref.value, bool):
+            text_en, text_zh = ("yes", "是") if ref.value else ("no", "否")
+        answer_en = f"{vocab.label(subject)} {attr.en if attr else attribute}: {text_en} [1: {ref.citation}, {ref.confidence} confidence]."
+        answer_zh = f"{vocab.label(subject)} 的{attr.zh if attr else attribute}：{text_zh} [1：{ref.citation}，置信度{conf_zh}]。"
+        if via is not None:
+            gpu = vocab.label(via.value[0])
+            answer_en = (f"{vocab.label(subject)} carries the {gpu} [2: {via.citation}], so its {attr.en} is the {gpu}'s: "
+                         f"{text_en} [1: {ref.citation}, {ref.confidence} confidence].")
+            answer_zh = (f"{vocab.label(subject)} 搭载的是 {gpu} [2：{via.citation}]，因此其{attr.zh}与 {gpu} 相同：{text_zh}"
+                         f" [1：{ref.citation}，置信度{conf_zh}]。")
+            fact["via"] = via.key
         if ref.note:
             answer_en += f" Note: {ref.note}"
         support_ref = [{"type": "reference", "id": ref.key, "citation": ref.citation, "confidence": ref.confidence}]
+        if via is not None:
+            support_ref.append({"type": "reference", "id": via.key, "citation": via.citation, "confidence": via.confidence})
     else:
         fact = {"subject": subject, "attribute": attribute, "value": None, "text": "not in the reference tier"}
         answer_en = f"The reference tier has no {attr.en if attr else attribute} for {vocab.label(subject)}."

@@ -69,7 +69,7 @@ FACT_KEYWORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", (r"(?<![a-z])ecc(?![a-z])|纠错",)),
     ("tdp_w", (r"(?<![a-z])tdp(?![a-z])|功耗|耗电|power\s*(?:draw|consumption|usage|limit)|watt", )),
     ("architecture", (r"architecture|架构",)),
-    ("memory_type", (r"memory\s*type|type\s+of\s+memory|(?<![a-z])gddr\d*|(?<![a-z])hbm\d*e?(?![a-z])|显存类型|显存颗粒",)),
+    ("memory_type", (r"memory\s*type|(?:type|kind)\s+of\s+memory|(?<![a-z])gddr\d*|(?<![a-z])hbm\d*e?(?![a-z])|显存类型|显存颗粒",)),
     ("usable_memory", (r"usable\s+(?:gpu\s+)?memory|available\s+(?:gpu\s+)?memory|可用显存|可见显存",)),
     ("host_memory_gb", (r"host\s*(?:memory|ram)|system\s*(?:memory|ram)|cpu\s*memory|(?<![a-z])ram(?![a-z])|主机内存|系统内存|内存",)),
     ("vcpu", (r"vcpus?|cpu\s*cores?|how\s+many\s+(?:cpus|cores)|几核|核数|多少核|cpu\s*(?:数|核)",)),
@@ -77,14 +77,15 @@ FACT_KEYWORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("gpu_count", (r"how\s+many\s+(?:gpus?|cards?)|number\s+of\s+(?:gpus|cards)|gpu\s*(?:count|数量|个数)",
                    r"几张卡|几块卡|几卡|多少(?:张|块)?(?:卡|gpu)")),
     ("gpu", (r"(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:gpus?|graphics\s+cards?|cards?|accelerators?)|gpu\s+(?:model|type)",
-             r"什么\s*(?:型号的?\s*)?(?:gpu|显卡|卡)|哪(?:种|款|个|一种|一款)?\s*(?:gpu|显卡)|gpu\s*型号|显卡型号|配的?(?:是)?什么")),
+             r"什么\s*(?:型号的?\s*)?(?:gpu|显卡|卡)|哪(?:种|款|个|一种|一款|张|块)?\s*(?:gpu|显卡|卡)|gpu\s*型号|显卡型号|配的?(?:是)?什么")),
     ("memory_gb", (r"how\s+much\s+(?:gpu\s+)?(?:memory|vram)|memory\s*size|(?<![a-z])vram(?![a-z])|(?<![a-z])memory(?![a-z])|frame\s*buffer",
                    r"显存")),
     ("system_disk_gb", (r"system\s*disk|boot\s*disk|系统盘",)),
     ("family", (r"which\s+(?:instance\s+)?family|what\s+(?:instance\s+)?family|实例族|哪个系列|属于哪",)),
     ("vendor", (r"vendor|who\s+(?:sells|makes|offers|provides|runs|owns|builds)|(?:made|sold|offered|provided)\s+by|"
                 r"which\s+(?:company|cloud|provider)|from\s+which\s+(?:company|cloud|provider)",
-                r"厂商|哪家|谁家|哪个公司|哪个云|供应商|谁的产品")),
+                r"(?:tencent|alibaba|aliyun|aws|azure|google)\s*(?:cloud\s*)?(?:product|service)",
+                r"厂商|哪家|谁家|哪个公司|哪个云|供应商|谁的产品|(?:阿里云|腾讯云)(?:还是(?:阿里云|腾讯云))?的产品")),
     ("in_catalog", (r"(?<![a-z])(?:real|exists?|existence|fake|made[\s\-]+up|fictional)(?![a-z])|in\s+(?:the\s+)?catalog",
                     r"存在|真的有|真实|有没有这个|目录|虚构")),
     ("role", (r"intended\s+use|(?:used|good|designed|meant)\s+for\s*\??$|what\s+is\s+.{1,30}\s+for\s*\??$",
@@ -171,6 +172,7 @@ _MIN_GPUS_RES = (
     re.compile(r"number\s+of\s+(?:gpus|cards|" + _G + r")"),
     re.compile(r"(?:几|多少)\s*(?:张|块|个|片)?\s*" + _CARD),
     re.compile(r"(?:几|多少)\s*(?:张|块)"),
+    re.compile(r"(?:一|两|1|2)\s*(?:张|块)\s*够还是"),
 )
 _NEGATED_RES = (
     re.compile(r"(?<![a-z])why\b[^.?!]{0,60}?(?<![a-z])(?:not|can't|cant|cannot|won't|wont|doesn't|doesnt|isn't|isnt|don't|"
@@ -182,7 +184,8 @@ _SEQ_RES = (
     re.compile(r"(?:(?<![a-z])seq(?:uence)?(?:[\s_\-]*len(?:gth)?)?|max[\s_\-]*(?:seq[\s_\-]*)?len(?:gth)?|"
                r"context(?:[\s_\-]*(?:length|len|window|size))?|(?<![a-z])ctx(?:[\s_\-]*len)?|"
                r"序列长度|序列长|序列|上下文长度|上下文窗口|上下文|文本长度)"
-               r"\s*(?:of|=|:|is|为|是|长度)?\s*" + _NUM + r"\s*(k)?(?![a-z0-9])"),
+               r"\s*(?:of|=|:|is|为|是|长度|开到|开|设到|设为|到)?\s*" + _NUM + r"\s*(k)?(?![a-z0-9])"),
+    re.compile(_NUM + r"\s*(k)?\s*(?:的\s*)?(?:长度|序列长度)"),
     re.compile(_NUM + r"\s*(k)?\s*(?:-?\s*tokens?\s*)?(?:of\s+)?"
                r"(?:context|seq(?:uence)?(?:[\s_\-]*len(?:gth)?)?|上下文|序列|长文本)"),
     re.compile(_NUM + r"\s*(k)?[\s\-]*tokens?(?![a-z])"),
@@ -455,7 +458,7 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
 
     cues = _cues(vocab)
     method_hits = ([(m.start, name(m.eid)) for m in of_kind("method") if name(m.eid) in METHODS]
-                   + [(x.start(), v) for v, rx in cues["method"] for x in rx.finditer(masked)])
+                   + [(x.start(), v) for v, rx in cues["method"] for x in rx.finditer(low)])
     # an adapter method named anywhere wins ("fine-tune with QLoRA" is QLoRA); then a training verb
     # ("run a full fine-tune" is training); a serving verb only when nothing else is said
     named = {h[1] for h in method_hits}
@@ -466,8 +469,10 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
     prec_hits = [(m.start, name(m.eid)) for m in of_kind("precision") if name(m.eid) in PRECISIONS]
     prec_hits += [(m.start, "mixed") for m in matches if m.eid == "technique:mixed_precision"]
     precision = _earliest(prec_hits + [(x.start(), v) for v, rx in cues["precision"] for x in rx.finditer(masked)])
-    if precision in ("int4", "nf4") and scenario.get("method") == "qlora":
-        precision = None          # QLoRA's 4-bit base is the method itself
+    if precision == "int4" and scenario.get("method") == "qlora":
+        precision = None          # QLoRA's 4-bit base is the method itself (nf4 is kept when it is named)
+    if precision in ("int4", "int8") and "method" not in scenario:
+        scenario["method"] = "inference"   # integer weights with no training named: serving a quantized model
     if precision:
         scenario["precision"] = precision
     optimizer = _earliest([(m.start, name(m.eid)) for m in of_kind("optimizer") if name(m.eid) in OPTIMIZERS]
@@ -497,6 +502,8 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
     ask_min = any(rx.search(masked) for rx in _MIN_GPUS_RES)
     negated = any(rx.search(low) for rx in _NEGATED_RES)
     fact_attr, subject, attr_seen = _fact(low, matches, vocab)
+    if subject and _sized_variants(subject, vocab):
+        subject = _sized_variants(subject, vocab)[0]
 
     understood: dict[str, Any] = {
         "entities": [{"id": m.eid, "kind": m.kind, "text": norm[m.start:m.end]} for m in matches],
@@ -525,7 +532,7 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
         return pq
     inverse = next((t for t, cue in (("params", "max_model"), ("batch", "max_batch"), ("seq_len", "max_seq_len"))
                     if cue in intent_hits), None)
-    if inverse and (has_workload or inverse == "params") and not (subject and not has_workload and fact_attr not in (None,)):
+    if inverse and (has_workload or inverse == "params"):
         missing = [] if any(k in scenario for k in ("gpu", "instance", "family", "vram_gb")) else [MISSING_HARDWARE]
         pq = ParsedQuestion("inverse", out_lang, scenario, False, negated, None, understood, missing, list(EXAMPLES[out_lang]))
         pq.target = inverse
@@ -550,6 +557,8 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
     if attr_seen:
         understood["fact_keyword"] = attr_seen
     wants_sizing = ask_min or "method" in scenario or bool(_SIZING_CUES.search(low))
+    if wants_sizing and has_hardware and not attr_seen:
+        return ParsedQuestion("sizing", out_lang, scenario, ask_min, negated, None, understood, [MISSING_WORKLOAD], examples)
     missing = [MISSING_WORKLOAD]
     if wants_sizing and not has_hardware:
         missing.append(MISSING_HARDWARE)
@@ -580,7 +589,7 @@ def _resolve_variant(m: _Match, masked: str, vocab: Vocabulary) -> str:
         return m.eid
     sizes: list[str] = []
     before = re.search(r"(\d{2,3})\s*g(?:b|ib)?\s*$", masked[max(0, m.start - 10):m.start])
-    after = re.match(r"\s*\(?\s*(?:with\s+)?(\d{2,3})\s*g(?:b|ib)?(?![a-z0-9])", masked[m.end:m.end + 16])
+    after = re.match(r"\s*\(?\s*(?:with\s+)?(\d{2,3})\s*g(?:b|ib)?s?(?![a-z0-9])", masked[m.end:m.end + 16])
     sizes += [x.group(1) for x in (after, before) if x]
     for size in sizes:
         for v in variants:
@@ -671,7 +680,8 @@ def _fact(low: str, matches: list[_Match], vocab: Vocabulary) -> tuple[str | Non
         if spec is None or not any(rx.search(low) for rx in rxs):
             continue
         seen = seen or attr
-        for m in matches:
+        # an instance or family named beside its GPU is what the question is about ("the A100s in GT4")
+        for m in sorted(matches, key=lambda m: (m.kind not in ("instance", "family"), m.start)):
             if m.kind in spec.applies_to:
                 return attr, m.eid, seen
     return None, None, seen

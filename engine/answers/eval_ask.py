@@ -17,6 +17,7 @@ from .ask_parser import parse_question
 
 INTENTS = ("sizing", "compare", "instance_choice", "min_gpus", "max_model", "max_batch", "max_seq_len", "fact", "unknown")
 GOLD_ATTRIBUTES = {"bf16": "bf16_native", "pcie": "host_link"}
+GOLD_MODELS = {"gpt-3": "gpt3-175b"}
 INVERSE_INTENT = {"params": "max_model", "batch": "max_batch", "seq_len": "max_seq_len"}
 FIELDS = ("method", "model", "params", "gpu", "gpus", "precision", "seq_len", "batch", "zero", "lora_rank",
           "vram_gb", "instance", "family", "optimizer", "gpus_compared", "instances_compared", "families_compared",
@@ -70,6 +71,8 @@ def observed(parsed: dict[str, Any]) -> dict[str, Any]:
 def _same(field: str, want: Any, got: Any) -> bool:
     if field == "attribute":
         want = GOLD_ATTRIBUTES.get(str(want), want)
+    if field == "model":
+        want = GOLD_MODELS.get(str(want), want)
     if isinstance(want, (int, float)) and isinstance(got, (int, float)) and not isinstance(want, bool):
         return abs(float(want) - float(got)) <= 1e-6 * max(1.0, abs(float(want)))
     if isinstance(want, list) and isinstance(got, list):
