@@ -365,12 +365,30 @@ def render_fact(a: dict[str, Any], lang: str = "en") -> str:
     return "\n".join(lines)
 
 
+def render_choice(a: dict[str, Any], lang: str = "en") -> str:
+    """A comparison, an instance choice or an inverse answer: the answer, then each candidate sized."""
+    zh = lang == "zh"
+    lines = [_pick(a.get("answer"), lang)]
+    rows = a.get("options") or a.get("tried") or [x for x in (a.get("fits"), a.get("first_not_fitting")) if x]
+    for o in rows:
+        what = o.get("gpu") or o.get("instance") or o.get("family") or o.get("value")
+        verdict = {"fits": "放得下" if zh else "fits", "does_not_fit": "放不下" if zh else "does not fit"}.get(o.get("verdict"), o.get("error") or "?")
+        lines.append(f"  {what}: {verdict}  {_num(o.get('need_gb'))} / {_num(o.get('usable_gb_per_gpu'))} GB"
+                     + (f"  [{o['conclusion_id'][:24]}…]" if o.get("conclusion_id") else ""))
+    for x in a.get("assumed") or []:
+        alt = ", ".join(x.get("alternatives") or [])
+        lines.append(f"假定 {x['text']} 为 {x['value']}（也可以是：{alt}）" if zh else f"Assumed {x['text']} means {x['value']} (alternatives: {alt})")
+    return "\n".join(lines)
+
+
 def render_answer(a: dict[str, Any], lang: str = "en") -> str:
     kind = a.get("kind")
     if kind == "sizing" or (kind is None and "verdict" in a):
         return render_sizing(a, lang)
     if kind == "fact":
         return render_fact(a, lang)
+    if kind in ("comparison", "instance_choice", "inverse"):
+        return render_choice(a, lang)
     lines = [f"Not understood ({kind})." if kind else "No answer."]
     for key in ("answer", "message", "error"):
         if a.get(key):
