@@ -574,12 +574,7 @@ def _generic_model(eid: str, vocab: Vocabulary) -> bool:
 
 
 def _sized_variants(eid: str, vocab: Vocabulary) -> list[str]:
-    """The sized variants of a generic GPU ("A100" -> A100-40GB, A100-80GB), smallest memory first."""
-    variants = [str(v) for v in vocab.entities.get(eid, {}).get("variants") or []]
-    def size(v: str) -> float:
-        m = re.search(r"(\d+)gb$", v.lower())
-        return float(m.group(1)) if m else math.inf
-    return sorted(variants, key=lambda v: (size(v), v))
+    return vocab.sized_variants(eid)
 
 
 def _resolve_variant(m: _Match, masked: str, vocab: Vocabulary) -> str:

@@ -209,7 +209,7 @@ def run_audit(service, view: ReleaseView) -> AuditResult:
     scenarios: dict[str, dict] = {}
     for c, pick, body in check_scenarios(view):
         try:
-            s, _ = scen.normalise(body, vocab)
+            s, _ = scen.normalise(body, vocab, view)
         except BadInput:
             continue
         qid = "chk-" + hashlib.sha1(json.dumps(s, sort_keys=True, default=str).encode()).hexdigest()[:12]

@@ -19,7 +19,7 @@ def query(state: GpuKB, body: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise BadInput("the query must be a JSON object", [Issue("expected an object")])
     view = state.view(body.get("kb_version"))
-    s, notes = scen.normalise({k: v for k, v in body.items() if k != "kb_version"}, state.kb.vocab)
+    s, notes = scen.normalise({k: v for k, v in body.items() if k != "kb_version"}, state.kb.vocab, view)
     key = ("query", view.name, scen.conclusion_id(s, view.name), tuple(notes))
     return state.cached(key, lambda: sizing_answer(state, s, notes, view))
 
@@ -101,7 +101,7 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
             if change.get("method") == "qlora":
                 body["precision"] = "nf4"
             try:
-                s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab)
+                s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab, view)
                 r2 = state.run_scenario(s2, n2, view)
                 v2 = r2.one("verdict")
                 if v2:
@@ -115,7 +115,7 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
             if not item.get("fits") and "need_gb" in item:
                 # how many of that family's GPUs would it take
                 try:
-                    s3, n3 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab)
+                    s3, n3 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab, view)
                     mg = state.run_scenario(s3, n3, view).one("min_gpus")
                     if mg and mg.get("n"):
                         item["min_gpus"] = mg["n"]
@@ -151,7 +151,7 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
 
     def total(n: float) -> tuple[float, float] | None:
         try:
-            s2, n2 = scen.normalise({**base, "params": n}, state.kb.vocab)
+            s2, n2 = scen.normalise({**base, "params": n}, state.kb.vocab, view)
         except BadInput:
             return None
         v = state.run_scenario(s2, n2, view).one("verdict")

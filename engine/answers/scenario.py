@@ -82,8 +82,24 @@ def _entity(vocab: Vocabulary, key: str, v: Any, kinds: tuple[str, ...], issues:
     return eid
 
 
-def normalise(body: Any, vocab: Vocabulary) -> tuple[dict[str, Any], list[str]]:
-    """Validate a query body; return the normalised scenario and the notes on what was assumed."""
+def _native_bf16(s: dict[str, Any], view: Any) -> bool | None:
+    """Whether the scenario's GPU computes BF16 natively (None when the KB does not say)."""
+    if view is None:
+        return None
+    gpu = s.get("gpu")
+    if gpu is None and (s.get("instance") or s.get("family")):
+        carried = view.ref(s.get("instance") or s.get("family"), "gpu")
+        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
+            gpu = carried.value[0]
+    f = view.ref(gpu, "bf16_native") if gpu else None
+    return None if f is None else bool(f.value)
+
+
+def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str, Any], list[str]]:
+    """Validate a query body; return the normalised scenario and the notes on what was assumed.
+
+    With the release ``view`` the defaults follow the hardware: training on a GPU without native BF16
+    (a T4, a V100) defaults to FP16 mixed precision, as PyTorch AMP and the Hugging Face Trainer do there."""
     if not isinstance(body, dict):
         raise BadInput("the query must be a JSON object", [Issue(f"expected an object, got {type(body).__name__}")])
     issues: list[Issue] = []
@@ -117,8 +133,8 @@ def normalise(body: Any, vocab: Vocabulary) -> tuple[dict[str, Any], list[str]]:
     if "gpu" in b:
         g = _entity(vocab, "gpu", b["gpu"], ("gpu",), issues)
         if g and vocab.entities[g].get("variants"):
-            variants = vocab.entities[g]["variants"]
-            chosen = variants[-1]
+            variants = vocab.sized_variants(g)
+            chosen = variants[0]          # the smaller card: a verdict that holds there holds on the larger one
             notes.append(f"{vocab.label(g)} comes as {', '.join(v.split(':')[1] for v in variants)}: assumed {chosen.split(':')[1]}")
             g = chosen
         s["gpu"] = g
@@ -137,12 +153,15 @@ def normalise(body: Any, vocab: Vocabulary) -> tuple[dict[str, Any], list[str]]:
                             allowed=["--gpu NAME", "--instance TYPE", "--vram-gb X"]))
     # precision and optimizer
     default_prec = {"full": "bf16", "pretrain": "bf16", "lora": "bf16", "qlora": "nf4", "inference": "fp16"}[method]
+    no_bf16 = _native_bf16(s, view) is False
+    if no_bf16 and default_prec == "bf16":
+        default_prec = "fp16"
     prec = b.get("precision", default_prec)
     if prec not in PRECISIONS:
         issues.append(Issue(f"unknown precision {prec!r}", field="precision", allowed=list(PRECISIONS)))
         prec = default_prec
     if "precision" not in b:
-        notes.append(f"precision not given: assumed {prec}")
+        notes.append(f"precision not given: assumed {prec}" + (" (this GPU has no native BF16)" if no_bf16 and method != "inference" else ""))
     compute = prec
     if method == "qlora":
         compute = prec if prec in ("fp32", "fp16", "bf16", "mixed") else "bf16"
@@ -189,10 +208,15 @@ def normalise(body: Any, vocab: Vocabulary) -> tuple[dict[str, Any], list[str]]:
     if s.get("zero") and method in ("full", "pretrain") and one_gpu:
         notes.append(f"ZeRO stage {s['zero']} on one GPU partitions nothing: treated as stage 0 (give gpus > 1 to shard)")
         s["zero"] = 0
-    if s.get("zero") and method in ("inference", "lora", "qlora"):
-        notes.append(f"ZeRO stage {s['zero']} ignored for {method}: it partitions full training states")
+    if s.get("zero") and method == "inference":
+        notes.append(f"ZeRO stage {s['zero']} ignored for inference: it partitions training states")
         s["zero"] = 0
     for key in ("gradient_checkpointing", "flash_attention"):
+        if key == "gradient_checkpointing" and key not in b and method == "qlora":
+            # QLoRA's paper and PEFT's prepare_model_for_kbit_training turn it on: what practitioners run
+            s[key] = True
+            notes.append("gradient checkpointing not given: on, as QLoRA and PEFT's k-bit training set it up")
+            continue
         v = b.get(key, False)
         if not isinstance(v, bool):
             issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))

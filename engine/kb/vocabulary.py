@@ -228,6 +228,15 @@ class Vocabulary:
                 return out
             out.append(parent)
 
+    def sized_variants(self, eid: str) -> list[str]:
+        """The sized variants of a generic entity ("gpu:A100" -> A100-40GB, A100-80GB), smallest first."""
+        variants = [str(v) for v in self.entities.get(eid, {}).get("variants") or []]
+
+        def size(v: str) -> float:
+            m = re.search(r"(\d+)gb$", v.lower())
+            return float(m.group(1)) if m else math.inf
+        return sorted(variants, key=lambda v: (size(v), v))
+
     def task_roles(self, task: str) -> tuple[str, ...]:
         """The instance roles a task may call for (``roles`` on the task enum), inherited from its parents."""
         for t in self.enum_chain("task", task):

@@ -1,0 +1,91 @@
+"""Sizing as practitioners run it (issue 16): inference split over GPUs, self-consistent GPU counts,
+ZeRO-3 with adapters, the standard tools' defaults, and the KV cache of grouped-query models."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ._engine import bundled
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return bundled()
+
+
+MODELS = ["llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "qwen2.5-14b", "qwen2.5-72b", "mixtral-8x7b",
+          "gemma-2-27b", "bert-base", "vit-large"]
+GPUS = ["T4", "A10", "L4", "A100-40GB", "A100-80GB", "H100-80GB", "V100-32GB", "L20"]
+
+
+def scenarios(n: int, seed: int = 7):
+    rnd = random.Random(seed)
+    for _ in range(n):
+        method = rnd.choice(["inference", "full", "lora", "qlora"])
+        body = {"model": rnd.choice(MODELS), "method": method, "gpu": rnd.choice(GPUS),
+                "seq_len": rnd.choice([512, 2048, 8192]), "batch": rnd.choice([1, 4])}
+        if method == "inference":
+            body["precision"] = rnd.choice(["fp16", "int8", "int4"])
+        yield body
+
+
+def test_min_gpus_is_self_consistent(kb):
+    """Asking again with the stated count (and the stated ZeRO stage) fits."""
+    checked = 0
+    for body in scenarios(300):
+        a = kb.query(body)
+        n = a["min_gpus"]
+        if a["verdict"] == "fits" or n is None:
+            continue
+        again = {**body, "gpus": n}
+        if a.get("min_gpus_zero"):
+            again["zero"] = a["min_gpus_zero"]
+        b = kb.query(again)
+        assert b["verdict"] == "fits", (body, n, a.get("min_gpus_zero"), b["memory"], b["capacity"])
+        checked += 1
+    assert checked >= 40
+
+
+def test_inference_is_split_over_the_gpus(kb):
+    one = kb.query({"model": "llama-2-70b", "method": "inference", "gpu": "A100-80GB"})
+    two = kb.query({"model": "llama-2-70b", "method": "inference", "gpu": "A100-80GB", "gpus": 2})
+    assert one["verdict"] == "does_not_fit" and one["min_gpus"] == 2
+    assert two["verdict"] == "fits"
+
+
+def test_zero3_shards_the_frozen_base_of_lora(kb):
+    one = kb.query({"model": "llama-2-70b", "method": "lora", "gpu": "A100-80GB"})
+    four = kb.query({"model": "llama-2-70b", "method": "lora", "gpu": "A100-80GB", "gpus": 4, "zero": 3})
+    assert one["verdict"] == "does_not_fit" and four["verdict"] == "fits"
+    assert four["scenario"]["zero"] == 3
+
+
+@pytest.mark.parametrize("model, vram", [("llama-65b", 48), ("llama-33b", 24)])
+def test_qlora_headline_results_fit_with_the_default_flags(kb, model, vram):
+    """QLoRA (Dettmers et al., 2023): 65B on one 48 GB GPU, 33B on one 24 GB GPU."""
+    a = kb.query({"model": model, "method": "qlora", "vram_gb": vram})
+    assert a["verdict"] == "fits"
+    assert a["scenario"]["gradient_checkpointing"] is True
+    assert any("gradient checkpointing" in n for n in a["notes"])
+
+
+def test_training_on_a_gpu_without_bf16_defaults_to_fp16(kb):
+    t4 = kb.query({"model": "bert-base", "method": "full", "gpu": "T4"})
+    a100 = kb.query({"model": "bert-base", "method": "full", "gpu": "A100-80GB"})
+    assert t4["scenario"]["precision"] == "fp16" and any("no native BF16" in n for n in t4["notes"])
+    assert a100["scenario"]["precision"] == "bf16"
+
+
+def test_kv_cache_of_a_grouped_query_model_follows_its_config(kb):
+    # Llama-3-8B: 32 layers, hidden 4096, 32 heads, 8 KV heads (config.json); fp16 cache
+    a = kb.query({"model": "llama-3-8b", "method": "inference", "gpu": "A100-80GB", "seq_len": 8192, "batch": 1})
+    expected = 2 * 32 * 8192 * 1 * 4096 * (8 / 32) * 2 / 1e9
+    assert a["memory"]["kv_cache"] == pytest.approx(expected, rel=1e-3)
+    mha = kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 8192, "batch": 1})
+    assert mha["memory"]["kv_cache"] == pytest.approx(2 * 32 * 8192 * 4096 * 2 / 1e9, rel=1e-3)
+
+
+def test_a_generic_gpu_is_the_smaller_card(kb):
+    a = kb.query({"params": 7e9, "method": "inference", "gpu": "A100"})
+    assert a["scenario"]["gpu"] == "A100-40GB" and any("assumed A100-40GB" in n for n in a["notes"])
