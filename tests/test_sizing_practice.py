@@ -89,3 +89,12 @@ def test_kv_cache_of_a_grouped_query_model_follows_its_config(kb):
 def test_a_generic_gpu_is_the_smaller_card(kb):
     a = kb.query({"params": 7e9, "method": "inference", "gpu": "A100"})
     assert a["scenario"]["gpu"] == "A100-40GB" and any("assumed A100-40GB" in n for n in a["notes"])
+
+
+def test_the_headline_question_offers_a_change_that_fits_one_t4(kb):
+    a = kb.ask("why not T4 for 13B full fine-tune")
+    first = next(r for r in a["recommendations"] if r.get("fits"))
+    assert first["action"] != "more_gpus" and "gpus" not in first["change"]
+    assert first["change"].get("method") == "qlora"
+    assert first["need_gb"] <= first["capacity_gb"]
+    assert "QLoRA" in a["summary"]["en"] and "QLoRA" in a["summary"]["zh"]

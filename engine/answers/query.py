@@ -122,9 +122,45 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
                 except BadInput:
                     pass
         out.append(item)
-    out.sort(key=lambda x: (0 if x.get("fits") else 1, x.get("rule_rank") or 99))
+    out += pair_recommendations(state, r, view, out)
+    out.sort(key=lambda x: (0 if x.get("fits") else 1, x.get("rule_rank") or 99, x.get("rank_sum") or 0))
     for i, x in enumerate(out, 1):
         x["rank"] = i
+    return out
+
+
+PAIRABLE = ("use_fp16", "gradient_checkpointing", "flash_attention", "method_lora", "method_qlora")
+
+
+def pair_recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView,
+                         singles: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Two software or method changes together, for the pairs where neither fits alone (QLoRA with
+    gradient checkpointing fits a 13B fine-tune on one T4 when neither does by itself). Ranked like the
+    costlier of the two; changes of hardware are never paired."""
+    cands = [x for x in singles if x["action"] in PAIRABLE and x.get("change") and not x.get("fits") and "error" not in x]
+    out = []
+    for i, a in enumerate(cands):
+        for b in cands[i + 1:]:
+            if {a["action"], b["action"]} == {"method_lora", "method_qlora"}:
+                continue
+            change = {**a["change"], **b["change"]}
+            body = {**scen.inputs(r.scenario), **change}
+            if change.get("method") in ("lora", "qlora"):
+                body["zero"] = 0
+            if change.get("method") == "qlora":
+                body["precision"] = "nf4"
+            item: dict[str, Any] = {"action": f"{a['action']}+{b['action']}", "change": change,
+                                    "cost": f"{a['cost']}; {b['cost']}", "rule_rank": max(a["rule_rank"] or 0, b["rule_rank"] or 0),
+                                    "fact": [a["fact"], b["fact"]], "pair": [a["action"], b["action"]],
+                                    "rank_sum": (a["rule_rank"] or 0) + (b["rule_rank"] or 0)}
+            try:
+                s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab, view)
+                v2 = state.run_scenario(s2, n2, view).one("verdict")
+            except BadInput:
+                continue
+            if v2 and v2["verdict"] == "fits":
+                item.update(fits=True, need_gb=round(v2["need_gb"], 3), capacity_gb=round(v2["capacity_gb"], 3))
+                out.append(item)
     return out
 
 

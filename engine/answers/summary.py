@@ -66,8 +66,9 @@ def summary(state: GpuKB, a: dict[str, Any], t: dict, view: ReleaseView) -> dict
     fit_recs = [r for r in a["recommendations"] if r.get("fits")]
     if fit_recs:
         r0 = fit_recs[0]
-        en.append(f"Cheapest change that fits: {ACTION_TEXT.get(r0['action'], (r0['action'],))[0]} ({r0['cost']}).")
-        zh.append(f"能放下的最小改动：{ACTION_TEXT.get(r0['action'], (r0['action'], r0['action']))[1]}。")
+        parts = r0.get("pair") or [r0["action"]]
+        en.append(f"Cheapest change that fits: {' and '.join(ACTION_TEXT.get(p, (p, p))[0] for p in parts)} ({r0['cost']}).")
+        zh.append(f"能放下的最小改动：{'并'.join(ACTION_TEXT.get(p, (p, p))[1] for p in parts)}。")
     for p in a.get("precision", []):
         en.append(f"The {p['gpu']} has no native BF16, so use FP16 mixed precision.")
         zh.append(f"{p['gpu']} 不原生支持 BF16，应使用 FP16 混合精度。")
