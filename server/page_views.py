@@ -193,6 +193,10 @@ def recommendations_view(recs: list[dict[str, Any]], lang: str) -> list[dict[str
         action = r.get("action") or ""
         key = "action." + action
         label = tm(key, lang) if key in catalog().ui else verbatim(action.replace("_", " "))
+        if r.get("pair"):           # two changes together: each in words, joined
+            parts = [tm("action." + p, lang) if "action." + p in catalog().ui else verbatim(p.replace("_", " "))
+                     for p in r["pair"]]
+            label = parts[0] + Markup(" + ") + parts[1]
         change = r.get("change") or {}
         if action == "family" and change.get("family"):
             label = tm("action.family_to", lang, family=verbatim(strip_prefix(change["family"])))
@@ -234,6 +238,14 @@ def answer_view(a: dict[str, Any], ui_lang: str, component_label: Callable[[str]
         v["why_not"] = a.get("why_not")
         v["contradictions"] = a.get("contradictions") or []
         v["scenario"] = a.get("scenario") or {}
+    elif a.get("kind") in ("comparison", "instance_choice", "inverse"):
+        rows = a.get("options") or a.get("tried") or [x for x in (a.get("fits"), a.get("first_not_fitting")) if x]
+        v["options"] = [{"name": str(o.get("gpu") or o.get("instance") or o.get("family") or o.get("value")),
+                         "verdict": o.get("verdict"), "need_gb": o.get("need_gb"), "usable_gb": o.get("usable_gb_per_gpu"),
+                         "href": conclusion_href(o["conclusion_id"]) if o.get("conclusion_id") else None,
+                         "error": o.get("error")} for o in rows]
+        v["text"] = a.get("text") or a.get("deciding") or {}
+        v["assumed"] = a.get("assumed") or []
     elif a.get("kind") == "fact":
         v["fact"] = a.get("fact") or {}
         v["support"] = a.get("support") or []

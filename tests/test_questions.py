@@ -1,0 +1,73 @@
+"""Everyday questions (issue 21): runs, comparisons, instance choice, inverse questions and models by name,
+over the engine, the API, the pages and the CLI; and the parser's score on its gold corpus."""
+from __future__ import annotations
+
+import pytest
+
+from gpukb.engine.answers.eval_ask import evaluate, load_questions
+
+
+def test_run_means_inference_and_the_model_is_known(gpukb):
+    a = gpukb.ask("Can Qwen2.5-72B run on 4 L4s in int4?")
+    assert a["kind"] == "sizing"
+    assert a["scenario"]["method"] == "inference" and a["scenario"]["model"] == "qwen2.5-72b"
+    assert a["scenario"]["precision"] == "int4" and a["scenario"]["gpus"] == 4
+
+
+def test_a_comparison_is_answered_side_by_side(gpukb):
+    a = gpukb.ask("T4 or A10 for 7B LoRA?")
+    assert a["kind"] == "comparison" and [o["gpu"] for o in a["options"]] == ["T4", "A10"]
+    verdicts = {o["gpu"]: o["verdict"] for o in a["options"]}
+    assert verdicts == {"T4": "does_not_fit", "A10": "fits"}
+    assert a["best"] == "A10" and "T4" in a["deciding"]["en"] and "T4" in a["deciding"]["zh"]
+    assert all(o["conclusion_id"].startswith("Q-") for o in a["options"])
+    zh = gpukb.ask("A10 还是 T4 更适合 7B 的 LoRA 微调？")
+    assert zh["kind"] == "comparison" and zh["best"] == "A10" and "放得下" in zh["answer"]
+
+
+def test_instance_choice_names_the_smallest_size_and_why_smaller_ones_fail(gpukb):
+    a = gpukb.ask("What is the cheapest GN7 size that can QLoRA a 7B model?")
+    assert a["kind"] == "instance_choice" and a["family"] == "GN7"
+    assert a["choice"] and a["tried"][-1]["instance"] == a["choice"] and a["tried"][-1]["verdict"] == "fits"
+    assert all(t["verdict"] == "does_not_fit" for t in a["tried"][:-1])
+    for t in a["tried"][:-1]:
+        assert t["instance"] in a["answer"]
+
+
+def test_a_named_model_is_used_with_its_published_shape(gpukb):
+    a = gpukb.ask("Llama-3-70B 推理需要几张 A10？")
+    assert a["kind"] == "sizing" and a["scenario"]["model"] == "llama-3-70b"
+    assert a["parsed"]["ask_min_gpus"] and a["min_gpus"] >= 6
+    assert "Llama-3-70B" in a["answer"] and "卡" in a["answer"]
+
+
+def test_inverse_question(gpukb):
+    a = gpukb.ask("longest context for Llama-3-8B inference on one A10")
+    assert a["kind"] == "inverse" and a["target"] == "seq_len"
+    best, above = a["fits"], a["first_not_fitting"]
+    assert best["verdict"] == "fits" and above["verdict"] == "does_not_fit"
+    assert above["value"] - best["value"] <= 1
+
+
+def test_a_generic_name_is_an_assumption_that_is_said(gpukb):
+    a = gpukb.ask("A100 or H100 for 13B LoRA?")
+    assert {x["value"] for x in a["assumed"]} == {"A100-40GB", "H100-80GB"}
+    assert any("A100-80GB" in x["alternatives"] for x in a["assumed"])
+
+
+@pytest.mark.parametrize("q, kind", [("T4 or A10 for 7B LoRA?", "comparison"),
+                                     ("which GN7 size can QLoRA a 7B model?", "instance_choice"),
+                                     ("largest model I can QLoRA on one T4", "inverse")])
+def test_over_the_api_the_pages_and_the_cli(client, cli, q, kind):
+    r = client.get("/v1/ask", query_string={"q": q})
+    assert r.status_code == 200 and r.get_json()["kind"] == kind
+    page = client.get("/", query_string={"q": q}).get_data(as_text=True)
+    assert f'data-kind="{kind}"' in page and 'class="candidates"' in page
+    code, out, _ = cli("ask", q)
+    assert code == 0 and "Not understood" not in out and out.strip()
+
+
+def test_the_parser_meets_its_goal_on_the_gold_corpus_and_the_held_out_set(gpukb):
+    for name in ("questions.yaml", "questions_heldout.yaml"):
+        rep = evaluate(gpukb.kb.vocab, load_questions(gpukb.kb_dir / "gold" / name))
+        assert rep["accuracy"] >= 0.95, (name, rep["accuracy"], rep["misses"][:3])
