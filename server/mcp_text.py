@@ -134,7 +134,20 @@ def answer(a: dict[str, Any], lang: str = "en") -> str:
         return sizing(a, lang)
     if kind == "fact":
         return fact(a, lang)
+    if kind in ("comparison", "instance_choice", "inverse"):
+        return choice(a, lang)
     return unknown(a, lang)
+
+
+def choice(a: dict[str, Any], lang: str = "en") -> str:
+    """A comparison, an instance choice or an inverse answer: the answer, then each candidate with its proof id."""
+    lines = [str(a.get("answer") or "")]
+    rows = a.get("options") or a.get("tried") or [x for x in (a.get("fits"), a.get("first_not_fitting")) if x]
+    for o in rows:
+        what = o.get("gpu") or o.get("instance") or o.get("family") or o.get("value")
+        lines.append(f"- {what}: {o.get('verdict')} (needs {o.get('need_gb')} GB of {o.get('usable_gb_per_gpu')} GB per GPU;"
+                     f" proof: {o.get('conclusion_id')})")
+    return "\n".join(lines)
 
 
 def audit(a: dict[str, Any], lang: str = "en") -> str:
