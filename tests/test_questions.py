@@ -71,3 +71,13 @@ def test_the_parser_meets_its_goal_on_the_gold_corpus_and_the_held_out_set(gpukb
     for name in ("questions.yaml", "questions_heldout.yaml"):
         rep = evaluate(gpukb.kb.vocab, load_questions(gpukb.kb_dir / "gold" / name))
         assert rep["accuracy"] >= 0.95, (name, rep["accuracy"], rep["misses"][:3])
+
+
+def test_an_ambiguous_question_offers_its_other_readings(gpukb, client):
+    a = gpukb.ask("Can an A100 train a 7B model?")
+    readings = {(x["field"], x["value"]) for x in a["alternatives"]}
+    assert {("method", "lora"), ("method", "qlora"), ("method", "inference"), ("gpu", "A100-80GB")} <= readings
+    assert all(x["conclusion_id"].startswith("Q-") for x in a["alternatives"])
+    assert any("method not given" in n for n in a["notes"])
+    page = client.get("/", query_string={"q": "Can an A100 train a 7B model?"}).get_data(as_text=True)
+    assert 'class="alternatives"' in page and 'class="assumed"' in page

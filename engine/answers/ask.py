@@ -34,6 +34,9 @@ def ask(state: GpuKB, q: str, lang: str | None = None, kb_version: str | None = 
         if parsed.negated and ans["verdict"] == "fits":
             ans["note"] = {"en": "The question asks why not, but it does fit.", "zh": "问题问为什么不行，但实际上放得下。"}
         ans["answer"] = ans["summary"][lang]
+        ans["alternatives"] = alternatives(state, parsed, body, view)
+        if parsed.understood.get("assumed"):
+            ans["assumed"] = parsed.understood["assumed"]
         return ans
     if parsed.kind in ("comparison", "instance_choice", "inverse") and not parsed.missing:
         try:
@@ -56,6 +59,27 @@ def ask(state: GpuKB, q: str, lang: str | None = None, kb_version: str | None = 
             "examples": parsed.examples,
             "answer": ("我没能理解这个问题。缺少：" if lang == "zh" else "I could not answer this question. Missing: ")
                       + ", ".join(parsed.missing or ["what to look up"])}
+
+
+OTHER_METHODS = ("full", "lora", "qlora", "inference")
+
+
+def alternatives(state: GpuKB, parsed: Any, body: dict[str, Any], view: ReleaseView) -> list[dict[str, Any]]:
+    """Other readings of an ambiguous question, each sized with its own conclusion: the methods a question
+    that names none could mean, and the other cards a generic GPU name could be."""
+    out: list[dict[str, Any]] = []
+    readings: list[tuple[str, Any]] = []
+    if "method" not in parsed.scenario:
+        readings += [("method", m) for m in OTHER_METHODS if m != "full"]
+    for x in parsed.understood.get("assumed") or []:
+        readings += [(x["field"], alt) for alt in x.get("alternatives") or []]
+    for field, value in readings:
+        try:
+            a = query(state, {**body, field: value, "kb_version": view.name})
+        except BadInput:
+            continue
+        out.append({"field": field, "value": value, "verdict": a["verdict"], "conclusion_id": a["conclusion_id"]})
+    return out
 
 
 def fact(state: GpuKB, subject: str, attribute: str, view: ReleaseView, lang: str = "en") -> dict[str, Any]:
