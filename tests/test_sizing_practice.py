@@ -98,3 +98,19 @@ def test_the_headline_question_offers_a_change_that_fits_one_t4(kb):
     assert first["change"].get("method") == "qlora"
     assert first["need_gb"] <= first["capacity_gb"]
     assert "QLoRA" in a["summary"]["en"] and "QLoRA" in a["summary"]["zh"]
+
+
+def test_eval_sizing_prints_every_measured_point_and_the_bands(kb, cli):
+    rep = cli.json("eval", "sizing", "--json")
+    assert len(rep["points"]) >= 6 and all("estimate_gb" in p or "error" in p for p in rep["points"])
+    ratios = [p["ratio"] for p in rep["points"] if p.get("method") == "lora" and p.get("ratio")]
+    assert rep["by_method"]["lora"] == {"low": min(ratios), "high": max(ratios), "points": len(ratios)}
+    assert all(p["consistent"] for p in rep["points"] if "consistent" in p)     # the "> 80 GB" bounds hold
+
+
+def test_a_verdict_inside_the_band_is_borderline_and_says_why(kb):
+    a = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "A10"})
+    assert a["band"]["low_gb"] <= a["capacity"]["per_gpu"] <= a["band"]["high_gb"] and a["borderline"] is True
+    assert "Borderline" in a["summary"]["en"] and "临界" in a["summary"]["zh"]
+    far = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB"})
+    assert far["borderline"] is False

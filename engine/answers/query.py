@@ -8,6 +8,7 @@ from . import sizing
 from ..errors import BadInput, Issue
 from .explain import leaves, tree, why_not
 from ..kb.store import ReleaseView
+from .calibration import band_of
 from .summary import summary
 
 if TYPE_CHECKING:
@@ -67,6 +68,12 @@ def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: Relea
             "smallest_changes": [x for x in answer["recommendations"] if x.get("fits")][:3],
             "max_params_that_fit": max_params(state, s, notes, view),
         }
+    band = band_of(state, view, s["method"])
+    if band:
+        need, cap_gb = verdict["need_gb"], verdict["capacity_gb"]
+        answer["band"] = {"low_gb": round(need * band["low"], 3), "high_gb": round(need * band["high"], 3),
+                          "ratios": [band["low"], band["high"]], "points": band["points"]}
+        answer["borderline"] = need * band["low"] <= cap_gb <= need * band["high"]
     answer["sources"] = sources_of(state, t, view)
     answer["contradictions"] = contradictions(state, t, s, view)
     answer["summary"] = summary(state, answer, t, view)

@@ -63,6 +63,13 @@ def summary(state: GpuKB, a: dict[str, Any], t: dict, view: ReleaseView) -> dict
         z = f" with ZeRO-{a['min_gpus_zero']}" if a.get("min_gpus_zero") else ""
         en.append(f"The smallest count of this GPU that fits is {a['min_gpus']}{z}.")
         zh.append(f"放得下的最少卡数为 {a['min_gpus']}{'（ZeRO-' + str(a['min_gpus_zero']) + '）' if z else ''}。")
+    if a.get("borderline"):
+        b = a["band"]
+        en.append(f"Borderline: against {b['points']} published measurements this kind of estimate runs between "
+                  f"{b['ratios'][0]:.2f}× and {b['ratios'][1]:.2f}×, i.e. {gb(b['low_gb'])} to {gb(b['high_gb'])}, "
+                  f"and the usable {gb(a['capacity']['per_gpu'])} lies inside that range.")
+        zh.append(f"临界：与 {b['points']} 个公开实测值相比，此类估算的实际值在 {b['ratios'][0]:.2f} 到 {b['ratios'][1]:.2f} 倍之间，"
+                  f"即 {gb(b['low_gb'])} 至 {gb(b['high_gb'])}，而可用的 {gb(a['capacity']['per_gpu'])} 落在此范围内。")
     fit_recs = [r for r in a["recommendations"] if r.get("fits")]
     if fit_recs:
         r0 = fit_recs[0]
