@@ -174,6 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--flash-attention", action="store_true")
     p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
     p.add_argument("--lang", choices=LANGS, default="en", help="language of the printed summary (default: en)")
+    p.add_argument("--solve", choices=("batch", "seq_len", "params"),
+                   help="instead of one verdict, the largest batch, sequence length or model that fits the rest")
     json_flag(p)
 
     p = command("explain", "why (or why not) a conclusion holds")
@@ -566,6 +568,10 @@ def _query_body(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
+    if args.solve:
+        answer = _engine(*_dirs(args)).solve(_query_body(args), args.solve, args.lang)
+        print_json(answer) if args.json else print(render_choice(answer, args.lang))
+        return 0
     answer = _engine(*_dirs(args)).query(_query_body(args))
     if args.json:
         print_json(answer)

@@ -114,3 +114,13 @@ def test_a_verdict_inside_the_band_is_borderline_and_says_why(kb):
     assert "Borderline" in a["summary"]["en"] and "临界" in a["summary"]["zh"]
     far = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB"})
     assert far["borderline"] is False
+
+
+def test_solve_in_the_cli_and_the_api(cli, client):
+    out = cli.json("query", "--model", "llama-2-7b", "--method", "inference", "--gpu", "T4", "--solve", "seq_len", "--json")
+    assert out["kind"] == "inverse" and out["fits"]["verdict"] == "fits"
+    assert out["first_not_fitting"]["value"] == out["largest"] + 1
+    r = client.post("/v1/solve", json={"model": "llama-2-7b", "method": "inference", "gpu": "T4", "target": "seq_len"})
+    assert r.status_code == 200 and r.get_json()["largest"] == out["largest"]
+    bad = client.post("/v1/solve", json={"model": "llama-2-7b", "gpu": "T4", "target": "speed"})
+    assert bad.status_code == 400 and bad.get_json()["ok"] is False

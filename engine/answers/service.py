@@ -14,7 +14,7 @@ from typing import Any
 
 from . import ask, catalog, conclusions, query, sizing
 from . import diff as diff_mod
-from . import audit_gaps
+from . import ask_choice, audit_gaps
 from .audit import audit_answer, claimreview, run_audit
 from .. import limits
 from ..errors import BadInput, Issue
@@ -121,6 +121,22 @@ class GpuKB:
                 raise BadInput(f"unknown source {source!r}", [Issue(f"unknown source {source!r}", field="source", allowed=sorted(self.kb.sources))])
             return claimreview(res, view, source)
         return audit_answer(res, view, source, kind)
+
+    def solve(self, body: dict[str, Any], target: str, lang: str = "en") -> dict[str, Any]:
+        """The largest batch, sequence length or model (``target``: batch, seq_len or params) that fits
+        the rest of a query body; each bound checked links to its proof."""
+        if target not in ask_choice.INVERSE_RANGES:
+            raise BadInput(f"unknown target {target!r}", [Issue(f"unknown target {target!r}", field="target",
+                                                                allowed=sorted(ask_choice.INVERSE_RANGES))])
+        if not isinstance(body, dict):
+            raise BadInput("the query must be a JSON object", [Issue("expected an object")])
+        view = self.view(body.get("kb_version"))
+        scenario = {k: v for k, v in body.items() if k not in ("kb_version", target)}
+        if target == "params":
+            scenario.pop("model", None)
+        elif "model" not in scenario and "params" not in scenario:
+            raise BadInput("name a model or give a parameter count", [Issue("missing model", field="model")])
+        return {"kb_version": view.name, **ask_choice.inverse(self, scenario, target, view, lang)}
 
     def audit_gaps(self, kb_version: str | None = None) -> dict[str, Any]:
         """The reference facts that would decide the most unverifiable claims (the curator's to-do list)."""

@@ -1,4 +1,5 @@
-"""POST /v1/query: a sizing question as a JSON object whose keys are the CLI flags in snake_case."""
+"""POST /v1/query: a sizing question as a JSON object whose keys are the CLI flags in snake_case;
+POST /v1/solve: the same object with ``target`` (batch, seq_len or params): the largest value that fits."""
 from __future__ import annotations
 
 from flask import Blueprint
@@ -18,3 +19,13 @@ def query():
     kb = get_kb()
     key = ("query", id(kb), json.dumps(body, sort_keys=True, default=str))
     return cached_json(key, lambda: kb.query(body))
+
+
+@bp.post("/v1/solve")
+def solve():
+    read_args()
+    body = read_json_object()
+    target = body.pop("target", None)
+    kb = get_kb()
+    key = ("solve", id(kb), json.dumps({**body, "target": target}, sort_keys=True, default=str))
+    return cached_json(key, lambda: kb.solve(body, str(target) if target is not None else "", body.pop("lang", None) or "en"))
