@@ -205,9 +205,9 @@ def test_every_number_in_the_breakdown_is_in_the_proof_tree(kb):
     nodes = list(walk(a["explanation"]["tree"]))
     rules = {n.get("rule", "").split("@")[0] for n in nodes}
     for r in ("sizing.full.weights", "sizing.full.gradients", "sizing.full.optimizer", "sizing.model_states",
-              "sizing.capacity.usable", "sizing.verdict.does_not_fit"):
+              "sizing.capacity.datasheet", "sizing.verdict.does_not_fit"):
         assert r in rules
     cited = {c["id"].split("@")[0] for n in nodes for c in n.get("cites", [])}
     assert {"R-ZERO-model_states_bpp", "R-ZERO-K", "R-T4-usable_memory", "R-CUDA-context"} <= cited
     leaves = [n for n in nodes if n.get("given")]
-    assert any(n.get("tier") == "reference" and n["fact"].startswith("R-T4-usable_memory") for n in leaves)
+    assert any(n.get("tier") == "reference" and n["fact"].startswith("R-T4-memory_gb") for n in leaves)

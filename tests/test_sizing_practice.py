@@ -124,3 +124,15 @@ def test_solve_in_the_cli_and_the_api(cli, client):
     assert r.status_code == 200 and r.get_json()["largest"] == out["largest"]
     bad = client.post("/v1/solve", json={"model": "llama-2-7b", "gpu": "T4", "target": "speed"})
     assert bad.status_code == 400 and bad.get_json()["ok"] is False
+
+
+@pytest.mark.parametrize("gpu", ["T4", "A10", "L4", "L20", "H20", "V100-16GB", "V100-32GB", "A100-40GB", "A100-80GB",
+                                 "A800-80GB", "H100-80GB", "H100-PCIe"])
+def test_one_capacity_convention_for_every_gpu(kb, gpu):
+    """Datasheet GB as 10^9 bytes minus the CUDA context, for every card in the catalog."""
+    a = kb.query({"params": 1e9, "method": "inference", "gpu": gpu})
+    cap = a["capacity"]
+    datasheet = kb.view().ref(f"gpu:{gpu}", "memory_gb").norm.lo
+    ctx = kb.view().ref("concept:framework-overhead", "memory_required").norm.hi
+    assert cap["basis"] == "datasheet"
+    assert cap["per_gpu"] == pytest.approx(datasheet - ctx, abs=1e-3)
