@@ -34,7 +34,7 @@ EXPLAIN_FORMATS = ("json", "text", "prov", "dot")
 KINDS = FINDING_KINDS
 # query flags -> body keys (the POST /v1/query body uses the same names)
 QUERY_KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
-              "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version")
+              "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "offload", "kb_version")
 
 log = logging.getLogger("gpukb.cli")
 
@@ -172,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lora-rank", metavar="N", type=_int)
     p.add_argument("--gradient-checkpointing", action="store_true")
     p.add_argument("--flash-attention", action="store_true")
+    p.add_argument("--offload", choices=("none", "optimizer", "params"),
+                   help="CPU offload of full training: optimizer states and gradients (ZeRO-Offload) or parameters too")
     p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
     p.add_argument("--lang", choices=LANGS, default="en", help="language of the printed summary (default: en)")
     p.add_argument("--solve", choices=("batch", "seq_len", "params"),

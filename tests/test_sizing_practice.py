@@ -136,3 +136,27 @@ def test_one_capacity_convention_for_every_gpu(kb, gpu):
     ctx = kb.view().ref("concept:framework-overhead", "memory_required").norm.hi
     assert cap["basis"] == "datasheet"
     assert cap["per_gpu"] == pytest.approx(datasheet - ctx, abs=1e-3)
+
+
+def test_offload_fits_when_the_host_has_the_memory_and_says_what_it_costs(kb):
+    body = {"params": 3e9, "method": "full", "instance": "GN7.8XLARGE128"}
+    plain = kb.query(body)
+    assert plain["verdict"] == "does_not_fit"
+    rec = next(r for r in plain["recommendations"] if r["action"] == "offload")
+    assert rec["fits"] is True and rec["offload"]["host_fits"] is True
+    off = kb.query({**body, "offload": "optimizer"})
+    assert off["verdict"] == "fits"
+    o = off["offload"]
+    assert o["host_gb"] == pytest.approx(3e9 * 14 / 1e9, rel=0.02)         # 2Ψ gradients + 12Ψ Adam states
+    assert o["pcie_gb_per_step"] == pytest.approx(3e9 * 4 / 1e9, rel=0.02)  # 16-bit gradients down, parameters up
+    assert o["host_available_gb"] == 128 and o["pcie_seconds_per_step"] > 0
+    small = kb.query({"params": 3e9, "method": "full", "instance": "GN7.2XLARGE32"})
+    rec_small = next(r for r in small["recommendations"] if r["action"] == "offload")
+    assert rec_small["fits"] is False and rec_small["offload"]["host_fits"] is False     # 42 GB > 32 GB of RAM
+
+
+def test_offload_is_refused_for_adapters_and_checked(kb):
+    a = kb.query({"params": 7e9, "method": "lora", "gpu": "T4", "offload": "optimizer"})
+    assert "offload" not in a["scenario"] and any("offload ignored" in n for n in a["notes"])
+    with pytest.raises(Exception, match="offload"):
+        kb.query({"params": 7e9, "method": "full", "gpu": "T4", "offload": "disk"})

@@ -68,6 +68,9 @@ def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: Relea
             "smallest_changes": [x for x in answer["recommendations"] if x.get("fits")][:3],
             "max_params_that_fit": max_params(state, s, notes, view),
         }
+    off = offload_view(r, s, view)
+    if off:
+        answer["offload"] = off
     band = band_of(state, view, s["method"])
     if band:
         need, cap_gb = verdict["need_gb"], verdict["capacity_gb"]
@@ -78,6 +81,27 @@ def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: Relea
     answer["contradictions"] = contradictions(state, t, s, view)
     answer["summary"] = summary(state, answer, t, view)
     return answer
+
+
+def offload_view(r: sizing.SizingRun, s: dict[str, Any], view: ReleaseView) -> dict[str, Any] | None:
+    """What CPU offload needs outside the GPU: host memory (checked against the instance size's host RAM
+    when the scenario names an instance) and PCIe traffic per step (timed with the GPU's host link)."""
+    hn = r.one("host_need")
+    if hn is None:
+        return None
+    out: dict[str, Any] = {"mode": s.get("offload"), "host_gb": round(hn["gb"], 3),
+                           "pcie_gb_per_step": round(hn["pcie_gb_per_step"], 3)}
+    inst = s.get("instance")
+    if inst:
+        host = view.ref(inst, "host_memory_gb")
+        if host is not None:
+            out["host_available_gb"] = host.norm.point()
+            out["host_fits"] = hn["gb"] <= host.norm.point()
+    cap = r.one("capacity")
+    link = view.ref(cap["gpu"], "host_link_bandwidth") if cap and cap.get("gpu") else None
+    if link is not None and link.norm.point():
+        out["pcie_seconds_per_step"] = round(hn["pcie_gb_per_step"] / link.norm.point(), 3)
+    return out
 
 
 def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> list[dict[str, Any]]:
@@ -114,6 +138,11 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
                 if v2:
                     item.update(fits=v2["verdict"] == "fits", need_gb=round(v2["need_gb"], 3),
                                 capacity_gb=round(v2["capacity_gb"], 3))
+                off = offload_view(r2, s2, view) if "offload" in change else None
+                if off:
+                    item["offload"] = off
+                    if off.get("host_fits") is False:
+                        item["fits"] = False          # the GPU would hold it, the instance's host RAM would not
             except BadInput as exc:
                 item["error"] = exc.message
         if rec["action"] == "family":
@@ -136,7 +165,7 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
     return out
 
 
-PAIRABLE = ("use_fp16", "gradient_checkpointing", "flash_attention", "method_lora", "method_qlora")
+PAIRABLE = ("use_fp16", "gradient_checkpointing", "flash_attention", "method_lora", "method_qlora", "offload")
 
 
 def pair_recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView,
@@ -148,8 +177,9 @@ def pair_recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView,
     out = []
     for i, a in enumerate(cands):
         for b in cands[i + 1:]:
-            if {a["action"], b["action"]} == {"method_lora", "method_qlora"}:
-                continue
+            if {a["action"], b["action"]} == {"method_lora", "method_qlora"} or \
+                    ("offload" in (a["action"], b["action"]) and {a["action"], b["action"]} & {"method_lora", "method_qlora"}):
+                continue           # one method at a time; offload is for full training
             change = {**a["change"], **b["change"]}
             body = {**scen.inputs(r.scenario), **change}
             if change.get("method") in ("lora", "qlora"):
@@ -165,8 +195,11 @@ def pair_recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView,
                 v2 = state.run_scenario(s2, n2, view).one("verdict")
             except BadInput:
                 continue
-            if v2 and v2["verdict"] == "fits":
+            off = offload_view(state.run_scenario(s2, n2, view), s2, view) if "offload" in change else None
+            if v2 and v2["verdict"] == "fits" and not (off and off.get("host_fits") is False):
                 item.update(fits=True, need_gb=round(v2["need_gb"], 3), capacity_gb=round(v2["capacity_gb"], 3))
+                if off:
+                    item["offload"] = off
                 out.append(item)
     return out
 

@@ -18,7 +18,9 @@ from ..terms import METHODS, OPTIMIZERS, PRECISIONS
 
 KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
         "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version", "family",
-        "tokens", "compute_precision")
+        "tokens", "compute_precision", "offload")
+#: CPU offload of full training (ZeRO-Offload: optimizer states and gradients; ZeRO-Infinity: parameters too)
+OFFLOADS = ("none", "optimizer", "params")
 LIMITS = {  # key: (min, max, integer?)
     "params": (1e3, 1e13, False),
     "vram_gb": (0.5, 4096, False),
@@ -225,6 +227,15 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
     if method == "inference" and s["gradient_checkpointing"]:
         notes.append("gradient checkpointing ignored: inference stores no activations for a backward pass")
         s["gradient_checkpointing"] = False
+    off = b.get("offload", "none")
+    if off not in OFFLOADS:
+        issues.append(Issue(f"unknown offload {off!r}", field="offload", allowed=list(OFFLOADS)))
+        off = "none"
+    if off != "none" and method not in ("full", "pretrain"):
+        notes.append(f"offload ignored for {method}: it moves full training's optimizer states and parameters to the CPU")
+        off = "none"
+    if off != "none":
+        s["offload"] = off
     if "kb_version" in b and not isinstance(b["kb_version"], str):
         issues.append(Issue("expected a release name", field="kb_version"))
     if issues:
@@ -238,7 +249,8 @@ def record(s: dict[str, Any], qid: str) -> dict[str, Any]:
     r = {"t": "scenario", "fk": f"scenario:{qid}", "qid": qid, "method": s["method"],
          "precision": s["precision"], "compute": s.get("compute_precision", s["precision"]), "optimizer": s["optimizer"], "zero": s.get("zero", 0),
          "seq_len": s["seq_len"], "batch": s["batch"], "gc": int(s["gradient_checkpointing"]),
-         "fa": int(s["flash_attention"]), "trainable": 0 if s["method"] == "inference" else 1}
+         "fa": int(s["flash_attention"]), "trainable": 0 if s["method"] == "inference" else 1,
+         "offload": s.get("offload", "none")}
     for k in ("params", "model", "gpu", "instance", "family", "vram_gb", "gpus", "lora_rank", "tokens"):
         if s.get(k) is not None:
             r[k] = s[k]

@@ -19,6 +19,7 @@ ACTION_TEXT = {  # recommendation actions in words (English, Chinese)
     "zero3": ("use ZeRO-3", "使用 ZeRO-3"),
     "more_gpus": ("use more GPUs with ZeRO-3", "增加 GPU 数量并使用 ZeRO-3"),
     "family": ("move to another instance family", "换用其他实例族"),
+    "offload": ("offload optimizer states and gradients to the CPU (ZeRO-Offload)", "把优化器状态和梯度卸载到 CPU（ZeRO-Offload）"),
     "network_bound": ("use fewer, larger instances or NVLink GPUs", "改用更少、更大的实例或带 NVLink 的 GPU"),
 }
 
