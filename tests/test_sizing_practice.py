@@ -160,3 +160,14 @@ def test_offload_is_refused_for_adapters_and_checked(kb):
     assert "offload" not in a["scenario"] and any("offload ignored" in n for n in a["notes"])
     with pytest.raises(Exception, match="offload"):
         kb.query({"params": 7e9, "method": "full", "gpu": "T4", "offload": "disk"})
+
+
+def test_recommendations_weigh_cards_against_time(kb):
+    a = kb.query({"params": 13e9, "method": "full", "instance": "GN7.20XLARGE320"})
+    fitting = [r for r in a["recommendations"] if r.get("fits")]
+    more = next(r for r in fitting if r["action"] == "more_gpus")
+    assert more["step_seconds"] > 10          # ~25 s of gradient exchange over 25 Gbps per step
+    assert fitting[0]["gpu_seconds_per_1k_tokens"] < more["gpu_seconds_per_1k_tokens"]
+    assert fitting.index(more) > 0
+    costs = [r["gpu_seconds_per_1k_tokens"] for r in fitting if r.get("gpu_seconds_per_1k_tokens") is not None]
+    assert costs == sorted(costs)

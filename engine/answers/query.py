@@ -83,6 +83,25 @@ def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: Relea
     return answer
 
 
+def step_cost(r: sizing.SizingRun, s: dict[str, Any]) -> dict[str, Any]:
+    """A training step's time and GPU time per 1,000 tokens: compute at the tensor peak (6·N·D FLOPs, 8·N·D
+    with recomputation), plus gradient exchange over the network and offload traffic over PCIe, neither
+    assumed to overlap with compute. Empty for inference or when the KB lacks a throughput figure."""
+    comp = r.all("compute")
+    if s.get("method") == "inference" or not comp or comp[0].get("seconds") is None:
+        return {}
+    seconds = comp[0]["seconds"] * (8 / 6 if s.get("gradient_checkpointing") else 1)
+    net = [c.get("seconds") for c in r.all("comm") if c.get("link") == "network" and c.get("seconds") is not None]
+    seconds += max(net) if net else 0.0
+    hn = r.one("host_need")
+    cap = r.one("capacity") or {}
+    gpus = cap.get("gpus") or 1
+    tokens = (s.get("seq_len") or 1) * (s.get("batch") or 1) * gpus
+    return {"step_seconds": round(seconds, 3), "gpu_hours_per_step": round(gpus * seconds / 3600, 6),
+            "gpu_seconds_per_1k_tokens": round(gpus * seconds / tokens * 1000, 4),
+            **({"pcie_gb_per_step": round(hn["pcie_gb_per_step"], 3)} if hn else {})}
+
+
 def offload_view(r: sizing.SizingRun, s: dict[str, Any], view: ReleaseView) -> dict[str, Any] | None:
     """What CPU offload needs outside the GPU: host memory (checked against the instance size's host RAM
     when the scenario names an instance) and PCIe traffic per step (timed with the GPU's host link)."""
@@ -138,6 +157,7 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
                 if v2:
                     item.update(fits=v2["verdict"] == "fits", need_gb=round(v2["need_gb"], 3),
                                 capacity_gb=round(v2["capacity_gb"], 3))
+                    item.update(step_cost(r2, s2))
                 off = offload_view(r2, s2, view) if "offload" in change else None
                 if off:
                     item["offload"] = off
@@ -159,7 +179,11 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
                     pass
         out.append(item)
     out += pair_recommendations(state, r, view, out)
-    out.sort(key=lambda x: (0 if x.get("fits") else 1, x.get("rule_rank") or 99, x.get("rank_sum") or 0))
+    # what fits first; among those, the cheapest in GPU time per token (cards weighed against time), then
+    # the simplest change; what does not fit keeps the rules' order
+    out.sort(key=lambda x: (0 if x.get("fits") else 1,
+                            x.get("gpu_seconds_per_1k_tokens") if x.get("fits") and x.get("gpu_seconds_per_1k_tokens") is not None else 0,
+                            x.get("rule_rank") or 99, x.get("rank_sum") or 0))
     for i, x in enumerate(out, 1):
         x["rank"] = i
     return out
@@ -192,10 +216,12 @@ def pair_recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView,
                                     "rank_sum": (a["rule_rank"] or 0) + (b["rule_rank"] or 0)}
             try:
                 s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab, view)
-                v2 = state.run_scenario(s2, n2, view).one("verdict")
+                r2 = state.run_scenario(s2, n2, view)
+                v2 = r2.one("verdict")
             except BadInput:
                 continue
-            off = offload_view(state.run_scenario(s2, n2, view), s2, view) if "offload" in change else None
+            item.update(step_cost(r2, s2))
+            off = offload_view(r2, s2, view) if "offload" in change else None
             if v2 and v2["verdict"] == "fits" and not (off and off.get("host_fits") is False):
                 item.update(fits=True, need_gb=round(v2["need_gb"], 3), capacity_gb=round(v2["capacity_gb"], 3))
                 if off:
