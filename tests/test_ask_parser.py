@@ -145,6 +145,11 @@ CASES: list[tuple[str, str, dict, dict]] = [
     ("天气怎么样", "unknown", {}, {"lang": "zh"}),
     ("???", "unknown", {}, {}),
     ("T4", "unknown", {"gpu": "T4"}, {}),
+    ("Who sells OSS?", "fact", {}, {"fact": {"subject": "product:oss", "attribute": "vendor"}}),
+    ("OSS 是哪家的产品？", "fact", {}, {"fact": {"subject": "product:oss", "attribute": "vendor"}}),
+    ("Does GN7 have NVLink?", "fact", {}, {"fact": {"subject": "family:GN7", "attribute": "nvlink"}}),
+    ("GN7 支持 BF16 吗？", "fact", {}, {"fact": {"subject": "family:GN7", "attribute": "bf16_native"}}),
+    ("Is ECC on in GN7's GPUs?", "fact", {}, {"fact": {"subject": "family:GN7", "attribute": "ecc"}}),
     ("fine-tune an LLM on T4", "sizing", {"gpu": "T4"}, {"missing": [MISSING_WORKLOAD]}),
 ]
 

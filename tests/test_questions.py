@@ -81,3 +81,30 @@ def test_an_ambiguous_question_offers_its_other_readings(gpukb, client):
     assert any("method not given" in n for n in a["notes"])
     page = client.get("/", query_string={"q": "Can an A100 train a 7B model?"}).get_data(as_text=True)
     assert 'class="alternatives"' in page and 'class="assumed"' in page
+
+
+@pytest.mark.parametrize("q, lang, subject, value", [
+    ("Does GN7 support BF16?", "en", "family:GN7", False),
+    ("GN7 支持 NVLink 吗？", "zh", "family:GN7", False),
+    ("GN7 的显卡有 ECC 吗", "zh", "family:GN7", True),
+])
+def test_a_family_property_that_comes_from_its_gpu(gpukb, q, lang, subject, value):
+    a = gpukb.ask(q)
+    assert a["kind"] == "fact" and a["fact"]["subject"] == subject and a["fact"]["value"] is value
+    assert a["fact"]["via"].startswith("R-GN7-gpu")          # answered through the GPU the family carries
+    assert "T4" in a["answer"] and "reference tier has no" not in a["answer"]
+
+
+@pytest.mark.parametrize("q", ["GN7 支持 BF16 吗？", "T4 的显存带宽是多少", "OSS 是哪家的产品？", "GN7 用的是什么 GPU？"])
+def test_chinese_fact_answers_are_in_chinese(gpukb, q):
+    a = gpukb.ask(q)
+    assert a["kind"] == "fact"
+    for english in ("confidence", "Missing", "source claim", "true", "false", "The reference tier"):
+        assert english not in a["answer"], (english, a["answer"])
+
+
+def test_the_kv_cache_of_a_sliding_window_model_stops_at_its_window(gpukb):
+    short = gpukb.query({"model": "mistral-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 4096})
+    long_ = gpukb.query({"model": "mistral-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 32768})
+    assert long_["memory"]["kv_cache"] == pytest.approx(short["memory"]["kv_cache"]) == pytest.approx(
+        2 * 32 * 4096 * 4096 * (8 / 32) * 2 / 1e9, rel=1e-3)
