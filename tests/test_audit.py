@@ -57,7 +57,7 @@ def test_full_fine_tuning_memory_of_7b_hundreds_vs_at_least_24(audit):
 
 @pytest.mark.parametrize("cid,expected", [
     ("S001-C041", "incorrect"),              # "无 ECC 显存": the T4 has ECC
-    ("S001-C102", "incorrect"),              # GN10x carries the A10: it carries V100
+    ("S001-C102", "misattributed"),          # the A10 placed in GN10X (a V100 family); the A10 is in PNV4
     ("S001-C104", "misattributed"),          # GI3 with A100 40GB: that is GT4's hardware
     ("S002-C055", "misattributed"),          # ESSD PL1 is Alibaba Cloud's
     ("S002-C057", "misattributed"),          # CPFS is Alibaba Cloud's

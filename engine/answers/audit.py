@@ -227,20 +227,19 @@ def run_audit(service, view: ReleaseView) -> AuditResult:
 def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
     """The family a claim speaks in the context of (its subject, its family qualifier, else what its
     source is about) and that family's vendor, for the rules that compare products with their context."""
-    fam = None
-    if c.subject.startswith("family:"):
-        fam = c.subject
-    elif isinstance(c.qualifiers.get("family"), str):
-        fam = c.qualifiers["family"]
-    else:
-        src = view.kb.sources.get(c.source or "")
-        fam = next((a for a in (src.about if src else ()) if a.startswith("family:")), None)
+    src = view.kb.sources.get(c.source or "")
+    about = [a for a in (src.about if src else ()) if a.startswith("family:")]
+    named = [f for f in (c.subject if c.subject.startswith("family:") else None,
+                         c.qualifiers.get("family") if isinstance(c.qualifiers.get("family"), str) else None) if f]
+    fam = (named or about or [None])[0]
     out: dict[str, Any] = {}
     if fam:
         out["ctx_family"] = fam
-        vendor = view.ref(fam, "vendor")
-        if vendor is not None and view.ref(fam, "in_catalog") is not None and view.ref(fam, "in_catalog").value:
+    for f in named + about:                 # the vendor of the first family the catalog knows
+        vendor, listed = view.ref(f, "vendor"), view.ref(f, "in_catalog")
+        if vendor is not None and listed is not None and listed.value:
             out["ctx_vendor"] = vendor.value
+            break
     # the GPU the claim is about, and whether the claim itself names it (1) or only its source's subject does (0)
     gpu, stated = None, 1
     if c.subject.startswith("gpu:"):
