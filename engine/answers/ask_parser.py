@@ -321,7 +321,7 @@ def _cues(vocab: Vocabulary) -> dict[str, tuple[tuple[str, re.Pattern[str]], ...
     if cached is not None:
         return cached
     compiled = {g: tuple((v, re.compile(p)) for v, ps in (getattr(vocab, "cues", {}).get(g) or {}).items() for p in ps)
-                for g in ("method", "precision", "intent")}
+                for g in ("method", "precision", "intent", "scale")}
     try:
         _CUES[vocab] = compiled
     except TypeError:

@@ -8,6 +8,7 @@ writes their explanations and picks each claim's status as its highest-ranked re
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -67,7 +68,7 @@ def check_scenarios(view: ReleaseView) -> list[tuple[Fact, str, dict[str, Any]]]
         if not sizes and polarity != 0:
             # the claim leaves the model open: probe the smallest and the largest model of the catalog;
             # if the verdict differs between them the claim depends on a scope it does not state
-            sizes = probe_sizes(view)
+            sizes = probe_sizes(view, [m for m in q.get("model") or [] if view.ref(m, "params") is None])
         if not sizes:
             continue
         hw: dict[str, Any] = {}
@@ -108,11 +109,16 @@ def check_scenarios(view: ReleaseView) -> list[tuple[Fact, str, dict[str, Any]]]
     return out
 
 
-def probe_sizes(view: ReleaseView) -> list[tuple[str, dict[str, Any]]]:
-    """The smallest and the largest model of the catalog (by parameter count), as probe picks."""
+def probe_sizes(view: ReleaseView, families: list[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """The smallest and the largest model of the catalog (by parameter count), as probe picks; within
+    the named model families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them."""
     models = sorted((f.norm.point(), f.subject) for f in view.reference
                     if f.attribute == "params" and f.subject.startswith("model:") and isinstance(f.norm, Interval)
                     and f.norm.point())
+    stems = [m.split(":", 1)[1] + "-" for m in families or []]
+    members = [x for x in models if any(x[1].split(":", 1)[1].startswith(st) for st in stems)]
+    if members:
+        models = members if len(members) > 1 else members * 2
     if len(models) < 2:
         return []
     return [(f"probe:smallest {models[0][1].split(':')[1]}", {"model": models[0][1]}),
@@ -256,11 +262,16 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
     # the instance roles each task of the claim calls for; a cluster or multi-machine scale makes training large-scale
     vocab = view.kb.vocab
     large = c.qualifiers.get("scale") in ("cluster", "multi_node")
+    condition = str(c.qualifiers.get("condition") or "").lower()
+    said = {role for role, patterns in (vocab.cues.get("scale") or {}).items()
+            if condition and any(re.search(p, condition) for p in patterns)}
     sets = []
     for t in c.qualifiers.get("task") or []:
         roles = vocab.task_roles(str(t))
         if large and "large_scale_training" in roles:
             roles = ("large_scale_training",)
+        elif len(said) == 1 and set(roles) > said:      # the condition says which scale of training
+            roles = tuple(said)
         if roles:
             sets.append("|".join(sorted(roles)))
     if sets:

@@ -83,7 +83,7 @@ class Attribute:
     closed: bool = False
 
 
-CUE_GROUPS = ("method", "precision", "intent")
+CUE_GROUPS = ("method", "precision", "intent", "scale")
 
 
 def _load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
