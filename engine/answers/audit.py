@@ -276,6 +276,13 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
             sets.append("|".join(sorted(roles)))
     if sets:
         out["task_roles"] = sets
+    # the hardware capabilities the techniques a claim relies on need (NVLink needs nvlink, RDMA rdma)
+    mentioned = [c.subject] + [str(x) for x in c.qualifiers.get("techniques") or []]
+    if isinstance(c.value, list):
+        mentioned += [str(x) for x in c.value]
+    needs = sorted({vocab.entities[e]["requires"] for e in mentioned if e in vocab.entities and vocab.entities[e].get("requires")})
+    if needs:
+        out["needs_hw"] = needs
     return out
 
 

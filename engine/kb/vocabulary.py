@@ -15,7 +15,7 @@ from ..errors import short, Issue, ValidationError
 from ..yamlio import LineDict, load_file
 
 UNITLESS_OK = ("count", "ratio", "params")
-ENTITY_FIELDS = ("name", "aliases", "catalog", "family", "variants")
+ENTITY_FIELDS = ("name", "aliases", "catalog", "family", "variants", "requires")
 VALUE_TYPES = ("quantity", "boolean", "enum", "enums", "entity", "entities", "text")
 _BOUND = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
 _NUMBER_TEXT = re.compile(r"^\s*[~≈]?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
@@ -194,6 +194,11 @@ class Vocabulary:
                         issues.append(Issue(f"enum {enum_name} value {value}: unknown role {short(r)}", path,
                                             None, "roles", sorted(role_names)))
         for eid, spec in self.entities.items():
+            req = spec.get("requires")
+            if req is not None and (req not in self.attributes or self.attributes[req].type != "boolean"):
+                issues.append(Issue(f"entity {eid}: requires names {short(req)}, not a yes/no attribute", path,
+                                    ents.line_of(eid), "requires",
+                                    sorted(a for a, x in self.attributes.items() if x.type == "boolean")))
             for ref in (spec.get("family"),) + tuple(spec.get("variants") or ()):
                 if ref and ref not in self.entities:
                     issues.append(Issue(f"entity {eid} refers to unknown entity {ref}", path, ents.line_of(eid)))
