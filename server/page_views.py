@@ -191,12 +191,8 @@ def recommendations_view(recs: list[dict[str, Any]], lang: str) -> list[dict[str
     out = []
     for r in recs or []:
         action = r.get("action") or ""
-        key = "action." + action
-        label = tm(key, lang) if key in catalog().ui else verbatim(action.replace("_", " "))
-        if r.get("pair"):           # two changes together: each in words, joined
-            parts = [tm("action." + p, lang) if "action." + p in catalog().ui else verbatim(p.replace("_", " "))
-                     for p in r["pair"]]
-            label = parts[0] + Markup(" + ") + parts[1]
+        words = (r.get("label") or {}).get(lang) or action.replace("_", " ")   # the rule's own label
+        label = escape(words[:1].upper() + words[1:])
         change = r.get("change") or {}
         if action == "family" and change.get("family"):
             label = tm("action.family_to", lang, family=verbatim(strip_prefix(change["family"])))

@@ -141,7 +141,7 @@ def test_recommendations_and_cited_summary(t4_page, kb):
     items = [c for c in recs.children if c.tag == "li"]
     assert len(items) == len(api["recommendations"])
     # the cheapest change that fits one T4 comes first (two software/method changes together), then more GPUs
-    assert " + Switch to QLoRA" in items[0].text and "✓ fits" in items[0].text
+    assert " and switch to QLoRA" in items[0].text and "✓ fits" in items[0].text
     more = next(i for i in items if "Use more GPUs" in i.text)
     assert "23 GPUs" in more.text and "✓ fits" in more.text
     assert any("still does not fit" in i.text for i in items)

@@ -1,6 +1,7 @@
 """Sizing answers: one scenario's verdict, memory, recommendations, why-not and the sources behind them."""
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from . import scenario as scen
@@ -141,7 +142,7 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
                 family_gpus[gkey].setdefault("also", []).append(change["family"].split(":")[-1])
                 continue
         item: dict[str, Any] = {"action": rec["action"], "change": change, "cost": rec.get("cost"),
-                                "rule_rank": rec.get("rank"), "fact": rec["fk"]}
+                                "rule_rank": rec.get("rank"), "fact": rec["fk"], "label": rule_label(state, r, rec)}
         if change:
             body = {**scen.inputs(r.scenario), **change}
             if "family" in change:
@@ -189,6 +190,17 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
     return out
 
 
+def rule_label(state: GpuKB, r: sizing.SizingRun, rec: dict[str, Any]) -> dict[str, str]:
+    """A recommendation in words, from the rule that derived it (the rule's ``label``); its action name
+    when the rule has none."""
+    for firing in r.derivation.supports.get(rec["fk"], ()):
+        rule = state.rules.by_key.get(firing.rule)
+        if rule is not None and rule.label:
+            return dict(rule.label)
+    words = str(rec["action"]).replace("_", " ")
+    return {"en": words, "zh": words}
+
+
 PAIRABLE = ("use_fp16", "gradient_checkpointing", "flash_attention", "method_lora", "method_qlora", "offload")
 
 
@@ -213,7 +225,9 @@ def pair_recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView,
             item: dict[str, Any] = {"action": f"{a['action']}+{b['action']}", "change": change,
                                     "cost": f"{a['cost']}; {b['cost']}", "rule_rank": max(a["rule_rank"] or 0, b["rule_rank"] or 0),
                                     "fact": [a["fact"], b["fact"]], "pair": [a["action"], b["action"]],
-                                    "rank_sum": (a["rule_rank"] or 0) + (b["rule_rank"] or 0)}
+                                    "rank_sum": (a["rule_rank"] or 0) + (b["rule_rank"] or 0),
+                                    "label": {"en": f"{a['label']['en']} and {b['label']['en']}",
+                                              "zh": f"{a['label']['zh']}并{b['label']['zh']}"}}
             try:
                 s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab, view)
                 r2 = state.run_scenario(s2, n2, view)
@@ -234,7 +248,11 @@ def change_of(rec: dict[str, Any]) -> dict[str, Any]:
     ch = rec.get("change") or ""
     if "=" in ch:
         k, v = ch.split("=", 1)
-        return {k: (True if v == "true" else v)}
+        try:
+            value = json.loads(v)          # true, 1, 0.5 ... ; anything else stays text (fp16, qlora)
+        except ValueError:
+            value = v
+        return {k: value}
     if ch in ("gpus", "family"):
         d = rec.get("detail")
         if ch == "gpus":

@@ -10,18 +10,6 @@ from ..kb.store import ReleaseView
 if TYPE_CHECKING:
     from .service import GpuKB
 
-ACTION_TEXT = {  # recommendation actions in words (English, Chinese)
-    "use_fp16": ("train in FP16 mixed precision", "改用 FP16 混合精度"),
-    "gradient_checkpointing": ("turn on gradient checkpointing", "开启梯度检查点"),
-    "flash_attention": ("use FlashAttention", "使用 FlashAttention"),
-    "method_lora": ("switch to LoRA", "改用 LoRA"),
-    "method_qlora": ("switch to QLoRA", "改用 QLoRA"),
-    "zero3": ("use ZeRO-3", "使用 ZeRO-3"),
-    "more_gpus": ("use more GPUs with ZeRO-3", "增加 GPU 数量并使用 ZeRO-3"),
-    "family": ("move to another instance family", "换用其他实例族"),
-    "offload": ("offload optimizer states and gradients to the CPU (ZeRO-Offload)", "把优化器状态和梯度卸载到 CPU（ZeRO-Offload）"),
-    "network_bound": ("use fewer, larger instances or NVLink GPUs", "改用更少、更大的实例或带 NVLink 的 GPU"),
-}
 
 
 def summary(state: GpuKB, a: dict[str, Any], t: dict, view: ReleaseView) -> dict[str, Any]:
@@ -74,9 +62,8 @@ def summary(state: GpuKB, a: dict[str, Any], t: dict, view: ReleaseView) -> dict
     fit_recs = [r for r in a["recommendations"] if r.get("fits")]
     if fit_recs:
         r0 = fit_recs[0]
-        parts = r0.get("pair") or [r0["action"]]
-        en.append(f"Cheapest change that fits: {' and '.join(ACTION_TEXT.get(p, (p, p))[0] for p in parts)} ({r0['cost']}).")
-        zh.append(f"能放下的最小改动：{'并'.join(ACTION_TEXT.get(p, (p, p))[1] for p in parts)}。")
+        en.append(f"Cheapest change that fits: {r0['label']['en']} ({r0['cost']}).")
+        zh.append(f"能放下的最小改动：{r0['label']['zh']}。")
     for p in a.get("precision", []):
         en.append(f"The {p['gpu']} has no native BF16, so use FP16 mixed precision.")
         zh.append(f"{p['gpu']} 不原生支持 BF16，应使用 FP16 混合精度。")

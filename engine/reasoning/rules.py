@@ -19,7 +19,7 @@ from ..files import read_bytes, tree_files
 from ..yamlio import LineDict, load_file
 
 RESERVED_FIELDS = {"id", "sid", "t", "fk", "$s"}
-RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group"}
+RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group", "label"}
 PATTERN_FIELDS = {"bind", "type", "where", "absent"}
 # `!=` is evaluated by gpukb: durable_rules' $neq never matches a fact without the field, where gpukb's
 # null != x is true (and $or with $nex is rejected by its C core)
@@ -66,6 +66,7 @@ class Rule:
     file: str
     line: int
     group: str = ""
+    label: dict[str, str] | None = None   # what the derived fact says in words (en, zh): a recommendation's action
 
     @property
     def key(self) -> str:
@@ -293,10 +294,15 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
     missing = [f for f, spec in types[dtype].fields.items() if spec.get("required") and f not in derive]
     if missing:
         issues.append(Issue(f"derive of {dtype} lacks required field(s) {', '.join(missing)}", fname, item.line_of("derive"), "derive.set"))
+    label = item.get("label")
+    if label is not None and not (isinstance(label, dict) and all(isinstance(label.get(l), str) and label.get(l)
+                                                                  for l in ("en", "zh"))):
+        issues.append(Issue("label needs 'en' and 'zh' texts, e.g. {en: use FlashAttention, zh: 使用 FlashAttention}",
+                            fname, item.line_of("label"), "label"))
     if len(issues) > n_before:
         return None
     return Rule(rid, ver, dict(desc), [str(c) for c in cites], patterns, guard, dtype, derive, derive_text,
-                fname, line, group)
+                fname, line, group, dict(label) if isinstance(label, dict) else None)
 
 
 def _conjuncts(node: tuple) -> list[tuple]:
