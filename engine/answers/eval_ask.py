@@ -117,5 +117,6 @@ def report_text(rep: dict[str, Any], verbose: bool = False) -> str:
             shown = {k: m["got"].get(k) for k in m["wrong"] if k != "intent"}
             lines.append(f"    [{m['intent']} -> {m['got']['intent']}] {m['q']}")
             if shown:
-                lines.append(f"        want {{{', '.join(f'{k}: {m['expect'].get(k)}' for k in shown)}}} got {shown}")
+                want = ", ".join(f"{k}: {m['expect'].get(k)}" for k in shown)
+                lines.append(f"        want {{{want}}} got {shown}")
     return "\n".join(lines)
