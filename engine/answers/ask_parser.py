@@ -274,21 +274,27 @@ def _alias_pattern(alias: str) -> str:
     return body
 
 
-def _lexicon(vocab: Vocabulary) -> tuple[tuple[re.Pattern[str], str], ...]:
-    """Compiled alias patterns, longest alias first; cached per vocabulary object."""
+def _per_vocabulary(cache: "weakref.WeakKeyDictionary", vocab: Vocabulary, build: Any) -> Any:
+    """``build(vocab)`` computed once per vocabulary object (recomputed for one that cannot be cached)."""
     try:
-        cached = _LEXICONS.get(vocab)
+        cached = cache.get(vocab)
     except TypeError:
         cached = None
-    if cached is not None:
-        return cached
-    items = sorted(vocab.aliases().items(), key=lambda kv: (-len(kv[0]), kv[0]))
-    lex = tuple((re.compile(_alias_pattern(a)), eid) for a, eid in items if a.strip() and _SEP.sub("", a))
-    try:
-        _LEXICONS[vocab] = lex
-    except TypeError:
-        pass
-    return lex
+    if cached is None:
+        cached = build(vocab)
+        try:
+            cache[vocab] = cached
+        except TypeError:
+            pass
+    return cached
+
+
+def _lexicon(vocab: Vocabulary) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Compiled alias patterns, longest alias first; cached per vocabulary object."""
+    def build(v: Vocabulary) -> tuple[tuple[re.Pattern[str], str], ...]:
+        items = sorted(v.aliases().items(), key=lambda kv: (-len(kv[0]), kv[0]))
+        return tuple((re.compile(_alias_pattern(a)), eid) for a, eid in items if a.strip() and _SEP.sub("", a))
+    return _per_vocabulary(_LEXICONS, vocab, build)
 
 
 def _match_entities(low: str, vocab: Vocabulary) -> list[_Match]:
@@ -314,19 +320,9 @@ _CUES: "weakref.WeakKeyDictionary[Vocabulary, dict[str, tuple[tuple[str, re.Patt
 
 def _cues(vocab: Vocabulary) -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
     """The vocabulary's cue patterns, compiled once per vocabulary: group -> ((value, pattern), ...)."""
-    try:
-        cached = _CUES.get(vocab)
-    except TypeError:
-        cached = None
-    if cached is not None:
-        return cached
-    compiled = {g: tuple((v, re.compile(p)) for v, ps in (getattr(vocab, "cues", {}).get(g) or {}).items() for p in ps)
-                for g in ("method", "precision", "intent", "scale")}
-    try:
-        _CUES[vocab] = compiled
-    except TypeError:
-        pass
-    return compiled
+    return _per_vocabulary(_CUES, vocab, lambda v: {
+        g: tuple((val, re.compile(p)) for val, ps in (getattr(v, "cues", {}).get(g) or {}).items() for p in ps)
+        for g in ("method", "precision", "intent", "scale")})
 
 
 # --- helpers ----------------------------------------------------------------------------------------
@@ -425,7 +421,7 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
     gpu_ids = []
     for m in gpu_hits:
         eid = _resolve_variant(m, masked, vocab)
-        variants = _sized_variants(eid, vocab)
+        variants = vocab.sized_variants(eid)
         if variants:             # "A100" alone: take the smaller card, say so, and offer the others
             eid = variants[0]
             if not any(a["field"] == "gpu" and a["value"] == name(eid) for a in assumed):
@@ -502,8 +498,8 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
     ask_min = any(rx.search(masked) for rx in _MIN_GPUS_RES)
     negated = any(rx.search(low) for rx in _NEGATED_RES)
     fact_attr, subject, attr_seen = _fact(low, matches, vocab)
-    if subject and _sized_variants(subject, vocab):
-        subject = _sized_variants(subject, vocab)[0]
+    if subject and vocab.sized_variants(subject):
+        subject = vocab.sized_variants(subject)[0]
 
     understood: dict[str, Any] = {
         "entities": [{"id": m.eid, "kind": m.kind, "text": norm[m.start:m.end]} for m in matches],
@@ -571,10 +567,6 @@ def _generic_model(eid: str, vocab: Vocabulary) -> bool:
     """A model entity with no fixed size (a family such as "Llama", or "LLMs in general")."""
     label = str(vocab.entities.get(eid, {}).get("name", "")).lower()
     return "(family)" in label or "in general" in label
-
-
-def _sized_variants(eid: str, vocab: Vocabulary) -> list[str]:
-    return vocab.sized_variants(eid)
 
 
 def _resolve_variant(m: _Match, masked: str, vocab: Vocabulary) -> str:
