@@ -95,6 +95,12 @@ class BadInput(GpukbError):
     status = 400
 
 
+class TooLarge(BadInput):
+    """An input over its size limit (a text to check, a request body)."""
+
+    status = 413
+
+
 class ValidationError(GpukbError):
     """KB or rule files that break the schema; `issues` names file, line and what is allowed."""
 

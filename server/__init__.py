@@ -5,7 +5,7 @@
     app = create_app({"GPUKB_KB": "other/kb", "CORS_ORIGINS": ["https://example.org"]})
 
 Configuration (defaults, then the environment variables GPUKB_KB and GPUKB_RULES, then
-``test_config``): GPUKB_KB, GPUKB_RULES, MAX_CONTENT_LENGTH (64 KiB), MAX_QUERY_CHARS (500),
+``test_config``): GPUKB_KB, GPUKB_RULES, MAX_CONTENT_LENGTH (128 KiB), MAX_QUERY_CHARS (500),
 CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any),
 REQUEST_TIME_LIMIT (30 s of engine work per request, then a 503), GPUKB_SNAPSHOT (a snapshot to load)
 and, set by ``gpukb serve``, GPUKB_DIGEST, GPUKB_GENERATION and GPUKB_STATE (see :mod:`server.rollout`).
@@ -49,7 +49,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(
         GPUKB_KB=str(DEFAULT_KB),
         GPUKB_RULES=str(DEFAULT_RULES),
-        MAX_CONTENT_LENGTH=64 * 1024,
+        MAX_CONTENT_LENGTH=128 * 1024,     # a text to check: 20,000 characters even as JSON \u escapes
         MAX_QUERY_CHARS=500,
         CORS_ORIGINS=None,
         REQUEST_TIME_LIMIT=30.0,

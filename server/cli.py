@@ -154,6 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
     json_flag(p)
 
+    p = command("check", "find the checkable claims in a text (English or Chinese) and audit each one")
+    p.add_argument("text", help="the text, or - to read it from standard input")
+    p.add_argument("--lang", choices=LANGS, help="the text's language (default: detected)")
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    json_flag(p)
+
     p = command("query", "size a training or inference scenario")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--model", metavar="NAME", help="a model name, e.g. llama-2-7b")
@@ -444,6 +450,26 @@ def render_audit(d: dict[str, Any], lang: str = "en") -> str:
     return "\n".join(lines)
 
 
+def render_check(d: dict[str, Any], lang: str = "en") -> str:
+    """A checked text: each claim with its status, the finding that decided it and a correction."""
+    lines = [d["summary"][lang], ""]
+    for c in d["claims"]:
+        lines.append(f"[{c['status']}] \u201c{c['quote']}\u201d  ({c['id']}, confidence {c['confidence']:.2f})")
+        lines.append(f"    {c['subject_label']}: {c['attribute_label'][lang]} = {c['value_text']}")
+        top = next((f for f in c["findings"] if f["kind"] == c["status"]), None)
+        if top is not None:
+            lines.append(f"    {top['explanation'][lang]}")
+            lines.append(f"    proof: gpukb explain {top['id']}")
+        elif c.get("reason"):
+            lines.append(f"    {c['reason'][lang]}")
+        if c.get("correction"):
+            lines.append(f"    correction: {c['correction'][lang]}")
+    if d["not_understood"]:
+        lines += ["", "not understood:" if lang == "en" else "未能解析："]
+        lines += [f"    [{x['span'][0]}:{x['span'][1]}] {x['quote'][:120]}" for x in d["not_understood"]]
+    return "\n".join(lines)
+
+
 def render_gaps(d: dict[str, Any], lang: str = "en") -> str:
     reasons = ", ".join(f"{k} {v}" for k, v in (d.get("reasons") or {}).items())
     lines = [f"{d.get('unverifiable', 0)} of {d.get('claims', 0)} claims unverifiable in release {d.get('kb_version')}"
@@ -589,6 +615,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print_json(answer)
     else:
         print(render_answer(answer, args.lang or answer.get("lang") or "en"))
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    kb = _engine(*_dirs(args))
+    text = sys.stdin.read() if args.text == "-" else args.text
+    d = _method(kb, "check", "checking texts")(text, lang=args.lang, kb_version=args.kb_version)
+    if args.json:
+        print_json(d)
+    else:
+        print(render_check(d, args.lang or d.get("lang") or "en"))
     return 0
 
 
@@ -760,7 +797,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "snapshot": cmd_snapshot,
     "mcp": cmd_mcp,
     "eval": cmd_eval,
-    "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "query": cmd_query,
+    "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "check": cmd_check, "query": cmd_query,
     "explain": cmd_explain, "audit": cmd_audit, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
 }
 

@@ -7,6 +7,7 @@ from . import export
 from . import scenario as scen
 from ..errors import BadInput, Issue, NotFound
 from .explain import tree
+from .check import CHECK_PREFIX, finding_of
 from .query import sizing_answer
 
 if TYPE_CHECKING:
@@ -30,6 +31,12 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
                "conclusion": {"verdict": ans["verdict"], "label": ans["explanation"]["tree"]["label"]},
                "holds": True, "tree": ans["explanation"]["tree"], "why_not": ans.get("why_not"),
                "summary": ans["summary"], "contradictions": ans["contradictions"], "sources": ans["sources"]}
+    elif cid.startswith("A-" + CHECK_PREFIX):
+        audit, f = finding_of(state, cid)
+        view = audit.view
+        t = tree(audit.derivation, f["fact"], view, state.rules, audit.corroboration)
+        doc = {"conclusion_id": cid, "kind": "finding", "kb_version": view.name, "finding": f, "holds": True, "tree": t,
+               "summary": f["explanation"]}
     elif cid.startswith("A-"):
         view = state.view(None)
         audit = state.audit_result(view.name)

@@ -15,6 +15,7 @@ from typing import Any
 from . import ask, catalog, conclusions, query, sizing
 from . import diff as diff_mod
 from . import ask_choice, audit_gaps
+from . import check as check_mod
 from .audit import audit_answer, claimreview, run_audit
 from .. import limits
 from ..errors import BadInput, Issue
@@ -40,6 +41,7 @@ class GpuKB:
         self._cache_size = cache_size
         self._lock = threading.RLock()
         self._audits: dict[str, Any] = {}
+        self._checks: OrderedDict[str, Any] = OrderedDict()     # recent checks, for explaining their findings
 
     # -- releases ------------------------------------------------------------------------------
     def view(self, release: str | None = None) -> ReleaseView:
@@ -137,6 +139,21 @@ class GpuKB:
         elif "model" not in scenario and "params" not in scenario:
             raise BadInput("name a model or give a parameter count", [Issue("missing model", field="model")])
         return {"kb_version": view.name, **ask_choice.inverse(self, scenario, target, view, lang)}
+
+    def check(self, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+        """The claims a free text states, each judged by the audit's rules (see :mod:`check`)."""
+        return check_mod.check(self, text, lang, kb_version)
+
+    def remember_check(self, sid: str, result: Any, keep: int = 64) -> None:
+        with self._lock:
+            self._checks[sid] = result
+            self._checks.move_to_end(sid)
+            while len(self._checks) > keep:
+                self._checks.popitem(last=False)
+
+    def recalled_check(self, sid: str) -> Any:
+        with self._lock:
+            return self._checks.get(sid)
 
     def audit_gaps(self, kb_version: str | None = None) -> dict[str, Any]:
         """The reference facts that would decide the most unverifiable claims (the curator's to-do list)."""

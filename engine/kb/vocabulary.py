@@ -83,7 +83,10 @@ class Attribute:
     closed: bool = False
 
 
-CUE_GROUPS = ("method", "precision", "intent", "scale")
+CUE_GROUPS = ("method", "precision", "intent", "scale",
+              # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
+              # the verbs that tie a GPU to an instance, and the words of a requirement
+              "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require")
 
 
 def _load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -202,9 +205,30 @@ class Vocabulary:
             for ref in (spec.get("family"),) + tuple(spec.get("variants") or ()):
                 if ref and ref not in self.entities:
                     issues.append(Issue(f"entity {eid} refers to unknown entity {ref}", path, ents.line_of(eid)))
+        self._check_cue_keys(data.get("cues"), issues)
         if issues:
             raise ValidationError(f"{path}: invalid vocabulary", issues)
         self._alias_index: dict[str, str] | None = None
+
+    def _check_cue_keys(self, raw: Any, issues: list[Issue]) -> None:
+        """The extractor's cue groups are keyed by names the vocabulary defines: attributes, units
+        ("dimension:unit"), verdicts and bound operators."""
+        allowed = {
+            "attribute": set(self.attributes),
+            "unit": {f"{d}:{u}" for d, us in self.units.items() for u in us},
+            "verdict": set(self.enums.get("verdict") or {}),
+            "bound": {">=", "<=", ">", "<"},
+            "negation": {"before", "after"},
+            "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"},
+        }
+        for group, names in allowed.items():
+            for key in self.cues.get(group) or {}:
+                if key not in names:
+                    line = None
+                    if isinstance(raw, dict) and hasattr(raw.get(group), "line_of"):
+                        line = raw[group].line_of(key)
+                    issues.append(Issue(f"cues.{group}: unknown key {short(key)}", self.path, line,
+                                        f"cues.{group}", sorted(names)))
 
     @classmethod
     def load(cls, path: str | Path, display: str | None = None, root: str | Path | None = None) -> "Vocabulary":

@@ -42,8 +42,8 @@ LANG = Param("lang", LANGS)
 
 def blueprints() -> list[Blueprint]:
     """Every blueprint of the API, in the order they are registered."""
-    from . import ask, audit, claims, conclusions, diff, health, openapi, query, sources, versions
-    return [m.bp for m in (health, ask, query, conclusions, claims, sources, audit, versions, diff, openapi)]
+    from . import ask, audit, check, claims, conclusions, diff, health, openapi, query, sources, versions
+    return [m.bp for m in (health, ask, query, check, conclusions, claims, sources, audit, versions, diff, openapi)]
 
 
 def _bad(message: str, issues: list[Issue]) -> BadInput:

@@ -1,0 +1,166 @@
+"""Check any text: the claims it states, judged by the audit's rules with their evidence.
+
+The claims come from :mod:`extract`; they are audited as one more source would be, against the
+reference tier and gpukb's own sizing (the same rules as ``gpukb audit``, no second checker), in a
+block that holds the reference tier and the text's claims only, so a check costs a fraction of a full
+audit. The result is kept for a while so that each finding can be explained like any conclusion
+(``/v1/conclusions/<finding id>/explain``).
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from ..errors import BadInput, Issue, NotFound, TooLarge
+from ..kb.store import Fact, ReleaseView
+from ..kb.vocabulary import Interval
+from ..terms import FINDING_KINDS, label as term_label
+from .audit import AuditResult, run_audit
+from .extract import extract
+
+if TYPE_CHECKING:
+    from .service import GpuKB
+
+MAX_CHECK_CHARS = 20_000
+#: statuses after which a claim needs a correction a reader can use
+WRONG = ("incorrect", "misattributed", "overstated", "understated", "inconsistent_with_derivation")
+CHECK_PREFIX = "X"
+
+
+def _check_input(text: Any) -> None:
+    if not isinstance(text, str):
+        msg = f"the text must be a string, got {type(text).__name__}"
+        raise BadInput(msg, [Issue(msg, field="text")])
+    if len(text) > MAX_CHECK_CHARS:
+        msg = f"the text is {len(text):,} characters long; at most {MAX_CHECK_CHARS:,} are accepted (split it)"
+        raise TooLarge(msg, [Issue(msg, field="text")])
+    if not text.strip():
+        msg = "the text is empty"
+        raise BadInput(msg, [Issue(msg, field="text")])
+
+
+def text_id(text: str, release: str) -> str:
+    """The source id a checked text gets: X + a digest of the text and the release."""
+    return CHECK_PREFIX + hashlib.sha1(f"{release}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()[:10]
+
+
+def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None) -> tuple[list[Fact], list[dict[str, Any]], str]:
+    """The text's claims as KB claims of source ``sid`` (validated like a claim file's), the passages
+    not understood, and the text's language."""
+    vocab = view.kb.vocab
+    ex = extract(text, vocab, lang)
+    facts: list[Fact] = []
+    skipped: list[dict[str, Any]] = [{"span": [s, e], "quote": text[s:e], "reason": "no statement gpukb can check"}
+                                     for s, e in ex.not_understood]
+    for c in ex.claims:
+        line = text.count("\n", 0, c.start) + 1
+        where = {"file": "<text>", "line": line}
+        norm, errs = vocab.check_value(c.attribute, c.value, c.unit, where)
+        quals, qerrs = vocab.check_qualifiers(c.qualifiers or None, where)
+        if errs or qerrs:
+            skipped.append({"span": [c.start, c.end], "quote": text[c.start:c.end],
+                            "reason": "; ".join(i.message for i in errs + qerrs)})
+            continue
+        fid = f"{sid}-C{len(facts) + 1:03d}"
+        facts.append(Fact(fid, 1, "claim", c.subject, c.attribute, c.value, c.unit, norm, quals, "<text>", line,
+                          source=sid, quote=text[c.start:c.end], span=[c.start, c.end], modality=c.modality,
+                          approx=c.approx, confidence=f"{c.confidence:.2f}"))
+    skipped.sort(key=lambda x: x["span"])
+    return facts, skipped, ex.lang
+
+
+def audit_claims(state: GpuKB, view: ReleaseView, claims: list[Fact]) -> AuditResult:
+    """The audit of ``claims`` alone, in a block with the whole reference tier."""
+    facts = {f.id: f for f in view.reference}
+    facts.update({c.id: c for c in claims})
+    block = ReleaseView(view.kb, view.release, facts, set(view.source_ids) | {c.source for c in claims if c.source})
+    return run_audit(state, block)
+
+
+def check(state: GpuKB, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+    """The answer of ``gpukb check`` and ``POST /v1/check``."""
+    _check_input(text)
+    if lang is not None and lang not in ("en", "zh"):
+        raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
+    view = state.view(kb_version)
+    sid = text_id(text, view.name)
+    claims, skipped, text_lang = claims_of(text, sid, view, lang)
+    res = audit_claims(state, view, claims)
+    state.remember_check(sid, res)
+    vocab = view.kb.vocab
+    out = []
+    for c in claims:
+        st = res.status_of(c.id)
+        findings = [_finding(f) for f in res.findings_for(c.id)]
+        item: dict[str, Any] = {
+            "id": c.id, "span": list(c.span or []), "quote": c.quote, "subject": c.subject,
+            "subject_label": vocab.label(c.subject), "attribute": c.attribute,
+            "attribute_label": {"en": vocab.attributes[c.attribute].en, "zh": vocab.attributes[c.attribute].zh},
+            "value": c.value, "value_text": c.value_text(vocab),
+            "qualifiers": {k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in c.qualifiers.items()},
+            "modality": c.modality, "confidence": float(c.confidence or 0), "status": st["status"],
+            "findings": findings, "correction": correction(c, st["status"], res, view),
+        }
+        if c.unit is not None:
+            item["unit"] = c.unit
+        if st.get("reason"):
+            item["reason"] = st["reason"]
+        out.append(item)
+    return {"kb_version": view.name, "text_id": sid, "lang": lang or text_lang, "claims": out,
+            "not_understood": skipped, "summary": summary(out, skipped)}
+
+
+def _finding(f: dict[str, Any]) -> dict[str, Any]:
+    keep = ("id", "kind", "basis", "evidence", "explanation", "rule", "premises", "grounds", "via")
+    d = {k: f[k] for k in keep if k in f}
+    d["explain"] = f"/v1/conclusions/{f['id']}/explain"
+    return d
+
+
+def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dict[str, str] | None:
+    """What a reader can say instead of a wrong claim, in English and Chinese: the reference value
+    with its citation, else the audit's own explanation."""
+    if status not in WRONG:
+        return None
+    vocab = view.kb.vocab
+    wrong = [f for f in res.findings_for(c.id) if f["kind"] in WRONG]
+    top = next((f for f in wrong if f["kind"] == status), None)
+    if top is None:
+        return None
+    attr = vocab.attributes[c.attribute]
+    refs = [view.facts.get(str(k).split("@")[0]) for f in [top] + wrong for k in f.get("evidence") or []]
+    refs = [r for r in refs if r is not None and r.tier == "reference" and r.attribute == c.attribute]
+    refs.sort(key=lambda r: r.subject != c.subject)         # the claim's own subject first, then what it inherits from
+    for ref in refs[:1]:
+        value = ref.value_text(vocab)
+        name = vocab.label(c.subject)
+        via = "" if ref.subject == c.subject else f" ({vocab.label(ref.subject)})"
+        return {"en": f"{name}{via}: {attr.en} is {value}, not {c.value_text(vocab)} [{ref.citation}].",
+                "zh": f"{name}{via} 的{attr.zh}为 {value}，而非 {c.value_text(vocab)}（{ref.citation}）。"}
+    return {"en": top["explanation"]["en"], "zh": top["explanation"]["zh"]}
+
+
+def summary(claims: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict[str, str]:
+    """One sentence per language: how many claims, their statuses, and what was not understood."""
+    counts = {k: sum(1 for c in claims if c["status"] == k) for k in FINDING_KINDS}
+    parts_en = [f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n]
+    parts_zh = [f"{term_label('finding', k, 'zh')} {n} 条" for k, n in counts.items() if n]
+    en = f"{len(claims)} checkable claim{'s' if len(claims) != 1 else ''} found" + (f": {', '.join(parts_en)}" if parts_en else "")
+    zh = f"发现 {len(claims)} 条可核查的说法" + (f"：{'，'.join(parts_zh)}" if parts_zh else "")
+    if skipped:
+        en += f"; {len(skipped)} passage{'s' if len(skipped) != 1 else ''} not understood"
+        zh += f"；{len(skipped)} 段未能解析"
+    return {"en": en + ".", "zh": zh + "。"}
+
+
+def finding_of(state: GpuKB, fid: str) -> tuple[AuditResult, dict[str, Any]]:
+    """A finding of a recent check, by id (``A-X<digest>-C001-...``)."""
+    sid = fid[2:].split("-", 1)[0]
+    res = state.recalled_check(sid)
+    if res is None:
+        raise NotFound(f"no recent check holds {fid[:120]!r}; check the text again to explain its findings",
+                       [Issue("the check that made this finding is no longer kept", field="id")])
+    f = next((x for x in res.findings if x["id"] == fid), None)
+    if f is None:
+        raise NotFound(f"no finding {fid[:120]!r}", [Issue(f"no finding {fid[:120]!r}", field="id")])
+    return res, f
