@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
-from .ask_parser import _cues as _question_cues, _match_entities, _Match, _per_vocabulary
+from .ask_parser import _cues as _question_cues, _match_entities, _Match, _per_vocabulary, _resolve_variant
 
 #: the concept a requirement of a method is stated about when the text names no model
 METHOD_CONCEPT = {"full": "concept:llm-full-finetune", "lora": "concept:llm-peft", "qlora": "concept:llm-peft",
@@ -32,7 +32,7 @@ VERDICT_ATTRS = ("memory_verdict", "suitability")
 
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+[。！？!?；;]*")
 _ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]])\.(?=\s+[a-z(])")
-_COMMA = re.compile(r"[,，、]")
+_COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
 _NUM = re.compile(r"(?<![0-9.\w])(\d{1,7}(?:\.\d{1,4})?)(?![0-9]|\.[0-9])")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")
 _ZH_SCALE = {"千亿": 1e11, "百亿": 1e10, "亿": 1e8}
@@ -226,6 +226,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences
     for s, e in sentences(low):
         ents = [m for m in mentions if m.start >= s and m.end <= e]
+        # "A100（40GB…" or "80GB A100": the sized variant the memory beside a generic GPU names
+        ents = [_Match(m.start, m.end, _resolve_variant(m, low, vocab), m.kind) if m.kind == "gpu" else m for m in ents]
         masked = list(low)
         for m in ents:             # hardware and model names only: method and precision words stay readable
             if m.kind in _PLACEHOLDER:
@@ -330,7 +332,7 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     if verdict and (workload.get("size") or (scale and workload.get("task"))):
         if scale and not workload.get("size"):
             workload = {**workload, "condition": low[s + scale[1]:s + scale[2]]}
-        out += _verdict(verdict, masked, s, e, ents, carried, workload)
+        out += _verdict(verdict, masked, s, e, ents, carried, workload, t)
     return out
 
 
@@ -468,7 +470,7 @@ def _carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any])
 
 
 def _verdict(verdict: tuple[str, int, int], masked: str, s: int, e: int, ents: list[_Match],
-             carried: dict[str, _Match], w: dict[str, Any]) -> list[Candidate]:
+             carried: dict[str, _Match], w: dict[str, Any], t: dict[str, Any]) -> list[Candidate]:
     """"A T4 cannot fine-tune a 13B model": a verdict about hardware for a workload."""
     if not (w.get("method") or w.get("task")):
         return []
@@ -477,6 +479,7 @@ def _verdict(verdict: tuple[str, int, int], masked: str, s: int, e: int, ents: l
     subj, conf = _subject(HARDWARE, pos, ents, carried, seg)
     if subj is None:
         return []
+    subj = _host_of(subj, ents, masked, s, pos, t) or subj
     attr = "memory_verdict" if _MEMORY_WORDS.search(masked[s:e]) or verdict[0] in ("insufficient", "sufficient") else "suitability"
     return [Candidate(s, e, subj, attr, verdict[0], qualifiers=_qualifiers(w), modality="verdict",
                       confidence=conf * 0.85)]

@@ -1,0 +1,20 @@
+"""`gpukb eval extract`: claim extraction against the curated claims of the bundled sources."""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gpukb.engine.answers.eval_extract import evaluate, report_text
+
+NAME = "extract"
+HELP = "precision and recall of claim extraction against the curated claims of the bundled sources"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    p.add_argument("--errors", action="store_true", help="list spurious and missed claims")
+
+
+def run(kb: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    report = evaluate(kb.view(args.kb_version))
+    return report, report_text(report, verbose=args.errors)
