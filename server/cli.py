@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="rules directory (default: $GPUKB_RULES or the rules/ of this checkout)")
         p.add_argument("-v", "--verbose", action="count", default=default,
                        help="log progress (-vv: debug, and tracebacks on errors)")
+        p.add_argument("--include-pending", action="store_true", default=default,
+                       help="also use claims pending review (from gpukb ingest) and sources no release adds yet")
 
     parser = argparse.ArgumentParser(
         prog="gpukb",
@@ -158,6 +160,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", help="the text, or - to read it from standard input")
     p.add_argument("--lang", choices=LANGS, help="the text's language (default: detected)")
     p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    json_flag(p)
+
+    p = command("ingest", "take in a new article: register it and extract its claims, pending review")
+    p.add_argument("file", help="the article as a UTF-8 text or Markdown file")
+    p.add_argument("--source", metavar="S", required=True, help="the new source id, e.g. S003")
+    p.add_argument("--title", help="the article's title (default: the file name)")
+    p.add_argument("--publisher", help="who published it")
+    p.add_argument("--date", metavar="YYYY-MM-DD", help="when it was published")
+    p.add_argument("--lang", choices=LANGS, help="its language (default: detected)")
     json_flag(p)
 
     p = command("query", "size a training or inference scenario")
@@ -260,10 +271,14 @@ def _dirs(args: argparse.Namespace) -> tuple[str, str]:
     return kb, rules
 
 
+def _pending(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "include_pending", False))
+
+
 @functools.lru_cache(maxsize=4)
-def _engine(kb_dir: str, rules_dir: str) -> GpuKB:
+def _engine(kb_dir: str, rules_dir: str, include_pending: bool = False) -> GpuKB:
     """One engine per directory pair and process (a CLI run uses one; tests reuse it)."""
-    return GpuKB(kb_dir, rules_dir)
+    return GpuKB(kb_dir, rules_dir, include_pending=include_pending)
 
 
 def _method(kb: GpuKB, name: str, what: str) -> Callable[..., Any]:
@@ -597,10 +612,10 @@ def _query_body(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_query(args: argparse.Namespace) -> int:
     if args.solve:
-        answer = _engine(*_dirs(args)).solve(_query_body(args), args.solve, args.lang)
+        answer = _engine(*_dirs(args), _pending(args)).solve(_query_body(args), args.solve, args.lang)
         print_json(answer) if args.json else print(render_choice(answer, args.lang))
         return 0
-    answer = _engine(*_dirs(args)).query(_query_body(args))
+    answer = _engine(*_dirs(args), _pending(args)).query(_query_body(args))
     if args.json:
         print_json(answer)
     else:
@@ -609,7 +624,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    kb = _engine(*_dirs(args))
+    kb = _engine(*_dirs(args), _pending(args))
     answer = _method(kb, "ask", "answering questions")(args.question, lang=args.lang, kb_version=args.kb_version)
     if args.json:
         print_json(answer)
@@ -619,7 +634,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    kb = _engine(*_dirs(args))
+    kb = _engine(*_dirs(args), _pending(args))
     text = sys.stdin.read() if args.text == "-" else args.text
     d = _method(kb, "check", "checking texts")(text, lang=args.lang, kb_version=args.kb_version)
     if args.json:
@@ -629,8 +644,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from gpukb.engine.answers.ingest import ingest
+    kb_dir, rules_dir = _dirs(args)
+    d = ingest(kb_dir, args.file, args.source, args.title, args.publisher, args.date, args.lang)
+    audit = GpuKB(kb_dir, rules_dir, include_pending=True).audit(source=args.source)
+    d["audit"] = audit["summary"].get(args.source, {"claims": 0, "by_status": {}})
+    if args.json:
+        print_json(d)
+        return 0
+    print(f"registered {d['source']} ({d['file']}); {d['claims']} claims pending review in {d['claims_file']}")
+    counts = ", ".join(f"{n} {k}" for k, n in d["audit"]["by_status"].items() if n)
+    print(f"audit of the pending claims (gpukb audit --include-pending --source {d['source']}): {counts or 'nothing to audit'}")
+    if d["not_understood"]:
+        print(f"{len(d['not_understood'])} passages yielded no claim; encode what matters by hand")
+    print("next: review each claim, delete its 'review: pending' line, and add the source to a release in versions.yaml")
+    return 0
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
-    kb = _engine(*_dirs(args))
+    kb = _engine(*_dirs(args), _pending(args))
     result = _method(kb, "explain", "explaining conclusions")(args.id, args.format, args.lang)
     if isinstance(result, str):
         sys.stdout.write(result if result.endswith("\n") else result + "\n")
@@ -640,7 +673,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    d = _engine(*_dirs(args)).claims(source=args.source, kb_version=args.kb_version)
+    d = _engine(*_dirs(args), _pending(args)).claims(source=args.source, kb_version=args.kb_version)
     if args.json:
         print_json(d)
     else:
@@ -649,7 +682,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
-    d = _engine(*_dirs(args)).sources()
+    d = _engine(*_dirs(args), _pending(args)).sources()
     if args.json:
         print_json(d)
     else:
@@ -658,7 +691,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    kb = _engine(*_dirs(args))
+    kb = _engine(*_dirs(args), _pending(args))
     if args.gaps:
         if args.source or args.kind or args.format:
             raise BadInput("--gaps lists the gaps of a whole release; it takes no --source, --kind or --format")
@@ -674,7 +707,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    d = _engine(*_dirs(args)).versions()
+    d = _engine(*_dirs(args), _pending(args)).versions()
     if args.json:
         print_json(d)
     else:
@@ -683,7 +716,7 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    kb = _engine(*_dirs(args))
+    kb = _engine(*_dirs(args), _pending(args))
     d = _method(kb, "diff", "comparing releases")(args.a, args.b)
     if args.json:
         print_json(d)
@@ -740,7 +773,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     import anyio
     from .mcp_server import build_server, serve_stdio
-    kb = _engine(*_dirs(args))
+    kb = _engine(*_dirs(args), _pending(args))
     threading.Thread(target=kb.audit_result, args=(kb.kb.latest,), name="gpukb-audit-warmup", daemon=True).start()
     log.info("gpukb MCP server on stdio (release %s)", kb.kb.latest)
     anyio.run(serve_stdio, build_server(lambda: kb, version=version()))
@@ -764,7 +797,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     module = evaluations()[args.evaluation]
-    report, text = module.run(_engine(*_dirs(args)), args)
+    report, text = module.run(_engine(*_dirs(args), _pending(args)), args)
     if args.json:
         print_json(report)
     else:
@@ -797,7 +830,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "snapshot": cmd_snapshot,
     "mcp": cmd_mcp,
     "eval": cmd_eval,
-    "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "check": cmd_check, "query": cmd_query,
+    "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "check": cmd_check, "ingest": cmd_ingest, "query": cmd_query,
     "explain": cmd_explain, "audit": cmd_audit, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
 }
 

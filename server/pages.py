@@ -344,3 +344,4 @@ def conclusion(cid: str):
 
 
 from .audit_pages import mark_source_text  # noqa: E402  (registers /audit and /claims/<id> on bp)
+from . import check_page  # noqa: E402,F401  (registers /check on bp)

@@ -31,7 +31,7 @@ HARDWARE = ("gpu", "family", "instance")
 VERDICT_ATTRS = ("memory_verdict", "suitability")
 
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+[。！？!?；;]*")
-_ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]])\.(?=\s+[a-z(])")
+_ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])\.(?=\s+\S)")     # "… BF16. Next" (not "1.5", "e.g.x")
 _COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
 _NUM = re.compile(r"(?<![0-9.\w])(\d{1,7}(?:\.\d{1,4})?)(?![0-9]|\.[0-9])")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")

@@ -30,9 +30,10 @@ class GpuKB:
     """A loaded, validated KB with its compiled rules; thread-safe for concurrent questions."""
 
     def __init__(self, kb_dir: str | Path = DEFAULT_KB, rules_dir: str | Path = DEFAULT_RULES,
-                 cache_size: int = 512):
+                 cache_size: int = 512, include_pending: bool = False):
         self.kb_dir, self.rules_dir = Path(kb_dir), Path(rules_dir)
-        self.kb: KB = load_kb(self.kb_dir)
+        self.include_pending = include_pending
+        self.kb: KB = load_kb(self.kb_dir, include_pending=include_pending)
         ref_ids = {f.id for f in self.kb.all_facts if f.tier == "reference"}
         self.rules: RuleSet = load_rules(self.rules_dir, ref_ids)
         self.reasoner = Reasoner(self.rules)

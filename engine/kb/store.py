@@ -22,7 +22,7 @@ CLAIM_ID = re.compile(r"^S\d{3}-C\d{3,4}$")
 SOURCE_ID = re.compile(r"^S\d{3}$")
 REF_ID = re.compile(r"^R-[A-Za-z0-9_.+\-]+$")
 CLAIM_FIELDS = {"id", "version", "quote", "span", "subject", "attribute", "value", "unit", "qualifiers",
-                "modality", "gloss_en", "approx", "note", "rests_on"}
+                "modality", "gloss_en", "approx", "note", "rests_on", "review"}
 REF_FIELDS = {"id", "version", "subject", "attribute", "value", "unit", "qualifiers", "citation",
               "confidence", "note", "approx", "since", "modality", "gloss_en"}
 
@@ -77,6 +77,7 @@ class Fact:
     note: str | None = None
     since: str | None = None
     rests_on: str | None = None    # claims: the claim of the same source this one presupposes
+    pending: bool = False          # claims: extracted by `gpukb ingest`, not yet reviewed by a curator
 
     @property
     def key(self) -> str:
@@ -151,8 +152,10 @@ class KB:
     """Every version of every fact in a KB directory, plus its sources, vocabulary and releases."""
 
     def __init__(self, root: Path, vocab: Vocabulary, sources: dict[str, Source], facts: list[Fact],
-                 releases: list[Release]):
+                 releases: list[Release], include_pending: bool = False):
         self.root = root
+        # claims awaiting review (and the sources no release adds yet) count only when asked for
+        self.include_pending = include_pending
         self.vocab = vocab
         self.sources = sources
         self.all_facts = facts
@@ -187,7 +190,7 @@ class KB:
             for r in self.releases:
                 if fact.source in r.adds_sources:
                     return r.index
-            return len(self.releases)
+            return len(self.releases) - 1 if self.include_pending else len(self.releases)
         if fact.since:
             for r in self.releases:
                 if r.name == fact.since:
@@ -208,7 +211,7 @@ class KB:
         if view is None:
             chosen: dict[str, Fact] = {}
             for f in self.all_facts:
-                if self.introduced_in(f) > rel.index:
+                if self.introduced_in(f) > rel.index or (f.pending and not self.include_pending):
                     continue
                 r = self.retired_in(f.id)
                 if r is not None and r <= rel.index and self.introduced_in(f) <= r:
@@ -217,6 +220,8 @@ class KB:
                 if old is None or f.version > old.version:
                     chosen[f.id] = f
             srcs = {s for r in self.releases[: rel.index + 1] for s in r.adds_sources}
+            if self.include_pending and rel.index == len(self.releases) - 1:
+                srcs |= {f.source for f in chosen.values() if f.tier == "claim" and f.source}
             view = ReleaseView(self, rel, chosen, srcs)
             self._release_cache[rel.name] = view
         return view
@@ -310,7 +315,7 @@ class ReleaseView:
 # ---------------------------------------------------------------------------------------------
 # loading
 
-def load_kb(root: str | Path, fill_spans: bool = False) -> KB:
+def load_kb(root: str | Path, fill_spans: bool = False, include_pending: bool = False) -> KB:
     """Load and validate a KB directory; raise :class:`ValidationError` with every issue found.
 
     With ``fill_spans`` a claim without ``span`` gets one computed from its quote, and the claim files
@@ -348,7 +353,7 @@ def load_kb(root: str | Path, fill_spans: bool = False) -> KB:
             issues.append(Issue(f"{f.key} has no version {f.version - 1}", f.file, f.line, "version"))
     if issues:
         raise ValidationError(f"the KB in {root} has {len(issues)} problem(s)", issues)
-    return KB(root, vocab, sources, facts, releases)
+    return KB(root, vocab, sources, facts, releases, include_pending)
 
 
 def _load_sources(root: Path, rel, issues: list[Issue], vocab: Vocabulary | None = None) -> dict[str, Source]:
@@ -517,6 +522,11 @@ def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[st
         if not isinstance(mod, str) or mod not in MODALITIES:
             issues.append(Issue(f"unknown modality {short(mod)}", fname, item.line_of("modality"), "modality", MODALITIES))
             continue
+        review = item.get("review")
+        if review is not None and review != "pending":
+            issues.append(Issue(f"review must be 'pending' (delete the line once a curator has reviewed the claim), got {short(review)}",
+                                fname, item.line_of("review"), "review", ["pending"]))
+            continue
         rests = item.get("rests_on")
         if rests is not None and not (isinstance(rests, str) and CLAIM_ID.match(rests) and rests.startswith(sid + "-")
                                       and rests != cid):
@@ -530,7 +540,7 @@ def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[st
                         None if item.get("unit") is None else str(item.get("unit")), common["norm"],
                         common["qualifiers"], fname, line, source=sid, quote=quote, span=list(span),
                         modality=mod, gloss_en=item.get("gloss_en"), approx=bool(item.get("approx", False)),
-                        note=item.get("note"), rests_on=rests))
+                        note=item.get("note"), rests_on=rests, pending=review == "pending"))
     known = {f.id for f in out}
     for f in out:
         if f.rests_on and f.rests_on not in known:
@@ -637,7 +647,8 @@ def _load_releases(path: Path, fname: str, sources: dict[str, Source], facts: li
         if f.since and f.since not in rel_names:
             issues.append(Issue(f"unknown release {f.since!r}", f.file, f.line, "since", sorted(rel_names)))
     added = {s for r in out for s in r.adds_sources}
+    under_review = {f.source for f in facts if f.pending} - {f.source for f in facts if f.tier == "claim" and not f.pending}
     for s in sources:
-        if s not in added:
+        if s not in added and s not in under_review:
             issues.append(Issue(f"source {s} is not added by any release", fname, 1, "adds.sources"))
     return out
