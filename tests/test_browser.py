@@ -303,3 +303,18 @@ def test_conclusion_page_links_to_exports(page, live_server):
     assert href == f"/v1/conclusions/{cid}/explain?format=prov"
     r = page.request.get(live_server + href)
     assert r.ok and "entity" in r.json()
+
+
+def test_paste_a_text_on_check_and_see_a_marked_claim(page, live_server):
+    page.goto(live_server + "/check")
+    page.get_by_label("Text to check").fill("The T4 has 32 GB of memory and supports BF16.")
+    page.get_by_role("button", name="Check").click()
+    mark = page.locator("div.source-text mark[data-status='incorrect']").first
+    mark.wait_for()
+    assert mark.is_visible()
+    claim = page.locator("li.check-claim[data-status='incorrect']").first
+    assert "16 GB" in claim.inner_text()
+    proof = claim.get_by_role("link", name="proof")
+    proof.click()
+    page.wait_for_url("**/conclusions/A-X*")
+    assert "incorrect" in page.content()

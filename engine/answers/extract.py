@@ -141,7 +141,7 @@ def sentences(low: str) -> list[tuple[int, int]]:
             out.append((start, stop.end()))
             start = stop.end()
         out.append((start, m.end()))
-    return [(s + len(low[s:e]) - len(low[s:e].lstrip()), e) for s, e in out if low[s:e].strip(" \t.。")]
+    return [(s + len(low[s:e]) - len(low[s:e].lstrip()), e) for s, e in out if low[s:e].strip().strip(".。").strip()]
 
 
 def _any(rxs: tuple[re.Pattern[str], ...], text: str) -> bool:

@@ -1,0 +1,210 @@
+"""gpukb check / POST /v1/check / the /check page / gpukb ingest: claims found in free text, audited."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tests.conftest import assert_error_shape
+from gpukb.engine.answers.extract import aligned_lower, extract, sentences
+from gpukb.engine.errors import BadInput, TooLarge, ValidationError
+from gpukb.engine.kb.vocabulary import Vocabulary
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def vocab():
+    return Vocabulary.load(ROOT / "kb" / "vocabulary.yaml")
+
+
+def _one(result, attribute):
+    found = [c for c in result["claims"] if c["attribute"] == attribute]
+    assert len(found) == 1, [(c["attribute"], c["quote"]) for c in result["claims"]]
+    return found[0]
+
+
+# -- statuses and evidence, English and Chinese -------------------------------------------------------
+
+@pytest.mark.parametrize("text, attribute, subject, status, evidence", [
+    ("The NVIDIA T4 has 16 GB of GDDR6 memory.", "memory_gb", "gpu:T4", "supported", "R-T4-memory_gb"),
+    ("The T4 has 32 GB of memory.", "memory_gb", "gpu:T4", "incorrect", "R-T4-memory_gb"),
+    ("T4 显存为 24GB。", "memory_gb", "gpu:T4", "incorrect", "R-T4-memory_gb"),
+    ("T4 不支持 BF16。", "bf16_native", "gpu:T4", "supported", "R-T4-bf16_native"),
+    ("The T4 supports BF16.", "bf16_native", "gpu:T4", "incorrect", "R-T4-bf16_native"),
+    ("GN7 instances have NVLink.", "nvlink", "family:GN7", "incorrect", "R-T4-nvlink"),
+    ("腾讯云 GN7 实例搭载 T4 GPU。", "gpu", "family:GN7", "supported", "R-GN7-gpu"),
+    ("Tesla T4 的 INT8 算力为 130 TOPS。", "int8_tops", "gpu:T4", "supported", "R-T4-int8_tops"),
+])
+def test_spec_statements_get_the_status_and_evidence(gpukb, text, attribute, subject, status, evidence):
+    c = _one(gpukb.check(text), attribute)
+    assert c["subject"] == subject
+    assert c["status"] == status, c["findings"]
+    top = next(f for f in c["findings"] if f["kind"] == status)
+    assert any(e.split("@")[0] == evidence for e in top["evidence"]), top["evidence"]
+    assert top["explanation"]["en"] and top["explanation"]["zh"]
+    assert text[c["span"][0]:c["span"][1]] == c["quote"]
+    if status == "incorrect":
+        assert c["correction"]["en"] and c["correction"]["zh"]
+    else:
+        assert c["correction"] is None
+
+
+def test_a_misattributed_gpu_is_named_with_the_family_that_has_it(gpukb):
+    c = _one(gpukb.check("GN7 instances carry A100 GPUs."), "gpu")
+    assert c["status"] == "misattributed"
+    assert "T4" in c["correction"]["en"] and "A100" in c["correction"]["en"]
+
+
+def test_a_workload_verdict_is_checked_against_the_sizing(gpukb):
+    wrong = _one(gpukb.check("单张 T4 可以全量微调 Llama-2-13B。"), "memory_verdict")
+    assert wrong["qualifiers"]["method"] == "method:full"
+    assert wrong["status"] == "inconsistent_with_derivation"
+    assert wrong["correction"] is not None
+    right = _one(gpukb.check("A single T4 cannot fully fine-tune Llama-2-13B."), "memory_verdict")
+    assert right["status"] == "supported"
+
+
+def test_a_requirement_with_a_bound_is_read_as_a_bound(gpukb):
+    c = _one(gpukb.check("7B 模型全量微调至少需要 112GB 显存。"), "memory_required")
+    assert c["value"] == ">= 112" and c["qualifiers"]["params"]["lo"] == 7e9
+
+
+def test_nothing_checkable_returns_no_claims_and_the_whole_text_as_not_understood(gpukb):
+    text = "Hello there. 今天天气不错。"
+    r = gpukb.check(text)
+    assert r["claims"] == []
+    covered = sorted(tuple(x["span"]) for x in r["not_understood"])
+    assert covered[0][0] == 0 and covered[-1][1] == len(text)
+    assert "not understood" in r["summary"]["en"]
+
+
+def test_every_finding_can_be_explained(gpukb):
+    r = gpukb.check("The T4 has 32 GB of memory.")
+    fid = r["claims"][0]["findings"][0]["id"]
+    doc = gpukb.explain(fid, "json")
+    assert doc["conclusion_id"] == fid and doc["kind"] == "finding"
+
+
+# -- bad input -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, status", [
+    ({"text": ""}, 400),
+    ({"text": "   \n"}, 400),
+    ({"text": 5}, 400),
+    ({}, 400),
+    ({"text": "T4", "lang": "fr"}, 400),
+    ({"text": "T4", "lang": 3}, 400),
+    ({"text": "T4", "extra": 1}, 400),
+    ({"text": "T4", "kb_version": "1999.01"}, 400),
+    ({"text": "x" * 20_001}, 413),
+])
+def test_bad_bodies_get_a_4xx_in_the_error_shape(client, body, status):
+    r = client.post("/v1/check", json=body)
+    assert r.status_code in ((status, 404) if "kb_version" in body else (status,)), r.get_data(as_text=True)[:300]
+    assert_error_shape(r.get_json(), r.status_code)
+
+
+@pytest.mark.parametrize("text", [
+    "T4 \x00\x07 显存 16GB", "GN7\u202e has NVLink", "混合 scripts: T4 has 16 GB 显存 and 不支持 BF16", "🙂" * 500,
+    "1" * 5000, "|" * 3000, "x" * 20_000,
+])
+def test_hostile_text_gets_an_answer(client, text):
+    r = client.post("/v1/check", json={"text": text})
+    assert r.status_code == 200, r.get_data(as_text=True)[:300]
+    d = r.get_json()
+    for c in d["claims"]:
+        assert text[c["span"][0]:c["span"][1]] == c["quote"]
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=200, deadline=None)
+def test_extraction_never_fails_and_spans_are_in_the_text(vocab, text):
+    ex = extract(text, vocab)
+    assert len(aligned_lower(text)) == len(text)
+    for c in ex.claims:
+        assert 0 <= c.start < c.end <= len(text)
+    for s, e in ex.not_understood:
+        assert 0 <= s < e <= len(text)
+
+
+def test_sentences_split_english_and_chinese_but_not_decimals():
+    low = aligned_lower("The T4 has 16 GB. It runs at 8.1 TFLOPS。第二句；第三句")
+    parts = ["The T4 has 16 GB.", "It runs at 8.1 TFLOPS。", "第二句；", "第三句"]
+    assert [low[s:e].strip() for s, e in sentences(low)] == [aligned_lower(p) for p in parts]
+
+
+def test_a_cue_for_an_unknown_attribute_is_an_error_with_the_allowed_names(tmp_path):
+    text = (ROOT / "kb" / "vocabulary.yaml").read_text(encoding="utf-8")
+    text = text.replace("  attribute:\n", "  attribute:\n    no_such_attribute: ['x']\n", 1)
+    p = tmp_path / "vocabulary.yaml"
+    p.write_text(text, encoding="utf-8")
+    with pytest.raises(ValidationError) as exc:
+        Vocabulary.load(p)
+    issue = next(i for i in exc.value.issues if "no_such_attribute" in i.message)
+    assert issue.line and "memory_gb" in issue.allowed
+
+
+def test_too_large_is_a_413():
+    assert TooLarge.status == 413 and issubclass(TooLarge, BadInput)
+
+
+# -- the page ------------------------------------------------------------------------------------------
+
+def test_the_check_page_marks_the_claims_without_javascript(client):
+    assert client.get("/check").status_code == 200
+    r = client.post("/check", data={"text": "The T4 has 32 GB of memory. 单张 T4 可以全量微调 Llama-2-13B。"})
+    html = r.get_data(as_text=True)
+    assert r.status_code == 200
+    assert 'data-status="incorrect"' in html and 'data-status="inconsistent_with_derivation"' in html
+    assert "/conclusions/A-X" in html
+    too_long = client.post("/check", data={"text": "x" * 20_001})
+    assert too_long.status_code == 413
+
+
+# -- ingest --------------------------------------------------------------------------------------------
+
+def test_ingest_registers_a_source_with_pending_claims(tmp_path):
+    from gpukb.engine.answers.ingest import ingest
+    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.kb.store import load_kb
+    kb = tmp_path / "kb"
+    shutil.copytree(ROOT / "kb", kb)
+    art = tmp_path / "a.md"
+    art.write_text("The NVIDIA T4 has 32 GB of memory. GN7 instances are based on the T4.\n", encoding="utf-8")
+    d = ingest(kb, art, "S003", title="Notes", date="2026-12-01")
+    assert d["claims"] >= 2
+    text = (kb / "claims" / "S003.yaml").read_text(encoding="utf-8")
+    assert text.count("\n    review: pending") == d["claims"]
+    assert not any(c.source == "S003" for c in load_kb(kb).release(None).claims)       # not used by default
+    pending = GpuKB(kb, ROOT / "rules", include_pending=True)
+    statuses = pending.audit(source="S003")["summary"]["S003"]["by_status"]
+    assert statuses["incorrect"] >= 1
+    with pytest.raises(BadInput):
+        ingest(kb, art, "S003")                   # the id is taken; nothing changes
+    before = (kb / "sources" / "sources.yaml").read_text(encoding="utf-8")
+    with pytest.raises(BadInput):
+        ingest(kb, tmp_path / "missing.md", "S004")
+    assert (kb / "sources" / "sources.yaml").read_text(encoding="utf-8") == before
+
+
+def test_a_review_mark_other_than_pending_is_refused(tmp_path):
+    from gpukb.engine.kb.store import load_kb
+    kb = tmp_path / "kb"
+    shutil.copytree(ROOT / "kb", kb)
+    p = kb / "claims" / "S000.yaml"
+    text = p.read_text(encoding="utf-8")
+    p.write_text(text.replace("  version: 1\n", "  version: 1\n  review: done\n", 1), encoding="utf-8")
+    with pytest.raises(ValidationError) as exc:
+        load_kb(kb)
+    assert any(i.field == "review" and i.line for i in exc.value.issues)
+
+
+def test_eval_extract_reports_precision_and_recall(gpukb):
+    from gpukb.engine.answers.eval_extract import evaluate
+    rep = evaluate(gpukb.view(None))
+    o = rep["overall"]
+    assert o["curated"] == len(gpukb.view(None).claims)
+    assert 0 < o["matched"] <= o["extracted"] and 0 < o["precision"] <= 1 and 0 < o["recall"] <= 1
