@@ -3,7 +3,7 @@
 An extracted claim matches a curated one when both state the same subject, attribute and value and
 their spans in the source overlap (one curated claim matches at most one extracted claim). "The same"
 is what the audit would judge the same: a family and the one GPU it carries are one subject for the
-attributes the family inherits from its GPU, and a memory or suitability verdict is compared by its
+attributes the family inherits from its GPU or that apply to both (verdicts, advice), and a memory or suitability verdict is compared by its
 polarity (enough / not enough), which is all the audit reads of it. An extracted claim that repeats an
 already matched one (the same statement made twice in a text) is counted as a duplicate, not as
 spurious. Precision
@@ -48,7 +48,7 @@ def same_claim(c: Fact, g: Fact, view: ReleaseView) -> bool:
     if c.subject == g.subject:
         return True
     spec = vocab.attributes.get(c.attribute)
-    if c.attribute not in VERDICTS and (spec is None or "family" not in spec.inherited_by):
+    if spec is None or not ("family" in spec.inherited_by or {"gpu", "family"} <= set(spec.applies_to)):
         return False
     for fam, gpu in ((c.subject, g.subject), (g.subject, c.subject)):
         carried = view.ref(fam, "gpu") if fam.startswith("family:") else None
@@ -66,7 +66,7 @@ def evaluate(view: ReleaseView) -> dict[str, Any]:
     """Precision and recall of extraction on every bundled source with curated claims."""
     vocab = view.kb.vocab
     covered = set(vocab.cues.get("attribute") or {}) | {"gpu", "memory_type", "memory_required", "memory_verdict",
-                                                        "suitability"}
+                                                        "suitability", "exists", "vendor", "recommended_technique"}
     rows, misses, spurious = {}, [], []
     tot = {"extracted": 0, "curated": 0, "matched": 0, "curated_covered": 0, "matched_covered": 0}
     for sid, src in sorted(view.kb.sources.items()):

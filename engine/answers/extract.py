@@ -22,12 +22,13 @@ from typing import Any
 
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
-from .ask_parser import _cues as _question_cues, _match_entities, _Match, _per_vocabulary, _resolve_variant
+from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _per_vocabulary, _resolve_variant
 
 #: the concept a requirement of a method is stated about when the text names no model
 METHOD_CONCEPT = {"full": "concept:llm-full-finetune", "lora": "concept:llm-peft", "qlora": "concept:llm-peft",
                   "pretrain": "concept:llm-pretrain"}
 HARDWARE = ("gpu", "family", "instance")
+TECHNIQUES = ("technique", "precision", "method", "software")
 VERDICT_ATTRS = ("memory_verdict", "suitability")
 
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+[。！？!?；;]*")
@@ -40,6 +41,7 @@ _ZH_PARAMS = re.compile(r"^\s*(千亿|百亿|亿)")
 _MEMORY_WORDS = re.compile(r"(?<![a-z])(?:memory|vram|fit|oom)(?![a-z])|显存|放不下|装不下|放得下|装得下|爆显存")
 _TRAIN_TASK = re.compile(r"(?<![a-z])train(?:s|ed|ing)?(?![a-z])|训练")
 _INFER_TASK = re.compile(r"(?<![a-z])(?:inference|serv(?:e|es|ing)|deploy\w*)(?![a-z])|推理|部署")
+_QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$|吗\s*[。.]?\s*$")     # a question states nothing
 _PRIVATE = re.compile(r"[\ue000-\uf8ff]")
 # entity mentions are masked, one private-use character per character, so positions stay aligned and
 # numbers inside names ("Llama-2-13B", "A100 80GB") are not read as statements
@@ -115,6 +117,11 @@ def _tables(vocab: Vocabulary) -> dict[str, Any]:
             "verdict": tuple((val, comp(ps)) for val, ps in (cues.get("verdict") or {}).items()),
             "carries": comp((cues.get("carries") or {}).get("verb", ())),
             "require": comp((cues.get("require") or {}).get("verb", ())),
+            "possess": comp((cues.get("possess") or {}).get("verb", ())),
+            "advice": comp((cues.get("advice") or {}).get("verb", ())),
+            "use": comp((cues.get("advice") or {}).get("use", ())),
+            "tasks": tuple((task, re.compile("|".join(re.escape(str(x).lower()) for x in (spec.get("en"), spec.get("zh")) if x)))
+                           for task, spec in (v.enums.get("task") or {}).items() if isinstance(spec, dict)),
             "memory_types": tuple((val, re.compile(r"(?<![a-z0-9])" + re.escape(val.lower()) + r"(?![a-z0-9])"))
                                   for val in sorted(v.enums.get("memory_type") or {}, key=len, reverse=True)),
         }
@@ -224,6 +231,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     claims: list[Candidate] = []
     not_understood: list[tuple[int, int]] = []
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences
+    named: set[str] = set()                               # products already said to exist (first mention only)
     for s, e in sentences(low):
         ents = [m for m in mentions if m.start >= s and m.end <= e]
         # "A100（40GB…" or "80GB A100": the sized variant the memory beside a generic GPU names
@@ -233,7 +241,10 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             if m.kind in _PLACEHOLDER:
                 masked[m.start:m.end] = _PLACEHOLDER[m.kind] * (m.end - m.start)
         masked_low = "".join(masked)
-        found = _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t)
+        question = bool(_QUESTION.search(low[s:e]))
+        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t)
+        if not question:
+            found += _names(low, ents, named, vocab)
         seen = set()
         for c in found:
             key = (c.subject, c.attribute, repr(c.value), repr(sorted(c.qualifiers.items(), key=str)))
@@ -263,6 +274,8 @@ def _subject(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: dict
         return before[-1].eid, 0.8
     if fit:
         return fit[0].eid, 0.65
+    if any(m.kind in HARDWARE for m in ents):
+        return None, 0.0          # the sentence speaks of other hardware: no subject from earlier sentences
     for k in kinds:
         if k in carried:
             return carried[k].eid, 0.55
@@ -282,14 +295,17 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
             continue                                        # the workload's size, not a statement of it
         seg = _segment(masked, s, e, q.start)
         if q.dimension == "memory" and workload.get("method") and any(seg[0] <= r < q.start for r in requires):
-            out += _requirement(q, workload, ents, s, e)
+            methods = [(rx.search(low, s, q.start), val) for val, rx in _question_cues(vocab).get("method", ())]
+            nearest = max(((m.start(), val) for m, val in methods if m), default=None)
+            w = {**workload, "method": nearest[1]} if nearest else workload
+            out += _requirement(q, w, ents, seg[0], seg[1])
             continue
         attr, conf = _attribute_for(q, low, masked, seg, s, e, ents, carried, vocab, t)
-        if attr is None:
+        if attr is None or (q.dimension == "count" and _any(t["advice"], low[seg[0]:seg[1]])):
             continue
         subj, sconf = _subject(vocab.attributes[attr].applies_to, q.start, ents, carried, seg)
-        if subj is None:
-            continue
+        if subj is None or (attr == "params" and _generic_model(subj, vocab)):
+            continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
         if "family" in vocab.attributes[attr].inherited_by:
             subj = _host_of(subj, ents, masked, s, q.start, t) or subj
         value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
@@ -312,6 +328,8 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                 if subj is None or (verdict and workload.get("method")):
                     continue
                 value = not _negated(masked, seg[0], m.start(), m.end(), seg[1], t)
+                if value and not _any(t["possess"], low[max(seg[0], m.start() - 16):m.start()]):
+                    continue            # named, but neither had nor denied ("uses BF16", "needs NVLink")
                 c = Candidate(m.start(), m.end(), subj, attr, value, modality="spec", confidence=sconf * 0.95)
                 _widen(c, ents, seg)
                 out.append(c)
@@ -327,18 +345,69 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                 out.append(c)
     # 4. the GPU an instance family or size carries
     out += _carries(masked, s, e, ents, t)
-    # 5. a workload verdict about hardware
+    # 5. techniques advised for the hardware
+    out += _recommends(low, masked, s, e, ents, carried, workload, t)
+    # 6. a workload verdict about hardware
     scale = _first(_scale_cues(vocab), low[s:e])
-    if verdict and (workload.get("size") or (scale and workload.get("task"))):
+    named_hw = any(m.kind in HARDWARE for m in ents)
+    if verdict and (workload.get("size") or (workload.get("task") and (scale or named_hw))):
         if scale and not workload.get("size"):
             workload = {**workload, "condition": low[s + scale[1]:s + scale[2]]}
         out += _verdict(verdict, masked, s, e, ents, carried, workload, t)
     return out
 
 
+PRODUCTS = ("family", "instance", "product", "platform")
+
+
+def _names(low: str, ents: list[_Match], named: set[str], vocab: Vocabulary) -> list[Candidate]:
+    """A product named in the text is said to exist (an invented name is what the audit catches), and a
+    vendor written just before a product's name ("腾讯云 GN7", "Alibaba Cloud's gn7i") is its vendor;
+    each at the product's first mention only."""
+    out = []
+    for i, m in enumerate(ents):
+        if m.kind not in PRODUCTS or m.eid in named:
+            continue
+        named.add(m.eid)
+        if m.kind in ("family", "instance"):     # an instance name is what gets invented; storage products less so
+            out.append(Candidate(m.start, m.end, m.eid, "exists", True, modality="product-name", confidence=0.6))
+        prev = ents[i - 1] if i else None
+        if prev is not None and prev.kind == "vendor" and re.fullmatch(r"\s*(?:'s|的)?\s*", low[prev.end:m.start]) \
+                and m.kind in vocab.attributes["vendor"].applies_to:
+            out.append(Candidate(prev.start, m.end, m.eid, "vendor", prev.eid, modality="spec", confidence=0.8))
+    return out
+
+
+def _recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
+                w: dict[str, Any], t: dict[str, Any]) -> list[Candidate]:
+    """"On a T4, use FP16 mixed precision and gradient checkpointing": techniques advised for hardware."""
+    cue = None
+    for rx in t["advice"] + t["use"]:
+        m = rx.search(low, s, e)
+        if m and (cue is None or m.start() < cue.start()):
+            cue = m
+    if cue is None or re.match(r"\s*(?:用于|用来|for(?![a-z]))", low[cue.end():cue.end() + 6]):
+        return []                     # "recommended for pre-training" is a verdict on the hardware, not advice
+    seg = _segment(masked, s, e, cue.start())
+    techs = [m for m in ents if m.kind in TECHNIQUES and m.start >= cue.end() and m.end <= seg[1]]
+    if not techs:
+        return []
+    subj, conf = _subject(HARDWARE, cue.start(), ents, carried, (s, e))
+    if subj is None:
+        return []
+    quals = {k: v for k, v in _qualifiers(w).items() if k != "precision"}
+    value = list(dict.fromkeys(m.eid for m in techs))
+    return [Candidate(cue.start(), techs[-1].end, subj, "recommended_technique", value, qualifiers=quals,
+                      modality="advice", confidence=conf * 0.8)]
+
+
 def _host_of(subject: str | None, ents: list[_Match], masked: str, s: int, pos: int, t: dict[str, Any]) -> str | None:
     """In "GN7 carries the T4 and supports X", X is said of GN7: a GPU that is the object of a family's
-    "carries" earlier in the sentence hands the statement back to the family."""
+    "carries" earlier in the sentence hands the statement back to the family, unless the statement sits
+    in a parenthesis right after the GPU's name ("A10（24GB 显存）" is the A10's)."""
+    gpu = next((m for m in reversed(ents) if m.eid == subject and m.end <= pos), None)
+    if gpu is not None and re.match(r"\s*[（(][^）)]*$", masked[gpu.end:pos]):
+        return None
     for h in _carries(masked, s, pos, [m for m in ents if m.end <= pos], t):
         if subject in h.value:
             return h.subject
@@ -373,8 +442,8 @@ def _attribute_for(q: _Quantity, low: str, masked: str, seg: tuple[int, int], s:
                     best = key
     if best is not None:
         return cands[best[3]], 0.9 if best[0] == 0 else 0.7
-    if q.dimension == "count":
-        return None, 0.0                          # a bare number of things could count anything
+    if q.dimension in ("count", "params"):
+        return None, 0.0                          # a bare number of things (or of parameters) could be anything
     # no word names the attribute: the dimension's first attribute (in the cues' order) that applies
     # to the nearest entity ("the T4 has 16GB": its GPU memory)
     near = [m for m in ents if m.end <= q.start] or ents or list(carried.values())
@@ -392,13 +461,18 @@ def _workload(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab: 
     named = [val for val, rx in cues.get("method", ()) if rx.search(text)]
     if named:          # the most specific method named wins (cue order: qlora, lora, full, pretrain, inference)
         w["method"] = named[0]
-    elif _TRAIN_TASK.search(text):
-        w["task"] = ["training"]
-    elif _INFER_TASK.search(text):
-        w["task"] = ["inference"]
+    else:
+        tasks = [task for task, rx in _tables(vocab)["tasks"] if rx.pattern and rx.search(text)]
+        if tasks:
+            w["task"] = tasks[:3]
+        elif _TRAIN_TASK.search(text):
+            w["task"] = ["training"]
+        elif _INFER_TASK.search(text):
+            w["task"] = ["inference"]
     models = [m.eid for m in ents if m.kind == "model"]
     if models:
-        w["model"], w["size"] = models, True
+        w["model"] = models
+        w["size"] = any(not _generic_model(mid, vocab) for mid in models)
     params = [q for q in qs if q.dimension == "params"]
     if params and not models:
         w["params"], w["size"] = params[0].lo * (vocab.unit_factor("params", params[0].unit) or 1), True
@@ -445,7 +519,9 @@ def _requirement(q: _Quantity, w: dict[str, Any], ents: list[_Match], s: int, e:
     value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
     if q.bound and q.lo == q.hi:
         value = f"{q.bound} {q.lo:g}"
-    return [Candidate(s, e, subject, "memory_required", value, q.unit, quals, "estimate", 0.75, q.approx)]
+    c = Candidate(s, q.end, subject, "memory_required", value, q.unit, quals, "estimate", 0.75, q.approx)
+    _widen(c, ents, (s, e))
+    return [c]
 
 
 def _carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) -> list[Candidate]:
@@ -458,10 +534,8 @@ def _carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any])
             continue
         g = gpus[0]
         between = masked[h.end:g.start]
-        if _COMMA.search(between.strip()) and not _any(t["carries"], between):
-            continue
-        if not _any(t["carries"], between) and between.strip(" ()（）:：-—\ue000"):
-            continue
+        if not _any(t["carries"], between) and not re.fullmatch(r"\s*[（(:：]\s*(?:nvidia\s*)?", between):
+            continue                  # "GN7-T4" is a product name, "GN7 vs T4" a comparison
         value = [g.eid] + [m.eid for m in gpus[1:] if re.fullmatch(r"\s*(?:/|或|or|and|和|、)\s*", masked[gpus[0].end:m.start]) ]
         if _negated(masked, h.end, g.start, g.end, min(e, g.end + 8), t) and "\ue000" not in between:
             continue                              # "GN7 does not use an A100" is not a statement of its GPU

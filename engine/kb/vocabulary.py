@@ -85,8 +85,8 @@ class Attribute:
 
 CUE_GROUPS = ("method", "precision", "intent", "scale",
               # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
-              # the verbs that tie a GPU to an instance, and the words of a requirement
-              "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require")
+              # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
+              "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require", "possess", "advice")
 
 
 def _load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -219,7 +219,7 @@ class Vocabulary:
             "verdict": set(self.enums.get("verdict") or {}),
             "bound": {">=", "<=", ">", "<"},
             "negation": {"before", "after"},
-            "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"},
+            "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"}, "advice": {"verb", "use"},
         }
         for group, names in allowed.items():
             for key in self.cues.get(group) or {}:
