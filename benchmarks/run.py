@@ -142,6 +142,62 @@ def bench_questions(n: int) -> None:
     say("question_latency", f"{n} questions ({distinct} distinct): median {med:.1f} ms, p99 {p99:.1f} ms", {"median_ms": med, "p99_ms": p99, "n": n})
 
 
+CHECK_EN = ["The {gpu} has {m} GB of memory.", "The {gpu} supports BF16.", "{gpu} does not have NVLink.",
+            "A single {gpu} can fully fine-tune a {p}B model.", "Fine-tuning a {p}B model with LoRA needs about {m} GB.",
+            "GN7 instances carry {gpu} GPUs.", "Its memory bandwidth is {bw} GB/s.", "Nothing to check in this sentence."]
+CHECK_ZH = ["{gpu} 显存为 {m}GB。", "{gpu} 不支持 BF16。", "单张 {gpu} 可以全量微调 {p}B 模型。", "GN7 实例搭载 {gpu}。",
+            "用 QLoRA 微调 {p}B 模型需要约 {m}GB 显存。", "今天天气不错。"]
+
+
+def check_texts(n: int, chars: int = 1000, seed: int = 5) -> list[str]:
+    """Distinct texts of about ``chars`` characters, each a mix of checkable and other sentences."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        parts: list[str] = []
+        while sum(len(x) + 1 for x in parts) < chars:
+            tpl = rng.choice(CHECK_EN + CHECK_ZH)
+            parts.append(tpl.format(gpu=rng.choice(GPUS), m=rng.choice([8, 16, 24, 32, 40, 80]),
+                                    p=round(rng.uniform(0.5, 70), 1), bw=rng.choice([300, 320, 600, 900, 2000])))
+        out.append(" ".join(parts)[:chars])
+    return out
+
+
+def bench_check(n: int) -> None:
+    from gpukb.engine.answers.service import GpuKB
+    kb = GpuKB()
+    texts = check_texts(n)
+    kb.check(texts[0])                      # warm-up: compiled patterns, the reasoner
+    times, claims = [], 0
+    for t in texts:
+        t0 = time.perf_counter()
+        claims += len(kb.check(t)["claims"])
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    med = statistics.median(times) * 1000
+    p99 = times[int(0.99 * (len(times) - 1))] * 1000
+    say("check_latency", f"{n} texts of 1,000 characters ({claims / n:.1f} claims each): median {med:.1f} ms, "
+        f"p99 {p99:.1f} ms (goal: median < 100 ms)", {"median_ms": med, "p99_ms": p99, "n": n})
+
+
+def bench_quality() -> None:
+    """The gold-set measurements: the audit's accuracy and the extractor's precision and recall."""
+    from gpukb.engine.answers.eval_audit import evaluate as eval_audit, load_gold
+    from gpukb.engine.answers.eval_extract import evaluate as eval_extract
+    from gpukb.engine.answers.service import GpuKB
+    kb = GpuKB()
+    view = kb.view(None)
+    rep = eval_audit(kb.audit_result(view.name), load_gold(kb.kb_dir / "gold" / "audit.yaml"))
+    u = rep["unverifiable"]
+    say("audit_gold", f"label accuracy {100 * rep['label_accuracy']:.1f}%, evidence accuracy "
+        f"{100 * rep['evidence_accuracy']:.1f}% on {rep['gold_claims']} gold claims, {len(rep['harmful'])} harmful; "
+        f"unverifiable {u['unverifiable']}/{u['claims']} bundled claims (goals: 90%, 0, 25%)",
+        {k: rep[k] for k in ("gold_claims", "label_accuracy", "evidence_accuracy")})
+    ex = eval_extract(view)["overall"]
+    say("extract_gold", f"precision {100 * ex['precision']:.1f}%, recall {100 * ex['recall']:.1f}% "
+        f"({ex['matched']} of {ex['extracted']} extracted, of {ex['curated']} curated claims)", ex)
+
+
 def _free_port() -> int:
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -295,7 +351,9 @@ def main() -> int:
         sizes, args.questions, args.seconds, args.audit_timeout = [500, 1000], 100, 3, 120
     print(f"gpukb benchmarks on {os.cpu_count()} cores, Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d')}")
     bench_engine_vs_raw()
+    bench_quality()
     bench_questions(args.questions)
+    bench_check(50 if args.quick else 300)
     bench_http(args.seconds)
     bench_audit(sizes, args.audit_timeout)
     if args.json:

@@ -76,7 +76,7 @@ class McpBridge:
                     if hosts else TransportSecuritySettings(enable_dns_rebinding_protection=False))
         manager = StreamableHTTPSessionManager(
             build_server(self._engine, version=version()), json_response=True, stateless=True,
-            security_settings=security, max_request_body_size=int(self.app.config.get("MAX_CONTENT_LENGTH") or 64 * 1024))
+            security_settings=security, max_request_body_size=int(self.app.config.get("MAX_CONTENT_LENGTH") or 128 * 1024))
         loop = asyncio.new_event_loop()
         threading.Thread(target=loop.run_forever, name="gpukb-mcp-loop", daemon=True).start()
         ready: Future = Future()
@@ -155,7 +155,7 @@ def mount(app: Flask) -> McpBridge:
 
     def dispatch(environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
         if environ.get("PATH_INFO", "") in (PATH, PATH + "/"):
-            refused = _refuse(environ, int(app.config.get("MAX_CONTENT_LENGTH") or 64 * 1024))
+            refused = _refuse(environ, int(app.config.get("MAX_CONTENT_LENGTH") or 128 * 1024))
             if refused is not None:
                 status, message, headers = refused
                 log.info("%s %s %s", environ.get("REQUEST_METHOD"), PATH, status.split(" ", 1)[0])

@@ -34,7 +34,7 @@ from .wire import DeadlineSocket, SlowRequest, classify, error_bytes
 READ_TIMEOUT = 15.0          # seconds for a request to arrive once its first byte is there
 SEND_TIMEOUT = 30.0          # seconds for a client to take a response
 HEAD_BUFFER = 32 * 1024      # request head bytes collected in the event loop
-BODY_BUFFER = 65 * 1024      # body bytes collected there (the API accepts bodies up to 64 KiB)
+BODY_BUFFER = 129 * 1024     # body bytes collected there (the API accepts bodies up to 128 KiB)
 log = logging.getLogger("gpukb.http")
 _LENGTH = re.compile(rb"\ncontent-length[ \t]*:[ \t]*(\d{1,15})[ \t]*\r?(?:\n|$)")
 

@@ -208,3 +208,30 @@ def test_eval_extract_reports_precision_and_recall(gpukb):
     o = rep["overall"]
     assert o["curated"] == len(gpukb.view(None).claims)
     assert 0 < o["matched"] <= o["extracted"] and 0 < o["precision"] <= 1 and 0 < o["recall"] <= 1
+
+
+# -- the block audit: the reachable part of the reference tier decides as the whole tier does -----------
+
+def _texts():
+    import random
+    rng = random.Random(7)
+    gpus = ["T4", "A10", "A100-40GB", "A100", "L4", "V100-32GB", "H100-80GB", "H20"]
+    tpl = ["The {g} has {m} GB of memory.", "The {g} supports BF16.", "{g} does not have NVLink.",
+           "A single {g} can fully fine-tune a {p}B model.", "GN7 instances carry {g} GPUs.", "{g} 显存为 {m}GB。",
+           "单张 {g} 可以用 QLoRA 微调 {p}B 模型。", "GN7.2XLARGE32 有 8 核 vCPU 和 32GB 内存。", "阿里云 ESSD 是腾讯云的产品。",
+           "On GN7, use BF16 mixed precision.", "GN7 is not suitable for large-scale training."]
+    return [" ".join(rng.choice(tpl).format(g=rng.choice(gpus), m=rng.choice([16, 24, 40, 80]), p=rng.choice([3, 7, 13, 70]))
+                     for _ in range(8)) for _ in range(12)]
+
+
+def test_the_block_audit_finds_what_the_whole_tier_finds(gpukb):
+    from gpukb.engine.answers.check import audit_claims, claims_of, text_id
+    view = gpukb.view(None)
+    texts = _texts() + [s.text for s in view.kb.sources.values()]
+    for text in texts:
+        claims, _, _ = claims_of(text, text_id(text, view.name), view)
+        block = audit_claims(gpukb, view, claims)
+        whole = audit_claims(gpukb, view, claims, whole_tier=True)
+        assert sorted((f["id"], tuple(f["evidence"])) for f in block.findings) == \
+            sorted((f["id"], tuple(f["evidence"])) for f in whole.findings), text[:80]
+        assert {k: v["status"] for k, v in block.statuses.items()} == {k: v["status"] for k, v in whole.statuses.items()}

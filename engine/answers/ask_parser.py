@@ -253,7 +253,7 @@ class _Match:
 
 
 # --- alias lexicon (built once per Vocabulary) ------------------------------------------------------
-_LEXICONS: "weakref.WeakKeyDictionary[Vocabulary, tuple[tuple[re.Pattern[str], str], ...]]" = weakref.WeakKeyDictionary()
+_LEXICONS: "weakref.WeakKeyDictionary[Vocabulary, tuple[tuple[str, re.Pattern[str], str], ...]]" = weakref.WeakKeyDictionary()
 
 
 def _alias_pattern(alias: str) -> str:
@@ -289,18 +289,28 @@ def _per_vocabulary(cache: "weakref.WeakKeyDictionary", vocab: Vocabulary, build
     return cached
 
 
-def _lexicon(vocab: Vocabulary) -> tuple[tuple[re.Pattern[str], str], ...]:
-    """Compiled alias patterns, longest alias first; cached per vocabulary object."""
-    def build(v: Vocabulary) -> tuple[tuple[re.Pattern[str], str], ...]:
+def _anchor(alias: str) -> str:
+    """Text every match of the alias's pattern contains literally: its first token up to the first place
+    where the pattern allows a space (between a digit and a letter), so most patterns can be skipped
+    with a substring test."""
+    first = next((t for t in _SEP.split(alias) if t), "")
+    return _DIGIT_LETTER.split(first)[0]
+
+
+def _lexicon(vocab: Vocabulary) -> tuple[tuple[str, re.Pattern[str], str], ...]:
+    """Compiled alias patterns with their literal anchors, longest alias first; cached per vocabulary object."""
+    def build(v: Vocabulary) -> tuple[tuple[str, re.Pattern[str], str], ...]:
         items = sorted(v.aliases().items(), key=lambda kv: (-len(kv[0]), kv[0]))
-        return tuple((re.compile(_alias_pattern(a)), eid) for a, eid in items if a.strip() and _SEP.sub("", a))
+        return tuple((_anchor(a), re.compile(_alias_pattern(a)), eid) for a, eid in items if a.strip() and _SEP.sub("", a))
     return _per_vocabulary(_LEXICONS, vocab, build)
 
 
 def _match_entities(low: str, vocab: Vocabulary) -> list[_Match]:
     """Entity mentions in text order; on overlap the longest mention wins, then the earliest."""
     found: list[_Match] = []
-    for rx, eid in _lexicon(vocab):
+    for anchor, rx, eid in _lexicon(vocab):
+        if anchor not in low:
+            continue
         for m in rx.finditer(low):
             if m.end() > m.start():
                 found.append(_Match(m.start(), m.end(), eid, vocab.kind_of(eid) or ""))

@@ -197,12 +197,14 @@ def claim_ref(c: Fact) -> dict[str, Any]:
             "gloss_en": c.gloss_en}
 
 
-def run_audit(service, view: ReleaseView) -> AuditResult:
-    """Audit every claim of a release (the service supplies the reasoner)."""
+def run_audit(service, view: ReleaseView, reference: list[Fact] | None = None) -> AuditResult:
+    """Audit every claim of a release (the service supplies the reasoner). ``reference`` limits the
+    reference facts given to the rules (default: the whole tier; see :mod:`audit_blocks`)."""
     vocab = view.kb.vocab
     dates = {sid: (s.published or "") for sid, s in view.kb.sources.items()}
     records: list[dict[str, Any]] = []
-    for f in view.reference:
+    refs = view.reference if reference is None else reference
+    for f in refs:
         records.append(factrec.record(f, vocab))
     claim_recs = []
     for f in view.claims:
@@ -211,7 +213,7 @@ def run_audit(service, view: ReleaseView) -> AuditResult:
         r.update(claim_context(view, f))
         claim_recs.append(r)
     groups = factrec.group_records(claim_recs)
-    records += groups + claim_recs + size_records(view) + [effect_record(view)]
+    records += groups + claim_recs + size_records(view, refs) + [effect_record(view)]
     scenarios: dict[str, dict] = {}
     for c, pick, body in check_scenarios(view):
         try:
@@ -299,16 +301,17 @@ def effect_record(view: ReleaseView) -> dict[str, Any]:
     return {"t": "effects", "fk": "effects", "subjects": subjects, "keys": keys, "single_gpu_limited": single}
 
 
-def size_records(view: ReleaseView) -> list[dict[str, Any]]:
+def size_records(view: ReleaseView, reference: list[Fact] | None = None) -> list[dict[str, Any]]:
     """One ``sizes`` record per family and quantity attribute of its sizes: the values over every size
-    (from the reference tier), so the rules can say whether a family-level figure holds for all, some or
-    none of them."""
+    (from the reference tier, or the part of it given), so the rules can say whether a family-level
+    figure holds for all, some or none of them."""
+    refs = view.reference if reference is None else reference
     members: dict[str, list[str]] = defaultdict(list)
-    for f in view.reference:
+    for f in refs:
         if f.attribute == "family" and isinstance(f.value, str) and not f.qualifiers:
             members[f.value].append(f.subject)
     by_size: dict[tuple[str, str], Fact] = {}
-    for f in view.reference:
+    for f in refs:
         if f.subject.startswith("instance:") and isinstance(f.norm, Interval) and not f.qualifiers:
             by_size.setdefault((f.subject, f.attribute), f)
     out = []

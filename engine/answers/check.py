@@ -16,6 +16,7 @@ from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
 from ..terms import FINDING_KINDS, label as term_label
 from .audit import AuditResult, run_audit
+from .audit_blocks import reachable_reference
 from .extract import extract
 
 if TYPE_CHECKING:
@@ -69,12 +70,13 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None) -
     return facts, skipped, ex.lang
 
 
-def audit_claims(state: GpuKB, view: ReleaseView, claims: list[Fact]) -> AuditResult:
-    """The audit of ``claims`` alone, in a block with the whole reference tier."""
+def audit_claims(state: GpuKB, view: ReleaseView, claims: list[Fact], whole_tier: bool = False) -> AuditResult:
+    """The audit of ``claims`` alone, in a block with the reference facts they can reach (or, with
+    ``whole_tier``, the whole reference tier: the same findings, slower)."""
     facts = {f.id: f for f in view.reference}
     facts.update({c.id: c for c in claims})
     block = ReleaseView(view.kb, view.release, facts, set(view.source_ids) | {c.source for c in claims if c.source})
-    return run_audit(state, block)
+    return run_audit(state, block, None if whole_tier else reachable_reference(view, claims))
 
 
 def check(state: GpuKB, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
