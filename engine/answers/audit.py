@@ -213,7 +213,7 @@ def run_audit(service, view: ReleaseView, reference: list[Fact] | None = None) -
         r.update(claim_context(view, f))
         claim_recs.append(r)
     groups = factrec.group_records(claim_recs)
-    records += groups + claim_recs + size_records(view, refs) + [effect_record(view)]
+    records += groups + claim_recs + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
     scenarios: dict[str, dict] = {}
     for c, pick, body in check_scenarios(view):
         try:
@@ -299,6 +299,31 @@ def effect_record(view: ReleaseView) -> dict[str, Any]:
             if "limited_on_single_gpu" in (f.value or []):
                 single.append(f.subject)
     return {"t": "effects", "fk": "effects", "subjects": subjects, "keys": keys, "single_gpu_limited": single}
+
+
+def variant_records(refs: list[Fact]) -> list[dict[str, Any]]:
+    """One ``variants`` record per subject and quantity attribute that the reference gives only per
+    variant (every fact qualified, e.g. by form factor): a claim that names no variant holds when every
+    variant agrees, depends on the variant when some do."""
+    by: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    plain: set[tuple[str, str]] = set()
+    for f in refs:
+        if not isinstance(f.norm, Interval):
+            continue
+        if f.qualifiers:
+            by[(f.subject, f.attribute)].append(f)
+        else:
+            plain.add((f.subject, f.attribute))
+    out = []
+    for (subj, attr), facts in sorted(by.items()):
+        if (subj, attr) in plain or len(facts) < 2:
+            continue
+        facts.sort(key=lambda f: f.id)
+        out.append({"t": "variants", "fk": f"variants:{subj}:{attr}", "subject": subj, "attribute": attr,
+                    "values": [f.norm.point() for f in facts], "keys": [f.key for f in facts],
+                    "scopes": [";".join(f"{k}={v}" for k, v in sorted(f.qualifiers.items())) for f in facts],
+                    "n": len(facts)})
+    return out
 
 
 def size_records(view: ReleaseView, reference: list[Fact] | None = None) -> list[dict[str, Any]]:

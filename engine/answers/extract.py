@@ -96,6 +96,7 @@ class _Quantity:
     unit: str
     bound: str | None = None
     approx: bool = False
+    unit_at: int = 0               # where the unit's text starts ("8 vCPUs": the unit names the attribute)
 
 
 # --- compiled cue tables (once per vocabulary) -------------------------------------------------------
@@ -182,7 +183,7 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary) -> list[_Quant
             for dim, unit, rx in t["unit"]:
                 u = rx.match(low, after)
                 if u and u.end() > after and u.end() <= end:
-                    q = _Quantity(m.start(), u.end(), x, x, dim, unit)
+                    q = _Quantity(m.start(), u.end(), x, x, dim, unit, unit_at=after)
                     break
         if q is None:
             continue
@@ -369,7 +370,7 @@ def _names(low: str, ents: list[_Match], named: set[str], vocab: Vocabulary) -> 
         if m.kind not in PRODUCTS or m.eid in named:
             continue
         named.add(m.eid)
-        if m.kind in ("family", "instance"):     # an instance name is what gets invented; storage products less so
+        if m.kind == "family":       # a family name is what gets invented (sizes are checked by their figures)
             out.append(Candidate(m.start, m.end, m.eid, "exists", True, modality="product-name", confidence=0.6))
         prev = ents[i - 1] if i else None
         if prev is not None and prev.kind == "vendor" and re.fullmatch(r"\s*(?:'s|的)?\s*", low[prev.end:m.start]) \
@@ -398,7 +399,7 @@ def _recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
     quals = {k: v for k, v in _qualifiers(w).items() if k != "precision"}
     value = list(dict.fromkeys(m.eid for m in techs))
     return [Candidate(cue.start(), techs[-1].end, subj, "recommended_technique", value, qualifiers=quals,
-                      modality="advice", confidence=conf * 0.8)]
+                      modality="recommendation", confidence=conf * 0.8)]
 
 
 def _host_of(subject: str | None, ents: list[_Match], masked: str, s: int, pos: int, t: dict[str, Any]) -> str | None:
@@ -430,6 +431,12 @@ def _attribute_for(q: _Quantity, low: str, masked: str, seg: tuple[int, int], s:
         return "gpu_count", 0.85                  # "4 张 T4", "8x A100": a count followed by a GPU name
     if not cands:
         return None, 0.0
+    unit_text = low[q.unit_at:q.end] if q.unit_at else ""
+    for a in cands:                               # "8 vCPUs", "4 张卡": the unit's own word names the attribute
+        if unit_text and any(rx.search(unit_text) for rx in t["attribute"][a]):
+            if a == "gpu_count" and not re.search(r"gpu|卡|card", unit_text):
+                continue                          # "张" or "块" alone count anything
+            return a, 0.85
     best: tuple[int, int, int, int] | None = None     # (outside the clause, distance, -length, order in the cues)
     for order, a in enumerate(cands):
         for rx in t["attribute"][a]:
