@@ -222,7 +222,7 @@ def run_audit(service, view: ReleaseView, reference: list[Fact] | None = None) -
             continue
         qid = "chk-" + hashlib.sha1(json.dumps(s, sort_keys=True, default=str).encode()).hexdigest()[:12]
         if qid not in scenarios:
-            rec = scen.record(s, qid)
+            rec = scen.record(s, qid, purpose="audit")
             rec["has_arch"] = int(all(view.ref(s.get("model"), a) is not None for a in ("layers", "hidden_size", "heads"))) if s.get("model") else 0
             scenarios[qid] = rec
         probe = 1 if pick.startswith("probe:smallest") else 2 if pick.startswith("probe:largest") else 0

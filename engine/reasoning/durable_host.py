@@ -125,7 +125,35 @@ def _parsable(x: float) -> float:
     return x
 
 
-def _scalar_projection(fact: dict[str, Any]) -> dict[str, Any]:
+def condition_fields(definition: dict[str, dict]) -> frozenset[str]:
+    """Every fact field a compiled ruleset's conditions read (its own fields and those it joins on);
+    durable_rules is sent only these, with ``t`` and ``fk`` (which keeps every projection distinct)."""
+    out: set[str] = {"t", "fk"}
+
+    def walk(node: Any, top: bool = False) -> None:
+        if isinstance(node, list):
+            for x in node:
+                walk(x, top)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if k.startswith("$"):
+                    walk(v)
+                elif k.startswith("b_"):
+                    if isinstance(v, str):
+                        out.add(v)            # {"b_c": "subject"}: a field of the joined fact
+                    else:
+                        walk(v)               # a pattern bound to a name
+                elif k in ("all", "any") and top:
+                    walk(v, True)
+                else:
+                    out.add(k)
+                    walk(v)
+    for rule in definition.values():
+        walk({k: v for k, v in rule.items() if k in ("all", "any")}, True)
+    return frozenset(out)
+
+
+def _scalar_projection(fact: dict[str, Any], fields: frozenset[str] | None = None) -> dict[str, Any]:
     """What durable_rules sees of a fact (a new dict; the caller's record is never changed).
 
     * numbers: a whole float becomes an int (durable_rules does not equate 2 and 2.0), and a float that
@@ -137,7 +165,7 @@ def _scalar_projection(fact: dict[str, Any]) -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for k, v in fact.items():
-        if k in ("id", "sid") or v is None:
+        if k in ("id", "sid") or v is None or (fields is not None and k not in fields):
             continue
         if isinstance(v, bool):
             out[k] = TRUE_MARK if v else FALSE_MARK
@@ -164,6 +192,7 @@ class CompiledRuleset:
                 rule = dict(rule)
                 rule["run"] = self._recorder(rule_name)
                 defs[rule_name] = rule
+            self.fields = condition_fields(definition)
             _host().register_rulesets({self.name: _with_prime_rule(defs)})
             _prime(self.name)
             log.debug("registered ruleset %s with %d rules", self.name, len(defs))
@@ -207,7 +236,7 @@ class Session:
 
     def assert_fact(self, fact: dict[str, Any]) -> bool:
         """Assert one fact; False when an identical fact is already there (durable raises for that)."""
-        msg = _scalar_projection(fact)
+        msg = _scalar_projection(fact, self.compiled.fields)
         msg["sid"] = self.sid
         try:
             _host().assert_fact(self.compiled.name, msg)
@@ -268,6 +297,7 @@ class RawRuleset:
                 rule = dict(rule)
                 rule["run"] = self._action(rule_name, derive)
                 defs[rule_name] = rule
+            self.fields = condition_fields(definition)
             _host().register_rulesets({self.name: _with_prime_rule(defs)})
             _prime(self.name)
 
