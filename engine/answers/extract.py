@@ -178,6 +178,8 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary) -> list[_Quant
         zh = _ZH_PARAMS.match(low, after)
         if zh:
             q = _Quantity(m.start(), zh.end(), x * _ZH_SCALE[zh.group(1)], x * _ZH_SCALE[zh.group(1)], "params", "1")
+        elif _GPU_AFTER.match(low, after) and float(x).is_integer():
+            q = _Quantity(m.start(), after, x, x, "count", "1", unit_at=after)    # "4 A100s", "8x H100"
         else:
             q = None
             for dim, unit, rx in t["unit"]:
@@ -302,6 +304,9 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
             out += _requirement(q, w, ents, seg[0], seg[1])
             continue
         attr, conf = _attribute_for(q, low, masked, seg, s, e, ents, carried, vocab, t)
+        if attr == "gpu_count" and workload.get("size") and (workload.get("method") or workload.get("task")):
+            out += _gpus_needed(q, masked, workload, ents, seg)   # "needs 4 A100s for a 13B fine-tune"
+            continue
         if attr is None or (q.dimension == "count" and _any(t["advice"], low[seg[0]:seg[1]])):
             continue
         subj, sconf = _subject(vocab.attributes[attr].applies_to, q.start, ents, carried, seg)
@@ -528,6 +533,19 @@ def _requirement(q: _Quantity, w: dict[str, Any], ents: list[_Match], s: int, e:
         value = f"{q.bound} {q.lo:g}"
     c = Candidate(s, q.end, subject, "memory_required", value, q.unit, quals, "estimate", 0.75, q.approx)
     _widen(c, ents, (s, e))
+    return [c]
+
+
+def _gpus_needed(q: _Quantity, masked: str, w: dict[str, Any], ents: list[_Match], seg: tuple[int, int]) -> list[Candidate]:
+    """A count of GPUs stated for a workload is a claim about how many such GPUs it needs."""
+    gpu = next((m for m in ents if m.kind == "gpu" and m.start >= q.start and m.start - q.end <= 12), None)
+    if gpu is None:
+        return []
+    value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
+    if q.bound and q.lo == q.hi:
+        value = f"{q.bound} {q.lo:g}"
+    c = Candidate(q.start, gpu.end, gpu.eid, "min_gpus", value, None, _qualifiers(w), "estimate", 0.75, q.approx)
+    _widen(c, ents, seg)
     return [c]
 
 
