@@ -1,8 +1,9 @@
 """`make bench`: every figure of the performance section, each measured in this one run.
 
-    python benchmarks/run.py [--quick] [--synth 10000,100000] [--questions 2000] [--seconds 15]
+    python benchmarks/run.py [--quick] [--quiet] [--synth 10000,100000] [--questions 2000] [--seconds 15]
 
-Figures: engine vs raw durable_rules; audit time of the bundled KB and of synthetic KBs (with the
+Figures: the gold-set measurements (audit accuracy, extraction precision and recall); check latency of
+1,000-character texts; engine vs raw durable_rules; audit time of the bundled KB and of synthetic KBs (with the
 100k/10k ratio); in-process question latency (median, p99); HTTP /v1/ask vs /health throughput on the
 same gunicorn server; server start-up time and per-worker memory. A figure that cannot be measured
 (a timeout, a missing tool) is printed as such, never invented.
@@ -25,10 +26,13 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from gpukb.server.progress import Bar
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 RESULTS: dict[str, object] = {}
+QUIET = not sys.stderr.isatty()      # progress bars on a terminal only (--quiet turns them off)
 
 
 def say(name: str, text: str, value: object = None) -> None:
@@ -41,20 +45,6 @@ def bench_engine_vs_raw() -> None:
     r = engine_vs_raw.main()
     say("engine_vs_raw", f"engine {r['engine_ms']} ms vs raw durable_rules {r['raw_ms']} ms per scenario: "
         f"ratio {r['ratio']} (goal <= 1.5)", r)
-
-
-_LAST = [-1]
-
-
-def _progress(done: int, total: int) -> None:
-    width = 30
-    n = int(width * done / max(total, 1))
-    if n == _LAST[0] and done < total:
-        return
-    _LAST[0] = n
-    print(f"\r  generating [{'#' * n}{'.' * (width - n)}] {done}/{total}", end="", file=sys.stderr, flush=True)
-    if done >= total:
-        print(file=sys.stderr)
 
 
 def _audit_child(kb_dir: str, out: str) -> None:
@@ -80,26 +70,25 @@ def bench_audit(sizes: list[int], timeout: float) -> None:
             if kb_dir is None:
                 n = int(label)
                 kb_dir = str(tmp / f"synth{n}")
-                print(f"  synthetic KB with {n} claims", file=sys.stderr)
-                make_synthetic_kb(kb_dir, n, seed=7, progress=_progress)
+                with Bar(not QUIET) as progress:
+                    make_synthetic_kb(kb_dir, n, seed=7,
+                                      progress=lambda done, total: progress(f"synthetic KB, {n} claims", done, total))
             out = tmp / f"audit-{label}.json"
             t0 = time.perf_counter()
             p = subprocess.Popen([sys.executable, __file__, "--audit-child", kb_dir, str(out)], cwd=ROOT)
             try:
-                while p.poll() is None:
-                    if time.perf_counter() - t0 > timeout:
-                        p.kill()
-                        raise TimeoutError
-                    time.sleep(1)
-                    if sys.stderr.isatty() or int(time.perf_counter() - t0) % 15 == 0:
-                        print(f"\r  auditing {label}: {time.perf_counter() - t0:.0f} s", end="", file=sys.stderr, flush=True)
-                print(file=sys.stderr)
+                with Bar(not QUIET) as progress:
+                    while p.poll() is None:
+                        if time.perf_counter() - t0 > timeout:
+                            p.kill()
+                            raise TimeoutError
+                        time.sleep(1)
+                        progress(f"auditing {label} (seconds of {timeout:.0f})", int(time.perf_counter() - t0), int(timeout))
                 r = json.loads(out.read_text())
                 measured[label] = r
                 say(f"audit_{label}", f"{r['claims']} claims audited in {r['audit_s']:.1f} s "
                     f"(load {r['load_s']:.1f} s), {r['findings']} findings, peak {r['peak_rss_mib']:.0f} MiB", r)
             except TimeoutError:
-                print(file=sys.stderr)
                 say(f"audit_{label}", f"did not finish within {timeout:.0f} s (killed)", {"timeout_s": timeout})
         if len(sizes) >= 2 and all(str(n) in measured for n in sizes[:2]):
             a, b = measured[str(sizes[0])], measured[str(sizes[1])]
@@ -336,6 +325,7 @@ def bench_http(seconds: float, workers: int = 2, threads: int = 8) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     ap.add_argument("--synth", default="10000,100000", help="synthetic KB sizes to audit (comma-separated)")
     ap.add_argument("--questions", type=int, default=2000)
     ap.add_argument("--seconds", type=float, default=15, help="duration of each HTTP load run")
@@ -343,6 +333,8 @@ def main() -> int:
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--audit-child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    global QUIET
+    QUIET = QUIET or args.quiet
     if args.audit_child:
         _audit_child(*args.audit_child)
         return 0

@@ -29,6 +29,7 @@ from .errors import NotImplementedYet
 from .cli_render import (print_json, render_answer, render_audit, render_check, render_choice, render_claims,
                          render_diff, render_gaps, render_sizing, render_sources, render_versions)
 from .evals import evaluations
+from .progress import bar
 
 EXPLAIN_FORMATS = ("json", "text", "prov", "dot")
 KINDS = FINDING_KINDS
@@ -114,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="rules directory (default: $GPUKB_RULES or the rules/ of this checkout)")
         p.add_argument("-v", "--verbose", action="count", default=default,
                        help="log progress (-vv: debug, and tracebacks on errors)")
+        p.add_argument("-q", "--quiet", action="store_true", default=default,
+                       help="no progress bars (they are drawn on a terminal only)")
         p.add_argument("--include-pending", action="store_true", default=default,
                        help="also use claims pending review (from gpukb ingest) and sources no release adds yet")
 
@@ -448,7 +451,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
         d = _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version)
         print_json(d) if args.json else print(render_gaps(d))
         return 0
-    d = _method(kb, "audit", "the audit")(source=args.source, kind=args.kind, kb_version=args.kb_version, fmt=args.format)
+    with bar(args) as progress:
+        kb.progress = progress
+        try:
+            d = _method(kb, "audit", "the audit")(source=args.source, kind=args.kind, kb_version=args.kb_version, fmt=args.format)
+        finally:
+            kb.progress = None
     if (args.json or args.format):
         print_json(d)
     else:
@@ -540,7 +548,12 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
         kb = _engine(kb_dir, rules_dir)
         smoke(kb_dir, rules_dir, None, service=kb)     # a runaway rule fails here, naming the rule
         out = args.out or default_path(kb_dir, rules_dir)
-        res = save(kb, out)
+        with bar(args) as progress:
+            kb.progress = progress
+            try:
+                res = save(kb, out)
+            finally:
+                kb.progress = None
     print(f"wrote {res['path']}: audits of {', '.join(res['releases'])} (KB digest {res['digest']})")
     return 0
 
@@ -559,17 +572,12 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from gpukb.engine.kb.synth import make_synthetic_kb
     kb_dir, _ = _dirs(args)
 
-    def progress(done: int, total: int) -> None:
-        if sys.stderr.isatty() or args.verbose:
-            width = 30
-            n = int(width * done / max(total, 1))
-            print(f"\r[{'#' * n}{'.' * (width - n)}] {done}/{total} claims", end="", file=sys.stderr, flush=True)
     try:
-        result = make_synthetic_kb(args.out, args.claims, args.seed, base=kb_dir, progress=progress)
+        with bar(args) as progress:
+            result = make_synthetic_kb(args.out, args.claims, args.seed, base=kb_dir,
+                                       progress=lambda done, total: progress("generating claims", done, total))
     except (FileExistsError, ValueError) as exc:
         raise GpukbError(str(exc), [Issue(str(exc), field="out" if isinstance(exc, FileExistsError) else "claims")]) from None
-    if sys.stderr.isatty() or args.verbose:
-        print(file=sys.stderr)
     print(f"wrote {result['claims']} claims in {result['sources']} sources to {result['out']} (seed {result['seed']}); "
           f"audit it with: gpukb --kb {result['out']} audit")
     return 0

@@ -228,7 +228,7 @@ def run_audit(service, view: ReleaseView, reference: list[Fact] | None = None) -
         probe = 1 if pick.startswith("probe:smallest") else 2 if pick.startswith("probe:largest") else 0
         records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
     records += list(scenarios.values())
-    d = service.reasoner.run(records)
+    d = service.reasoner.run(records, progress=getattr(service, "progress", None))
     return _collect(view, d)
 
 

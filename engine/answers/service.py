@@ -43,6 +43,7 @@ class GpuKB:
         self._lock = threading.RLock()
         self._audits: dict[str, Any] = {}
         self._checks: OrderedDict[str, Any] = OrderedDict()     # recent checks, for explaining their findings
+        self.progress: Any = None      # a progress(phase, done, total) callback for long runs (the CLI's bars)
 
     # -- releases ------------------------------------------------------------------------------
     def view(self, release: str | None = None) -> ReleaseView:

@@ -9,6 +9,7 @@ scope, so an audit of the synthetic KB does real work.
 from __future__ import annotations
 
 import random
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,10 @@ def make_synthetic_kb(out: str | Path, claims: int, seed: int = 0, base: str | P
     rel[0]["adds"] = {"sources": [s["id"] for s in sources]}
     for r in rel[1:]:
         r.pop("adds", None)
+    for r in rel:       # revisions and retirements of the bundled sources' claims do not apply to synthetic ones
+        for key in ("revises", "retires"):
+            if r.get(key):
+                r[key] = [x for x in r[key] if not re.match(r"S\d{3,4}-C", str(x))]
     (out / "versions.yaml").write_text(yaml.safe_dump(versions, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return {"out": str(out), "sources": len(sources), "claims": made, "seed": seed}
 

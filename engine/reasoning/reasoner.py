@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from . import expr, matcher
 from .. import limits
@@ -68,14 +68,16 @@ class Reasoner:
         self._by_type: dict[str, list[dict[str, Any]]] = {}
         self._defaults = matcher.defaults_of(ruleset.types)
 
-    def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None) -> Derivation:
-        """Assert ``facts`` (each with ``t`` and a unique ``fk``) in a fresh session and chain to a fixpoint."""
+    def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None,
+            progress: Callable[[str, int, int | None], None] | None = None) -> Derivation:
+        """Assert ``facts`` (each with ``t`` and a unique ``fk``) in a fresh session and chain to a fixpoint.
+        ``progress(phase, done, total)`` hears how far the run is (for a progress bar on long runs)."""
         limits.check()           # a request that ran out of time starts no new derivation
         facts = list(facts)
         # the budget scales with the input, so a large KB is not mistaken for a runaway rule
         budget = max(self.budget, 100 * len(facts)) if budget is None else budget
         try:
-            return self._run(facts, budget)
+            return self._run(facts, budget, progress)
         except EngineFault as exc:
             rule = self._by_name.get(exc.rule or "")
             where = f" in rule {rule.key} ({rule.file}:{rule.line})" if rule is not None else ""
@@ -86,7 +88,8 @@ class Reasoner:
                 raise
             raise EngineError(f"the rule engine failed: {exc}") from None
 
-    def _run(self, facts: list[dict[str, Any]], budget: int) -> Derivation:
+    def _run(self, facts: list[dict[str, Any]], budget: int,
+             report: Callable[[str, int, int | None], None] | None = None) -> Derivation:
         known: dict[str, dict[str, Any]] = {}
         firings: list[Firing] = []
         counts: Counter[str] = Counter()
@@ -95,7 +98,9 @@ class Reasoner:
         given: set[str] = set()
         with self.compiled.session() as session:
             # all given facts first, so an absent pattern over them sees every one of them
-            for f in facts:
+            for i, f in enumerate(facts):
+                if report is not None and i % 500 == 0:
+                    report("asserting facts", i, len(facts))
                 fk = f["fk"]
                 if fk in known:
                     continue
@@ -106,16 +111,20 @@ class Reasoner:
             self._by_type = {}
             for f in known.values():
                 self._by_type.setdefault(f["t"], []).append(f)
-            self._settle(session, work, known, firings, counts, seen_matches, budget)
+            if report is not None:
+                report("asserting facts", len(facts), len(facts))
+            self._settle(session, work, known, firings, counts, seen_matches, budget, report)
             session.check()
         return Derivation(known, firings, given)
 
-    def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget) -> None:
+    def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, report=None) -> None:
         steps = 0
         while work:
             steps += 1
             if steps % 256 == 0:       # a request's or a smoke derivation's time limit (engine.limits)
                 limits.check(_busiest(counts))
+                if report is not None:
+                    report("rule firings", sum(counts.values()), None)
             rname, bindings = work.popleft()
             rule = self._by_name[rname]
             try:
