@@ -213,7 +213,7 @@ def run_audit(service, view: ReleaseView, reference: list[Fact] | None = None) -
         r.update(claim_context(view, f))
         claim_recs.append(r)
     groups = factrec.group_records(claim_recs)
-    records += groups + claim_recs + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
+    records += groups + factrec.group_pairs(groups) + claim_recs + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
     scenarios: dict[str, dict] = {}
     for c, pick, body in check_scenarios(view):
         try:

@@ -93,3 +93,77 @@ def group_records(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
         g["fk"] = f"group:{g['gid']}"
         out.append({k: v for k, v in g.items() if v is not None})
     return out
+
+
+#: a bucket of at most this many groups is compared pair by pair (every bucket of the bundled KB is);
+#: a larger one against bounded representatives (see :func:`group_pairs`)
+PAIRWISE_LIMIT = 128
+#: representatives of other scopes each group of a large bucket is compared with
+OTHER_SCOPE_REPS = 16
+
+
+def group_pairs(groups: list[dict[str, Any]], limit: int = PAIRWISE_LIMIT) -> list[dict[str, Any]]:
+    """The ordered pairs of value groups the claim-vs-claim rules compare (``cpair`` records).
+
+    Groups are compared within a *bucket*: the verdicts about one subject (a memory verdict may meet a
+    suitability verdict), else one subject and attribute. A bucket of at most ``limit`` groups is
+    compared pair by pair. In a larger bucket each group is compared with the representatives of its
+    own scope (the groups with the lowest and the highest figure, and the first group of each value and
+    verdict polarity) and with a fixed number of representatives of other scopes. A group that
+    contradicts some group of its own scope contradicts one of its scope's representatives (the most
+    distant figure, or the first group of the other value), so its status is the one pairwise
+    comparison gives, with the finding named against a representative; differences of scope are looked
+    for among the fixed sample only. The comparisons then grow with the number of groups instead of its
+    square.
+    """
+    buckets: dict[tuple, list[dict[str, Any]]] = {}
+    for g in groups:
+        key = (g["subject"], "verdict") if g.get("polarity") is not None else (g["subject"], g["attribute"])
+        buckets.setdefault(key, []).append(g)
+    out: list[dict[str, Any]] = []
+    done: set[tuple[str, str]] = set()
+
+    def pair(a: dict[str, Any], b: dict[str, Any]) -> None:
+        if a is not b and (a["gid"], b["gid"]) not in done:
+            done.add((a["gid"], b["gid"]))
+            out.append({"t": "cpair", "fk": f"pair:{a['gid']}:{b['gid']}", "a": a["gid"], "b": b["gid"]})
+
+    for members in buckets.values():
+        if len(members) <= limit:
+            for a in members:
+                for b in members:
+                    pair(a, b)
+            continue
+        by_scope: dict[Any, list[dict[str, Any]]] = {}
+        for g in members:
+            by_scope.setdefault((g.get("attribute"), g.get("qsig")), []).append(g)
+        scope_reps: dict[Any, list[dict[str, Any]]] = {}
+        for scope, gs in by_scope.items():
+            reps: dict[str, dict[str, Any]] = {}
+            with_lo = [g for g in gs if g.get("lo") is not None]
+            with_hi = [g for g in gs if g.get("hi") is not None]
+            if with_lo:
+                low = min(with_lo, key=lambda g: (g["lo"], g["gid"]))
+                reps[low["gid"]] = low
+            if with_hi:
+                high = max(with_hi, key=lambda g: (g["hi"], g["gid"]))
+                reps[high["gid"]] = high
+            seen: set[Any] = set()
+            for g in gs:
+                k = (g.get("vstr"), g.get("polarity"), g.get("modality"))
+                if k not in seen:
+                    seen.add(k)
+                    reps[g["gid"]] = g
+            scope_reps[scope] = list(reps.values())
+        sample: list[dict[str, Any]] = []
+        kinds: set[Any] = set()
+        for g in members:                 # one group per value or polarity and attribute, in order, up to the cap
+            k = (g.get("attribute"), g.get("vstr") if g.get("polarity") is None else g.get("polarity"))
+            if k not in kinds and len(sample) < OTHER_SCOPE_REPS:
+                kinds.add(k)
+                sample.append(g)
+        for g in members:
+            for r in scope_reps[(g.get("attribute"), g.get("qsig"))] + sample:
+                pair(g, r)
+                pair(r, g)
+    return out
