@@ -17,6 +17,7 @@ from typing import Any
 from ..kb import facts as factrec
 from . import scenario as scen
 from ..errors import BadInput, Issue
+from .audit_blocks import group_pairs
 from .audit_gaps import reason as unverifiable_reason
 from .explain import walk
 from ..kb.store import Fact, ReleaseView
@@ -213,7 +214,7 @@ def run_audit(service, view: ReleaseView, reference: list[Fact] | None = None) -
         r.update(claim_context(view, f))
         claim_recs.append(r)
     groups = factrec.group_records(claim_recs)
-    records += groups + factrec.group_pairs(groups) + claim_recs + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
+    records += groups + group_pairs(groups) + claim_recs + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
     scenarios: dict[str, dict] = {}
     for c, pick, body in check_scenarios(view):
         try:

@@ -1,5 +1,8 @@
-"""The part of the reference tier a set of claims can reach, so a small audit (a checked text, a new
-source) asserts tens of reference facts instead of the whole tier.
+"""Blocking for the audit: which facts a set of claims can meet, so the rules see no more than they need.
+
+:func:`reachable_reference` gives the part of the reference tier a set of claims can reach, so a small
+audit (a checked text, a new source) asserts tens of reference facts instead of the whole tier;
+:func:`group_pairs` gives the pairs of value groups the claim-vs-claim rules compare, bounded per group.
 
 A claim's rules join it with reference facts about the entities it names (its subject, the entities
 in its value and qualifiers), about what those inherit from (a family's GPU and sizes, an instance's
@@ -15,6 +18,7 @@ from typing import Any, Iterable
 
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
+from ..reasoning.expr import SCOPE_KEYS, _qparse as qparse
 
 #: attributes of the catalog's structure, kept for every subject
 STRUCTURE = frozenset({"gpu", "family", "in_catalog", "vendor", "exists", "role", "product_kind"})
@@ -104,3 +108,109 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
             if named_gpus & {g for x in _entities(gpus, vocab.entities) for g in (x, vocab.generic(x))}:
                 out.append(f)
     return out
+
+
+#: a bucket of at most this many groups is compared pair by pair (every bucket of the bundled KB is);
+#: a larger one against bounded representatives (see :func:`group_pairs`)
+PAIRWISE_LIMIT = 128
+#: representatives of other scopes each group of a large bucket is compared with (at most)
+OTHER_SCOPE_REPS = 48
+
+
+def group_pairs(groups: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, Any]]:
+    """The ordered pairs of value groups the claim-vs-claim rules compare (``cpair`` records).
+
+    Groups are compared within a *bucket*: the verdicts about one subject (a memory verdict may meet a
+    suitability verdict), else one subject and attribute. A bucket of at most ``limit`` groups is
+    compared pair by pair. In a larger bucket each group is compared with the representatives of its
+    own scope (the groups with the lowest and the highest figure, and the first group of each value and
+    verdict polarity) and with a fixed number of representatives of other scopes. A group that
+    contradicts some group of its own scope contradicts one of its scope's representatives (the most
+    distant figure, or the first group of the other value), so its status is the one pairwise
+    comparison gives, with the finding named against a representative; differences of scope are looked
+    for among the fixed sample only. The comparisons then grow with the number of groups instead of its
+    square.
+    """
+    limit = PAIRWISE_LIMIT if limit is None else limit
+    buckets: dict[tuple, list[dict[str, Any]]] = {}
+    for g in groups:
+        key = (g["subject"], "verdict") if g.get("polarity") is not None else (g["subject"], g["attribute"])
+        buckets.setdefault(key, []).append(g)
+    out: list[dict[str, Any]] = []
+    done: set[tuple[str, str]] = set()
+
+    def pair(a: dict[str, Any], b: dict[str, Any]) -> None:
+        if a is not b and (a["gid"], b["gid"]) not in done:
+            done.add((a["gid"], b["gid"]))
+            out.append({"t": "cpair", "fk": f"pair:{a['gid']}:{b['gid']}", "a": a["gid"], "b": b["gid"]})
+
+    for members in buckets.values():
+        if len(members) <= limit:
+            for a in members:
+                for b in members:
+                    pair(a, b)
+            continue
+        by_scope: dict[Any, list[dict[str, Any]]] = {}
+        for g in members:
+            by_scope.setdefault(_scope(g), []).append(g)
+        scope_reps: dict[Any, list[dict[str, Any]]] = {}
+        for scope, gs in by_scope.items():
+            reps: dict[str, dict[str, Any]] = {}
+            with_lo = [g for g in gs if g.get("lo") is not None]
+            with_hi = [g for g in gs if g.get("hi") is not None]
+            if with_lo:
+                low = min(with_lo, key=lambda g: (g["lo"], g["gid"]))
+                reps[low["gid"]] = low
+            if with_hi:
+                high = max(with_hi, key=lambda g: (g["hi"], g["gid"]))
+                reps[high["gid"]] = high
+            seen: set[Any] = set()
+            for g in gs:               # figures are met through the extremes; other values one group each
+                k = (None if g.get("lo") is not None or g.get("hi") is not None else g.get("vstr"),
+                     g.get("polarity"), g.get("modality"))
+                if k not in seen:
+                    seen.add(k)
+                    reps[g["gid"]] = g
+            scope_reps[scope] = list(reps.values())
+        sample = _sample(members)
+        for g in members:
+            for r in scope_reps[_scope(g)] + sample:
+                pair(g, r)
+                pair(r, g)
+    return out
+
+
+def _scope(g: dict[str, Any]) -> tuple:
+    """What the claim-vs-claim rules compare of a group's scope: its attribute and the qualifiers
+    ``scope_diff`` reads (groups equal on these are always in compatible scopes)."""
+    q = qparse(g.get("qsig") or "")
+    return (g.get("attribute"),) + tuple(sorted((k, v) for k, v in q.items() if k in SCOPE_KEYS or k == "condition"))
+
+
+def _sample(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Representatives of a large bucket across scopes: for each attribute, the two lowest and the two
+    highest figures from distinct scopes; for each verdict polarity, task and GPU, and for each value,
+    the first groups of two distinct scopes (what a difference of scope is found against)."""
+    picked: dict[str, dict[str, Any]] = {}
+
+    def take(gs: list[dict[str, Any]], n: int = 2) -> None:
+        scopes: set[tuple] = set()
+        for g in gs:
+            if len(scopes) >= n:
+                break
+            if _scope(g) not in scopes:
+                scopes.add(_scope(g))
+                picked.setdefault(g["gid"], g)
+    by_attr: dict[Any, list[dict[str, Any]]] = {}
+    by_kind: dict[Any, list[dict[str, Any]]] = {}
+    for g in members:
+        by_attr.setdefault(g.get("attribute"), []).append(g)
+        k = (g.get("attribute"), g.get("polarity"), g.get("q_task"), g.get("q_gpu")) if g.get("polarity") is not None \
+            else (g.get("attribute"), g.get("vstr"))
+        by_kind.setdefault(k, []).append(g)
+    for gs in by_attr.values():
+        take(sorted((g for g in gs if g.get("lo") is not None), key=lambda g: (g["lo"], g["gid"])))
+        take(sorted((g for g in gs if g.get("hi") is not None), key=lambda g: (-g["hi"], g["gid"])))
+    for gs in by_kind.values():
+        take(gs)
+    return list(picked.values())[:OTHER_SCOPE_REPS]

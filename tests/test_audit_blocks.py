@@ -1,0 +1,62 @@
+"""engine/answers/audit_blocks.py: which value groups the claim-vs-claim rules compare, and which
+reference facts a small audit needs."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from gpukb.engine.answers import audit_blocks
+from gpukb.engine.answers.audit import run_audit
+
+
+def _group(gid, subject="family:GN7", attribute="memory_gb", lo=16.0, qsig="", polarity=None, vstr=None):
+    g = {"t": "cgroup", "gid": gid, "subject": subject, "attribute": attribute, "lo": lo, "hi": lo, "qsig": qsig,
+         "vstr": vstr if vstr is not None else str(lo), "modality": "spec"}
+    if polarity is not None:
+        g["polarity"] = polarity
+    return g
+
+
+def test_a_small_bucket_is_compared_pair_by_pair():
+    gs = [_group("G1"), _group("G2", lo=24.0), _group("G3", lo=32.0), _group("G4", subject="gpu:T4")]
+    pairs = {(p["a"], p["b"]) for p in audit_blocks.group_pairs(gs)}
+    assert pairs == {(a, b) for a in ("G1", "G2", "G3") for b in ("G1", "G2", "G3") if a != b}
+
+
+def test_a_large_bucket_grows_linearly_and_meets_its_extremes():
+    n = 600
+    gs = [_group(f"G{i}", lo=float(i % 97 + 1), qsig=f"params={i % 5}") for i in range(n)]
+    pairs = audit_blocks.group_pairs(gs, limit=16)
+    assert len(pairs) < 120 * n                       # pairwise would be n * (n - 1) = 359,400
+    partners = Counter(p["a"] for p in pairs)
+    assert set(partners) == {g["gid"] for g in gs}    # every group is compared with something
+    by_id = {g["gid"]: g for g in gs}
+    for g in gs[:50]:                                 # ... including the lowest and highest figure of its scope
+        same = [h for h in gs if h["qsig"] == g["qsig"]]
+        lowest = min(same, key=lambda h: (h["lo"], h["gid"]))["gid"]
+        highest = max(same, key=lambda h: (h["hi"], h["gid"]))["gid"]
+        mine = {p["b"] for p in pairs if p["a"] == g["gid"]}
+        assert {lowest, highest} - {g["gid"]} <= mine, (g["gid"], by_id[lowest]["lo"])
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.kb.synth import make_synthetic_kb
+    out = tmp_path_factory.mktemp("synth") / "kb"
+    make_synthetic_kb(out, 1500, seed=3)
+    return GpuKB(out)
+
+
+def test_representatives_decide_as_all_pairs_do(synthetic, monkeypatch):
+    view = synthetic.view(None)
+    monkeypatch.setattr(audit_blocks, "PAIRWISE_LIMIT", 10 ** 6)
+    full = run_audit(synthetic, view)
+    monkeypatch.setattr(audit_blocks, "PAIRWISE_LIMIT", 8)
+    blocked = run_audit(synthetic, view)
+    differ = [k for k in full.statuses if full.statuses[k]["status"] != blocked.statuses[k]["status"]]
+    contradictions = {k for k, v in full.statuses.items() if v["status"] == "contradiction"}
+    assert contradictions == {k for k, v in blocked.statuses.items() if v["status"] == "contradiction"}
+    assert len(differ) <= 0.01 * len(full.statuses), differ[:10]
+    assert len(blocked.findings) <= len(full.findings)
