@@ -235,3 +235,11 @@ def test_the_block_audit_finds_what_the_whole_tier_finds(gpukb):
         assert sorted((f["id"], tuple(f["evidence"])) for f in block.findings) == \
             sorted((f["id"], tuple(f["evidence"])) for f in whole.findings), text[:80]
         assert {k: v["status"] for k, v in block.statuses.items()} == {k: v["status"] for k, v in whole.statuses.items()}
+
+
+def test_out_of_scope_statements_are_not_understood_or_unverifiable(gpukb):
+    r = gpukb.check("The RTX 4090 has 24 GB of memory. GN7 is the best value on the market.")
+    assert [x["quote"] for x in r["not_understood"]] == ["The RTX 4090 has 24 GB of memory."]
+    assert not any(c["attribute"] == "memory_gb" for c in r["claims"])     # nothing invented for an unknown GPU
+    zh = gpukb.check("RTX 4090 有 24GB 显存。")
+    assert zh["claims"] == [] and zh["not_understood"]
