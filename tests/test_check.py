@@ -243,3 +243,20 @@ def test_out_of_scope_statements_are_not_understood_or_unverifiable(gpukb):
     assert not any(c["attribute"] == "memory_gb" for c in r["claims"])     # nothing invented for an unknown GPU
     zh = gpukb.check("RTX 4090 有 24GB 显存。")
     assert zh["claims"] == [] and zh["not_understood"]
+
+
+def test_eval_check_scores_the_held_out_statements(gpukb):
+    from gpukb.engine.answers.eval_check import evaluate, load_gold
+    gold = load_gold(ROOT / "kb" / "gold" / "check.yaml")
+    rep = evaluate(gpukb, gold)
+    assert rep["expected"] == sum(len(s["expect"]) for s in gold) > 30
+    assert 0 <= rep["right"] <= rep["found"] <= rep["expected"]
+    assert set(rep["per_lang"]) == {"en", "zh"}
+
+
+def test_eval_check_refuses_a_malformed_gold_file(tmp_path):
+    from gpukb.engine.answers.eval_check import load_gold
+    p = tmp_path / "g.yaml"
+    p.write_text("statements:\n  - text: x\n    expect: [{subject: gpu:T4, attribute: memory_gb, status: maybe}]\n")
+    with pytest.raises(BadInput):
+        load_gold(p)

@@ -38,6 +38,11 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
         if attr.type in ("entity", "entities"):
             vals = f.value if isinstance(f.value, list) else [f.value]
             r["vgen"] = sorted({vocab.generic(v) for v in vals})
+        if isinstance(f.value, list):
+            # enum items up to their broadest ancestor ("dev_test" is light training), so a list that names
+            # a narrower kind of what the reference lists agrees with it
+            r["vup"] = sorted({vocab.enum_chain(attr.enum, str(v))[-1] for v in f.value}) if attr.type == "enums" \
+                else list(f.value)
         if attr.type == "enum" and attr.enum == "verdict":
             r["polarity"] = vocab.polarity(str(f.value))
     if f.tier == "claim":
