@@ -34,6 +34,8 @@ VERDICT_ATTRS = ("memory_verdict", "suitability")
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+[。！？!?；;]*")
 _ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])\.(?=\s+\S)")     # "… BF16. Next" (not "1.5", "e.g.x")
 _COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
+# where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
+_CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)")
 _NUM = re.compile(r"(?<![0-9.\w])(\d{1,7}(?:\.\d{1,4})?)(?![0-9]|\.[0-9])")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")
 _ZH_SCALE = {"千亿": 1e11, "百亿": 1e10, "亿": 1e8}
@@ -359,7 +361,18 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     if verdict and (workload.get("size") or (workload.get("task") and (scale or named_hw))):
         if scale and not workload.get("size"):
             workload = {**workload, "condition": low[s + scale[1]:s + scale[2]]}
-        out += _verdict(verdict, masked, s, e, ents, carried, workload, t)
+        # one verdict per clause ("with QLoRA it fits, but full fine-tuning needs several GPUs"), each
+        # with the method named nearest before it
+        cut = s
+        for seg_end in [m.start() for m in _CLAUSE.finditer(low, s, e)] + [e]:
+            v = _first(t["verdict"], masked[cut:seg_end])
+            if v is not None:
+                # the most specific method named in this clause (cue order: qlora, lora, full ...), else the sentence's
+                mine = [val for val, rx in _question_cues(vocab).get("method", ()) if rx.search(low, cut, seg_end)]
+                w = {**workload, "method": mine[0]} if mine and workload.get("method") else workload
+                out += _verdict((v[0], v[1] + cut - s, v[2] + cut - s), masked, s, e, ents, carried, w, t,
+                                span=(cut, seg_end))
+            cut = seg_end
     return out
 
 
@@ -569,7 +582,8 @@ def _carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any])
 
 
 def _verdict(verdict: tuple[str, int, int], masked: str, s: int, e: int, ents: list[_Match],
-             carried: dict[str, _Match], w: dict[str, Any], t: dict[str, Any]) -> list[Candidate]:
+             carried: dict[str, _Match], w: dict[str, Any], t: dict[str, Any],
+             span: tuple[int, int] | None = None) -> list[Candidate]:
     """"A T4 cannot fine-tune a 13B model": a verdict about hardware for a workload."""
     if not (w.get("method") or w.get("task")):
         return []
@@ -580,5 +594,8 @@ def _verdict(verdict: tuple[str, int, int], masked: str, s: int, e: int, ents: l
         return []
     subj = _host_of(subj, ents, masked, s, pos, t) or subj
     attr = "memory_verdict" if _MEMORY_WORDS.search(masked[s:e]) or verdict[0] in ("insufficient", "sufficient") else "suitability"
-    return [Candidate(s, e, subj, attr, verdict[0], qualifiers=_qualifiers(w), modality="verdict",
-                      confidence=conf * 0.85)]
+    a, b = span or (s, e)
+    c = Candidate(a + len(masked[a:b]) - len(masked[a:b].lstrip(" ,，;；")), b, subj, attr, verdict[0],
+                  qualifiers=_qualifiers(w), modality="verdict", confidence=conf * 0.85)
+    _widen(c, ents, (a, b))
+    return [c]
