@@ -13,13 +13,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gpukb.engine.reasoning import expr
+from gpukb.engine.reasoning import expr, matcher
 
 from gpukb.engine.answers import scenario as scen
 
 from gpukb.engine.answers import sizing  # noqa: E402
 from gpukb.engine.reasoning.durable_host import RawRuleset  # noqa: E402
-from gpukb.engine.reasoning.reasoner import Reasoner  # noqa: E402
 from gpukb.engine.reasoning.rules import definition, fact_key  # noqa: E402
 from gpukb.engine.answers.service import GpuKB  # noqa: E402
 
@@ -34,11 +33,12 @@ BODIES = [
 
 def raw_deriver(ruleset, known: dict):
     rules = {f"r{i}": r for i, r in enumerate(ruleset.rules)}
+    defaults = matcher.defaults_of(ruleset.types)
 
     def derive(rule_name, bindings):
         rule = rules[rule_name]
         env = {b[2:]: known.get(m.get("fk"), m) for b, m in bindings.items()}
-        if not Reasoner._holds(rule, env):
+        if not matcher.holds(rule, env, defaults):
             return []
         values = {k: expr.evaluate(node, env) for k, node in rule.derive.items()}
         fk = fact_key(rule.derive_type, values)
