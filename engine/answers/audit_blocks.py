@@ -114,7 +114,7 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
 #: a larger one against bounded representatives (see :func:`group_pairs`)
 PAIRWISE_LIMIT = 128
 #: representatives of other scopes each group of a large bucket is compared with (at most)
-OTHER_SCOPE_REPS = 48
+OTHER_SCOPE_REPS = 12
 
 
 def group_pairs(groups: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, Any]]:
@@ -173,10 +173,9 @@ def group_pairs(groups: list[dict[str, Any]], limit: int | None = None) -> list[
                     reps[g["gid"]] = g
             scope_reps[scope] = list(reps.values())
         sample = _sample(members)
-        for g in members:
+        for g in members:          # every group, representatives included, meets its scope's and the sample
             for r in scope_reps[_scope(g)] + sample:
                 pair(g, r)
-                pair(r, g)
     return out
 
 
