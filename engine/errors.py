@@ -137,3 +137,20 @@ class TimeLimitExceeded(GpukbError):
     """A request or a derivation ran past its time limit (see :mod:`engine.limits`)."""
 
     status = 503
+
+
+def require_text(text: Any, what: str, name: str, max_chars: int, too_long: type[GpukbError] = BadInput,
+                 hint: str = "") -> str:
+    """``text`` if it is a non-blank string of at most ``max_chars`` characters; else the error that
+    says which of the three it is not (``too_long`` for the length: a question is a 400, a text to
+    check a 413)."""
+    if not isinstance(text, str):
+        msg = f"the {what} must be text, got {type(text).__name__}"
+        raise BadInput(msg, [Issue(msg, field=name)])
+    if len(text) > max_chars:
+        msg = f"the {what} is {len(text):,} characters long; at most {max_chars:,} are accepted{hint}"
+        raise too_long(msg, [Issue(msg, field=name)])
+    if not text.strip():
+        msg = f"the {what} is empty"
+        raise BadInput(msg, [Issue(msg, field=name)])
+    return text

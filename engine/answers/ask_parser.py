@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..errors import BadInput, Issue
+from ..errors import require_text
 from ..kb.vocabulary import Vocabulary
 from ..terms import METHODS, OPTIMIZERS, PRECISIONS
 
@@ -337,15 +337,7 @@ def _cues(vocab: Vocabulary) -> dict[str, tuple[tuple[str, re.Pattern[str]], ...
 
 # --- helpers ----------------------------------------------------------------------------------------
 def _check_input(text: Any) -> None:
-    if not isinstance(text, str):
-        msg = f"the question must be text, got {type(text).__name__}"
-        raise BadInput(msg, [Issue(msg, field="q")])
-    if len(text) > MAX_QUESTION_CHARS:
-        msg = f"the question is {len(text)} characters long; at most {MAX_QUESTION_CHARS} are accepted"
-        raise BadInput(msg, [Issue(msg, field="q")])
-    if not text.strip():
-        msg = "the question is empty"
-        raise BadInput(msg, [Issue(msg, field="q")])
+    require_text(text, "question", "q", MAX_QUESTION_CHARS)
 
 
 def _normalise(text: str) -> tuple[str, str]:

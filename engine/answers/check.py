@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-from ..errors import BadInput, Issue, NotFound, TooLarge
+from ..errors import BadInput, Issue, NotFound, TooLarge, require_text
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
 from ..terms import FINDING_KINDS, label as term_label
@@ -29,15 +29,7 @@ CHECK_PREFIX = "X"
 
 
 def _check_input(text: Any) -> None:
-    if not isinstance(text, str):
-        msg = f"the text must be a string, got {type(text).__name__}"
-        raise BadInput(msg, [Issue(msg, field="text")])
-    if len(text) > MAX_CHECK_CHARS:
-        msg = f"the text is {len(text):,} characters long; at most {MAX_CHECK_CHARS:,} are accepted (split it)"
-        raise TooLarge(msg, [Issue(msg, field="text")])
-    if not text.strip():
-        msg = "the text is empty"
-        raise BadInput(msg, [Issue(msg, field="text")])
+    require_text(text, "text", "text", MAX_CHECK_CHARS, TooLarge, " (split it)")
 
 
 def text_id(text: str, release: str) -> str:
