@@ -34,8 +34,18 @@ def _entities(x: Any, known: dict[str, Any]) -> Iterable[str]:
             yield from _entities(y, known)
 
 
-def reachable_subjects(view: ReleaseView, claims: list[Fact]) -> set[str]:
-    """Every entity the claims name, closed under GPU, family, size and variant links."""
+def _sizes_of(view: ReleaseView) -> dict[str, list[str]]:
+    """Family -> its sizes (instances), from the reference tier."""
+    sizes: dict[str, list[str]] = {}
+    for f in view.reference:
+        if f.attribute == "family" and isinstance(f.value, str):
+            sizes.setdefault(f.value, []).append(f.subject)
+    return sizes
+
+
+def reachable_subjects(view: ReleaseView, claims: list[Fact], sizes: dict[str, list[str]] | None = None) -> set[str]:
+    """Every entity the claims name, closed under GPU, family, size and variant links (``sizes``: the
+    family-to-sizes map, when the caller already has it)."""
     vocab = view.kb.vocab
     known = vocab.entities
     todo: list[str] = []
@@ -44,10 +54,7 @@ def reachable_subjects(view: ReleaseView, claims: list[Fact]) -> set[str]:
         todo += list(_entities(c.value, known))
         for v in c.qualifiers.values():
             todo += list(_entities(v, known))
-    sizes: dict[str, list[str]] = {}
-    for f in view.reference:
-        if f.attribute == "family" and isinstance(f.value, str):
-            sizes.setdefault(f.value, []).append(f.subject)
+    sizes = _sizes_of(view) if sizes is None else sizes
     seen: set[str] = set()
     while todo:
         e = todo.pop()
@@ -83,10 +90,11 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
     spec = [c for c in claims if c.attribute in vocab.attributes and vocab.attributes[c.attribute].inherited_by
             and not c.qualifiers]
     other = [c for c in claims if c not in spec]
-    keep = reachable_subjects(view, other) | probe_models(view)
+    sizes = _sizes_of(view)
+    keep = reachable_subjects(view, other, sizes) | probe_models(view)
     partial: dict[str, set[str]] = {}
     for c in spec:
-        for e in reachable_subjects(view, [c]):
+        for e in reachable_subjects(view, [c], sizes):
             partial.setdefault(e, set()).add(c.attribute)
     named = {c.subject for c in claims} | {e for c in claims for v in c.qualifiers.values() for e in _entities(v, vocab.entities)}
     named_gpus: set[str] = set()

@@ -17,6 +17,7 @@ from ..errors import BadInput, Issue
 from ..terms import FINDING_KINDS
 from ..yamlio import load_file
 from .check import audit_claims, claims_of, text_id
+from .eval_extract import carries
 
 VERDICTS = ("memory_verdict", "suitability")
 
@@ -43,12 +44,7 @@ def _same_subject(gold: str, got: str, view) -> bool:
     if gold == got:
         return True
     vocab = view.kb.vocab
-    for fam, gpu in ((gold, got), (got, gold)):
-        carried = view.ref(fam, "gpu") if fam.startswith("family:") else None
-        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1 and \
-                vocab.generic(carried.value[0]) == vocab.generic(gpu):
-            return True
-    return vocab.generic(gold) == vocab.generic(got) and gold.startswith("gpu:")
+    return carries(view, gold, got) or (vocab.generic(gold) == vocab.generic(got) and gold.startswith("gpu:"))
 
 
 def _same_attribute(a: str, b: str) -> bool:

@@ -50,7 +50,13 @@ def same_claim(c: Fact, g: Fact, view: ReleaseView) -> bool:
     spec = vocab.attributes.get(c.attribute)
     if spec is None or not ("family" in spec.inherited_by or {"gpu", "family"} <= set(spec.applies_to)):
         return False
-    for fam, gpu in ((c.subject, g.subject), (g.subject, c.subject)):
+    return carries(view, c.subject, g.subject)
+
+
+def carries(view: ReleaseView, a: str, b: str) -> bool:
+    """One of the two subjects is a family whose only GPU is the other (or a variant of it)."""
+    vocab = view.kb.vocab
+    for fam, gpu in ((a, b), (b, a)):
         carried = view.ref(fam, "gpu") if fam.startswith("family:") else None
         if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1 and \
                 vocab.generic(carried.value[0]) == vocab.generic(gpu):

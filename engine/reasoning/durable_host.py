@@ -297,7 +297,6 @@ class RawRuleset:
                 rule = dict(rule)
                 rule["run"] = self._action(rule_name, derive)
                 defs[rule_name] = rule
-            self.fields = condition_fields(definition)
             _host().register_rulesets({self.name: _with_prime_rule(defs)})
             _prime(self.name)
 
