@@ -47,18 +47,31 @@ def bench_engine_vs_raw() -> None:
         f"ratio {r['ratio']} (goal <= 1.5)", r)
 
 
-def _audit_child(kb_dir: str, out: str) -> None:
-    """Runs in a child process: load a KB, audit it, report seconds and peak RSS."""
+def _audit_child(kb_dir: str, out: str, opts: str = "{}") -> None:
+    """Runs in a child process: load a KB, audit it, report seconds and peak RSS. ``opts`` (JSON):
+    ``workers``; ``after``: a KB directory with more claims, audited next reusing the first audit's
+    unchanged blocks (the incremental re-audit)."""
     import resource
+    from gpukb.engine.answers.audit_run import run_audit
     from gpukb.engine.answers.service import GpuKB
+    o = json.loads(opts)
     t0 = time.perf_counter()
     kb = GpuKB(kb_dir)
     t1 = time.perf_counter()
-    res = kb.audit_result(kb.kb.latest)
+    res = run_audit(kb, kb.view(None), workers=o.get("workers", 1), keep_proofs=False)
     t2 = time.perf_counter()
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MiB
-    Path(out).write_text(json.dumps({"load_s": t1 - t0, "audit_s": t2 - t1, "findings": len(res.findings),
-                                     "claims": len(res.statuses), "peak_rss_mib": rss}))
+    r = {"load_s": t1 - t0, "audit_s": t2 - t1, "findings": len(res.findings), "claims": len(res.statuses),
+         "blocks": len(res.run.blocks), "batches": res.run.batches, "workers": res.run.workers}
+    if o.get("after"):
+        del kb
+        after = GpuKB(o["after"])
+        t3 = time.perf_counter()
+        inc = run_audit(after, after.view(None), previous=res, keep_proofs=False)
+        t4 = time.perf_counter()
+        r.update(after_claims=len(inc.statuses), reaudit_s=t4 - t3, reaudited_blocks=inc.run.audited,
+                 reused_blocks=inc.run.reused)
+    r["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MiB
+    Path(out).write_text(json.dumps(r))
 
 
 def bench_audit(sizes: list[int], timeout: float) -> None:
@@ -331,7 +344,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=15, help="duration of each HTTP load run")
     ap.add_argument("--audit-timeout", type=float, default=300)
     ap.add_argument("--json", help="also write the results to this file")
-    ap.add_argument("--audit-child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--audit-child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     global QUIET
     QUIET = QUIET or args.quiet

@@ -18,12 +18,14 @@ import functools
 import logging
 import os
 import sys
+import re
 import traceback
 from typing import Any, Callable, Sequence
 
 from gpukb.engine.errors import BadInput, GpukbError, Issue
 from gpukb.engine.terms import FINDING_KINDS, LANGS, METHODS, OPTIMIZERS, PRECISIONS
 from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
+from gpukb.engine.answers.audit_run import default_workers
 
 from .errors import NotImplementedYet
 from .cli_render import (print_json, render_answer, render_audit, render_check, render_choice, render_claims,
@@ -213,6 +215,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gaps", action="store_true",
                    help="list the reference facts that would decide the unverifiable claims, most claims first")
     p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    p.add_argument("--workers", metavar="N", type=_workers, default=1,
+                   help="audit the claims' blocks on N local processes (0: one per core; default 1)")
+    p.add_argument("--scheduler", metavar="ADDR", type=_scheduler,
+                   help="audit the blocks on a Dask cluster, e.g. tcp://host:8786 (needs gpukb[cluster])")
     json_flag(p)
 
     p = command("versions", "list the KB releases, oldest first")
@@ -279,6 +285,24 @@ def _pending(args: argparse.Namespace) -> bool:
 
 
 @functools.lru_cache(maxsize=4)
+def _workers(text: str) -> int:
+    """--workers: a count of local processes, 0 for one per core."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes, got {text!r}") from None
+    if not 0 <= n <= 256:
+        raise argparse.ArgumentTypeError(f"expected 0 (one per core) to 256 processes, got {n}")
+    return n or default_workers()
+
+
+def _scheduler(text: str) -> str:
+    """--scheduler: a Dask scheduler address."""
+    if not re.fullmatch(r"(tcp|tls|inproc|ucx)://[^\s]{1,200}", text):
+        raise argparse.ArgumentTypeError(f"expected a Dask scheduler address such as tcp://host:8786, got {text[:80]!r}")
+    return text
+
+
 def _engine(kb_dir: str, rules_dir: str, include_pending: bool = False) -> GpuKB:
     """One engine per directory pair and process (a CLI run uses one; tests reuse it)."""
     return GpuKB(kb_dir, rules_dir, include_pending=include_pending)
@@ -451,6 +475,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         d = _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version)
         print_json(d) if args.json else print(render_gaps(d))
         return 0
+    kb.audit_workers, kb.audit_scheduler = args.workers, args.scheduler
     with bar(args) as progress:
         kb.progress = progress
         try:

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from gpukb.engine.answers import audit_blocks
-from gpukb.engine.answers.audit import run_audit
+from gpukb.engine.answers.audit_run import run_audit
 
 
 def _group(gid, subject="family:GN7", attribute="memory_gb", lo=16.0, qsig="", polarity=None, vstr=None):

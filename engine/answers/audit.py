@@ -17,7 +17,7 @@ from typing import Any
 from ..kb import facts as factrec
 from . import scenario as scen
 from ..errors import BadInput, Issue
-from .audit_blocks import group_pairs
+from .audit_blocks import catalog_models, group_pairs
 from .audit_gaps import reason as unverifiable_reason
 from .explain import walk
 from ..kb.store import Fact, ReleaseView
@@ -113,13 +113,9 @@ def check_scenarios(view: ReleaseView) -> list[tuple[Fact, str, dict[str, Any]]]
 def probe_sizes(view: ReleaseView, families: list[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
     """The smallest and the largest model of the catalog (by parameter count), as probe picks; within
     the named model families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them."""
-    models = sorted((f.norm.point(), f.subject) for f in view.reference
-                    if f.attribute == "params" and f.subject.startswith("model:") and isinstance(f.norm, Interval)
-                    and f.norm.point())
-    stems = [m.split(":", 1)[1] + "-" for m in families or []]
-    members = [x for x in models if any(x[1].split(":", 1)[1].startswith(st) for st in stems)]
-    if members:
-        models = members if len(members) > 1 else members * 2
+    models = catalog_models(view, families)
+    if len(models) == 1 and families:
+        models = models * 2
     if len(models) < 2:
         return []
     return [(f"probe:smallest {models[0][1].split(':')[1]}", {"model": models[0][1]}),
@@ -149,6 +145,41 @@ class AuditResult:
     corroboration: dict[str, list[dict]]
     by_claim: dict[str, list[dict]] = field(default_factory=dict)
     view: Any = None
+    parts: list[Derivation] = field(default_factory=list)   # the batches' derivations (a blocked run)
+    proofs_kept: bool = True
+    run: Any = None                 # the blocks of a blocked run (audit_run.AuditRun)
+    recompute: Any = None           # claim id -> the derivation of its block, when proofs were dropped
+
+    def proof(self, cid: str) -> Derivation:
+        """The derivation that holds the findings of claim ``cid`` (recomputed for its block when a
+        large audit dropped its proofs)."""
+        if self.derivation is not None:
+            return self.derivation
+        for d in self.parts:
+            if any(f.get("claim") == cid for f in d.derived("finding")):
+                return d
+        if self.recompute is not None:
+            d = self.recompute(cid)
+            if d is not None:
+                return d
+        return Derivation({}, [], set())
+
+    def full_derivation(self) -> Derivation:
+        """Every fact and firing of the audit in one derivation (a blocked run's batches merged)."""
+        if self.derivation is not None:
+            return self.derivation
+        facts: dict[str, dict[str, Any]] = {}
+        given: set[str] = set()
+        firings, seen = [], set()
+        for d in self.parts:
+            facts.update(d.facts)
+            given |= d.given
+            for f in d.firings:
+                k = (f.rule, f.premises, f.derived)
+                if k not in seen:
+                    seen.add(k)
+                    firings.append(f)
+        return Derivation(facts, firings, given)
 
     def status_of(self, cid: str) -> dict[str, Any]:
         return self.statuses.get(cid, {"status": "unverifiable", "rank": 0, "findings": []})
@@ -198,9 +229,11 @@ def claim_ref(c: Fact) -> dict[str, Any]:
             "gloss_en": c.gloss_en}
 
 
-def run_audit(service, view: ReleaseView, reference: list[Fact] | None = None) -> AuditResult:
-    """Audit every claim of a release (the service supplies the reasoner). ``reference`` limits the
-    reference facts given to the rules (default: the whole tier; see :mod:`audit_blocks`)."""
+def audit_block(service, view: ReleaseView, reference: list[Fact] | None = None,
+                progress: Any = None) -> AuditResult:
+    """Audit every claim of ``view`` in one engine run (the service supplies the reasoner).
+    ``reference`` limits the reference facts given to the rules (default: the whole tier; see
+    :mod:`audit_blocks`)."""
     vocab = view.kb.vocab
     dates = {sid: (s.published or "") for sid, s in view.kb.sources.items()}
     records: list[dict[str, Any]] = []
@@ -229,7 +262,7 @@ def run_audit(service, view: ReleaseView, reference: list[Fact] | None = None) -
         probe = 1 if pick.startswith("probe:smallest") else 2 if pick.startswith("probe:largest") else 0
         records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
     records += list(scenarios.values())
-    d = service.reasoner.run(records, progress=getattr(service, "progress", None))
+    d = service.reasoner.run(records, progress=progress)
     return _collect(view, d)
 
 

@@ -44,13 +44,15 @@ def _sizes_of(view: ReleaseView) -> dict[str, list[str]]:
 
 
 def reachable_subjects(view: ReleaseView, claims: list[Fact], sizes: dict[str, list[str]] | None = None) -> set[str]:
-    """Every entity the claims name, closed under GPU, family, size and variant links (``sizes``: the
+    """Every entity the claims name or their sources are about, closed under GPU, family, size and variant links (``sizes``: the
     family-to-sizes map, when the caller already has it)."""
     vocab = view.kb.vocab
     known = vocab.entities
     todo: list[str] = []
     for c in claims:
         todo.append(c.subject)
+        src = view.kb.sources.get(c.source or "")
+        todo += [e for e in (src.about if src else ()) if e in known]     # the context a claim is judged in
         todo += list(_entities(c.value, known))
         for v in c.qualifiers.values():
             todo += list(_entities(v, known))
@@ -79,6 +81,17 @@ def probe_models(view: ReleaseView) -> set[str]:
     return {models[0][1], models[-1][1]} if models else set()
 
 
+def catalog_models(view: ReleaseView, families: list[str] | None = None) -> list[tuple[float, str]]:
+    """The catalog's models with their parameter counts, smallest first; within the named model
+    families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them."""
+    models = sorted((f.norm.point(), f.subject) for f in view.reference
+                    if f.attribute == "params" and f.subject.startswith("model:") and isinstance(f.norm, Interval)
+                    and f.norm.point())
+    stems = [m.split(":", 1)[1] + "-" for m in families or []]
+    members = [x for x in models if any(x[1].split(":", 1)[1].startswith(st) for st in stems)]
+    return members or models
+
+
 def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
     """The reference facts the audit rules can join with ``claims`` (see the module docstring). Which
     GPU an unrelated family carries matters only to a claim that names that GPU as some family's (the
@@ -92,6 +105,11 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
     other = [c for c in claims if c not in spec]
     sizes = _sizes_of(view)
     keep = reachable_subjects(view, other, sizes) | probe_models(view)
+    for c in claims:        # a model family a claim names is probed through its smallest and largest member
+        fams = [m for m in _entities(c.qualifiers.get("model") or [], vocab.entities) if view.ref(m, "params") is None]
+        if fams:
+            members = catalog_models(view, fams)
+            keep |= {members[0][1], members[-1][1]} if members else set()
     partial: dict[str, set[str]] = {}
     for c in spec:
         for e in reachable_subjects(view, [c], sizes):
@@ -221,3 +239,89 @@ def _sample(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for gs in by_kind.values():
         take(gs)
     return list(picked.values())[:OTHER_SCOPE_REPS]
+
+
+# ---------------------------------------------------------------------------------------------
+# partition: the blocks of claims the rules can only relate within themselves
+
+#: the audit rules that join two claims (or their groups); :func:`partition` keeps the claims each one
+#: joins in one block, and a test fails when a rule joining claims is added without being listed here
+CLAIM_JOINS = {
+    # claim-vs-claim comparisons run on value groups of one subject (cgroup, cpair)
+    "audit.claims.quantity.contradiction": "subject", "audit.claims.quantity.scope": "subject",
+    "audit.claims.value.contradiction": "subject", "audit.claims.verdict.contradiction": "subject",
+    "audit.claims.verdict.scope": "subject", "audit.claims.agreement": "subject",
+    "audit.claims.member": "subject", "policy.claims": "subject",
+    # a claim and its source's claims about the same subject (the family's GPU, a product's vendor)
+    "audit.context.refuted_premise": "subject", "audit.context.refuted_derivation": "subject",
+    "audit.product.exists.misattributed": "subject",
+    # a GPU specification stated for a family, and the source's claim of the family's GPU
+    "audit.context.premise": "family_gpu",
+    # a premise a curator recorded
+    "audit.context.curated": "rests_on",
+    # a recommended instance, and the source's claims of the GPU of the products it names
+    "audit.product.recommended.misnamed": "recommended",
+}
+
+#: a batch (one engine run) holds whole blocks up to about this many claims
+BATCH_CLAIMS = 1500
+
+
+def partition(view: ReleaseView, claims: list[Fact] | None = None) -> list[list[Fact]]:
+    """The connected blocks of ``claims`` (default: the release's) under the joins of :data:`CLAIM_JOINS`.
+
+    Two claims share a block when they have the same subject, when one states a GPU specification for a
+    family and the other is its source's claim of that family's GPU, when one rests on the other, or
+    when one recommends an instance and the other is its source's claim of that instance's GPU. Claims
+    of different blocks meet in no rule, so auditing the blocks apart gives the findings of auditing
+    them together. Blocks come in a stable order (by their first claim id).
+    """
+    claims = view.claims if claims is None else claims
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a: str, b: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    gpu_claims: dict[tuple[str | None, str], list[str]] = {}
+    for c in claims:
+        union("c:" + c.id, "s:" + c.subject)
+        if c.attribute == "gpu":
+            gpu_claims.setdefault((c.source, c.subject), []).append(c.id)
+    for c in claims:
+        fam = c.qualifiers.get("family")
+        if isinstance(fam, str):
+            for p in gpu_claims.get((c.source, fam), ()):
+                union("c:" + c.id, "c:" + p)
+        if c.rests_on:
+            union("c:" + c.id, "c:" + c.rests_on)
+        if c.attribute == "recommended_instance":
+            for e in (c.value if isinstance(c.value, list) else [c.value]):
+                for p in gpu_claims.get((c.source, e), ()) if isinstance(e, str) else ():
+                    union("c:" + c.id, "c:" + p)
+    blocks: dict[str, list[Fact]] = {}
+    for c in claims:
+        blocks.setdefault(find("c:" + c.id), []).append(c)
+    return sorted(blocks.values(), key=lambda b: min(c.id for c in b))
+
+
+def batches(blocks: list[list[Fact]], size: int | None = None) -> list[list[list[Fact]]]:
+    """Blocks packed in order into batches of about ``size`` claims (a block is never split), so a
+    KB of small blocks is not audited in hundreds of tiny engine runs."""
+    size = BATCH_CLAIMS if size is None else size
+    out: list[list[list[Fact]]] = []
+    n = 0
+    for b in blocks:
+        if not out or n + len(b) > size:
+            out.append([])
+            n = 0
+        out[-1].append(b)
+        n += len(b)
+    return out

@@ -15,7 +15,7 @@ from ..errors import BadInput, Issue, NotFound, TooLarge, require_text
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
 from ..terms import FINDING_KINDS, label as term_label
-from .audit import AuditResult, run_audit
+from .audit import AuditResult, audit_block
 from .audit_blocks import reachable_reference
 from .extract import extract
 
@@ -68,7 +68,7 @@ def audit_claims(state: GpuKB, view: ReleaseView, claims: list[Fact], whole_tier
     facts = {f.id: f for f in view.reference}
     facts.update({c.id: c for c in claims})
     block = ReleaseView(view.kb, view.release, facts, set(view.source_ids) | {c.source for c in claims if c.source})
-    return run_audit(state, block, None if whole_tier else reachable_reference(view, claims))
+    return audit_block(state, block, None if whole_tier else reachable_reference(view, claims))
 
 
 def check(state: GpuKB, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:

@@ -34,7 +34,7 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
     elif cid.startswith("A-" + CHECK_PREFIX):
         audit, f = finding_of(state, cid)
         view = audit.view
-        t = tree(audit.derivation, f["fact"], view, state.rules, audit.corroboration)
+        t = tree(audit.proof(f["claims"][0]["id"]), f["fact"], view, state.rules, audit.corroboration)
         doc = {"conclusion_id": cid, "kind": "finding", "kb_version": view.name, "finding": f, "holds": True, "tree": t,
                "summary": f["explanation"]}
     elif cid.startswith("A-"):
@@ -43,7 +43,7 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
         f = next((x for x in audit.findings if x["id"] == cid), None)
         if f is None:
             raise NotFound(f"no finding {cid!r} in release {view.name}", [Issue(f"no finding {cid!r}", field="id")])
-        t = tree(audit.derivation, f["fact"], view, state.rules, audit.corroboration)
+        t = tree(audit.proof(f["claims"][0]["id"]), f["fact"], view, state.rules, audit.corroboration)
         doc = {"conclusion_id": cid, "kind": "finding", "kb_version": view.name, "finding": f, "holds": True, "tree": t,
                "summary": f["explanation"]}
     else:

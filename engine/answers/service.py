@@ -16,7 +16,8 @@ from . import ask, catalog, conclusions, query, sizing
 from . import diff as diff_mod
 from . import ask_choice, audit_gaps
 from . import check as check_mod
-from .audit import audit_answer, claimreview, run_audit
+from .audit import audit_answer, claimreview
+from .audit_run import run_audit
 from .. import limits
 from ..errors import BadInput, Issue
 from ..kb.store import KB, ReleaseView, load_kb
@@ -44,6 +45,8 @@ class GpuKB:
         self._audits: dict[str, Any] = {}
         self._checks: OrderedDict[str, Any] = OrderedDict()     # recent checks, for explaining their findings
         self.progress: Any = None      # a progress(phase, done, total) callback for long runs (the CLI's bars)
+        self.audit_workers = 1         # local processes an audit runs its batches on (gpukb audit --workers)
+        self.audit_scheduler: str | None = None    # or a Dask scheduler's address (--scheduler)
 
     # -- releases ------------------------------------------------------------------------------
     def view(self, release: str | None = None) -> ReleaseView:
@@ -78,7 +81,8 @@ class GpuKB:
         with self._lock:
             if release not in self._audits:
                 with limits.shared_work():      # cached for every later request: never cut short by one
-                    self._audits[release] = run_audit(self, self.view(release))
+                    self._audits[release] = run_audit(self, self.view(release), workers=self.audit_workers,
+                                                      scheduler=self.audit_scheduler)
             return self._audits[release]
 
     def query(self, body: dict[str, Any]) -> dict[str, Any]:

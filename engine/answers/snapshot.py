@@ -71,7 +71,7 @@ def save(service, path: str | Path) -> dict[str, Any]:
     """Audit every release of the service's KB and write the signed snapshot; returns what was written."""
     releases = {}
     for name in service.kb.release_names():
-        releases[name] = _derivation_json(service.audit_result(name).derivation)
+        releases[name] = _derivation_json(service.audit_result(name).full_derivation())
     doc = {"format": FORMAT, "digest": digest(service.kb_dir, service.rules_dir), "releases": releases}
     body = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=_plain)
     write_atomic(path, cache.sign(body.encode("utf-8")) + "\n" + body)

@@ -5,6 +5,7 @@ durable_rules matches scalar fields only, so a KB fact becomes a record with its
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -82,7 +83,9 @@ def group_records(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
         key = (c["subject"], c["attribute"], c.get("qsig"), c.get("modality"), c.get("vstr"))
         g = groups.get(key)
         if g is None:
-            g = {"t": "cgroup", "gid": f"G{len(groups)}", **{k: c.get(k) for k in GROUP_FIELDS},
+            # the id depends on the group's content only, so it is the same in any block or batch
+            gid = "G" + hashlib.sha1(repr(key).encode("utf-8")).hexdigest()[:12]
+            g = {"t": "cgroup", "gid": gid, **{k: c.get(k) for k in GROUP_FIELDS},
                  "_sources": {}, "pub": c.get("pub") or ""}
             groups[key] = g
         g["_sources"].setdefault(c.get("source"), c["fid"])

@@ -1,0 +1,144 @@
+"""engine/answers/audit_run.py: the audit by blocks gives the findings of one run over everything, on
+local worker processes as in this one, and an audit given its previous result reuses the blocks a new
+source does not touch."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+
+import pytest
+import yaml
+
+from gpukb.engine.answers import audit_blocks
+from gpukb.engine.answers.audit import audit_block
+from gpukb.engine.answers.audit_run import block_key, run_audit
+from gpukb.engine.answers.service import GpuKB
+from gpukb.engine.kb.synth import make_synthetic_kb
+
+CLAIM_TIER = {"claim", "cgroup", "cpair"}
+
+
+def _findings(res) -> list[str]:
+    return [json.dumps(f, sort_keys=True, default=str) for f in res.findings]
+
+
+def _statuses(res) -> dict[str, str]:
+    return {k: v["status"] for k, v in res.statuses.items()}
+
+
+def test_every_rule_that_joins_claims_is_known_to_the_partition(gpukb):
+    """A rule relating two claims must keep them in one block: a new one has to be listed (and
+    :func:`partition` taught its join) before the blocked audit can be trusted with it."""
+    joining = set()
+    for r in gpukb.rules.rules:
+        kinds = [p.type for p in r.patterns]
+        if sum(k in CLAIM_TIER for k in kinds) >= 2 and r.id.split(".")[0] in ("audit", "policy"):
+            joining.add(r.id)
+    assert joining <= set(audit_blocks.CLAIM_JOINS), sorted(joining - set(audit_blocks.CLAIM_JOINS))
+
+
+@pytest.mark.parametrize("batch", [1, audit_blocks.BATCH_CLAIMS])
+def test_blocks_audited_apart_give_the_findings_of_one_run(gpukb, monkeypatch, batch):
+    """Every release of the bundled KB: each block in its own engine run (batch 1) and the default
+    batches give the same findings, in the same order, and the same statuses as one run over the
+    whole reference tier."""
+    monkeypatch.setattr(audit_blocks, "BATCH_CLAIMS", batch)
+    for name in gpukb.kb.release_names():
+        view = gpukb.view(name)
+        whole = audit_block(gpukb, view)
+        blocked = run_audit(gpukb, view)
+        assert _statuses(blocked) == _statuses(whole), name
+        assert _findings(blocked) == _findings(whole), name
+        assert blocked.corroboration == whole.corroboration
+        if batch == 1:
+            assert blocked.run.batches == len(audit_blocks.partition(view)) > 1
+
+
+def test_a_finding_of_a_blocked_run_is_explained_from_its_block(gpukb, monkeypatch):
+    monkeypatch.setattr(audit_blocks, "BATCH_CLAIMS", 1)
+    view = gpukb.view(None)
+    res = run_audit(gpukb, view, keep_proofs=False)
+    assert res.derivation is None and not res.parts
+    f = next(x for x in res.findings if x["kind"] == "incorrect")
+    d = res.proof(f["claims"][0]["id"])          # recomputed for its block
+    assert f["fact"] in d.facts and d.supports.get(f["fact"])
+
+
+def test_partition_keeps_a_premise_with_the_claim_resting_on_it(gpukb):
+    view = gpukb.view(None)
+    claims = list(view.claims)
+    by_subject: dict[str, list] = {}
+    for c in claims:
+        by_subject.setdefault(c.subject, []).append(c)
+    lone = [cs[0] for cs in by_subject.values() if len(cs) == 1]
+    a, b = lone[0], lone[1]                     # two claims that share no block ...
+    blocks = audit_blocks.partition(view, claims)
+    assert len({i for i, bl in enumerate(blocks) for c in bl if c.id in (a.id, b.id)}) == 2
+    claims[claims.index(a)] = dataclasses.replace(a, rests_on=b.id)     # ... until one rests on the other
+    blocks = audit_blocks.partition(view, claims)
+    block_of = {c.id: i for i, bl in enumerate(blocks) for c in bl}
+    assert block_of[a.id] == block_of[b.id]
+    for i, bl in enumerate(blocks):          # and a subject's claims share one block
+        for c in bl:
+            assert all(block_of[o.id] == i for o in by_subject[c.subject])
+
+
+@pytest.fixture(scope="module")
+def synthetic_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("synth-run") / "kb"
+    make_synthetic_kb(out, 1200, seed=11)
+    return out
+
+
+def test_two_worker_processes_give_the_findings_of_one(synthetic_dir, monkeypatch):
+    monkeypatch.setattr(audit_blocks, "BATCH_CLAIMS", 300)
+    state = GpuKB(synthetic_dir)
+    view = state.view(None)
+    one = run_audit(state, view)
+    two = run_audit(state, view, workers=2)
+    assert two.run.workers == 2 and two.run.batches > 1
+    assert _statuses(two) == _statuses(one)
+    assert _findings(two) == _findings(one)
+
+
+def _drop_source(src_dir, dst_dir, sid: str) -> None:
+    """``dst_dir``: the KB of ``src_dir`` before source ``sid`` was added."""
+    shutil.copytree(src_dir, dst_dir)
+    (dst_dir / "claims" / f"{sid}.yaml").unlink()
+    srcs = yaml.safe_load((dst_dir / "sources" / "sources.yaml").read_text(encoding="utf-8"))
+    srcs["sources"] = [s for s in srcs["sources"] if s["id"] != sid]
+    (dst_dir / "sources" / "sources.yaml").write_text(yaml.safe_dump(srcs, sort_keys=False), encoding="utf-8")
+    vers = yaml.safe_load((dst_dir / "versions.yaml").read_text(encoding="utf-8"))
+    vers["releases"][0]["adds"]["sources"].remove(sid)
+    (dst_dir / "versions.yaml").write_text(yaml.safe_dump(vers, allow_unicode=True, sort_keys=False), encoding="utf-8")
+
+
+def test_adding_a_source_reaudits_only_the_blocks_it_touches(synthetic_dir, tmp_path):
+    after_dir, before_dir = tmp_path / "after", tmp_path / "before"
+    shutil.copytree(synthetic_dir, after_dir)      # the new source S005 states five claims
+    doc = yaml.safe_load((after_dir / "claims" / "S005.yaml").read_text(encoding="utf-8"))
+    doc["claims"] = doc["claims"][:5]
+    (after_dir / "claims" / "S005.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    _drop_source(after_dir, before_dir, "S005")
+    before = GpuKB(before_dir)
+    prev = run_audit(before, before.view(None))
+    after = GpuKB(after_dir)
+    view = after.view(None)
+    inc = run_audit(after, view, previous=prev)
+    full = run_audit(after, view)
+    assert _statuses(inc) == _statuses(full)
+    assert _findings(inc) == _findings(full)
+    touched = {i for i, b in enumerate(audit_blocks.partition(view)) if any(c.source == "S005" for c in b)}
+    assert inc.run.audited == len(touched) and inc.run.reused == full.run.audited - len(touched) > 0
+
+
+def test_a_block_key_changes_with_what_the_block_reads(gpukb):
+    view = gpukb.view(None)
+    block = audit_blocks.partition(view)[0]
+    ref = audit_blocks.reachable_reference(view, block)
+    k = block_key(view, block, ref, "rules-1")
+    assert k == block_key(view, list(reversed(block)), ref, "rules-1")
+    assert k != block_key(view, block, ref, "rules-2")
+    assert k != block_key(view, block, ref[1:], "rules-1")
+    assert k != block_key(view, block[1:], ref, "rules-1")
