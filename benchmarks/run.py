@@ -3,8 +3,9 @@
     python benchmarks/run.py [--quick] [--quiet] [--synth 10000,100000] [--questions 2000] [--seconds 15]
 
 Figures: the gold-set measurements (audit accuracy, extraction precision and recall); check latency of
-1,000-character texts; engine vs raw durable_rules; audit time of the bundled KB and of synthetic KBs (with the
-100k/10k ratio); in-process question latency (median, p99); HTTP /v1/ask vs /health throughput on the
+1,000-character texts; engine vs raw durable_rules; audit time and peak memory of the bundled KB and of
+synthetic KBs (with the 100k/10k ratio), the re-audit after adding 1% more claims to the largest against its
+full audit, and the speed-up of 2 worker processes; in-process question latency (median, p99); HTTP /v1/ask vs /health throughput on the
 same gunicorn server; server start-up time and per-worker memory. A figure that cannot be measured
 (a timeout, a missing tool) is printed as such, never invented.
 """
@@ -62,23 +63,50 @@ def _audit_child(kb_dir: str, out: str, opts: str = "{}") -> None:
     t2 = time.perf_counter()
     r = {"load_s": t1 - t0, "audit_s": t2 - t1, "findings": len(res.findings), "claims": len(res.statuses),
          "blocks": len(res.run.blocks), "batches": res.run.batches, "workers": res.run.workers}
-    if o.get("after"):
+    afters = o.get("after") or []
+    if afters:
+        r["after"] = []
         del kb
-        after = GpuKB(o["after"])
+    for after_dir in afters if isinstance(afters, list) else [afters]:
+        after = GpuKB(after_dir)
         t3 = time.perf_counter()
         inc = run_audit(after, after.view(None), previous=res, keep_proofs=False)
         t4 = time.perf_counter()
-        r.update(after_claims=len(inc.statuses), reaudit_s=t4 - t3, reaudited_blocks=inc.run.audited,
-                 reused_blocks=inc.run.reused)
+        r["after"].append({"claims": len(inc.statuses), "reaudit_s": t4 - t3, "reaudited": inc.run.audited,
+                           "reused": inc.run.reused})
+        del after, inc
     r["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MiB
+    r["peak_child_rss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest worker
     Path(out).write_text(json.dumps(r))
 
 
-def bench_audit(sizes: list[int], timeout: float) -> None:
-    from gpukb.engine.kb.synth import make_synthetic_kb
+def _child(label: str, kb_dir: str, out: Path, timeout: float, opts: dict | None = None) -> dict | None:
+    """One audit in a child process (a fresh interpreter: its peak memory is the audit's own)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen([sys.executable, __file__, "--audit-child", kb_dir, str(out), json.dumps(opts or {})], cwd=ROOT)
+    with Bar(not QUIET) as progress:
+        while p.poll() is None:
+            if time.perf_counter() - t0 > timeout:
+                p.kill()
+                p.wait()
+                return None
+            time.sleep(1)
+            progress(f"auditing {label} (seconds of {timeout:.0f})", int(time.perf_counter() - t0), int(timeout))
+    if p.returncode != 0 or not out.exists():
+        return None
+    return json.loads(out.read_text())
+
+
+def bench_audit(sizes: list[int], timeout: float, workers: int = 2, added: float = 0.01) -> None:
+    """Audit time and peak memory of the bundled KB and of synthetic KBs; the ratio of the two first
+    sizes; the speed-up of ``workers`` local processes on the first size; and the re-audit after adding
+    ``added`` more claims (as topical sources, each about one family, and as claims spread over every
+    entity) to the last size, against its full audit."""
+    from gpukb.engine.kb.synth import add_synthetic_sources, make_synthetic_kb
     tmp = Path(tempfile.mkdtemp(prefix="gpukb-bench-"))
     try:
         measured = {}
+        dirs = {}
         for label, kb_dir in [("bundled", str(ROOT / "kb"))] + [(str(n), None) for n in sizes]:
             if kb_dir is None:
                 n = int(label)
@@ -86,27 +114,40 @@ def bench_audit(sizes: list[int], timeout: float) -> None:
                 with Bar(not QUIET) as progress:
                     make_synthetic_kb(kb_dir, n, seed=7,
                                       progress=lambda done, total: progress(f"synthetic KB, {n} claims", done, total))
-            out = tmp / f"audit-{label}.json"
-            t0 = time.perf_counter()
-            p = subprocess.Popen([sys.executable, __file__, "--audit-child", kb_dir, str(out)], cwd=ROOT)
-            try:
-                with Bar(not QUIET) as progress:
-                    while p.poll() is None:
-                        if time.perf_counter() - t0 > timeout:
-                            p.kill()
-                            raise TimeoutError
-                        time.sleep(1)
-                        progress(f"auditing {label} (seconds of {timeout:.0f})", int(time.perf_counter() - t0), int(timeout))
-                r = json.loads(out.read_text())
-                measured[label] = r
-                say(f"audit_{label}", f"{r['claims']} claims audited in {r['audit_s']:.1f} s "
-                    f"(load {r['load_s']:.1f} s), {r['findings']} findings, peak {r['peak_rss_mib']:.0f} MiB", r)
-            except TimeoutError:
-                say(f"audit_{label}", f"did not finish within {timeout:.0f} s (killed)", {"timeout_s": timeout})
+            dirs[label] = kb_dir
+            opts = {}
+            if sizes and label == str(sizes[-1]):
+                more = max(1, int(int(label) * added))
+                for kind, topical in (("topical", True), ("spread", False)):
+                    add_synthetic_sources(kb_dir, tmp / f"synth{label}-{kind}", more, seed=1, topical=topical)
+                opts = {"after": [str(tmp / f"synth{label}-topical"), str(tmp / f"synth{label}-spread")]}
+            r = _child(label, kb_dir, tmp / f"audit-{label}.json", timeout, opts)
+            if r is None:
+                say(f"audit_{label}", f"did not finish within {timeout:.0f} s (or failed)", {"timeout_s": timeout})
+                continue
+            measured[label] = r
+            say(f"audit_{label}", f"{r['claims']} claims audited in {r['audit_s']:.1f} s (load {r['load_s']:.1f} s), "
+                f"{r['blocks']} blocks in {r['batches']} runs, {r['findings']} findings, peak {r['peak_rss_mib']:.0f} MiB", r)
+            for kind, inc in zip(("topical", "spread"), r.get("after") or []):
+                ratio = inc["reaudit_s"] / r["audit_s"]
+                say(f"reaudit_{label}_{kind}", f"+{inc['claims'] - r['claims']} claims ({kind}): re-audit {inc['reaudit_s']:.1f} s, "
+                    f"{inc['reaudited']} of {inc['reaudited'] + inc['reused']} blocks; {100 * ratio:.1f}% of the full audit "
+                    f"(goal < 10%)", {**inc, "ratio": ratio})
         if len(sizes) >= 2 and all(str(n) in measured for n in sizes[:2]):
             a, b = measured[str(sizes[0])], measured[str(sizes[1])]
             ratio = b["audit_s"] / a["audit_s"]
             say("audit_scaling", f"{sizes[1]}/{sizes[0]} claims: time ratio {ratio:.1f} (goal <= 12)", ratio)
+        if sizes and str(sizes[0]) in measured and workers > 1:
+            r = _child(f"{sizes[0]} on {workers} workers", dirs[str(sizes[0])], tmp / "audit-workers.json", timeout,
+                       {"workers": workers})
+            if r is None:
+                say("audit_workers", f"{workers} workers: did not finish within {timeout:.0f} s (or failed)")
+            else:
+                one = measured[str(sizes[0])]["audit_s"]
+                say("audit_workers", f"{sizes[0]} claims on {workers} worker processes ({os.cpu_count()} cores): "
+                    f"{r['audit_s']:.1f} s vs {one:.1f} s, speed-up {one / r['audit_s']:.2f}x; "
+                    f"peak {r['peak_rss_mib']:.0f} MiB here + {r.get('peak_child_rss_mib', 0):.0f} MiB per worker",
+                    {**r, "speedup": one / r["audit_s"]})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -342,7 +383,8 @@ def main() -> int:
     ap.add_argument("--synth", default="10000,100000", help="synthetic KB sizes to audit (comma-separated)")
     ap.add_argument("--questions", type=int, default=2000)
     ap.add_argument("--seconds", type=float, default=15, help="duration of each HTTP load run")
-    ap.add_argument("--audit-timeout", type=float, default=300)
+    ap.add_argument("--audit-timeout", type=float, default=900,
+                    help="seconds each audit child may take (the largest also re-audits twice)")
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--audit-child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()

@@ -142,3 +142,18 @@ def test_a_block_key_changes_with_what_the_block_reads(gpukb):
     assert k != block_key(view, block, ref, "rules-2")
     assert k != block_key(view, block, ref[1:], "rules-1")
     assert k != block_key(view, block[1:], ref, "rules-1")
+
+
+def test_a_dask_cluster_gives_the_findings_of_one_process(synthetic_dir, monkeypatch):
+    """The blocks audited on a Dask cluster (a LocalCluster of two worker processes here; a real one
+    is named with ``gpukb audit --scheduler tcp://host:8786``)."""
+    from dask.distributed import LocalCluster
+    monkeypatch.setattr(audit_blocks, "BATCH_CLAIMS", 300)
+    state = GpuKB(synthetic_dir)
+    view = state.view(None)
+    one = run_audit(state, view)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        dask = run_audit(state, view, scheduler=cluster.scheduler_address)
+    assert dask.run.batches > 1
+    assert _statuses(dask) == _statuses(one)
+    assert _findings(dask) == _findings(one)

@@ -54,32 +54,9 @@ def make_synthetic_kb(out: str | Path, claims: int, seed: int = 0, base: str | P
     shutil.copy(base / "vocabulary.yaml", out / "vocabulary.yaml")
     if (base / "watchlist.yaml").exists():
         shutil.copy(base / "watchlist.yaml", out / "watchlist.yaml")
-    n_sources = max(1, -(-claims // PER_SOURCE))
-    sources, made = [], 0
-    for si in range(n_sources):
-        sid = f"S{si:03d}" if n_sources <= 1000 else f"S{si:04d}"
-        want = min(PER_SOURCE, claims - made)
-        lines, items = [], []
-        pos = 0
-        for ci in range(want):
-            kind = rng.choices(list(RATES), weights=list(RATES.values()))[0]
-            item, sentence = _claim(kind, rng, specs, families, gpus, kb)
-            sentence = f"{sentence} (#{si}.{ci})"
-            item.update(id=f"{sid}-C{ci + 1:04d}", version=1, quote=sentence, span=[pos, pos + len(sentence)],
-                        modality=item.get("modality", "spec"), gloss_en=sentence)
-            lines.append(sentence)
-            pos += len(sentence) + 1
-            items.append(item)
-        text = "\n".join(lines) + "\n"
-        fname = f"{sid}.txt"
-        (out / "sources" / fname).write_text(text, encoding="utf-8")
-        (out / "claims" / f"{sid}.yaml").write_text(
-            yaml.safe_dump({"source": sid, "claims": items}, allow_unicode=True, sort_keys=False), encoding="utf-8")
-        sources.append({"id": sid, "file": fname, "title": f"Synthetic source {sid}", "publisher": "gpukb synth",
-                        "published": None, "language": "en"})
-        made += want
-        if progress:
-            progress(made, claims)
+    sources = _write_sources(out, kb, rng, claims, start=0, specs=specs, families=families, gpus=gpus,
+                             topical=False, progress=progress)
+    made = sum(s.pop("_n") for s in sources)
     (out / "sources" / "sources.yaml").write_text(yaml.safe_dump({"sources": sources}, sort_keys=False), encoding="utf-8")
     versions = yaml.safe_load((base / "versions.yaml").read_text(encoding="utf-8"))
     rel = versions["releases"]
@@ -92,6 +69,75 @@ def make_synthetic_kb(out: str | Path, claims: int, seed: int = 0, base: str | P
                 r[key] = [x for x in r[key] if not re.match(r"S\d{3,4}-C", str(x))]
     (out / "versions.yaml").write_text(yaml.safe_dump(versions, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return {"out": str(out), "sources": len(sources), "claims": made, "seed": seed}
+
+
+def _write_sources(out: Path, kb, rng: random.Random, claims: int, start: int, specs, families, gpus,
+                   topical: bool, progress=None) -> list[dict[str, Any]]:
+    """Write sources ``S<start>``... holding ``claims`` generated claims; their ``sources.yaml`` entries
+    (with the count of claims under ``_n``). A topical source is about one family, as an article is:
+    its specifications are of that family's GPU and sizes and its verdicts about that family."""
+    n_sources = max(1, -(-claims // PER_SOURCE))
+    width = 3 if start + n_sources <= 1000 else 4
+    sources, made = [], 0
+    for si in range(start, start + n_sources):
+        sid = f"S{si:0{width}d}"
+        want = min(PER_SOURCE, claims - made)
+        s_specs, s_families = specs, families
+        if topical:
+            fam = rng.choice(families)
+            about = {fam} | {f.subject for f in kb.release().reference if f.attribute == "family" and f.value == fam}
+            ref = kb.release().ref(fam, "gpu")
+            about |= set(ref.value if isinstance(ref.value, list) else [ref.value]) if ref is not None else set()
+            s_specs = [f for f in specs if f.subject in about] or specs
+            s_families = [fam]
+        lines, items = [], []
+        pos = 0
+        for ci in range(want):
+            kind = rng.choices(list(RATES), weights=list(RATES.values()))[0]
+            item, sentence = _claim(kind, rng, s_specs, s_families, gpus, kb)
+            sentence = f"{sentence} (#{si}.{ci})"
+            item.update(id=f"{sid}-C{ci + 1:04d}", version=1, quote=sentence, span=[pos, pos + len(sentence)],
+                        modality=item.get("modality", "spec"), gloss_en=sentence)
+            lines.append(sentence)
+            pos += len(sentence) + 1
+            items.append(item)
+        text = "\n".join(lines) + "\n"
+        fname = f"{sid}.txt"
+        (out / "sources" / fname).write_text(text, encoding="utf-8")
+        (out / "claims" / f"{sid}.yaml").write_text(
+            yaml.safe_dump({"source": sid, "claims": items}, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        sources.append({"id": sid, "file": fname, "title": f"Synthetic source {sid}", "publisher": "gpukb synth",
+                        "published": None, "language": "en", "_n": want})
+        made += want
+        if progress:
+            progress(made, claims)
+    return sources
+
+
+def add_synthetic_sources(kb_dir: str | Path, out: str | Path, claims: int, seed: int = 1, topical: bool = True,
+                          progress=None) -> dict[str, Any]:
+    """Copy the synthetic KB ``kb_dir`` to ``out`` and add sources holding ``claims`` more claims to its
+    first release (what an incremental audit is measured with); ``topical`` sources are each about one
+    family, as real articles are, else their claims are spread over every entity."""
+    kb_dir, out = Path(kb_dir), Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise FileExistsError(f"{out} exists and is not empty")
+    shutil.copytree(kb_dir, out)
+    kb = load_kb(out)
+    rng = random.Random(seed)
+    specs = _spec_facts(kb)
+    families = [e for e in kb.vocab.entities_of("family") if kb.vocab.entities[e].get("catalog", True)]
+    gpus = [e for e in kb.vocab.entities_of("gpu") if not kb.vocab.entities[e].get("variants")]
+    listed = yaml.safe_load((out / "sources" / "sources.yaml").read_text(encoding="utf-8"))
+    start = 1 + max(int(s["id"][1:]) for s in listed["sources"])
+    new = _write_sources(out, kb, rng, claims, start, specs, families, gpus, topical, progress)
+    made = sum(s.pop("_n") for s in new)
+    listed["sources"] += new
+    (out / "sources" / "sources.yaml").write_text(yaml.safe_dump(listed, sort_keys=False), encoding="utf-8")
+    versions = yaml.safe_load((out / "versions.yaml").read_text(encoding="utf-8"))
+    versions["releases"][0]["adds"]["sources"] += [s["id"] for s in new]
+    (out / "versions.yaml").write_text(yaml.safe_dump(versions, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return {"out": str(out), "sources": len(new), "claims": made, "seed": seed}
 
 
 def _claim(kind: str, rng: random.Random, specs, families, gpus, kb) -> tuple[dict, str]:
