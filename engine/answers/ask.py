@@ -9,6 +9,7 @@ from . import ask_choice as choice
 from .ask_parser import parse_question
 from .catalog import claim_brief
 from .query import query
+from . import scenario as scen
 
 if TYPE_CHECKING:
     from .service import GpuKB
@@ -73,12 +74,19 @@ def alternatives(state: GpuKB, parsed: Any, body: dict[str, Any], view: ReleaseV
         readings += [("method", m) for m in OTHER_METHODS if m != "full"]
     for x in parsed.understood.get("assumed") or []:
         readings += [(x["field"], alt) for alt in x.get("alternatives") or []]
-    for field, value in readings:
+    sized = []
+    for field, value in readings:          # each reading's verdict; all of them in one engine run
         try:
-            a = query(state, {**body, field: value, "kb_version": view.name})
+            s, notes = scen.normalise({k: v for k, v in {**body, field: value}.items() if k != "kb_version"},
+                                      state.kb.vocab, view)
         except BadInput:
             continue
-        out.append({"field": field, "value": value, "verdict": a["verdict"], "conclusion_id": a["conclusion_id"]})
+        sized.append((field, value, s, notes))
+    for (field, value, s, _), r in zip(sized, state.run_scenarios([(s, n) for _, _, s, n in sized], view)):
+        v = r.one("verdict")
+        if v is None or r.one("capacity") is None:
+            continue                       # a reading the KB cannot size (the query would say so)
+        out.append({"field": field, "value": value, "verdict": v["verdict"], "conclusion_id": scen.conclusion_id(s, view.name)})
     return out
 
 

@@ -128,6 +128,7 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
     out = []
     seen = set()
     family_gpus: dict[str, Any] = {}
+    todo: list[tuple[dict[str, Any], dict[str, Any], list[str], dict[str, Any]]] = []   # item, s2, n2, change
     for rec in sorted(r.all("recommendation"), key=lambda x: (x.get("rank") or 99, str(x.get("detail")))):
         change = change_of(rec)
         key = (rec["action"], str(change))
@@ -143,42 +144,31 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
                 continue
         item: dict[str, Any] = {"action": rec["action"], "change": change, "cost": rec.get("cost"),
                                 "rule_rank": rec.get("rank"), "fact": rec["fk"], "label": rule_label(state, r, rec)}
+        if rec["action"] == "family":
+            family_gpus[gkey] = item
         if change:
-            body = {**scen.inputs(r.scenario), **change}
-            if "family" in change:
-                body.pop("gpu", None), body.pop("instance", None), body.pop("vram_gb", None)
-            if change.get("method") in ("lora", "qlora", "inference"):
-                body["zero"] = 0
-            if change.get("method") == "qlora":
-                body["precision"] = "nf4"
             try:
-                s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab, view)
-                r2 = state.run_scenario(s2, n2, view)
-                v2 = r2.one("verdict")
-                if v2:
-                    item.update(fits=v2["verdict"] == "fits", need_gb=round(v2["need_gb"], 3),
-                                capacity_gb=round(v2["capacity_gb"], 3))
-                    item.update(step_cost(r2, s2))
-                off = offload_view(r2, s2, view) if "offload" in change else None
-                if off:
-                    item["offload"] = off
-                    if off.get("host_fits") is False:
-                        item["fits"] = False          # the GPU would hold it, the instance's host RAM would not
+                s2, n2 = scen.normalise(variant_body(r.scenario, change), state.kb.vocab, view)
+                todo.append((item, s2, n2, change))
             except BadInput as exc:
                 item["error"] = exc.message
-        if rec["action"] == "family":
-            g = view.ref(change["family"], "gpu")
-            family_gpus[tuple(g.value) if g is not None else change["family"]] = item
-            if not item.get("fits") and "need_gb" in item:
-                # how many of that family's GPUs would it take
-                try:
-                    s3, n3 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab, view)
-                    mg = state.run_scenario(s3, n3, view).one("min_gpus")
-                    if mg and mg.get("n"):
-                        item["min_gpus"] = mg["n"]
-                except BadInput:
-                    pass
         out.append(item)
+    # every variant in one engine run
+    for (item, s2, _, change), r2 in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view)):
+        v2 = r2.one("verdict")
+        if v2:
+            item.update(fits=v2["verdict"] == "fits", need_gb=round(v2["need_gb"], 3),
+                        capacity_gb=round(v2["capacity_gb"], 3))
+            item.update(step_cost(r2, s2))
+        off = offload_view(r2, s2, view) if "offload" in change else None
+        if off:
+            item["offload"] = off
+            if off.get("host_fits") is False:
+                item["fits"] = False          # the GPU would hold it, the instance's host RAM would not
+        if item["action"] == "family" and not item.get("fits") and "need_gb" in item:
+            mg = r2.one("min_gpus")           # how many of that family's GPUs it would take
+            if mg and mg.get("n"):
+                item["min_gpus"] = mg["n"]
     out += pair_recommendations(state, r, view, out)
     # what fits first; among those, the cheapest in GPU time per token (cards weighed against time), then
     # the simplest change; what does not fit keeps the rules' order
@@ -188,6 +178,18 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
     for i, x in enumerate(out, 1):
         x["rank"] = i
     return out
+
+
+def variant_body(scenario: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """The query body of a scenario with one recommended change (or a pair of them) applied."""
+    body = {**scen.inputs(scenario), **change}
+    if "family" in change:
+        body.pop("gpu", None), body.pop("instance", None), body.pop("vram_gb", None)
+    if change.get("method") in ("lora", "qlora", "inference"):
+        body["zero"] = 0
+    if change.get("method") == "qlora":
+        body["precision"] = "nf4"
+    return {k: v for k, v in body.items() if v is not None}
 
 
 def rule_label(state: GpuKB, r: sizing.SizingRun, rec: dict[str, Any]) -> dict[str, str]:
@@ -210,18 +212,13 @@ def pair_recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView,
     gradient checkpointing fits a 13B fine-tune on one T4 when neither does by itself). Ranked like the
     costlier of the two; changes of hardware are never paired."""
     cands = [x for x in singles if x["action"] in PAIRABLE and x.get("change") and not x.get("fits") and "error" not in x]
-    out = []
+    todo = []
     for i, a in enumerate(cands):
         for b in cands[i + 1:]:
             if {a["action"], b["action"]} == {"method_lora", "method_qlora"} or \
                     ("offload" in (a["action"], b["action"]) and {a["action"], b["action"]} & {"method_lora", "method_qlora"}):
                 continue           # one method at a time; offload is for full training
             change = {**a["change"], **b["change"]}
-            body = {**scen.inputs(r.scenario), **change}
-            if change.get("method") in ("lora", "qlora"):
-                body["zero"] = 0
-            if change.get("method") == "qlora":
-                body["precision"] = "nf4"
             item: dict[str, Any] = {"action": f"{a['action']}+{b['action']}", "change": change,
                                     "cost": f"{a['cost']}; {b['cost']}", "rule_rank": max(a["rule_rank"] or 0, b["rule_rank"] or 0),
                                     "fact": [a["fact"], b["fact"]], "pair": [a["action"], b["action"]],
@@ -229,18 +226,20 @@ def pair_recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView,
                                     "label": {"en": f"{a['label']['en']} and {b['label']['en']}",
                                               "zh": f"{a['label']['zh']}并{b['label']['zh']}"}}
             try:
-                s2, n2 = scen.normalise({k: v for k, v in body.items() if v is not None}, state.kb.vocab, view)
-                r2 = state.run_scenario(s2, n2, view)
-                v2 = r2.one("verdict")
+                s2, n2 = scen.normalise(variant_body(r.scenario, change), state.kb.vocab, view)
             except BadInput:
                 continue
-            item.update(step_cost(r2, s2))
-            off = offload_view(r2, s2, view) if "offload" in change else None
-            if v2 and v2["verdict"] == "fits" and not (off and off.get("host_fits") is False):
-                item.update(fits=True, need_gb=round(v2["need_gb"], 3), capacity_gb=round(v2["capacity_gb"], 3))
-                if off:
-                    item["offload"] = off
-                out.append(item)
+            todo.append((item, s2, n2, change))
+    out = []
+    for (item, s2, _, change), r2 in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view)):
+        v2 = r2.one("verdict")
+        item.update(step_cost(r2, s2))
+        off = offload_view(r2, s2, view) if "offload" in change else None
+        if v2 and v2["verdict"] == "fits" and not (off and off.get("host_fits") is False):
+            item.update(fits=True, need_gb=round(v2["need_gb"], 3), capacity_gb=round(v2["capacity_gb"], 3))
+            if off:
+                item["offload"] = off
+            out.append(item)
     return out
 
 
@@ -265,17 +264,32 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
     """The largest parameter count that fits, other inputs unchanged.
 
     Memory grows almost linearly with the parameter count, so a few secant steps over the rules'
-    own totals find the boundary; the answer is then checked to fit (and stepped down if not).
+    own totals find the boundary (one step when it is linear); the answer is then checked to fit (and
+    stepped down if not). Each step evaluates its point together with the rounded sizes the check would
+    try next, in one engine run.
     """
     base = {k: v for k, v in scen.inputs(s).items() if k != "model"}
+    known: dict[float, tuple[float, float] | None] = {}
 
-    def total(n: float) -> tuple[float, float] | None:
-        try:
-            s2, n2 = scen.normalise({**base, "params": n}, state.kb.vocab, view)
-        except BadInput:
-            return None
-        v = state.run_scenario(s2, n2, view).one("verdict")
-        return (v["need_gb"], v["capacity_gb"]) if v else None
+    def totals(ns: list[float]) -> list[tuple[float, float] | None]:
+        todo = []
+        for n in dict.fromkeys(n for n in ns if n not in known):
+            try:
+                todo.append((n, *scen.normalise({**base, "params": n}, state.kb.vocab, view)))
+            except BadInput:
+                known[n] = None
+        for (n, _, _), r in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2 in todo], view)):
+            v = r.one("verdict")
+            known[n] = (v["need_gb"], v["capacity_gb"]) if v else None
+        return [known[n] for n in ns]
+
+    def checks(n: float, k: int) -> list[float]:
+        """The first ``k`` rounded sizes the final check tries from ``n``."""
+        out = []
+        for _ in range(k):
+            out.append(float(f"{n:.3g}"))
+            n *= 0.97
+        return out
 
     n1 = s.get("params")
     if n1 is None:
@@ -283,11 +297,11 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
         n1 = pc.norm.lo if pc is not None else None
     if not n1:
         return None
-    t1 = total(n1)
+    t1, t0 = totals([n1, n1 / 2])
     if t1 is None:
         return None
     cap = t1[1]
-    n0, t0 = n1 / 2, total(n1 / 2)
+    n0 = n1 / 2
     if t0 is None:
         return None
     for _ in range(6):
@@ -298,14 +312,14 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
         if n_new < 1e3:
             return None
         n0, t0 = n1, t1
-        n1, t1 = n_new, total(n_new)
+        n1, t1 = n_new, totals([n_new] + checks(n_new, 2))[0]
         if t1 is None or abs(t1[0] - cap) < cap * 1e-3:
             break
     if t1 is None:
         return None
     for _ in range(20):  # report a rounded size that really fits
         shown = float(f"{n1:.3g}")
-        t_shown = total(shown)
+        t_shown = totals([shown])[0]
         if t_shown is not None and t_shown[0] <= cap:
             return shown
         n1 *= 0.97

@@ -76,6 +76,10 @@ class GpuKB:
         """One engine run of a normalised scenario (the building block of every sizing answer)."""
         return sizing.run(self.reasoner, view, self.seeds(view), s, notes)
 
+    def run_scenarios(self, scenarios: list[tuple[dict[str, Any], list[str]]], view: ReleaseView) -> list[sizing.SizingRun]:
+        """Several normalised scenarios in one engine run (a question's variants)."""
+        return sizing.run_many(self.reasoner, view, self.seeds(view), scenarios)
+
     def audit_result(self, release: str):
         """The audit of a release (computed once per release and engine)."""
         with self._lock:

@@ -29,15 +29,26 @@ class SizingRun:
     derivation: Derivation
     release: str
 
+    def _mine(self, ftype: str) -> list[dict[str, Any]]:
+        """The derived facts of one type about this scenario (a run may hold several scenarios)."""
+        index = self.derivation.__dict__.get("_by_type_qid")
+        if index is None:
+            index = {}
+            for k, f in self.derivation.facts.items():
+                if k not in self.derivation.given:
+                    index.setdefault((f["t"], f.get("qid")), []).append(f)
+            self.derivation.__dict__["_by_type_qid"] = index
+        return index.get((ftype, self.qid), [])
+
     def one(self, ftype: str) -> dict[str, Any] | None:
-        found = [f for f in self.derivation.derived(ftype) if f.get("qid") == self.qid]
+        found = self._mine(ftype)
         if not found:
             return None
         # several facts of one type (e.g. two compute figures for two form factors): the smallest value
         return sorted(found, key=lambda f: json.dumps(f, sort_keys=True, default=str))[0]
 
     def all(self, ftype: str) -> list[dict[str, Any]]:
-        return [f for f in self.derivation.derived(ftype) if f.get("qid") == self.qid]
+        return list(self._mine(ftype))
 
 
 GENERIC_KINDS = {"precision", "optimizer", "concept", "technique"}
@@ -81,11 +92,29 @@ def has_arch(view: ReleaseView, model: str | None) -> int:
 def run(reasoner: Reasoner, view: ReleaseView, seeds: list[dict[str, Any]], s: dict[str, Any],
         notes: list[str]) -> SizingRun:
     """Derive everything the sizing rules can say about one normalised scenario."""
-    qid = "q" + hashlib.sha1(json.dumps([view.name, s], sort_keys=True, default=str).encode()).hexdigest()[:10]
-    rec = scen.record(s, qid)
-    rec["has_arch"] = has_arch(view, s.get("model"))
-    d = reasoner.run(relevant(seeds, s) + [rec])
-    return SizingRun(s, notes, qid, d, view.name)
+    return run_many(reasoner, view, seeds, [(s, notes)])[0]
+
+
+def run_many(reasoner: Reasoner, view: ReleaseView, seeds: list[dict[str, Any]],
+             scenarios: list[tuple[dict[str, Any], list[str]]]) -> list[SizingRun]:
+    """Several scenarios in one engine run (the rules key every derived fact by its scenario's id, so
+    they do not mix): the reference facts are asserted once instead of once per scenario."""
+    recs: dict[str, dict[str, Any]] = {}
+    used: dict[str, dict[str, Any]] = {}
+    runs = []
+    for s, notes in scenarios:
+        qid = "q" + hashlib.sha1(json.dumps([view.name, s], sort_keys=True, default=str).encode()).hexdigest()[:10]
+        if qid not in recs:
+            rec = scen.record(s, qid)
+            rec["has_arch"] = has_arch(view, s.get("model"))
+            recs[qid] = rec
+            for r in relevant(seeds, s):
+                used.setdefault(r["fk"], r)
+        runs.append((s, notes, qid))
+    if not runs:
+        return []
+    d = reasoner.run(list(used.values()) + list(recs.values()))
+    return [SizingRun(s, notes, qid, d, view.name) for s, notes, qid in runs]
 
 
 def memory_breakdown(r: SizingRun) -> dict[str, Any]:
