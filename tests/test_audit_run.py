@@ -12,7 +12,8 @@ import yaml
 
 from gpukb.engine.answers import audit_blocks
 from gpukb.engine.answers.audit import audit_block
-from gpukb.engine.answers.audit_run import block_key, run_audit
+from gpukb.engine.answers.audit_run import block_key, plan, run_audit
+from gpukb.engine.kb.store import ReleaseView
 from gpukb.engine.answers.service import GpuKB
 from gpukb.engine.kb.synth import make_synthetic_kb
 
@@ -27,9 +28,9 @@ def _statuses(res) -> dict[str, str]:
     return {k: v["status"] for k, v in res.statuses.items()}
 
 
-def test_every_rule_that_joins_claims_is_known_to_the_partition(gpukb):
-    """A rule relating two claims must keep them in one block: a new one has to be listed (and
-    :func:`partition` taught its join) before the blocked audit can be trusted with it."""
+def test_every_rule_that_joins_claims_is_known_to_the_units(gpukb):
+    """A rule relating two claims needs both in one unit: a new one has to be listed (and
+    :func:`units` taught its join) before the audit by units can be trusted with it."""
     joining = set()
     for r in gpukb.rules.rules:
         kinds = [p.type for p in r.patterns]
@@ -38,12 +39,14 @@ def test_every_rule_that_joins_claims_is_known_to_the_partition(gpukb):
     assert joining <= set(audit_blocks.CLAIM_JOINS), sorted(joining - set(audit_blocks.CLAIM_JOINS))
 
 
-@pytest.mark.parametrize("batch", [1, audit_blocks.BATCH_CLAIMS])
-def test_blocks_audited_apart_give_the_findings_of_one_run(gpukb, monkeypatch, batch):
-    """Every release of the bundled KB: each block in its own engine run (batch 1) and the default
+@pytest.mark.parametrize("batch,limit", [(1, audit_blocks.PAIRWISE_LIMIT), (audit_blocks.BATCH_CLAIMS, audit_blocks.PAIRWISE_LIMIT),
+                                         (1, 2)])
+def test_units_audited_apart_give_the_findings_of_one_run(gpukb, monkeypatch, batch, limit):
+    """Every release of the bundled KB: each unit in its own engine run (batch 1) and the default
     batches give the same findings, in the same order, and the same statuses as one run over the
-    whole reference tier."""
+    whole reference tier; also when buckets of more than two groups are split by scope (limit 2)."""
     monkeypatch.setattr(audit_blocks, "BATCH_CLAIMS", batch)
+    monkeypatch.setattr(audit_blocks, "PAIRWISE_LIMIT", limit)
     for name in gpukb.kb.release_names():
         view = gpukb.view(name)
         whole = audit_block(gpukb, view)
@@ -52,7 +55,7 @@ def test_blocks_audited_apart_give_the_findings_of_one_run(gpukb, monkeypatch, b
         assert _findings(blocked) == _findings(whole), name
         assert blocked.corroboration == whole.corroboration
         if batch == 1:
-            assert blocked.run.batches == len(audit_blocks.partition(view)) > 1
+            assert blocked.run.batches == len(plan(view)[0]) > 1
 
 
 def test_a_finding_of_a_blocked_run_is_explained_from_its_block(gpukb, monkeypatch):
@@ -65,23 +68,39 @@ def test_a_finding_of_a_blocked_run_is_explained_from_its_block(gpukb, monkeypat
     assert f["fact"] in d.facts and d.supports.get(f["fact"])
 
 
-def test_partition_keeps_a_premise_with_the_claim_resting_on_it(gpukb):
+def test_a_unit_holds_what_its_claims_rest_on(gpukb):
+    """A claim's unit has, as context when another unit owns them, the groups its group is compared
+    with and its source's claim of the GPU of what it names (the premise of a family-level claim)."""
+    view = gpukb.view(None)
+    parts, recs = plan(view)
+    unit_of = {c.id: i for i, u in enumerate(parts) for c in u.claims}
+    assert sorted(unit_of) == sorted(c.id for c in view.claims)           # each claim in one unit
+    gid_unit = {g["gid"]: i for i, u in enumerate(parts) for g in u.groups}
+    for i, u in enumerate(parts):
+        reach = {g["gid"] for g in u.groups} | {g["gid"] for g in u.context_groups}
+        assert all(p["a"] in reach and p["b"] in reach and gid_unit[p["a"]] == i for p in u.pairs)
+        ctx = {c.id for c in u.context_claims}
+        for c in u.claims:
+            for p in view.claims:
+                if p.attribute == "gpu" and p.source == c.source and p.subject in (c.subject, c.qualifiers.get("family")) \
+                        and unit_of[p.id] != i:
+                    assert p.id in ctx, (c.id, p.id)
+    assert any(u.context_claims for u in parts)
+
+
+def test_a_curated_premise_is_context_of_the_claim_resting_on_it(gpukb):
     view = gpukb.view(None)
     claims = list(view.claims)
-    by_subject: dict[str, list] = {}
-    for c in claims:
-        by_subject.setdefault(c.subject, []).append(c)
-    lone = [cs[0] for cs in by_subject.values() if len(cs) == 1]
-    a, b = lone[0], lone[1]                     # two claims that share no block ...
-    blocks = audit_blocks.partition(view, claims)
-    assert len({i for i, bl in enumerate(blocks) for c in bl if c.id in (a.id, b.id)}) == 2
-    claims[claims.index(a)] = dataclasses.replace(a, rests_on=b.id)     # ... until one rests on the other
-    blocks = audit_blocks.partition(view, claims)
-    block_of = {c.id: i for i, bl in enumerate(blocks) for c in bl}
-    assert block_of[a.id] == block_of[b.id]
-    for i, bl in enumerate(blocks):          # and a subject's claims share one block
-        for c in bl:
-            assert all(block_of[o.id] == i for o in by_subject[c.subject])
+    parts, _ = plan(view)
+    unit_of = {c.id: i for i, u in enumerate(parts) for c in u.claims}
+    a = next(c for c in claims if c.attribute != "gpu")
+    b = next(c for c in claims if unit_of[c.id] != unit_of[a.id] and c.attribute != "gpu")
+    facts = dict(view.facts)
+    facts[a.id] = dataclasses.replace(a, rests_on=b.id)
+    sub = ReleaseView(view.kb, view.release, facts, set(view.source_ids))
+    parts, _ = plan(sub)
+    unit = next(u for u in parts if any(c.id == a.id for c in u.claims))
+    assert b.id in {c.id for c in unit.context_claims}
 
 
 @pytest.fixture(scope="module")
@@ -129,19 +148,24 @@ def test_adding_a_source_reaudits_only_the_blocks_it_touches(synthetic_dir, tmp_
     full = run_audit(after, view)
     assert _statuses(inc) == _statuses(full)
     assert _findings(inc) == _findings(full)
-    touched = {i for i, b in enumerate(audit_blocks.partition(view)) if any(c.source == "S005" for c in b)}
+    touched = {i for i, u in enumerate(plan(view)[0]) if any(c.source == "S005" for c in u.claims + u.context_claims)}
     assert inc.run.audited == len(touched) and inc.run.reused == full.run.audited - len(touched) > 0
 
 
-def test_a_block_key_changes_with_what_the_block_reads(gpukb):
+def test_a_unit_key_changes_with_what_the_unit_reads(gpukb, monkeypatch):
+    monkeypatch.setattr(audit_blocks, "PAIRWISE_LIMIT", 2)      # buckets split by scope: units with context groups
     view = gpukb.view(None)
-    block = audit_blocks.partition(view)[0]
-    ref = audit_blocks.reachable_reference(view, block)
-    k = block_key(view, block, ref, "rules-1")
-    assert k == block_key(view, list(reversed(block)), ref, "rules-1")
-    assert k != block_key(view, block, ref, "rules-2")
-    assert k != block_key(view, block, ref[1:], "rules-1")
-    assert k != block_key(view, block[1:], ref, "rules-1")
+    unit = next(u for u in plan(view)[0] if len(u.claims) > 1 and u.context_groups and u.context_claims)
+    ref = audit_blocks.reachable_reference(view, unit.claims)
+    k = block_key(view, unit, ref, "rules-1")
+    assert k == block_key(view, dataclasses.replace(unit, claims=list(reversed(unit.claims))), ref, "rules-1")
+    assert k != block_key(view, unit, ref, "rules-2")
+    assert k != block_key(view, unit, ref[1:], "rules-1")
+    assert k != block_key(view, dataclasses.replace(unit, claims=unit.claims[1:]), ref, "rules-1")
+    changed = [{**unit.context_groups[0], "n_sources": 9}] + unit.context_groups[1:]
+    assert k != block_key(view, dataclasses.replace(unit, context_groups=changed), ref, "rules-1")
+    assert k != block_key(view, dataclasses.replace(unit, context_claims=unit.context_claims[1:]), ref, "rules-1")
+    assert k != block_key(view, dataclasses.replace(unit, pairs=unit.pairs[1:]), ref, "rules-1")
 
 
 def test_a_dask_cluster_gives_the_findings_of_one_process(synthetic_dir, monkeypatch):

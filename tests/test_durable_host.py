@@ -290,6 +290,53 @@ def test_identical_fact_twice_returns_false(compiled):
         assert [name for name, _ in s.drain()] == ["r0"]
 
 
+def _fnv1a32(text: str) -> int:
+    """durable_rules' fnv1Hash32 (src/rules/state.c), the hash a message id is filed under."""
+    h = 0x811C9DC5
+    for b in text.encode():
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+#: two distinct ids with one 32-bit FNV-1a hash (found by a birthday search over "fact-<n>")
+COLLIDING = ("fact-25388", "fact-909936")
+
+
+def test_raw_ids_with_one_hash_document_the_pitfall(compiled):
+    """durable_rules takes the second of two ids with the same 32-bit hash for the first and refuses
+    the message as already observed: two different facts, one silently dropped."""
+    assert _fnv1a32(COLLIDING[0]) == _fnv1a32(COLLIDING[1]) and COLLIDING[0] != COLLIDING[1]
+    host = durable_host._host()
+    sid = "raw-collision"
+    host.assert_fact(compiled.name, {"sid": sid, "id": COLLIDING[0], "t": "edge", "fk": "x1", "a": 0, "b": 1})
+    with pytest.raises(durable_host.MessageObserved):
+        host.assert_fact(compiled.name, {"sid": sid, "id": COLLIDING[1], "t": "edge", "fk": "x2", "a": 0, "b": 2})
+    try:
+        host.delete_state(compiled.name, sid)
+    except Exception:
+        pass
+    compiled._matches.clear()
+
+
+def test_facts_whose_ids_collide_are_both_asserted(compiled):
+    """The session sends a fact's key as its id and offers a refused new fact again under a salted id."""
+    with compiled.session() as s:
+        assert s.assert_fact({"t": "edge", "fk": COLLIDING[0], "a": 0, "b": 1}) is True
+        assert s.assert_fact({"t": "edge", "fk": COLLIDING[1], "a": 0, "b": 2}) is True
+        assert s.assert_fact({"t": "edge", "fk": COLLIDING[1], "a": 0, "b": 2}) is False   # the same fact again
+        got = s.drain()
+    fired = sorted(binding[next(iter(binding))]["fk"] for name, binding in got if name == "r2")
+    assert fired == sorted(COLLIDING)          # reach.direct matched both edges
+
+
+def test_without_the_salted_retry_a_collision_is_an_error_not_a_silent_drop(compiled, monkeypatch):
+    monkeypatch.setattr(durable_host, "ID_ATTEMPTS", 1)
+    with compiled.session() as s:
+        s.assert_fact({"t": "edge", "fk": COLLIDING[0], "a": 0, "b": 1})
+        with pytest.raises(durable_host.EngineFault, match="different ids"):
+            s.assert_fact({"t": "edge", "fk": COLLIDING[1], "a": 0, "b": 2})
+
+
 def test_session_holds_the_lock_and_releases_it(compiled):
     state = {}
 

@@ -37,13 +37,13 @@ RATING = {"supported": 5, "scope_dependent": 4, "unverifiable": 3, "understated"
 # ---------------------------------------------------------------------------------------------
 # checkable claims → scenarios
 
-def check_scenarios(view: ReleaseView) -> list[tuple[Fact, str, dict[str, Any]]]:
+def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list[tuple[Fact, str, dict[str, Any]]]:
     """For each claim whose scope names a method, a model size and (for verdicts) hardware, the
     query bodies that reproduce that scope: (claim, pick, body). A range of sizes is checked at the
     end that would refute the claim (the largest size for "it fits", the smallest for "it does not")."""
     vocab = view.kb.vocab
     out = []
-    for c in view.claims:
+    for c in view.claims if claims is None else claims:
         if c.attribute not in CHECKED_ATTRS:
             continue
         q = c.qualifiers
@@ -234,22 +234,40 @@ def audit_block(service, view: ReleaseView, reference: list[Fact] | None = None,
     """Audit every claim of ``view`` in one engine run (the service supplies the reasoner).
     ``reference`` limits the reference facts given to the rules (default: the whole tier; see
     :mod:`audit_blocks`)."""
-    vocab = view.kb.vocab
-    dates = {sid: (s.published or "") for sid, s in view.kb.sources.items()}
-    records: list[dict[str, Any]] = []
     refs = view.reference if reference is None else reference
-    for f in refs:
-        records.append(factrec.record(f, vocab))
-    claim_recs = []
-    for f in view.claims:
-        r = factrec.record(f, vocab)
-        r["pub"] = dates.get(f.source, "")
-        r.update(claim_context(view, f))
-        claim_recs.append(r)
+    claim_recs = claim_records(view, view.claims)
     groups = factrec.group_records(claim_recs)
-    records += groups + group_pairs(groups) + claim_recs + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
+    records = reference_records(view, refs) + groups + group_pairs(groups) + claim_recs
+    return audit_records(service, view, view.claims, records, progress)
+
+
+def claim_records(view: ReleaseView, claims: list[Fact]) -> list[dict[str, Any]]:
+    """The engine records of claims: the fact, its source's date and the context it is judged in."""
+    vocab = view.kb.vocab
+    out = []
+    for f in claims:
+        r = factrec.record(f, vocab)
+        src = view.kb.sources.get(f.source or "")
+        r["pub"] = (src.published or "") if src else ""
+        r.update(claim_context(view, f))
+        out.append(r)
+    return out
+
+
+def reference_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any]]:
+    """The engine records of reference facts, with the sizes, variants and effects the rules read."""
+    vocab = view.kb.vocab
+    return [factrec.record(f, vocab) for f in refs] + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
+
+
+def audit_records(service, view: ReleaseView, checked: list[Fact], records: list[dict[str, Any]],
+                  progress: Any = None, premises_named: bool = True) -> AuditResult:
+    """One engine run over prepared records, with a sizing scenario for each claim of ``checked``
+    whose scope can be computed; the findings and statuses read back."""
+    vocab = view.kb.vocab
+    records = list(records)
     scenarios: dict[str, dict] = {}
-    for c, pick, body in check_scenarios(view):
+    for c, pick, body in check_scenarios(view, checked):
         try:
             s, _ = scen.normalise(body, vocab, view)
         except BadInput:
@@ -263,7 +281,7 @@ def audit_block(service, view: ReleaseView, reference: list[Fact] | None = None,
         records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
     records += list(scenarios.values())
     d = service.reasoner.run(records, progress=progress)
-    return _collect(view, d)
+    return _collect(view, d, premises_named)
 
 
 def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
@@ -384,7 +402,7 @@ def size_records(view: ReleaseView, reference: list[Fact] | None = None) -> list
     return out
 
 
-def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
+def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True) -> AuditResult:
     vocab = view.kb.vocab
     raw = d.derived("finding")
     resolutions = d.derived("resolution")
@@ -462,7 +480,17 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
             c = view.facts.get(f["claim"])
             if c is not None and statuses[c.id]["status"] == "supported":
                 corroboration[f["other"]].append(claim_ref(c))
-    for item in findings:                     # a claim judged in its source's context names its premise
+    res = AuditResult(view.name, d, findings, statuses, dict(corroboration), dict(by_claim))
+    res.view = view
+    if premises_named:
+        name_premises(res.findings, res.statuses, view)
+    return res
+
+
+def name_premises(findings: list[dict[str, Any]], statuses: dict[str, dict[str, Any]], view: ReleaseView) -> None:
+    """A claim judged in its source's context names its premise, with the premise's status, in its
+    findings' explanations (after every status is known: the premise may be audited in another block)."""
+    for item in findings:
         for p in item.get("premises") or []:
             prem = view.facts.get(p["id"])
             if prem is None:
@@ -472,9 +500,6 @@ def _collect(view: ReleaseView, d: Derivation) -> AuditResult:
             item["explanation"] = {
                 "en": item["explanation"]["en"] + f" The claim rests on {p['id']} (“{prem.quote}”), which the audit finds {p['status']}.",
                 "zh": item["explanation"]["zh"] + f" 该说法以 {p['id']}（“{prem.quote}”）为前提，审计结论为：{term_label('finding', p['status'], 'zh')}。"}
-    res = AuditResult(view.name, d, findings, statuses, dict(corroboration), dict(by_claim))
-    res.view = view
-    return res
 
 
 def grounds(d: Derivation, fk: str, ref_keys: set[str]) -> list[str]:

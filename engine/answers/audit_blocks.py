@@ -14,6 +14,7 @@ findings of a block audited with this subset against the same block audited with
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from ..kb.store import Fact, ReleaseView
@@ -242,86 +243,115 @@ def _sample(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------------------------
-# partition: the blocks of claims the rules can only relate within themselves
+# units: the parts of an audit that can run apart
 
-#: the audit rules that join two claims (or their groups); :func:`partition` keeps the claims each one
-#: joins in one block, and a test fails when a rule joining claims is added without being listed here
+#: the audit rules that join two claims (or their groups), and how :func:`units` provides for each: a
+#: test fails when a rule joining claims is added without being listed here
 CLAIM_JOINS = {
-    # claim-vs-claim comparisons run on value groups of one subject (cgroup, cpair)
-    "audit.claims.quantity.contradiction": "subject", "audit.claims.quantity.scope": "subject",
-    "audit.claims.value.contradiction": "subject", "audit.claims.verdict.contradiction": "subject",
-    "audit.claims.verdict.scope": "subject", "audit.claims.agreement": "subject",
-    "audit.claims.member": "subject", "policy.claims": "subject",
-    # a claim and its source's claims about the same subject (the family's GPU, a product's vendor)
-    "audit.context.refuted_premise": "subject", "audit.context.refuted_derivation": "subject",
-    "audit.product.exists.misattributed": "subject",
+    # claim-vs-claim comparisons run on value groups (cgroup, cpair): a group's unit holds the groups it
+    # is paired with, as context when another unit owns them
+    "audit.claims.quantity.contradiction": "pairs", "audit.claims.quantity.scope": "pairs",
+    "audit.claims.value.contradiction": "pairs", "audit.claims.verdict.contradiction": "pairs",
+    "audit.claims.verdict.scope": "pairs", "audit.claims.agreement": "pairs",
+    "audit.claims.member": "pairs", "policy.claims": "pairs",
+    # a claim and its source's claims of the GPU of the same subject (the family's GPU, a product's vendor)
+    "audit.context.refuted_premise": "source_gpu", "audit.context.refuted_derivation": "source_gpu",
+    "audit.product.exists.misattributed": "source_gpu",
     # a GPU specification stated for a family, and the source's claim of the family's GPU
-    "audit.context.premise": "family_gpu",
+    "audit.context.premise": "source_gpu",
     # a premise a curator recorded
     "audit.context.curated": "rests_on",
     # a recommended instance, and the source's claims of the GPU of the products it names
-    "audit.product.recommended.misnamed": "recommended",
+    "audit.product.recommended.misnamed": "source_gpu",
 }
 
-#: a batch (one engine run) holds whole blocks up to about this many claims
+#: a batch (one engine run) holds whole units up to about this many claims
 BATCH_CLAIMS = 1500
 
 
-def partition(view: ReleaseView, claims: list[Fact] | None = None) -> list[list[Fact]]:
-    """The connected blocks of ``claims`` (default: the release's) under the joins of :data:`CLAIM_JOINS`.
+@dataclass
+class Unit:
+    """Claims audited together: their groups, the pairs those groups are compared in, and the context
+    owned by other units (groups they are compared with; claims they rest on)."""
 
-    Two claims share a block when they have the same subject, when one states a GPU specification for a
-    family and the other is its source's claim of that family's GPU, when one rests on the other, or
-    when one recommends an instance and the other is its source's claim of that instance's GPU. Claims
-    of different blocks meet in no rule, so auditing the blocks apart gives the findings of auditing
-    them together. Blocks come in a stable order (by their first claim id).
+    claims: list[Fact]
+    groups: list[dict[str, Any]]
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    context_groups: list[dict[str, Any]] = field(default_factory=list)
+    context_claims: list[Fact] = field(default_factory=list)
+
+
+def bucket(g: dict[str, Any]) -> tuple:
+    """The groups a group may be compared with share its bucket (see :func:`group_pairs`)."""
+    return (g["subject"], "verdict") if g.get("polarity") is not None else (g["subject"], g["attribute"])
+
+
+def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]], groups: list[dict[str, Any]],
+          pairs: list[dict[str, Any]], limit: int | None = None) -> list[Unit]:
+    """The units of an audit, in a stable order.
+
+    A unit is a bucket of value groups (one subject's verdicts, or one subject and attribute) or, in a
+    bucket of more than ``limit`` groups, the groups of one scope. It holds its groups' claims, the
+    pairs its groups are compared in (the other group is context when another unit owns it) and, as
+    context, the claims its claims rest on: the source's claims of the GPU of the claim's subject, of
+    its family qualifier and of the products it recommends, and a curated ``rests_on``. The rules then
+    find in each unit what they find in one run over every claim (a test compares the two).
     """
-    claims = view.claims if claims is None else claims
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(a: str, b: str) -> None:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-
-    gpu_claims: dict[tuple[str | None, str], list[str]] = {}
+    limit = PAIRWISE_LIMIT if limit is None else limit
+    size: dict[tuple, int] = {}
+    for g in groups:
+        size[bucket(g)] = size.get(bucket(g), 0) + 1
+    unit_of: dict[str, tuple] = {}
+    for g in groups:
+        b = bucket(g)
+        unit_of[g["gid"]] = b if size[b] <= limit else b + (_scope(g),)
+    by_gid = {g["gid"]: g for g in groups}
+    out: dict[tuple, Unit] = {}
+    for g in groups:
+        out.setdefault(unit_of[g["gid"]], Unit([], [])).groups.append(g)
+    facts = {c.id: c for c in claims}
+    owner: dict[str, tuple] = {}
+    for c, r in zip(claims, claim_recs):
+        owner[c.id] = unit_of[r["gid"]]
+        out[owner[c.id]].claims.append(c)
+    for p in pairs:
+        u = out[unit_of[p["a"]]]
+        u.pairs.append(p)
+        if unit_of[p["b"]] != unit_of[p["a"]]:
+            u.context_groups.append(by_gid[p["b"]])
+    source_gpu: dict[tuple[str | None, str], list[str]] = {}
     for c in claims:
-        union("c:" + c.id, "s:" + c.subject)
         if c.attribute == "gpu":
-            gpu_claims.setdefault((c.source, c.subject), []).append(c.id)
-    for c in claims:
-        fam = c.qualifiers.get("family")
-        if isinstance(fam, str):
-            for p in gpu_claims.get((c.source, fam), ()):
-                union("c:" + c.id, "c:" + p)
-        if c.rests_on:
-            union("c:" + c.id, "c:" + c.rests_on)
-        if c.attribute == "recommended_instance":
-            for e in (c.value if isinstance(c.value, list) else [c.value]):
-                for p in gpu_claims.get((c.source, e), ()) if isinstance(e, str) else ():
-                    union("c:" + c.id, "c:" + p)
-    blocks: dict[str, list[Fact]] = {}
-    for c in claims:
-        blocks.setdefault(find("c:" + c.id), []).append(c)
-    return sorted(blocks.values(), key=lambda b: min(c.id for c in b))
+            source_gpu.setdefault((c.source, c.subject), []).append(c.id)
+    for key, u in out.items():
+        need: dict[str, None] = {}
+        for c in u.claims:
+            named = [c.subject]
+            fam = c.qualifiers.get("family")
+            if isinstance(fam, str):
+                named.append(fam)
+            if c.attribute == "recommended_instance":
+                named += [e for e in (c.value if isinstance(c.value, list) else [c.value]) if isinstance(e, str)]
+            for e in named:
+                need.update(dict.fromkeys(source_gpu.get((c.source, e), ())))
+            if c.rests_on:
+                need[c.rests_on] = None
+        u.context_claims = [facts[i] for i in need if i in facts and owner[i] != key]
+        seen: set[str] = set()
+        u.context_groups = [g for g in u.context_groups if not (g["gid"] in seen or seen.add(g["gid"]))]
+    return [out[k] for k in sorted(out, key=lambda k: min(c.id for c in out[k].claims))]
 
 
-def batches(blocks: list[list[Fact]], size: int | None = None) -> list[list[list[Fact]]]:
-    """Blocks packed in order into batches of about ``size`` claims (a block is never split), so a
-    KB of small blocks is not audited in hundreds of tiny engine runs."""
+def batches(parts: list[Unit], size: int | None = None) -> list[list[Unit]]:
+    """Units packed in order into batches of about ``size`` claims (a unit is never split), so a KB of
+    small units is not audited in hundreds of tiny engine runs."""
     size = BATCH_CLAIMS if size is None else size
-    out: list[list[list[Fact]]] = []
+    out: list[list[Unit]] = []
     n = 0
-    for b in blocks:
-        if not out or n + len(b) > size:
+    for u in parts:
+        if not out or n + len(u.claims) > size:
             out.append([])
             n = 0
-        out[-1].append(b)
-        n += len(b)
+        out[-1].append(u)
+        n += len(u.claims)
     return out

@@ -1,17 +1,20 @@
-"""Running the audit of a release: blocks, batches, worker processes, and reuse of unchanged blocks.
+"""Running the audit of a release: units, batches, worker processes, and reuse of unchanged units.
 
-The claims of a release fall into blocks that no rule relates to each other
-(:func:`audit_blocks.partition`); each block is audited with the reference facts it can reach, so the
-work grows with the number of claims instead of its square and memory with the largest block. A block
-audit is a pure function of the block's claims, their sources' dates and context, the reference facts
-it reaches and the rules: :func:`block_key` names that input, and an audit given a previous result
-(``previous=``) reuses every block whose key is unchanged (adding a source re-audits only the blocks
-its claims join). Batches of blocks run in this process, on local worker processes (``workers=N``) or
-on a Dask cluster (``scheduler="tcp://host:port"``, the optional extra ``gpukb[cluster]``).
+The claims of a release fall into units (:func:`audit_blocks.units`): the value groups of one bucket
+(or, in a large bucket, of one scope) with, as context, the groups they are compared with and the
+claims they rest on. Each unit is audited with the reference facts it can reach, so the work grows
+with the number of claims instead of its square and memory with the largest unit. A unit's audit is a
+pure function of its claims, their sources' dates and context, its context, the reference facts it
+reaches and the rules: :func:`block_key` names that input, and an audit given a previous result
+(``previous=``) reuses every unit whose key is unchanged (adding a source re-audits only the units its
+claims join or change the context of). Batches of units run in this process, on local worker
+processes (``workers=N``) or on a Dask cluster (``scheduler="tcp://host:port"``, the optional extra
+``gpukb[cluster]``).
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 from dataclasses import dataclass, field
@@ -20,15 +23,17 @@ from typing import Any, Callable, Iterable
 
 from ..kb.store import Fact, ReleaseView
 from ..reasoning.reasoner import Derivation
-from .audit import AuditResult, audit_block
-from .audit_blocks import batches, partition, reachable_reference
+from ..kb import facts as factrec
+from .audit import AuditResult, audit_records, claim_records, name_premises, reference_records
+from .audit_blocks import Unit, batches, group_pairs, reachable_reference, units
+from .audit_gaps import reason as unverifiable_reason
 
 log = logging.getLogger("gpukb.audit")
 
 
 @dataclass
 class BlockResult:
-    """What the audit says of one block: findings, statuses and corroboration of its claims, and the
+    """What the audit says of one unit: findings, statuses and corroboration of its claims, and the
     derivation of the batch it was audited in (None when proofs are not kept)."""
 
     key: str
@@ -51,26 +56,30 @@ class AuditRun:
     workers: int = 1
 
 
-def block_key(view: ReleaseView, block: list[Fact], reference: list[Fact], rules_digest: str) -> str:
-    """A digest of everything a block's audit reads: its claims (id, version, content, review mark),
-    their sources' dates and context, the reference facts it reaches and the rules."""
+def block_key(view: ReleaseView, unit: Unit, reference: list[Fact], rules_digest: str) -> str:
+    """A digest of everything a unit's audit reads: its claims (id, version, content, review mark) and
+    their sources' dates and context, its context (claims, groups, pairs), the reference facts it reaches
+    and the rules."""
     h = hashlib.sha256(rules_digest.encode())
     vocab_path = Path(view.kb.root) / "vocabulary.yaml"
     if vocab_path.is_file():
         h.update(hashlib.sha256(vocab_path.read_bytes()).digest())
-    for c in sorted(block, key=lambda c: c.id):
-        src = view.kb.sources.get(c.source or "")
-        h.update(repr((c.key, sorted(c.as_dict().items(), key=lambda kv: kv[0]), c.pending,
-                       src.published if src else None, tuple(src.about) if src else ())).encode())
+    for tag, claims in ((b"own", unit.claims), (b"ctx", unit.context_claims)):
+        h.update(tag)
+        for c in sorted(claims, key=lambda c: c.id):
+            src = view.kb.sources.get(c.source or "")
+            h.update(repr((c.key, sorted(c.as_dict().items(), key=lambda kv: kv[0]), c.pending,
+                           src.published if src else None, tuple(src.about) if src else ())).encode())
+    h.update(b"groups")
+    for g in sorted(unit.context_groups, key=lambda g: g["gid"]):
+        h.update(json.dumps(g, sort_keys=True, default=str).encode())
+    h.update(b"pairs")
+    for p in sorted((p["a"], p["b"]) for p in unit.pairs):
+        h.update(repr(p).encode())
+    h.update(b"ref")
     for f in reference:
         h.update(f.key.encode() + b"\0")
     return h.hexdigest()[:24]
-
-
-def _sub_view(view: ReleaseView, claims: list[Fact]) -> ReleaseView:
-    facts = {f.id: f for f in view.reference}
-    facts.update({c.id: c for c in claims})
-    return ReleaseView(view.kb, view.release, facts, set(view.source_ids))
 
 
 def _union_reference(view: ReleaseView, parts: Iterable[list[Fact]]) -> list[Fact]:
@@ -78,29 +87,48 @@ def _union_reference(view: ReleaseView, parts: Iterable[list[Fact]]) -> list[Fac
     return [f for f in view.reference if f.key in keep]
 
 
-def _split(res: AuditResult, blocks: list[list[Fact]], keys: list[str], keep_proofs: bool) -> list[BlockResult]:
-    """One batch's result cut along its blocks."""
-    owner = {c.id: i for i, b in enumerate(blocks) for c in b}
-    out = [BlockResult(k, [c.id for c in b], [], {}, {}, {}, res.derivation if keep_proofs else None)
-           for k, b in zip(keys, blocks)]
+def _split(res: AuditResult, parts: list[Unit], keys: list[str], keep_proofs: bool) -> list[BlockResult]:
+    """One batch's result cut along its units (what the batch says of context claims is dropped)."""
+    owner = {c.id: i for i, u in enumerate(parts) for c in u.claims}
+    out = [BlockResult(k, [c.id for c in u.claims], [], {}, {}, {}, res.derivation if keep_proofs else None)
+           for k, u in zip(keys, parts)]
     for item in res.findings:
-        out[owner[item["claims"][0]["id"]]].findings.append(item)
+        i = owner.get(item["claims"][0]["id"])
+        if i is not None:
+            out[i].findings.append(item)
     for cid, st in res.statuses.items():
-        out[owner[cid]].statuses[cid] = st
-    for cid, lst in res.by_claim.items():
-        out[owner[cid]].by_claim[cid] = lst
+        if cid in owner:
+            out[owner[cid]].statuses[cid] = st
     for ref, lst in res.corroboration.items():
         for cref in lst:
-            out[owner[cref["id"]]].corroboration.setdefault(ref, []).append(cref)
+            if cref["id"] in owner:
+                out[owner[cref["id"]]].corroboration.setdefault(ref, []).append(cref)
     return out
 
 
-def audit_batch(service, view: ReleaseView, blocks: list[list[Fact]], keys: list[str],
-                references: list[list[Fact]], keep_proofs: bool = True) -> list[BlockResult]:
-    """Audit some blocks in one engine run; their results, one per block."""
-    claims = [c for b in blocks for c in b]
-    res = audit_block(service, _sub_view(view, claims), _union_reference(view, references))
-    return _split(res, blocks, keys, keep_proofs)
+def audit_batch(service, view: ReleaseView, parts: list[Unit], keys: list[str], references: list[list[Fact]],
+                claim_recs: dict[str, dict[str, Any]], keep_proofs: bool = True, progress: Any = None) -> list[BlockResult]:
+    """Audit some units in one engine run; their results, one per unit. ``claim_recs``: the claims'
+    records with their group ids."""
+    owned = [c for u in parts for c in u.claims]
+    mine = {c.id for c in owned}
+    context = list({c.id: c for u in parts for c in u.context_claims if c.id not in mine}.values())
+    gids = {g["gid"] for u in parts for g in u.groups}
+    ctx_groups = list({g["gid"]: g for u in parts for g in u.context_groups if g["gid"] not in gids}.values())
+    refs = _union_reference(view, references)
+    named = {c.id: c for c in owned + context}
+    for g in ctx_groups:               # the claims a finding names for a group of another unit
+        for rid in (g.get("rep"), g.get("rep2")):
+            if rid and rid not in named and rid in view.facts:
+                named[rid] = view.facts[rid]
+    facts = {f.id: f for f in view.reference}
+    facts.update(named)
+    sub = ReleaseView(view.kb, view.release, facts, set(view.source_ids))
+    records = (reference_records(view, refs) + [g for u in parts for g in u.groups] + ctx_groups
+               + [p for u in parts for p in u.pairs] + [claim_recs[c.id] for c in owned]
+               + [{k: v for k, v in r.items() if k != "gid"} for r in claim_records(view, context)])
+    res = audit_records(service, sub, owned, records, progress, premises_named=False)
+    return _split(res, parts, keys, keep_proofs)
 
 
 # -- worker processes ---------------------------------------------------------------------------
@@ -116,19 +144,22 @@ def _worker_state(kb_dir: str, rules_dir: str, include_pending: bool):
     return _WORKER_STATE[key]
 
 
-def batch_job(kb_dir: str, rules_dir: str, include_pending: bool, release: str, block_ids: list[list[str]],
-              keys: list[str], keep_proofs: bool) -> list[BlockResult]:
-    """A batch audited in a worker (a local process or a Dask worker): the blocks travel as claim ids."""
+def batch_job(kb_dir: str, rules_dir: str, include_pending: bool, release: str, parts: list[Unit],
+              keys: list[str], references: list[list[str]], claim_recs: dict[str, dict[str, Any]],
+              keep_proofs: bool) -> list[BlockResult]:
+    """A batch audited in a worker (a local process or a Dask worker): the units travel whole, the
+    reference facts as keys of the worker's own copy of the KB."""
     state = _worker_state(kb_dir, rules_dir, include_pending)
     view = state.view(release)
-    blocks = [[view.facts[i] for i in ids] for ids in block_ids]
-    refs = [reachable_reference(view, b) for b in blocks]
-    return audit_batch(state, view, blocks, keys, refs, keep_proofs)
+    by_key = {f.key: f for f in view.reference}
+    refs = [[by_key[k] for k in ks if k in by_key] for ks in references]
+    return audit_batch(state, view, parts, keys, refs, claim_recs, keep_proofs)
 
 
-def _run_pool(service, view, todo, keep_proofs, workers, scheduler, progress) -> list[list[BlockResult]]:
-    args = [(str(service.kb_dir), str(service.rules_dir), bool(service.include_pending), view.name,
-             [[c.id for c in b] for b in blocks], keys, keep_proofs) for blocks, keys, _ in todo]
+def _run_pool(service, view, todo, claim_recs, keep_proofs, workers, scheduler, progress) -> list[list[BlockResult]]:
+    args = [(str(service.kb_dir), str(service.rules_dir), bool(service.include_pending), view.name, parts, keys,
+             [[f.key for f in r] for r in refs], {c.id: claim_recs[c.id] for u in parts for c in u.claims}, keep_proofs)
+            for parts, keys, refs in todo]
     results: list[list[BlockResult] | None] = [None] * len(todo)
     if scheduler:
         try:
@@ -156,79 +187,106 @@ def _run_pool(service, view, todo, keep_proofs, workers, scheduler, progress) ->
     return results      # type: ignore[return-value]
 
 
+def plan(view: ReleaseView) -> tuple[list[Unit], dict[str, dict[str, Any]]]:
+    """The units of a release's audit and its claims' records (with their group ids)."""
+    claims = view.claims
+    recs = claim_records(view, claims)
+    groups = factrec.group_records(recs)
+    return units(view, claims, recs, groups, group_pairs(groups)), {c.id: r for c, r in zip(claims, recs)}
+
+
 def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | None = None,
               previous: AuditResult | None = None, keep_proofs: bool = True,
               progress: Callable[[str, int, int | None], None] | None = None) -> AuditResult:
-    """Audit every claim of a release, block by block (see the module docstring).
+    """Audit every claim of a release, unit by unit (see the module docstring).
 
     ``workers`` > 1 audits batches on that many local processes, ``scheduler`` on a Dask cluster;
-    ``previous`` (an earlier result, e.g. of the release before a source was added) lends its blocks
+    ``previous`` (an earlier result, e.g. of the release before a source was added) lends its units
     whose inputs are unchanged; without ``keep_proofs`` the derivations are dropped once read (a large
-    audit's memory) and recomputed for the blocks an explanation asks for.
+    audit's memory) and recomputed for the unit an explanation asks for.
     """
     progress = progress if progress is not None else getattr(service, "progress", None)
-    blocks = partition(view)
-    refs = [reachable_reference(view, b) for b in blocks]
-    keys = [block_key(view, b, r, service.rules.digest) for b, r in zip(blocks, refs)]
+    parts, claim_recs = plan(view)
+    refs = [reachable_reference(view, u.claims + u.context_claims) for u in parts]
+    keys = [block_key(view, u, r, service.rules.digest) for u, r in zip(parts, refs)]
     known = {b.key: b for b in (previous.run.blocks if previous is not None and previous.run else [])}
     done: dict[str, BlockResult] = {}
-    fresh = [(b, k, r) for b, k, r in zip(blocks, keys, refs) if k not in known]
+    fresh = [(u, k, r) for u, k, r in zip(parts, keys, refs) if k not in known]
     todo = []
-    for batch in batches([b for b, _, _ in fresh]):
-        idx = {id(b) for b in batch}
-        sel = [(b, k, r) for b, k, r in fresh if id(b) in idx]
-        todo.append(([b for b, _, _ in sel], [k for _, k, _ in sel], [r for _, _, r in sel]))
+    for batch in batches([u for u, _, _ in fresh]):
+        idx = {id(u) for u in batch}
+        sel = [(u, k, r) for u, k, r in fresh if id(u) in idx]
+        todo.append(([u for u, _, _ in sel], [k for _, k, _ in sel], [r for _, _, r in sel]))
     workers = max(1, int(workers or 1))
-    log.info("audit of %s: %d claims in %d blocks, %d to audit in %d batches, %d reused", view.name,
-             len(view.claims), len(blocks), len(fresh), len(todo), len(blocks) - len(fresh))
+    log.info("audit of %s: %d claims in %d units, %d to audit in %d batches, %d reused", view.name,
+             len(view.claims), len(parts), len(fresh), len(todo), len(parts) - len(fresh))
     if (workers > 1 or scheduler) and len(todo) > 1:
-        for part in _run_pool(service, view, todo, keep_proofs, workers, scheduler, progress):
+        for part in _run_pool(service, view, todo, claim_recs, keep_proofs, workers, scheduler, progress):
             done.update((b.key, b) for b in part)
     else:
-        single = len(todo) == 1
-        for n, (bl, ks, rs) in enumerate(todo, 1):
-            if single:      # one run: the reasoner's own progress (facts asserted) is the finer measure
-                res = audit_block(service, _sub_view(view, [c for b in bl for c in b]), _union_reference(view, rs),
-                                  progress=progress)
-                done.update((b.key, b) for b in _split(res, bl, ks, keep_proofs))
-            else:
-                done.update((b.key, b) for b in audit_batch(service, view, bl, ks, rs, keep_proofs))
-                if progress:
-                    progress("auditing blocks", n, len(todo))
-    parts = [done.get(k) or known[k] for k in keys]
-    out = merge(view, parts, keep_proofs)
-    out.run = AuditRun(parts, audited=len(fresh), reused=len(blocks) - len(fresh), batches=len(todo),
+        for n, (us, ks, rs) in enumerate(todo, 1):
+            # one run: the reasoner's own progress (facts asserted) is the finer measure
+            done.update((b.key, b) for b in audit_batch(service, view, us, ks, rs, claim_recs, keep_proofs,
+                                                        progress if len(todo) == 1 else None))
+            if progress and len(todo) > 1:
+                progress("auditing blocks", n, len(todo))
+    results = [done.get(k) or known[k] for k in keys]
+    out = merge(view, results, keep_proofs)
+    out.run = AuditRun(results, audited=len(fresh), reused=len(parts) - len(fresh), batches=len(todo),
                        workers=workers)
-    out.recompute = lambda cid: _recompute(service, view, blocks, refs, keys, cid)
+    out.recompute = lambda cid: _recompute(service, view, parts, refs, keys, claim_recs, cid)
     return out
 
 
 def merge(view: ReleaseView, parts: list[BlockResult], keep_proofs: bool) -> AuditResult:
-    """The result of a release from its blocks' results, in the order one run gives (by claim id)."""
-    findings = sorted((f for p in parts for f in p.findings), key=lambda f: f["claims"][0]["id"])
-    statuses: dict[str, dict[str, Any]] = {}
+    """The result of a release from its units' results, as one run gives it: findings by claim id, a
+    finding two claims share told once (under the claim with the lower id), premises named."""
+    items = sorted((f for p in parts for f in p.findings), key=lambda f: f["claims"][0]["id"])
+    findings, shared = [], set()
+    for f in items:
+        if f["basis"] == "claims" and len(f["claims"]) == 2:
+            key = (f["kind"],) + tuple(sorted(c["id"] for c in f["claims"]))
+            if key in shared:
+                continue
+            shared.add(key)
+        findings.append(f)
     by_claim: dict[str, list[dict]] = {}
+    for f in findings:
+        pair = f["basis"] == "claims" and len(f["claims"]) == 2
+        for c in f["claims"] if pair else f["claims"][:1]:
+            lst = by_claim.setdefault(c["id"], [])
+            if all(x["id"] != f["id"] for x in lst):
+                lst.append(f)
+    statuses: dict[str, dict[str, Any]] = {}
     corroboration: dict[str, list[dict]] = {}
     for p in parts:
         statuses.update(p.statuses)
-        by_claim.update(p.by_claim)
         for ref, lst in p.corroboration.items():
             corroboration.setdefault(ref, []).extend(lst)
     for lst in corroboration.values():
         lst.sort(key=lambda c: c["id"])
-    statuses = {c.id: statuses[c.id] for c in view.claims if c.id in statuses}
+    out: dict[str, dict[str, Any]] = {}
+    for c in view.claims:
+        st = statuses.get(c.id)
+        if st is None:
+            continue
+        st["findings"] = [x["id"] for x in by_claim.get(c.id, [])]
+        if st["status"] == "unverifiable":
+            st["reason"] = unverifiable_reason(c, by_claim.get(c.id, []), view)
+        out[c.id] = st
+    name_premises(findings, out, view)
     derivs = list({id(p.derivation): p.derivation for p in parts if p.derivation is not None}.values())
-    res = AuditResult(view.name, derivs[0] if len(derivs) == 1 else None, findings, statuses, corroboration, by_claim)
+    res = AuditResult(view.name, derivs[0] if len(derivs) == 1 else None, findings, out, corroboration, by_claim)
     res.view = view
     res.parts = derivs
     res.proofs_kept = keep_proofs
     return res
 
 
-def _recompute(service, view, blocks, refs, keys, cid: str) -> Derivation | None:
-    for b, r, k in zip(blocks, refs, keys):
-        if any(c.id == cid for c in b):
-            return audit_batch(service, view, [b], [k], [r], keep_proofs=True)[0].derivation
+def _recompute(service, view, parts, refs, keys, claim_recs, cid: str) -> Derivation | None:
+    for u, r, k in zip(parts, refs, keys):
+        if any(c.id == cid for c in u.claims):
+            return audit_batch(service, view, [u], [k], [r], claim_recs, keep_proofs=True)[0].derivation
     return None
 
 

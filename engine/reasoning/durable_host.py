@@ -61,6 +61,8 @@ logging.getLogger("durable").addHandler(_ERRORS)
 
 # the exceptions callers may need to recognise, re-exported so nobody else imports durable
 MessageObserved = _durable_engine.MessageObservedException
+#: ids a fact is offered under before durable_rules' refusal is an error (see Session.assert_fact)
+ID_ATTEMPTS = 8
 MessageNotHandled = _durable_engine.MessageNotHandledException
 
 
@@ -218,6 +220,7 @@ class Session:
         self.compiled = compiled
         self.sid = f"q{next(_SIDS)}"
         self.closed = False
+        self._asserted: set[str] = set()
 
     def __enter__(self) -> "Session":
         _LOCK.acquire()
@@ -235,20 +238,35 @@ class Session:
         _LOCK.release()
 
     def assert_fact(self, fact: dict[str, Any]) -> bool:
-        """Assert one fact; False when an identical fact is already there (durable raises for that)."""
+        """Assert one fact; False when a fact with its key (``fk``) is already there.
+
+        durable_rules files a message under a 32-bit FNV hash of its id and takes a second id with
+        the same hash for the first one, dropping it silently as "already observed" (state.c,
+        storeMessage/GET_FIRST compare the hashes only): in a session of 100,000 facts about one pair
+        of ids collides. So every fact is sent with its key as id, and a fact refused as observed
+        although its key is new is sent again under a salted id until durable_rules takes it.
+        """
+        fk = str(fact.get("fk"))
+        if fk in self._asserted:
+            return False
         msg = _scalar_projection(fact, self.compiled.fields)
         msg["sid"] = self.sid
-        try:
-            _host().assert_fact(self.compiled.name, msg)
-        except MessageObserved:
-            return False
-        except MessageNotHandled:
-            return True  # no rule looks at this fact; it is still known to gpukb
-        except Exception as exc:  # the C core refuses the message (error codes such as 204, 311)
-            raise EngineFault(f"durable_rules refused fact {fact.get('fk')!r} of type {fact.get('t')!r}: {exc}",
-                              self._last_rule()) from None
-        self._raise_logged(f"asserting fact {fact.get('fk')!r}")
-        return True
+        for attempt in range(ID_ATTEMPTS):
+            msg["id"] = fk if attempt == 0 else f"{fk}~{attempt}"
+            try:
+                _host().assert_fact(self.compiled.name, msg)
+            except MessageObserved:
+                log.debug("durable_rules took the id of fact %r for another's (hash collision); retrying", fk)
+                continue
+            except MessageNotHandled:
+                pass  # no rule looks at this fact; it is still known to gpukb
+            except Exception as exc:  # the C core refuses the message (error codes such as 204, 311)
+                raise EngineFault(f"durable_rules refused fact {fk!r} of type {fact.get('t')!r}: {exc}",
+                                  self._last_rule()) from None
+            self._asserted.add(fk)
+            self._raise_logged(f"asserting fact {fk!r}")
+            return True
+        raise EngineFault(f"durable_rules refused fact {fk!r} under {ID_ATTEMPTS} different ids", self._last_rule())
 
     def _last_rule(self) -> str | None:
         return self.compiled._matches[-1][0] if self.compiled._matches else None
