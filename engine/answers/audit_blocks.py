@@ -93,6 +93,26 @@ def catalog_models(view: ReleaseView, families: list[str] | None = None) -> list
     return members or models
 
 
+def _tier_index(view: ReleaseView) -> dict[str, Any]:
+    """What :func:`reachable_reference` reads of the reference tier, built once per release view."""
+    idx = view.__dict__.get("_reach_index")
+    if idx is None:
+        vocab = view.kb.vocab
+        pos, by_subject, constant, family_links = {}, {}, [], []
+        for i, f in enumerate(view.reference):
+            pos[f.key] = i
+            by_subject.setdefault(f.subject, []).append(f)
+            kind = vocab.kind_of(f.subject)
+            if kind in CONSTANT_KINDS:
+                constant.append(f)
+            elif kind == "family" and f.attribute in ("gpu", "in_catalog", "vendor"):
+                family_links.append(f)
+        idx = {"pos": pos, "by_subject": by_subject, "constant": constant, "family_links": family_links,
+               "sizes": _sizes_of(view), "probes": probe_models(view)}
+        view.__dict__["_reach_index"] = idx
+    return idx
+
+
 def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
     """The reference facts the audit rules can join with ``claims`` (see the module docstring). Which
     GPU an unrelated family carries matters only to a claim that names that GPU as some family's (the
@@ -103,9 +123,11 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
     # else (verdicts, advice, roles, sizing) may read every fact of the entities it reaches
     spec = [c for c in claims if c.attribute in vocab.attributes and vocab.attributes[c.attribute].inherited_by
             and not c.qualifiers]
-    other = [c for c in claims if c not in spec]
-    sizes = _sizes_of(view)
-    keep = reachable_subjects(view, other, sizes) | probe_models(view)
+    spec_ids = {id(c) for c in spec}
+    other = [c for c in claims if id(c) not in spec_ids]
+    idx = _tier_index(view)
+    sizes = idx["sizes"]
+    keep = reachable_subjects(view, other, sizes) | idx["probes"]
     for c in claims:        # a model family a claim names is probed through its smallest and largest member
         fams = [m for m in _entities(c.qualifiers.get("model") or [], vocab.entities) if view.ref(m, "params") is None]
         if fams:
@@ -121,8 +143,16 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
         if c.attribute == "gpu":
             for g in _entities(c.value, vocab.entities):
                 named_gpus |= {g, vocab.generic(g), *(vocab.entities.get(g, {}).get("variants") or ())}
+    by_subject = idx["by_subject"]
+    candidates = {f.key: f for f in idx["constant"]}
+    for subj in keep | set(partial):
+        for f in by_subject.get(subj, ()):
+            candidates.setdefault(f.key, f)
+    if named_gpus:
+        for f in idx["family_links"]:
+            candidates.setdefault(f.key, f)
     out = []
-    for f in view.reference:
+    for f in sorted(candidates.values(), key=lambda f: idx["pos"][f.key]):
         kind = vocab.kind_of(f.subject)
         if kind == "instance" and f.attribute == "gpu" and f.subject not in named:
             continue          # a size's GPU matters to claims about that size; its figures feed the family's
