@@ -62,7 +62,9 @@ def _audit_child(kb_dir: str, out: str, opts: str = "{}") -> None:
     res = run_audit(kb, kb.view(None), workers=o.get("workers", 1), keep_proofs=False)
     t2 = time.perf_counter()
     r = {"load_s": t1 - t0, "audit_s": t2 - t1, "findings": len(res.findings), "claims": len(res.statuses),
-         "blocks": len(res.run.blocks), "batches": res.run.batches, "workers": res.run.workers}
+         "blocks": len(res.run.blocks), "batches": res.run.batches, "workers": res.run.workers,
+         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,        # the audit's own peak
+         "peak_child_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}  # the largest worker
     afters = o.get("after") or []
     if afters:
         r["after"] = []
@@ -75,8 +77,8 @@ def _audit_child(kb_dir: str, out: str, opts: str = "{}") -> None:
         r["after"].append({"claims": len(inc.statuses), "reaudit_s": t4 - t3, "reaudited": inc.run.audited,
                            "reused": inc.run.reused})
         del after, inc
-    r["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MiB
-    r["peak_child_rss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest worker
+    if afters:      # the re-audits hold both KBs and the first result: their peak is reported apart
+        r["reaudit_peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     Path(out).write_text(json.dumps(r))
 
 
@@ -127,11 +129,11 @@ def bench_audit(sizes: list[int], timeout: float, workers: int = 2, added: float
                 continue
             measured[label] = r
             say(f"audit_{label}", f"{r['claims']} claims audited in {r['audit_s']:.1f} s (load {r['load_s']:.1f} s), "
-                f"{r['blocks']} blocks in {r['batches']} runs, {r['findings']} findings, peak {r['peak_rss_mib']:.0f} MiB", r)
+                f"{r['blocks']} units in {r['batches']} runs, {r['findings']} findings, peak {r['peak_rss_mib']:.0f} MiB", r)
             for kind, inc in zip(("topical", "spread"), r.get("after") or []):
                 ratio = inc["reaudit_s"] / r["audit_s"]
                 say(f"reaudit_{label}_{kind}", f"+{inc['claims'] - r['claims']} claims ({kind}): re-audit {inc['reaudit_s']:.1f} s, "
-                    f"{inc['reaudited']} of {inc['reaudited'] + inc['reused']} blocks; {100 * ratio:.1f}% of the full audit "
+                    f"{inc['reaudited']} of {inc['reaudited'] + inc['reused']} units; {100 * ratio:.1f}% of the full audit "
                     f"(goal < 10%)", {**inc, "ratio": ratio})
         if len(sizes) >= 2 and all(str(n) in measured for n in sizes[:2]):
             a, b = measured[str(sizes[0])], measured[str(sizes[1])]

@@ -476,6 +476,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print_json(d) if args.json else print(render_gaps(d))
         return 0
     kb.audit_workers, kb.audit_scheduler = args.workers, args.scheduler
+    kb.audit_keep_proofs = False       # this process prints the findings and exits: no proof is asked for
     with bar(args) as progress:
         kb.progress = progress
         try:

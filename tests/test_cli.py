@@ -403,3 +403,22 @@ def test_real_server_keeps_concurrent_answers_apart(gpukb, subprocess_env, tmp_p
     text = (tmp_path / "server.log").read_text()
     assert "Traceback" not in text
     assert re.search(r"gpukb\.http INFO t3-r2-s5 POST /v1/query 200 \d+\.\dms", text), text[-2000:]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--workers", "two"], ["whole number"]),
+    (["--workers", "-1"], ["0 (one per core) to 256"]),
+    (["--workers", "999"], ["0 (one per core) to 256"]),
+    (["--scheduler", "localhost:8786"], ["tcp://host:8786"]),
+])
+def test_audit_worker_options_are_checked(cli, argv, words):
+    code, out, err = cli("audit", *argv)
+    assert code == 2 and not out and "usage:" in err
+    for w in words:
+        assert w in err, (w, err)
+
+
+def test_audit_on_two_workers_prints_what_one_does(cli):
+    code1, one, _ = cli("audit", "--kind", "incorrect", "--json")
+    code2, two, _ = cli("audit", "--kind", "incorrect", "--json", "--workers", "2")
+    assert code1 == code2 == 0 and json.loads(one) == json.loads(two)

@@ -25,6 +25,7 @@ from ..kb.store import Fact, ReleaseView
 from ..reasoning.reasoner import Derivation
 from ..kb import facts as factrec
 from .audit import AuditResult, audit_records, claim_records, name_premises, reference_records
+from . import audit_blocks
 from .audit_blocks import Unit, batches, group_pairs, reachable_reference, units
 from .audit_gaps import reason as unverifiable_reason
 
@@ -213,11 +214,14 @@ def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | 
     done: dict[str, BlockResult] = {}
     fresh = [(u, k, r) for u, k, r in zip(parts, keys, refs) if k not in known]
     todo = []
-    for batch in batches([u for u, _, _ in fresh]):
+    workers = max(1, int(workers or 1))
+    size = None
+    if workers > 1 or scheduler:      # several batches per worker, so the last ones even out the load
+        size = max(200, min(audit_blocks.BATCH_CLAIMS, sum(len(u.claims) for u, _, _ in fresh) // (4 * max(workers, 2))))
+    for batch in batches([u for u, _, _ in fresh], size):
         idx = {id(u) for u in batch}
         sel = [(u, k, r) for u, k, r in fresh if id(u) in idx]
         todo.append(([u for u, _, _ in sel], [k for _, k, _ in sel], [r for _, _, r in sel]))
-    workers = max(1, int(workers or 1))
     log.info("audit of %s: %d claims in %d units, %d to audit in %d batches, %d reused", view.name,
              len(view.claims), len(parts), len(fresh), len(todo), len(parts) - len(fresh))
     if (workers > 1 or scheduler) and len(todo) > 1:

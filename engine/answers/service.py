@@ -47,6 +47,7 @@ class GpuKB:
         self.progress: Any = None      # a progress(phase, done, total) callback for long runs (the CLI's bars)
         self.audit_workers = 1         # local processes an audit runs its batches on (gpukb audit --workers)
         self.audit_scheduler: str | None = None    # or a Dask scheduler's address (--scheduler)
+        self.audit_keep_proofs = True  # False: a unit's proofs are recomputed when explained (a one-shot CLI audit)
 
     # -- releases ------------------------------------------------------------------------------
     def view(self, release: str | None = None) -> ReleaseView:
@@ -86,7 +87,7 @@ class GpuKB:
             if release not in self._audits:
                 with limits.shared_work():      # cached for every later request: never cut short by one
                     self._audits[release] = run_audit(self, self.view(release), workers=self.audit_workers,
-                                                      scheduler=self.audit_scheduler)
+                                                      scheduler=self.audit_scheduler, keep_proofs=self.audit_keep_proofs)
             return self._audits[release]
 
     def query(self, body: dict[str, Any]) -> dict[str, Any]:

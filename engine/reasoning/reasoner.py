@@ -67,6 +67,8 @@ class Reasoner:
         self._by_name = {f"r{i}": r for i, r in enumerate(ruleset.rules)}
         self._by_type: dict[str, list[dict[str, Any]]] = {}
         self._defaults = matcher.defaults_of(ruleset.types)
+        # the names each rule's derivation reads, recorded with every firing (computed once per rule)
+        self._reads = {r.key: [n for node in r.derive.values() for n in expr.names(node)] for r in ruleset.rules}
 
     def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None,
             progress: Callable[[str, int, int | None], None] | None = None) -> Derivation:
@@ -119,6 +121,7 @@ class Reasoner:
 
     def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, report=None) -> None:
         steps = 0
+        total = sum(counts.values())
         while work:
             steps += 1
             if steps % 256 == 0:       # a request's or a smoke derivation's time limit (engine.limits)
@@ -143,13 +146,14 @@ class Reasoner:
             except expr.ExprError as exc:
                 raise RuleError(f"rule {rule.key} ({rule.file}:{rule.line}) failed on {', '.join(premises)}: {exc}") from None
             counts[rule.key] += 1
-            if sum(counts.values()) > budget:
+            total += 1
+            if total > budget:
                 top, n = counts.most_common(1)[0]
                 raise RuleError(f"firing budget of {budget} exhausted: rule {top} fired {n} times "
                                 f"(last: {rule.key} at {rule.file}:{rule.line}); is it deriving new facts forever?")
             fk = fact_key(rule.derive_type, values)
             used = tuple(sorted((".".join(n), _json_safe(expr.evaluate(("name", n), env)))
-                                for node in rule.derive.values() for n in expr.names(node)))
+                                for n in self._reads[rule.key]))
             firing = Firing(rule.key, premises, fk, used)
             firings.append(firing)
             log.debug("fire %s on %s -> %s", rule.key, ",".join(premises), fk)
