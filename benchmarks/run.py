@@ -385,7 +385,7 @@ def main() -> int:
     ap.add_argument("--synth", default="10000,100000", help="synthetic KB sizes to audit (comma-separated)")
     ap.add_argument("--questions", type=int, default=2000)
     ap.add_argument("--seconds", type=float, default=15, help="duration of each HTTP load run")
-    ap.add_argument("--audit-timeout", type=float, default=900,
+    ap.add_argument("--audit-timeout", type=float, default=1800,
                     help="seconds each audit child may take (the largest also re-audits twice)")
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--audit-child", nargs="+", help=argparse.SUPPRESS)

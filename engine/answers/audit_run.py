@@ -41,14 +41,13 @@ class BlockResult:
     claims: list[str]
     findings: list[dict[str, Any]]
     statuses: dict[str, dict[str, Any]]
-    by_claim: dict[str, list[dict]]
     corroboration: dict[str, list[dict]]
     derivation: Derivation | None = None
 
 
 @dataclass
 class AuditRun:
-    """The blocks of a run and how many were audited or reused (what ``gpukb audit`` reports)."""
+    """The units' results of a run, and how many units were audited or reused (the benchmark reports it)."""
 
     blocks: list[BlockResult] = field(default_factory=list)
     audited: int = 0
@@ -91,7 +90,7 @@ def _union_reference(view: ReleaseView, parts: Iterable[list[Fact]]) -> list[Fac
 def _split(res: AuditResult, parts: list[Unit], keys: list[str], keep_proofs: bool) -> list[BlockResult]:
     """One batch's result cut along its units (what the batch says of context claims is dropped)."""
     owner = {c.id: i for i, u in enumerate(parts) for c in u.claims}
-    out = [BlockResult(k, [c.id for c in u.claims], [], {}, {}, {}, res.derivation if keep_proofs else None)
+    out = [BlockResult(k, [c.id for c in u.claims], [], {}, {}, res.derivation if keep_proofs else None)
            for k, u in zip(keys, parts)]
     for item in res.findings:
         i = owner.get(item["claims"][0]["id"])
