@@ -54,30 +54,25 @@ def version() -> str:
 # -- argument parsing ----------------------------------------------------------------------------------
 
 def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    n = _int(text)
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {n}")
     return n
 
 
 def _port(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    n = _int(text, "a port number")
     if not 1 <= n <= 65535:
         raise argparse.ArgumentTypeError(f"port {n} is out of range 1..65535")
     return n
 
 
-def _int(text: str) -> int:
+def _int(text: str, what: str = "a whole number") -> int:
+    """An integer option's value, or a usage error saying what was expected."""
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
 
 
 def _int_in(lo: int, hi: int) -> Callable[[str], int]:
@@ -284,13 +279,9 @@ def _pending(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "include_pending", False))
 
 
-@functools.lru_cache(maxsize=4)
 def _workers(text: str) -> int:
     """--workers: a count of local processes, 0 for one per core."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of processes, got {text!r}") from None
+    n = _int(text, "a whole number of processes")
     if not 0 <= n <= 256:
         raise argparse.ArgumentTypeError(f"expected 0 (one per core) to 256 processes, got {n}")
     return n or default_workers()
@@ -303,6 +294,7 @@ def _scheduler(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=4)
 def _engine(kb_dir: str, rules_dir: str, include_pending: bool = False) -> GpuKB:
     """One engine per directory pair and process (a CLI run uses one; tests reuse it)."""
     return GpuKB(kb_dir, rules_dir, include_pending=include_pending)
@@ -475,14 +467,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
         d = _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version)
         print_json(d) if args.json else print(render_gaps(d))
         return 0
-    kb.audit_workers, kb.audit_scheduler = args.workers, args.scheduler
-    kb.audit_keep_proofs = False       # this process prints the findings and exits: no proof is asked for
     with bar(args) as progress:
-        kb.progress = progress
+        # how this command audits (the engine may be shared by later commands of the process: reset after)
+        kb.progress, kb.audit_workers, kb.audit_scheduler = progress, args.workers, args.scheduler
+        kb.audit_keep_proofs = False       # findings are printed, not explained: a unit's proof is recomputed if asked
         try:
             d = _method(kb, "audit", "the audit")(source=args.source, kind=args.kind, kb_version=args.kb_version, fmt=args.format)
         finally:
-            kb.progress = None
+            kb.progress, kb.audit_workers, kb.audit_scheduler, kb.audit_keep_proofs = None, 1, None, True
     if (args.json or args.format):
         print_json(d)
     else:

@@ -146,7 +146,6 @@ class AuditResult:
     by_claim: dict[str, list[dict]] = field(default_factory=dict)
     view: Any = None
     parts: list[Derivation] = field(default_factory=list)   # the batches' derivations (a blocked run)
-    proofs_kept: bool = True
     run: Any = None                 # the blocks of a blocked run (audit_run.AuditRun)
     recompute: Any = None           # claim id -> the derivation of its block, when proofs were dropped
 

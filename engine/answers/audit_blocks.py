@@ -76,9 +76,7 @@ def reachable_subjects(view: ReleaseView, claims: list[Fact], sizes: dict[str, l
 
 def probe_models(view: ReleaseView) -> set[str]:
     """The catalog's smallest and largest models (what open-ended verdicts are probed with)."""
-    models = sorted((f.norm.point(), f.subject) for f in view.reference
-                    if f.attribute == "params" and f.subject.startswith("model:") and isinstance(f.norm, Interval)
-                    and f.norm.point())
+    models = catalog_models(view)
     return {models[0][1], models[-1][1]} if models else set()
 
 
@@ -191,8 +189,7 @@ def group_pairs(groups: list[dict[str, Any]], limit: int | None = None) -> list[
     limit = PAIRWISE_LIMIT if limit is None else limit
     buckets: dict[tuple, list[dict[str, Any]]] = {}
     for g in groups:
-        key = (g["subject"], "verdict") if g.get("polarity") is not None else (g["subject"], g["attribute"])
-        buckets.setdefault(key, []).append(g)
+        buckets.setdefault(bucket(g), []).append(g)
     out: list[dict[str, Any]] = []
     done: set[tuple[str, str]] = set()
 

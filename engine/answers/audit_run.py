@@ -38,7 +38,6 @@ class BlockResult:
     derivation of the batch it was audited in (None when proofs are not kept)."""
 
     key: str
-    claims: list[str]
     findings: list[dict[str, Any]]
     statuses: dict[str, dict[str, Any]]
     corroboration: dict[str, list[dict]]
@@ -56,14 +55,20 @@ class AuditRun:
     workers: int = 1
 
 
-def block_key(view: ReleaseView, unit: Unit, reference: list[Fact], rules_digest: str) -> str:
-    """A digest of everything a unit's audit reads: its claims (id, version, content, review mark) and
-    their sources' dates and context, its context (claims, groups, pairs), the reference facts it reaches
-    and the rules."""
+def base_digest(view: ReleaseView, rules_digest: str) -> str:
+    """What every unit's audit reads alike: the rules and the vocabulary (computed once per run)."""
     h = hashlib.sha256(rules_digest.encode())
     vocab_path = Path(view.kb.root) / "vocabulary.yaml"
     if vocab_path.is_file():
         h.update(hashlib.sha256(vocab_path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def block_key(view: ReleaseView, unit: Unit, reference: list[Fact], base: str) -> str:
+    """A digest of everything a unit's audit reads: its claims (id, version, content, review mark) and
+    their sources' dates and context, its context (claims, groups, pairs), the reference facts it reaches
+    and ``base`` (the rules and vocabulary: :func:`base_digest`)."""
+    h = hashlib.sha256(base.encode())
     for tag, claims in ((b"own", unit.claims), (b"ctx", unit.context_claims)):
         h.update(tag)
         for c in sorted(claims, key=lambda c: c.id):
@@ -90,8 +95,7 @@ def _union_reference(view: ReleaseView, parts: Iterable[list[Fact]]) -> list[Fac
 def _split(res: AuditResult, parts: list[Unit], keys: list[str], keep_proofs: bool) -> list[BlockResult]:
     """One batch's result cut along its units (what the batch says of context claims is dropped)."""
     owner = {c.id: i for i, u in enumerate(parts) for c in u.claims}
-    out = [BlockResult(k, [c.id for c in u.claims], [], {}, {}, res.derivation if keep_proofs else None)
-           for k, u in zip(keys, parts)]
+    out = [BlockResult(k, [], {}, {}, res.derivation if keep_proofs else None) for k in keys]
     for item in res.findings:
         i = owner.get(item["claims"][0]["id"])
         if i is not None:
@@ -208,7 +212,8 @@ def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | 
     progress = progress if progress is not None else getattr(service, "progress", None)
     parts, claim_recs = plan(view)
     refs = [reachable_reference(view, u.claims + u.context_claims) for u in parts]
-    keys = [block_key(view, u, r, service.rules.digest) for u, r in zip(parts, refs)]
+    base = base_digest(view, service.rules.digest)
+    keys = [block_key(view, u, r, base) for u, r in zip(parts, refs)]
     known = {b.key: b for b in (previous.run.blocks if previous is not None and previous.run else [])}
     done: dict[str, BlockResult] = {}
     fresh = [(u, k, r) for u, k, r in zip(parts, keys, refs) if k not in known]
@@ -217,10 +222,9 @@ def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | 
     size = None
     if workers > 1 or scheduler:      # several batches per worker, so the last ones even out the load
         size = max(200, min(audit_blocks.BATCH_CLAIMS, sum(len(u.claims) for u, _, _ in fresh) // (4 * max(workers, 2))))
+    key_ref = {id(u): (k, r) for u, k, r in fresh}
     for batch in batches([u for u, _, _ in fresh], size):
-        idx = {id(u) for u in batch}
-        sel = [(u, k, r) for u, k, r in fresh if id(u) in idx]
-        todo.append(([u for u, _, _ in sel], [k for _, k, _ in sel], [r for _, _, r in sel]))
+        todo.append((batch, [key_ref[id(u)][0] for u in batch], [key_ref[id(u)][1] for u in batch]))
     log.info("audit of %s: %d claims in %d units, %d to audit in %d batches, %d reused", view.name,
              len(view.claims), len(parts), len(fresh), len(todo), len(parts) - len(fresh))
     if (workers > 1 or scheduler) and len(todo) > 1:
@@ -234,14 +238,14 @@ def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | 
             if progress and len(todo) > 1:
                 progress("auditing blocks", n, len(todo))
     results = [done.get(k) or known[k] for k in keys]
-    out = merge(view, results, keep_proofs)
+    out = merge(view, results)
     out.run = AuditRun(results, audited=len(fresh), reused=len(parts) - len(fresh), batches=len(todo),
                        workers=workers)
     out.recompute = lambda cid: _recompute(service, view, parts, refs, keys, claim_recs, cid)
     return out
 
 
-def merge(view: ReleaseView, parts: list[BlockResult], keep_proofs: bool) -> AuditResult:
+def merge(view: ReleaseView, parts: list[BlockResult]) -> AuditResult:
     """The result of a release from its units' results, as one run gives it: findings by claim id, a
     finding two claims share told once (under the claim with the lower id), premises named."""
     items = sorted((f for p in parts for f in p.findings), key=lambda f: f["claims"][0]["id"])
@@ -282,7 +286,6 @@ def merge(view: ReleaseView, parts: list[BlockResult], keep_proofs: bool) -> Aud
     res = AuditResult(view.name, derivs[0] if len(derivs) == 1 else None, findings, out, corroboration, by_claim)
     res.view = view
     res.parts = derivs
-    res.proofs_kept = keep_proofs
     return res
 
 
