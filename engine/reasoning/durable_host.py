@@ -61,9 +61,10 @@ logging.getLogger("durable").addHandler(_ERRORS)
 
 # the exceptions callers may need to recognise, re-exported so nobody else imports durable
 MessageObserved = _durable_engine.MessageObservedException
+MessageNotHandled = _durable_engine.MessageNotHandledException
+
 #: ids a fact is offered under before durable_rules' refusal is an error (see Session.assert_fact)
 ID_ATTEMPTS = 8
-MessageNotHandled = _durable_engine.MessageNotHandledException
 
 
 def lock() -> threading.RLock:
