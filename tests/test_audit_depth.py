@@ -117,3 +117,62 @@ def test_gaps_in_cli_and_api(client, cli):
     out = cli.json("audit", "--gaps", "--json")
     assert out["gaps"] == d["gaps"]
     assert client.get("/v1/audit/gaps?kb_version=nope").status_code == 400   # an unknown release, in the one error shape
+
+
+@pytest.mark.parametrize("cid, status, evidence", [
+    # opposite verdicts of two sources, one general ("most training") and one narrower (LLM training, one
+    # machine): the narrower scope falls inside the general one, so they contradict each other
+    ("S001-C004", "contradiction", ["S002-C003"]),
+    ("S002-C004", "contradiction", ["S001-C005"]),
+    ("S002-C115", "contradiction", ["S001-C004"]),
+])
+def test_a_general_verdict_and_a_narrower_opposite_one_contradict(audit, cid, status, evidence):
+    got, f = top(audit, cid)
+    assert got == status
+    for e in evidence:
+        assert cites(f, e), (e, f["claims"])
+
+
+def test_another_sources_verdict_in_a_different_scope_is_shown_but_decides_nothing(audit):
+    # S002-C045 (RAM enough for video data, properly preprocessed) and S001-C057 (32 GB too little for
+    # large-batch preprocessing) differ in their stated conditions: the pair is kept side by side, and the
+    # claim, which nothing else decides, stays unverifiable
+    st = audit.status_of("S002-C045")
+    assert st["status"] == "unverifiable"
+    assert any(f["kind"] == "scope_dependent" and f["basis"] == "claims" for f in audit.findings_for("S002-C045"))
+
+
+def test_a_gpus_role_is_read_from_the_families_built_on_it(audit):
+    got, f = top(audit, "S002-C020")            # T4: inference and light training / fine-tuning
+    assert got == "supported" and (cites(f, "R-GN7-role") or cites(f, "R-GI3X-role"))   # both carry the T4
+    got, f = top(audit, "S002-C022")            # A100: full-scale training (GT4 carries A100 40GB)
+    assert got == "supported" and cites(f, "R-GT4-role")
+    assert audit.status_of("S002-C023")["status"] == "unverifiable"    # no Tencent family carries the H100
+
+
+@pytest.mark.parametrize("cid, status, evidence", [
+    ("S002-C125", "misattributed", ["R-GN10X-gpu"]),        # "GN7-V100 exists": V100 is GN10X's
+    ("S002-C124", "misattributed", []),                    # recommends GN7-V100 / GN7-A10
+    ("S001-C123", "misattributed", []),                    # recommends GN7-A10 (Alibaba's gn7i has the A10)
+    ("S001-C103", "incorrect", ["R-GI3-in_catalog"]),       # "GI3 exists": a name posing as no real family
+])
+def test_a_made_up_variant_of_a_real_family_misattributes_another_familys_hardware(audit, cid, status, evidence):
+    got, f = top(audit, cid)
+    assert got == status
+    for e in evidence:
+        assert cites(f, e), (e, f["evidence"])
+
+
+def test_presented_as_must_name_a_family_on_an_uncatalogued_name(tmp_path):
+    from gpukb.engine.errors import ValidationError
+    from gpukb.engine.kb.vocabulary import Vocabulary
+    from gpukb.engine.paths import BUNDLED_KB as DEFAULT_KB
+
+    src = (DEFAULT_KB / "vocabulary.yaml").read_text(encoding="utf-8")
+    bad = src.replace("presented_as: family:GN7,", "presented_as: gpu:T4,", 1)
+    assert bad != src
+    p = tmp_path / "vocabulary.yaml"
+    p.write_text(bad, encoding="utf-8")
+    with pytest.raises(ValidationError) as e:
+        Vocabulary.load(p)
+    assert any("presented_as" in str(i) for i in e.value.issues)

@@ -162,6 +162,11 @@ FUNCTION_CASES = [
     ("scope_diff('method=full', 'method=full;batch=[1, 1]')", ["batch"]),
     ("scope_diff('condition=a', 'condition=b')", ["condition"]),
     ("scope_diff('task=fine_tuning>training|inference', 'task=fine_tuning>training')", ["task"]),
+    # scopes overlap when a key only one states narrows it; they are disjoint on conflicting values
+    ("scope_conflict('method=full', 'method=full;model=model:llm')", []),
+    ("scope_conflict('task=training;condition=a', 'task=training;scale=single_node')", []),
+    ("scope_conflict('condition=a', 'condition=b')", ["condition"]),
+    ("scope_conflict('method=full;task=fine_tuning>training', 'method=lora;task=training')", ["method"]),
     ("rel_diff(100, 80)", 0.2),
     ("rel_diff(0, 0)", 0.0),
     ("count_agree(10, 20, [5, 12, 21, 40], 0.1)", 2),
@@ -219,7 +224,7 @@ def test_function_arity_table_is_enforced_at_parse_time():
 PARSE_ERRORS = [
     ("sqrt(4)", r"unknown function 'sqrt' \(column 1\); allowed: abs, agree, all_covered, ceil, coalesce, convert, "
                 r"count_agree, first_agree, first_disagree, floor, has, if, intersects, len, lookup, max, min, "
-                r"none_covered, overlaps, pow, qdiff, qhas, qonly, rel_diff, round, same_set, scope_diff, subset, within"),
+                r"none_covered, overlaps, pow, qdiff, qhas, qonly, rel_diff, round, same_set, scope_conflict, scope_diff, subset, within"),
     ("max()", r"max\(\) takes 1\.\.16 arguments, got 0"),
     ("ceil(1, 2)", r"ceil\(\) takes 1\.\.1 arguments, got 2"),
     ("if(1, 2)", r"if\(\) takes 3\.\.3 arguments, got 2"),

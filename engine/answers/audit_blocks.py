@@ -24,6 +24,8 @@ from ..reasoning.expr import SCOPE_KEYS, _qparse as qparse
 #: attributes of the catalog's structure, kept for every subject
 STRUCTURE = frozenset({"gpu", "family", "in_catalog", "vendor", "exists", "role", "product_kind"})
 #: kinds whose facts are constants of the formulas and the technique effects, always kept
+#: what ties a family to its GPU and vendor, kept for the families carrying a GPU a claim names
+FAMILY_LINKS = ("gpu", "in_catalog", "vendor", "role")
 CONSTANT_KINDS = frozenset({"concept", "precision", "optimizer", "technique", "method", "software"})
 
 
@@ -103,7 +105,7 @@ def _tier_index(view: ReleaseView) -> dict[str, Any]:
             kind = vocab.kind_of(f.subject)
             if kind in CONSTANT_KINDS:
                 constant.append(f)
-            elif kind == "family" and f.attribute in ("gpu", "in_catalog", "vendor"):
+            elif kind == "family" and f.attribute in FAMILY_LINKS:
                 family_links.append(f)
         idx = {"pos": pos, "by_subject": by_subject, "constant": constant, "family_links": family_links,
                "sizes": _sizes_of(view), "probes": probe_models(view)}
@@ -138,9 +140,10 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
     named = {c.subject for c in claims} | {e for c in claims for v in c.qualifiers.values() for e in _entities(v, vocab.entities)}
     named_gpus: set[str] = set()
     for c in claims:
-        if c.attribute == "gpu":
-            for g in _entities(c.value, vocab.entities):
-                named_gpus |= {g, vocab.generic(g), *(vocab.entities.get(g, {}).get("variants") or ())}
+        # the families carrying a GPU that a claim names as some family's, or whose role a claim states
+        gpus = c.value if c.attribute == "gpu" else [c.subject] if c.attribute == "role" and vocab.kind_of(c.subject) == "gpu" else []
+        for g in _entities(gpus, vocab.entities):
+            named_gpus |= {g, vocab.generic(g), *(vocab.entities.get(g, {}).get("variants") or ())}
     by_subject = idx["by_subject"]
     candidates = {f.key: f for f in idx["constant"]}
     for subj in keep | set(partial):
@@ -158,7 +161,7 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
             out.append(f)
         elif f.subject in partial and f.attribute in STRUCTURE:
             out.append(f)
-        elif f.attribute in ("gpu", "in_catalog", "vendor") and kind == "family":
+        elif f.attribute in FAMILY_LINKS and kind == "family":
             gpus = f.value if f.attribute == "gpu" else (view.ref(f.subject, "gpu").value if view.ref(f.subject, "gpu") else [])
             if named_gpus & {g for x in _entities(gpus, vocab.entities) for g in (x, vocab.generic(x))}:
                 out.append(f)
@@ -283,13 +286,13 @@ CLAIM_JOINS = {
     "audit.claims.member": "pairs", "policy.claims": "pairs",
     # a claim and its source's claims of the GPU of the same subject (the family's GPU, a product's vendor)
     "audit.context.refuted_premise": "source_gpu", "audit.context.refuted_derivation": "source_gpu",
-    "audit.product.exists.misattributed": "source_gpu",
+    "audit.product.exists.misattributed": "source_gpu", "audit.product.exists.renamed": "source_gpu",
     # a GPU specification stated for a family, and the source's claim of the family's GPU
     "audit.context.premise": "source_gpu",
     # a premise a curator recorded
     "audit.context.curated": "rests_on",
     # a recommended instance, and the source's claims of the GPU of the products it names
-    "audit.product.recommended.misnamed": "source_gpu",
+    "audit.product.recommended.misnamed": "source_gpu", "audit.product.recommended.unlisted_misnamed": "source_gpu",
 }
 
 #: a batch (one engine run) holds whole units up to about this many claims

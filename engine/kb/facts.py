@@ -55,6 +55,7 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
         r["citation"] = f.citation
     sig = []
     r["skind"] = vocab.kind_of(f.subject)
+    r["spres"] = vocab.entities.get(f.subject, {}).get("presented_as")   # the real family a made-up name poses as
     if f.tier != "claim":
         r["inh"] = 1 if r["skind"] == "gpu" and "family" in attr.inherited_by else 0
         r["closed"] = 1 if attr.closed else 0

@@ -15,7 +15,7 @@ from ..errors import short, Issue, ValidationError
 from ..yamlio import LineDict, load_file
 
 UNITLESS_OK = ("count", "ratio", "params")
-ENTITY_FIELDS = ("name", "aliases", "catalog", "family", "variants", "requires")
+ENTITY_FIELDS = ("name", "aliases", "catalog", "family", "variants", "requires", "presented_as")
 VALUE_TYPES = ("quantity", "boolean", "enum", "enums", "entity", "entities", "text")
 _BOUND = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
 _NUMBER_TEXT = re.compile(r"^\s*[~≈]?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
@@ -205,6 +205,11 @@ class Vocabulary:
             for ref in (spec.get("family"),) + tuple(spec.get("variants") or ()):
                 if ref and ref not in self.entities:
                     issues.append(Issue(f"entity {eid} refers to unknown entity {ref}", path, ents.line_of(eid)))
+            shown = spec.get("presented_as")      # an uncatalogued name built as a variant of a real family
+            if shown is not None and (self.entities.get(shown, {}).get("kind") != spec["kind"] or spec.get("catalog")):
+                issues.append(Issue(f"entity {eid}: presented_as must name a known entity of kind {spec['kind']}, "
+                                    f"on a name with catalog: false (got {short(shown)})", path, ents.line_of(eid),
+                                    "presented_as", sorted(e for e, x in self.entities.items() if x.get("kind") == spec["kind"])))
         self._check_cue_keys(data.get("cues"), issues)
         if issues:
             raise ValidationError(f"{path}: invalid vocabulary", issues)

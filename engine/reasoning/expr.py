@@ -244,6 +244,15 @@ def _scope_diff(a, b):
     return out
 
 
+def _scope_conflict(a, b):
+    """Scope keys on which two scopes are disjoint: both state the key with conflicting values (a free-text
+    condition counts when both state different ones). A key only one states narrows that scope inside
+    the other, so the two overlap: a general verdict and a narrower one can contradict each other."""
+    x, y = _qparse(a), _qparse(b)
+    out = ["condition"] if "condition" in x and "condition" in y and x["condition"] != y["condition"] else []
+    return out + [k for k in SCOPE_KEYS if k in x and k in y and _qval_conflict(x[k], y[k])]
+
+
 def _coalesce(*xs):
     for x in xs:
         if x is not None:
@@ -294,6 +303,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
     "qdiff": (_qdiff, 2, 2),
     "qonly": (_qonly, 2, 2),
     "scope_diff": (_scope_diff, 2, 2),
+    "scope_conflict": (_scope_conflict, 2, 2),
     "rel_diff": (_rel_diff, 2, 2),
 }
 
