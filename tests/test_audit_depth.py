@@ -176,3 +176,31 @@ def test_presented_as_must_name_a_family_on_an_uncatalogued_name(tmp_path):
     with pytest.raises(ValidationError) as e:
         Vocabulary.load(p)
     assert any("presented_as" in str(i) for i in e.value.issues)
+
+
+@pytest.mark.parametrize("cid, evidence", [
+    ("S002-C026", ["R-T4-memory_gb"]),                    # "GPU memory is the key bottleneck" of GN7 (a T4)
+    ("S002-C121", ["R-T4-memory_gb", "R-T4-fp16_tensor_tflops"]),   # "the real limits are compute and memory"
+])
+def test_a_gpu_bottleneck_is_measured_against_large_scale_training_gpus(audit, cid, evidence):
+    st = audit.status_of(cid)
+    assert st["status"] == "supported"
+    found = [f for f in audit.findings_for(cid) if f["kind"] == "supported"]
+    for e in evidence:
+        assert any(cites(f, e) for f in found), e
+    f = found[0]
+    assert "large-scale training" in f["explanation"]["en"] and "大规模训练" in f["explanation"]["zh"]
+
+
+def test_resources_without_a_gpu_figure_stay_unverifiable(audit):
+    # host memory and storage I/O depend on the data pipeline: no GPU figure measures them
+    st = audit.status_of("S001-C055")
+    assert st["status"] != "supported"
+    assert not any(f["rule"].startswith("audit.bottleneck.") for f in audit.findings_for("S001-C055"))
+
+
+def test_a_network_bottleneck_across_machines_on_a_family_without_rdma(audit):
+    st = audit.status_of("S002-C070")         # GPUs spend much time in all_reduce (distributed training)
+    assert st["status"] == "supported"
+    f = next(f for f in audit.findings_for("S002-C070") if f["kind"] == "supported")
+    assert cites(f, "R-GN7-rdma") and "RDMA" in f["explanation"]["en"]

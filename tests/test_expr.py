@@ -175,6 +175,8 @@ FUNCTION_CASES = [
     ("first_disagree(1, 1, [1, 1], ['a', 'b'], 0)", None),
     ("qhas('software:nccl|software:pytorch-ddp', 'software:pytorch-ddp')", True),
     ("qhas(null, 'x')", False),
+    ("qhas('distributed_training>training|inference', 'training')", True),
+    ("qhas('distributed_training>training', 'distributed')", False),
     ("lookup('b', ['a', 'b'], [1, 2])", 2),
     ("lookup('z', ['a', 'b'], [1, 2])", None),
     ("all_covered(['a|b', 'a'], ['a', 'b', 'c'])", True),

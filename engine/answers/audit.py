@@ -312,6 +312,10 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         stated = 1 if (c.subject == fam or c.qualifiers.get("family") == fam) else 0
     if gpu:
         out["ctx_gpu"], out["ctx_stated"] = gpu, stated
+    # the GPU figures that measure the resources a claim names (a bottleneck of GPU memory -> memory_gb)
+    measures, unmeasured = view.kb.vocab.measures(c.attribute, c.value)
+    if measures:
+        out["measures"], out["unmeasured"] = measures, unmeasured
     # the instance roles each task of the claim calls for; a cluster or multi-machine scale makes training large-scale
     vocab = view.kb.vocab
     large = c.qualifiers.get("scale") in ("cluster", "multi_node")
@@ -537,12 +541,43 @@ def _scope(f: Fact) -> str:
     return "; ".join(parts) or "no stated scope"
 
 
+def _explain_bottleneck(f: dict, c: Fact, other: Fact, view: ReleaseView) -> dict[str, str]:
+    """A bottleneck judged against the GPUs of large-scale-training families, or against the network."""
+    vocab = view.kb.vocab
+    own = view.facts.get(str(f.get("evidence") or "").split("@")[0])
+    cv = _val(c, vocab)
+    if own is None:
+        return {"en": f"The claim ({cv}) is judged against {vocab.label(other.subject)}.", "zh": f"该说法（{cv}）按 {vocab.label(other.subject)} 判断。"}
+    cite = lambda x: f"{x.citation} ({x.confidence} confidence)"     # noqa: E731
+    if f["detail"] == "no_rdma":
+        fam, vol = vocab.label(own.subject), _val(other, vocab).lstrip("~") + "Ψ"
+        return {"en": f"{fam} has no RDMA networking [{cite(own)}]; across machines, data-parallel training moves about "
+                      f"{vol} elements per step over the network (Ψ: the parameter count) [{cite(other)}], so the network "
+                      f"is what limits it: the claim ({cv}) holds there.",
+                "zh": f"{fam} 没有 RDMA 网络 [{cite(own)}]；跨机数据并行每步经网络搬运约 {vol} 个元素（Ψ 为参数量）[{cite(other)}]，"
+                      f"因此网络就是限制所在：该说法（{cv}）成立。"}
+    attr = vocab.attributes[own.attribute]
+    via = view.facts.get(str(f.get("via") or "").split("@")[0])
+    fam = vocab.label(via.subject) if via is not None else "a large-scale-training family"
+    mine, peer = vocab.label(own.subject), vocab.label(other.subject)
+    head_en = (f"{mine} has {_val(own, vocab)} ({attr.en}) [{cite(own)}]; {peer}, which {fam} carries for large-scale "
+               f"training, has {_val(other, vocab)} [{cite(other)}].")
+    head_zh = f"{mine} 的{attr.zh}为 {_val(own, vocab)} [{cite(own)}]；{fam} 为大规模训练搭载的 {peer} 为 {_val(other, vocab)} [{cite(other)}]。"
+    if f["detail"] == "peer_short":
+        return {"en": f"{head_en} It falls short there, so the claim ({cv}) holds as a bottleneck.",
+                "zh": f"{head_zh} 这一项不及对方，因此该说法（{cv}）作为瓶颈成立。"}
+    return {"en": f"{head_en} It is not short of it there, so whether {attr.en} limits training depends on the workload.",
+            "zh": f"{head_zh} 这一项并不逊色，是否限制训练取决于具体负载。"}
+
+
 def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseView) -> dict[str, str]:
     vocab = view.kb.vocab
     kind, basis = f["fkind"], f["basis"]
     attr = vocab.attributes[c.attribute]
     subj = vocab.label(c.subject)
     cv = _val(c, vocab)
+    if basis == "reference" and other is not None and f.get("detail") in ("peer_short", "peer_on_par", "no_rdma"):
+        return _explain_bottleneck(f, c, other, view)
     if basis == "reference" and other is not None and f.get("via"):
         via = view.facts.get(str(f["via"]).split("@")[0])
         ctx = vocab.label(f.get("context") or c.subject)

@@ -107,8 +107,12 @@ def _tier_index(view: ReleaseView) -> dict[str, Any]:
                 constant.append(f)
             elif kind == "family" and f.attribute in FAMILY_LINKS:
                 family_links.append(f)
+        # families with a documented role and the GPU each carries: what a GPU-level bottleneck is
+        # measured against (rules/audit/bottlenecks.yaml)
+        peers = {f.subject for f in family_links if f.attribute == "role"}
+        peers |= {g for f in family_links if f.attribute == "gpu" and f.subject in peers for g in _entities(f.value, vocab.entities)}
         idx = {"pos": pos, "by_subject": by_subject, "constant": constant, "family_links": family_links,
-               "sizes": _sizes_of(view), "probes": probe_models(view)}
+               "sizes": _sizes_of(view), "probes": probe_models(view), "peers": peers}
         view.__dict__["_reach_index"] = idx
     return idx
 
@@ -128,6 +132,8 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
     idx = _tier_index(view)
     sizes = idx["sizes"]
     keep = reachable_subjects(view, other, sizes) | idx["probes"]
+    if any(vocab.measures(c.attribute, c.value)[0] for c in claims):
+        keep |= idx["peers"]
     for c in claims:        # a model family a claim names is probed through its smallest and largest member
         fams = [m for m in _entities(c.qualifiers.get("model") or [], vocab.entities) if view.ref(m, "params") is None]
         if fams:

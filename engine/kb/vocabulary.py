@@ -196,6 +196,10 @@ class Vocabulary:
                     if r not in role_names:
                         issues.append(Issue(f"enum {enum_name} value {value}: unknown role {short(r)}", path,
                                             None, "roles", sorted(role_names)))
+                measure = spec.get("measure") if isinstance(spec, dict) else None
+                if measure is not None and (measure not in self.attributes or self.attributes[measure].type != "quantity"):
+                    issues.append(Issue(f"enum {enum_name} value {value}: measure {short(measure)} is not a quantity attribute",
+                                        path, None, "measure", sorted(a for a, x in self.attributes.items() if x.type == "quantity")))
         for eid, spec in self.entities.items():
             req = spec.get("requires")
             if req is not None and (req not in self.attributes or self.attributes[req].type != "boolean"):
@@ -278,6 +282,16 @@ class Vocabulary:
             if roles:
                 return tuple(roles)
         return ()
+
+    def measures(self, attribute: str, values: Any) -> tuple[list[str], int]:
+        """The GPU figures that measure the enum ``values`` of ``attribute`` (``measure`` in the
+        vocabulary: GPU memory -> memory_gb), and how many of the values have none."""
+        attr = self.attributes.get(attribute)
+        if attr is None or attr.enum is None or not isinstance(values, list):
+            return [], 0
+        spec = self.enums.get(attr.enum, {})
+        got = [(spec.get(str(v)) or {}).get("measure") for v in values]
+        return sorted({m for m in got if m}), sum(1 for m in got if not m)
 
     def polarity(self, verdict: str) -> int:
         return int((self.enums.get("verdict", {}).get(verdict) or {}).get("polarity", 0))

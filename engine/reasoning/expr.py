@@ -84,8 +84,9 @@ def _has(xs, x):
 
 
 def _qhas(q, x):
-    """Does a flattened list qualifier (items joined with |) contain x?"""
-    return isinstance(q, str) and x in q.split("|")
+    """Does a flattened list qualifier (items joined with |) contain x? A task item carries its
+    ancestors ("distributed_training>training"), and x may name any of them."""
+    return isinstance(q, str) and any(x in item.split(">") for item in q.split("|"))
 
 
 def _lookup(x, keys, values):
