@@ -148,22 +148,20 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     out += carries(masked, s, e, ents, t)
     # 5. techniques advised for the hardware
     out += recommends(low, masked, s, e, ents, carried, workload, t)
-    # 6. a workload verdict about hardware
-    scale = first_match(scale_cues(vocab), low[s:e])
-    named_hw = any(m.kind in HARDWARE for m in ents)
-    if verdict and (workload.get("size") or (workload.get("task") and (scale or named_hw))):
+    # 6. verdicts about hardware: one per clause ("with QLoRA it fits, but full fine-tuning needs several
+    # GPUs"), each with the method named nearest before it, unless the clause asks ("whether it is enough")
+    if verdict:
+        scale = first_match(scale_cues(vocab), low[s:e])
         if scale and not workload.get("size"):
             workload = {**workload, "condition": low[s + scale[1]:s + scale[2]]}
-        # one verdict per clause ("with QLoRA it fits, but full fine-tuning needs several GPUs"), each
-        # with the method named nearest before it
         cut = s
         for seg_end in [m.start() for m in CLAUSE.finditer(low, s, e)] + [e]:
             v = first_match(t["verdict"], masked[cut:seg_end])
-            if v is not None:
+            if v is not None and not any_match(t["open_question"], masked[cut:cut + v[1]]):
                 # the most specific method named in this clause (cue order: qlora, lora, full ...), else the sentence's
                 mine = [val for val, rx in _question_cues(vocab).get("method", ()) if rx.search(low, cut, seg_end)]
                 w = {**workload, "method": mine[0]} if mine and workload.get("method") else workload
                 out += verdict_claims((v[0], v[1] + cut - s, v[2] + cut - s), masked, s, e, ents, carried, w, t,
-                                span=(cut, seg_end))
+                                      vocab, span=(cut, seg_end))
             cut = seg_end
     return out

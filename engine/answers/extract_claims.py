@@ -278,21 +278,50 @@ def carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) 
     return out
 
 
+def verdict_attributes(masked: str, a: int, b: int, verdict: str, t: dict[str, Any]) -> list[str]:
+    """The verdict attributes a clause speaks of, by the resources it names (the longer of two
+    overlapping words wins; "内存和带宽够用" is two verdicts); with none named, a suitability verdict
+    (or a memory verdict for "enough" and "not enough", which say how much of something there is)."""
+    hits = sorted(((m.start(), m.end(), attr) for attr, rxs in t["verdict_attribute"] for rx in rxs
+                   for m in rx.finditer(masked, a, b)), key=lambda h: (h[0] - h[1], h[0]))
+    kept: list[tuple[int, int, str]] = []
+    for h in hits:
+        if all(h[1] <= k[0] or h[0] >= k[1] for k in kept):
+            kept.append(h)
+    attrs = list(dict.fromkeys(h[2] for h in sorted(kept)))
+    if attrs:
+        return attrs
+    return ["memory_verdict" if verdict in ("insufficient", "sufficient") else "suitability"]
+
+
 def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, ents: list[_Match],
-             carried: dict[str, _Match], w: dict[str, Any], t: dict[str, Any],
-             span: tuple[int, int] | None = None) -> list[Candidate]:
-    """"A T4 cannot fine-tune a 13B model": a verdict about hardware for a workload."""
-    if not (w.get("method") or w.get("task")):
+                   carried: dict[str, _Match], w: dict[str, Any], t: dict[str, Any], vocab: Vocabulary,
+                   span: tuple[int, int] | None = None) -> list[Candidate]:
+    """"A T4 cannot fine-tune a 13B model", "GN7 的内存和带宽够用": verdicts about hardware, one per
+    resource the clause names and per task (or model) it lists."""
+    a, b = span or (s, e)
+    attrs = verdict_attributes(masked, a, b, verdict[0], t)
+    resource = attrs != ["suitability"] and attrs != ["memory_verdict"] or any_match(
+        dict(t["verdict_attribute"]).get("memory_verdict", ()), masked[a:b])
+    if not (w.get("method") or w.get("task") or w.get("model") or resource):
         return []
     pos = s + verdict[1]
-    seg = (s, e)
-    subj, conf = subject_of(HARDWARE, pos, ents, carried, seg)
-    if subj is None:
-        return []
-    subj = host_of(subj, ents, masked, s, pos, t) or subj
-    attr = "memory_verdict" if MEMORY_WORDS.search(masked[s:e]) or verdict[0] in ("insufficient", "sufficient") else "suitability"
-    a, b = span or (s, e)
-    c = Candidate(a + len(masked[a:b]) - len(masked[a:b].lstrip(" ,，;；")), b, subj, attr, verdict[0],
-                  qualifiers=qualifiers_of(w), modality="verdict", confidence=conf * 0.85)
-    widen(c, ents, (a, b))
-    return [c]
+    quals = qualifiers_of(w)
+    split: list[dict[str, Any]] = [quals]
+    if len(quals.get("task") or ()) > 1:
+        split = [{**quals, "task": [x]} for x in quals["task"]]
+    elif len(quals.get("model") or ()) > 1:
+        split = [{**quals, "model": [x]} for x in quals["model"]]
+    out = []
+    for attr in attrs:
+        kinds = tuple(k for k in vocab.attributes[attr].applies_to if k in HARDWARE)
+        subj, conf = subject_of(kinds, pos, ents, carried, (s, e))
+        if subj is None:
+            continue
+        subj = host_of(subj, ents, masked, s, pos, t) or subj
+        for q in split:
+            c = Candidate(a + len(masked[a:b]) - len(masked[a:b].lstrip(" ,，;；|")), b, subj, attr, verdict[0],
+                          qualifiers=dict(q), modality="verdict", confidence=conf * 0.85)
+            widen(c, ents, (a, b))
+            out.append(c)
+    return out

@@ -58,6 +58,8 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "bound": tuple((op, comp(ps)) for op, ps in (cues.get("bound") or {}).items()),
             "approx": comp((cues.get("approx") or {}).get("hedge", ())),
             "verdict": tuple((val, comp(ps)) for val, ps in (cues.get("verdict") or {}).items()),
+            "verdict_attribute": tuple((a, comp(ps)) for a, ps in (cues.get("verdict_attribute") or {}).items()),
+            "open_question": comp((cues.get("open_question") or {}).get("cue", ())),
             "carries": comp((cues.get("carries") or {}).get("verb", ())),
             "require": comp((cues.get("require") or {}).get("verb", ())),
             "possess": comp((cues.get("possess") or {}).get("verb", ())),
