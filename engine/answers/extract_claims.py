@@ -50,10 +50,16 @@ class Candidate:
 
 
 def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: dict[str, _Match],
-             seg: tuple[int, int]) -> tuple[str | None, float]:
+             seg: tuple[int, int], topic_first: bool = False) -> tuple[str | None, float]:
     """The entity a statement at ``pos`` is about: the nearest one of a fitting kind before it (in its
-    clause first), else after it in its clause, else the last one of the previous sentences."""
+    clause first), else after it in its clause, else the last one of the previous sentences. With
+    ``topic_first`` (verdicts, which judge the product a passage is about), the passage's product comes
+    before hardware named later in the sentence ("…扩展性差；低于 A100" judges the passage's product)."""
     fit = [m for m in ents if m.kind in kinds]
+    if topic_first and not [m for m in fit if m.end <= pos or m.start < seg[1]]:
+        for k in kinds:
+            if k in carried:
+                return carried[k].eid, 0.55
     before = [m for m in fit if m.end <= pos]
     in_seg = [m for m in before if m.start >= seg[0]]
     if in_seg:
@@ -108,13 +114,19 @@ def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carrie
     techs = [m for m in ents if m.kind in TECHNIQUES and m.start >= cue.end() and m.end <= seg[1]]
     if not techs:
         return []
-    subj, conf = subject_of(HARDWARE, cue.start(), ents, carried, (s, e))
+    # advice is about the product the text speaks of: a family or instance before its GPU
+    subj, conf = subject_of(("family", "instance", "gpu"), cue.start(), ents, carried, (s, e))
     if subj is None:
         return []
     quals = {k: v for k, v in qualifiers_of(w).items() if k != "precision"}
-    value = list(dict.fromkeys(m.eid for m in techs))
-    return [Candidate(cue.start(), techs[-1].end, subj, "recommended_technique", value, qualifiers=quals,
-                      modality="recommendation", confidence=conf * 0.8)]
+    out = []
+    # precisions advised are a recommended precision; techniques, methods and software a recommended technique
+    for attr, group in (("recommended_technique", [m for m in techs if m.kind != "precision"]),
+                        ("recommended_precision", [m for m in techs if m.kind == "precision"])):
+        if group:
+            out.append(Candidate(cue.start(), group[-1].end, subj, attr, list(dict.fromkeys(m.eid for m in group)),
+                                 qualifiers=quals, modality="recommendation", confidence=conf * 0.8))
+    return out
 
 
 def host_of(subject: str | None, ents: list[_Match], masked: str, s: int, pos: int, t: dict[str, Any]) -> str | None:
@@ -146,6 +158,8 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
         return "gpu_count", 0.85                  # "4 张 T4", "8x A100": a count followed by a GPU name
     if not cands:
         return None, 0.0
+    if q.dimension == "memory" and "memory_gb" in cands and re.search(r"\ue000\s*[（(]\s*$", masked[max(s, q.start - 8):q.start]):
+        return "memory_gb", 0.85                  # "A10（24GB）": the memory of the GPU just named
     unit_text = low[q.unit_at:q.end] if q.unit_at else ""
     for a in cands:                               # "8 vCPUs", "4 张卡": the unit's own word names the attribute
         if unit_text and any(rx.search(unit_text) for rx in t["attribute"][a]):
@@ -269,7 +283,7 @@ def carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) 
             continue
         g = gpus[0]
         between = masked[h.end:g.start]
-        if not any_match(t["carries"], between) and not re.fullmatch(r"\s*[（(:：]\s*(?:nvidia\s*)?", between):
+        if not any_match(t["carries"], between) and not re.fullmatch(r"\s*(?:实例|系列|instances?|series)?\s*[（(:：]\s*(?:nvidia\s*)?", between):
             continue                  # "GN7-T4" is a product name, "GN7 vs T4" a comparison
         value = [g.eid] + [m.eid for m in gpus[1:] if re.fullmatch(r"\s*(?:/|或|or|and|和|、)\s*", masked[gpus[0].end:m.start]) ]
         if negated(masked, h.end, g.start, g.end, min(e, g.end + 8), t) and "\ue000" not in between:
@@ -300,9 +314,12 @@ def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, e
     """"A T4 cannot fine-tune a 13B model", "GN7 的内存和带宽够用": verdicts about hardware, one per
     resource the clause names and per task (or model) it lists."""
     a, b = span or (s, e)
-    attrs = verdict_attributes(masked, a, b, verdict[0], t)
+    # the resources named in the verdict's own comma-delimited piece ("单卡 GN7 不够，必须依赖多卡互联":
+    # the interconnect is a remedy, not what is judged)
+    ra, rb = segment(masked, s, e, s + verdict[1])
+    attrs = verdict_attributes(masked, max(a, ra), min(b, rb), verdict[0], t)
     resource = attrs != ["suitability"] and attrs != ["memory_verdict"] or any_match(
-        dict(t["verdict_attribute"]).get("memory_verdict", ()), masked[a:b])
+        dict(t["verdict_attribute"]).get("memory_verdict", ()), masked[max(a, ra):min(b, rb)])
     if not (w.get("method") or w.get("task") or w.get("model") or resource):
         return []
     pos = s + verdict[1]
@@ -314,8 +331,8 @@ def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, e
         split = [{**quals, "model": [x]} for x in quals["model"]]
     out = []
     for attr in attrs:
-        kinds = tuple(k for k in vocab.attributes[attr].applies_to if k in HARDWARE)
-        subj, conf = subject_of(kinds, pos, ents, carried, (s, e))
+        kinds = tuple(k for k in vocab.attributes[attr].applies_to if k in HARDWARE + ("product", "platform"))
+        subj, conf = subject_of(kinds, pos, ents, carried, (ra, rb), topic_first=True)
         if subj is None:
             continue
         subj = host_of(subj, ents, masked, s, pos, t) or subj

@@ -11,13 +11,15 @@ from typing import Any
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _per_vocabulary
 
-_SENTENCE = re.compile(r"[^。！？!?；;\n]+[。！？!?；;]*")
+_SENTENCE = re.compile(r"[^。！？!?；;\n•▪●]+[。！？!?；;]*")     # a bullet starts a statement of its own
 _ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])\.(?=\s+\S)")     # "… BF16. Next" (not "1.5", "e.g.x")
 COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
 # where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
 CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)")
 _NUM = re.compile(r"(?<![0-9.\w])(\d{1,7}(?:\.\d{1,4})?)(?![0-9]|\.[0-9])")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")
+_BARE_LIST = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*[a-z]{0,3}\s*/\s*(?:\d{1,7}(?:\.\d{1,4})?\s*[a-z]{0,3}\s*/\s*)*$")
+_LIST_JOIN = re.compile(r"\s*(?:or|或|/)\s*")
 _ZH_SCALE = {"千亿": 1e11, "百亿": 1e10, "亿": 1e8}
 _ZH_PARAMS = re.compile(r"^\s*(千亿|百亿|亿)")
 _PRIVATE = re.compile(r"[\ue000-\uf8ff]")
@@ -134,12 +136,15 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary) -> list[Quanti
         if q is None:
             continue
         prev = out[-1] if out else None
-        if prev is not None and prev.dimension == q.dimension and prev.hi == prev.lo and \
-                _RANGE_JOIN.search(low[prev.end:m.start()]) and m.start() - prev.end <= 6:
+        join = _RANGE_JOIN.search(low[prev.end:m.start()]) if prev is not None and m.start() - prev.end <= 6 else None
+        # "16-32 GB" joins two; "32G/64G/128G" (alternatives) may go on: the range they span
+        if prev is not None and join and prev.dimension == q.dimension and \
+                (prev.hi == prev.lo or _LIST_JOIN.fullmatch(join.group(0))):
             prev.hi, prev.end = max(prev.hi, x), q.end
             continue
         # "16-32GB": a bare number joined to this one
-        bare = re.search(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|~|～|到|至)\s*$", low[max(start, m.start() - 14):m.start()])
+        bare = re.search(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|~|～|到|至)\s*$", low[max(start, m.start() - 14):m.start()]) or \
+            _BARE_LIST.search(low, max(start, m.start() - 40), m.start())     # "32G/64G/128G": alternatives
         if bare and (prev is None or prev.end <= m.start() - len(bare.group(0))):
             lo = float(bare.group(1))
             if lo < x:
