@@ -22,7 +22,7 @@ from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _resolve_variant
 from .extract_claims import (Candidate, attribute_for, carries, gpus_needed, host_of, product_names,
-                             recommends, requirement, scale_cues, subject_of, verdict_claims, widen, workload_of)
+                             recommends, requirement, roles, scale_cues, subject_of, verdict_claims, widen, workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, aligned_lower, any_match, first_match, negated,
                            quantities, segment, sentences, tables)
 
@@ -148,6 +148,9 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     out += carries(masked, s, e, ents, t)
     # 5. techniques advised for the hardware
     out += recommends(low, masked, s, e, ents, carried, workload, t)
+    # 5b. what the hardware is designed for (its role); its "适用于" is then not also a verdict
+    role = roles(masked, s, e, ents, carried, t)
+    out += role
     # 6. verdicts about hardware: one per clause ("with QLoRA it fits, but full fine-tuning needs several
     # GPUs"), each with the method named nearest before it, unless the clause asks ("whether it is enough")
     if verdict:
@@ -157,7 +160,8 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
         cut = s
         for seg_end in [m.start() for m in CLAUSE.finditer(low, s, e)] + [e]:
             v = first_match(t["verdict"], masked[cut:seg_end])
-            if v is not None and not any_match(t["open_question"], masked[cut:cut + v[1]]):
+            if v is not None and not any_match(t["open_question"], masked[cut:cut + v[1]]) and \
+                    not (role and v[0] in ("suitable", "recommended")):
                 # the most specific method named in this clause (cue order: qlora, lora, full ...), else the sentence's
                 mine = [val for val, rx in _question_cues(vocab).get("method", ()) if rx.search(low, cut, seg_end)]
                 w = {**workload, "method": mine[0]} if mine and workload.get("method") else workload

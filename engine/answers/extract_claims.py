@@ -129,6 +129,32 @@ def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carrie
     return out
 
 
+def roles(masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
+          t: dict[str, Any]) -> list[Candidate]:
+    """"T4 是面向推理和轻量级训练设计的卡", "designed for inference": the roles of the hardware before the
+    verb, read by the role enum's labels after it (a negated verb, "并非专为…设计", states none)."""
+    for cue in sorted((m for rx in t["role_verb"] for m in rx.finditer(masked, s, e)), key=lambda m: m.start()):
+        if negated(masked, s, cue.start(), cue.end(), cue.end(), t):
+            continue
+        seg_end = next((m.start() for m in re.finditer(r"[。；;，,]|(?<![a-z])but(?![a-z])|但", masked[cue.end():e])), e - cue.end())
+        found: list[tuple[int, int, str]] = []
+        for role, rrx in t["roles"]:
+            for m in rrx.finditer(masked, cue.end(), cue.end() + seg_end):
+                if all(m.end() <= f[0] or m.start() >= f[1] for f in found):
+                    found.append((m.start(), m.end(), role))
+        if not found:
+            continue
+        subj, conf = subject_of(("gpu", "family", "instance"), cue.start(), ents, carried, (s, cue.start()))
+        if subj is None:
+            continue
+        found.sort()
+        c = Candidate(cue.start(), found[-1][1], subj, "role", list(dict.fromkeys(f[2] for f in found)),
+                      modality="spec", confidence=conf * 0.8)
+        widen(c, ents, (s, e))
+        return [c]
+    return []
+
+
 def host_of(subject: str | None, ents: list[_Match], masked: str, s: int, pos: int, t: dict[str, Any]) -> str | None:
     """In "GN7 carries the T4 and supports X", X is said of GN7: a GPU that is the object of a family's
     "carries" earlier in the sentence hands the statement back to the family, unless the statement sits

@@ -61,6 +61,10 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "approx": comp((cues.get("approx") or {}).get("hedge", ())),
             "verdict": tuple((val, comp(ps)) for val, ps in (cues.get("verdict") or {}).items()),
             "verdict_attribute": tuple((a, comp(ps)) for a, ps in (cues.get("verdict_attribute") or {}).items()),
+            "role_verb": comp((cues.get("role") or {}).get("verb", ())),
+            "roles": tuple(sorted(((r, re.compile(re.escape(str(x).lower()))) for r, spec in (v.enums.get("role") or {}).items()
+                                   if isinstance(spec, dict) for x in (spec.get("en"), spec.get("zh")) if x),
+                                  key=lambda p: -len(p[1].pattern))),
             "open_question": comp((cues.get("open_question") or {}).get("cue", ())),
             "carries": comp((cues.get("carries") or {}).get("verb", ())),
             "require": comp((cues.get("require") or {}).get("verb", ())),
