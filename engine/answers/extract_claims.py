@@ -221,12 +221,16 @@ def workload_of(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab
     w: dict[str, Any] = {}
     cues = _question_cues(vocab)
     named = [val for val, rx in cues.get("method", ()) if rx.search(text)]
+    # the tasks named by the task enum's labels (a label inside a longer one, "训练" in "预训练", is not one)
+    spans = [(m.start(), m.end(), task) for task, rx in tables(vocab)["tasks"] if rx.pattern for m in rx.finditer(text)]
+    tasks = list(dict.fromkeys(t for a, b, t in spans if not any(x <= a and b <= y and (x, y) != (a, b) for x, y, _ in spans)))
     if named:          # the most specific method named wins (cue order: qlora, lora, full, pretrain, inference)
         w["method"] = named[0]
+        if len(tasks) > 1:
+            w["task"] = tasks          # a list of tasks ("inference or development"): one verdict for each
     else:
-        tasks = [task for task, rx in tables(vocab)["tasks"] if rx.pattern and rx.search(text)]
         if tasks:
-            w["task"] = tasks[:3]
+            w["task"] = tasks
         elif _TRAIN_TASK.search(text):
             w["task"] = ["training"]
         elif _INFER_TASK.search(text):

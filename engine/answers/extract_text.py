@@ -16,7 +16,7 @@ _ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])\.(?=\s+\S)")     # "… BF16. Nex
 COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
 # where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
 CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)")
-_NUM = re.compile(r"(?<![0-9.\w])(\d{1,7}(?:\.\d{1,4})?)(?![0-9]|\.[0-9])")
+_NUM = re.compile(r"(?<![0-9.a-z_])(\d{1,7}(?:\.\d{1,4})?)(?![0-9]|\.[0-9])")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")
 _BARE_LIST = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*[a-z]{0,3}\s*/\s*(?:\d{1,7}(?:\.\d{1,4})?\s*[a-z]{0,3}\s*/\s*)*$")
 _LIST_JOIN = re.compile(r"\s*(?:or|或|/)\s*")
@@ -147,7 +147,7 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary) -> list[Quanti
             prev.hi, prev.end = max(prev.hi, x), q.end
             continue
         # "16-32GB": a bare number joined to this one
-        bare = re.search(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|~|～|到|至)\s*$", low[max(start, m.start() - 14):m.start()]) or \
+        bare = re.search(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|—|~|～|(?<![a-z])to|到|至)\s*$", low[max(start, m.start() - 14):m.start()]) or \
             _BARE_LIST.search(low, max(start, m.start() - 40), m.start())     # "32G/64G/128G": alternatives
         if bare and (prev is None or prev.end <= m.start() - len(bare.group(0))):
             lo = float(bare.group(1))
