@@ -180,3 +180,31 @@ def test_fill_spans_computes_missing_spans_and_refuses_ambiguous_quotes(kbcopy):
     with pytest.raises(ValidationError) as e2:
         load_kb(kbcopy, fill_spans=True)
     assert "lengthen it" in str(e2.value)
+
+
+def _ref_kb_with(tmp_path, old: str, new: str):
+    """A copy of the bundled KB with one edit to kb/reference/techniques.yaml."""
+    import shutil
+
+    from gpukb.engine.paths import BUNDLED_KB
+    root = tmp_path / "kb"
+    shutil.copytree(BUNDLED_KB, root)
+    p = root / "reference" / "techniques.yaml"
+    text = p.read_text(encoding="utf-8")
+    assert old in text
+    p.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("restates: R-ZERO-comm-dp\n", "restates: R-NOPE-x\n", "not another reference fact"),
+    ("restates: R-ZERO-comm-stage3\n", "restates: R-ZERO-comm-dp\n", "a restatement says the same thing"),
+    ("restates: R-ZERO-comm-dp\n", "restates: 42\n", "must be a reference id"),
+])
+def test_restates_must_name_another_fact_that_says_the_same(tmp_path, old, new, message):
+    from gpukb.engine.errors import ValidationError
+    from gpukb.engine.kb.store import load_kb
+    root = _ref_kb_with(tmp_path, old, new)
+    with pytest.raises(ValidationError) as e:
+        load_kb(root)
+    assert any(message in str(i) and "techniques.yaml" in str(i) for i in e.value.issues), e.value.issues
