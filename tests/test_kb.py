@@ -64,8 +64,8 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
-    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1"]
-    first, second, last, newest = (kb.release(n) for n in names)
+    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4"]
+    first, second, last, newest, recoded = (kb.release(n) for n in names)
     assert {c.source for c in first.claims} == {"S000", "S001"}
     assert {c.source for c in second.claims} == {"S000", "S001", "S002"}
     # the T4 bandwidth is revised in 2026.12: old value before, new value after
@@ -80,6 +80,9 @@ def test_releases_tell_the_history(kb):
     assert "datasheet" in newest.facts["R-A10-fp16_tensor_tflops"].citation
     # facts added with `since:` appear from their release on
     assert "R-ZERO2-comm" not in last.facts and "R-ZERO2-comm" in newest.facts
+    # a claim re-encoded in 2026.12.4 keeps its free-text version in the earlier releases
+    assert newest.facts["S002-C091"].attribute == "note" and newest.facts["S002-C091"].version == 1
+    assert recoded.facts["S002-C091"].attribute == "weakness" and recoded.facts["S002-C091"].version == 2
 
 
 def test_a_named_release_yields_exactly_its_facts(kb):
