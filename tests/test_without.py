@@ -294,7 +294,8 @@ def test_audit_page_without_a_source(client, api):
     assert r.status_code == 200
     html = r.get_data(as_text=True)
     assert 'id="source-S001"' not in html and 'id="source-S000"' in html
-    assert 'data-claim="S001-' not in html
+    assert 'data-claim="S001-' not in html and 'data-claim-id="S001-' not in html
+    assert 'data-claim-id="S002-' in html
     block = api.ok("/v1/audit?without=S001")["without"]
     section = html[html.index('id="without"'):]
     section = section[:section.index("</section>")]

@@ -12,7 +12,7 @@ from ..kb.store import ReleaseView
 from .calibration import band_of
 from .summary import summary
 from .audit import AuditResult
-from .without import derivation_labels, parse_sources
+from .without import conclusion_without, parse_sources
 
 if TYPE_CHECKING:
     from .service import GpuKB
@@ -34,26 +34,10 @@ def query(state: GpuKB, body: dict[str, Any], without: Any = None) -> dict[str, 
         audit, block = state.retracted(view.name, removed)
         base = state.cached(key[:-1] + ((),), lambda: sizing_answer(state, s, notes, view))
         out = sizing_answer(state, s, notes, view, audit)
-        out["without"] = conclusion_without(state, s, notes, view, base, out, block)
+        r = state.run_scenario(s, notes, view)
+        out["without"] = conclusion_without(r.derivation, base, out, block)
         return out
     return state.cached(key, answer)
-
-
-def conclusion_without(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView, base: dict[str, Any],
-                       answer: dict[str, Any], block: dict[str, Any]) -> dict[str, Any]:
-    """Whether a sizing conclusion still holds without some sources (from its run's labels), the
-    disagreeing claims withdrawn with them, and the disagreeing claims whose status changed."""
-    removed = set(block["sources"])
-    sl = derivation_labels(state.run_scenario(s, notes, view).derivation)
-    key = answer["explanation"]["conclusion"]
-    now = {x["claim"]["id"]: x["status"] for x in answer["contradictions"]}
-    return {"sources": sorted(removed), "method": "atms_labels", "conclusion_holds": sl.holds(key, removed),
-            "depended_on": sl.depends_on(key, removed), "environments": sl.environments(key),
-            "withdrawn": [x for x in base["contradictions"] if x["claim"]["source"] in removed],
-            "status_changes": [{"claim": x["claim"]["id"], "from": x["status"], "to": now.get(x["claim"]["id"], "supported")}
-                               for x in base["contradictions"]
-                               if x["claim"]["source"] not in removed and now.get(x["claim"]["id"], "supported") != x["status"]],
-            "limits": block["limits"]}
 
 
 def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView,

@@ -109,10 +109,9 @@ class GpuKB:
         """The audit of a release without some sources (ids, repeated or comma-separated) and the
         ``without`` block of the answer; the audit itself and None when no source is removed."""
         sources = without_mod.parse_sources(without, self.kb.sources)
-        res = self.audit_result(release)
         if not sources:
-            return res, None
-        sl = self.source_labels(release)
+            return self.audit_result(release), None
+        sl = self.source_labels(release)         # first: it may run the audit again, with its proofs
         return without_mod.retract(self.audit_result(release), self.view(release), sl, sources)
 
     def query(self, body: dict[str, Any], without: Any = None) -> dict[str, Any]:

@@ -261,3 +261,20 @@ def filtered(block: dict[str, Any], source: str | None = None, kind: str | None 
           and (not source or any(c["source"] == source for c in w["claims"]))]
     ch = [c for c in block["status_changes"] if not source or c["claim"].startswith(source + "-")]
     return {**block, "withdrawn": wd, "status_changes": ch}
+
+
+def conclusion_without(d: Derivation, base: dict[str, Any], answer: dict[str, Any], block: dict[str, Any]) -> dict[str, Any]:
+    """The ``without`` block of a sizing answer: whether its conclusion still holds without the sources
+    of ``block`` (from the labels of its run ``d``), the disagreeing claims withdrawn with them (from
+    the answer as it was, ``base``), and the disagreeing claims whose status changed."""
+    removed = set(block["sources"])
+    sl = derivation_labels(d)
+    key = answer["explanation"]["conclusion"]
+    now = {x["claim"]["id"]: x["status"] for x in answer["contradictions"]}
+    return {"sources": sorted(removed), "method": "atms_labels", "conclusion_holds": sl.holds(key, removed),
+            "depended_on": sl.depends_on(key, removed), "environments": sl.environments(key),
+            "withdrawn": [x for x in base["contradictions"] if x["claim"]["source"] in removed],
+            "status_changes": [{"claim": x["claim"]["id"], "from": x["status"], "to": now.get(x["claim"]["id"], "supported")}
+                               for x in base["contradictions"]
+                               if x["claim"]["source"] not in removed and now.get(x["claim"]["id"], "supported") != x["status"]],
+            "limits": block["limits"]}
