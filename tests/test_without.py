@@ -3,14 +3,13 @@ labels, checked against an independent oracle (the audit re-run on the KB withou
 claims), and its CLI, API and page."""
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
 from gpukb.engine.answers.audit_run import run_audit
 from gpukb.engine.answers.scenario import normalise
-from gpukb.engine.answers.without import derivation_labels, parse_sources, retract, source_graph, source_labels
+from gpukb.engine.answers.without import derivation_labels, parse_sources, retract, source_graph
 from gpukb.engine.errors import BadInput
 from gpukb.engine.kb.store import ReleaseView
 from gpukb.engine.reasoning.provenance import surviving
