@@ -481,7 +481,8 @@ def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True) -> A
     for f in sorted(raw, key=lambda f: (f["claim"], f["fk"])):     # one order in every process
         if f["fkind"] == "supported" and f["basis"] == "reference" and f.get("other"):
             c = view.facts.get(f["claim"])
-            if c is not None and statuses[c.id]["status"] == "supported":
+            if c is not None and statuses[c.id]["status"] == "supported" and \
+                    all(x["id"] != c.id for x in corroboration[f["other"]]):     # a claim corroborates a fact once
                 corroboration[f["other"]].append(claim_ref(c))
     res = AuditResult(view.name, d, findings, statuses, dict(corroboration), dict(by_claim))
     res.view = view
