@@ -27,6 +27,13 @@ def query(state: GpuKB, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView) -> dict[str, Any]:
+    """The answer for one normalised scenario; everything it evaluates (the scenario, its
+    recommendations' variants, their pairs, the largest model's search) runs in one staged session."""
+    with state.staged(view):
+        return _sizing_answer(state, s, notes, view)
+
+
+def _sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView) -> dict[str, Any]:
     r = state.run_scenario(s, notes, view)
     verdict = r.one("verdict")
     cap = r.one("capacity")
@@ -154,7 +161,7 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
                 item["error"] = exc.message
         out.append(item)
     # every variant in one engine run
-    for (item, s2, _, change), r2 in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view)):
+    for (item, s2, _, change), r2 in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view, "probe")):
         v2 = r2.one("verdict")
         if v2:
             item.update(fits=v2["verdict"] == "fits", need_gb=round(v2["need_gb"], 3),
@@ -231,7 +238,7 @@ def pair_recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView,
                 continue
             todo.append((item, s2, n2, change))
     out = []
-    for (item, s2, _, change), r2 in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view)):
+    for (item, s2, _, change), r2 in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view, "probe")):
         v2 = r2.one("verdict")
         item.update(step_cost(r2, s2))
         off = offload_view(r2, s2, view) if "offload" in change else None
@@ -278,7 +285,7 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
                 todo.append((n, *scen.normalise({**base, "params": n}, state.kb.vocab, view)))
             except BadInput:
                 known[n] = None
-        for (n, _, _), r in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2 in todo], view)):
+        for (n, _, _), r in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2 in todo], view, "probe")):
             v = r.one("verdict")
             known[n] = (v["need_gb"], v["capacity_gb"]) if v else None
         return [known[n] for n in ns]

@@ -65,7 +65,6 @@ class Reasoner:
         self.budget = budget
         self.compiled = CompiledRuleset(definition(ruleset))
         self._by_name = {f"r{i}": r for i, r in enumerate(ruleset.rules)}
-        self._by_type: dict[str, list[dict[str, Any]]] = {}
         self._defaults = matcher.defaults_of(ruleset.types)
         # the names each rule's derivation reads, recorded with every firing (computed once per rule)
         self._reads = {r.key: [n for node in r.derive.values() for n in expr.names(node)] for r in ruleset.rules}
@@ -74,12 +73,18 @@ class Reasoner:
             progress: Callable[[str, int, int | None], None] | None = None) -> Derivation:
         """Assert ``facts`` (each with ``t`` and a unique ``fk``) in a fresh session and chain to a fixpoint.
         ``progress(phase, done, total)`` hears how far the run is (for a progress bar on long runs)."""
-        limits.check()           # a request that ran out of time starts no new derivation
-        facts = list(facts)
-        # the budget scales with the input, so a large KB is not mistaken for a runaway rule
-        budget = max(self.budget, 100 * len(facts)) if budget is None else budget
+        with self.staged() as run:
+            return run.add(facts, budget, progress, snapshot=False)
+
+    def staged(self) -> "StagedRun":
+        """A session that facts are added to in stages, each chained to a fixpoint (close it, or use
+        ``with``): a question's scenario, then its variants, reuse the reference facts asserted once."""
+        return StagedRun(self)
+
+    def _guarded(self, fn: Callable[[], Derivation]) -> Derivation:
+        """``fn()`` with durable_rules' failures turned into EngineError naming the rule."""
         try:
-            return self._run(facts, budget, progress)
+            return fn()
         except EngineFault as exc:
             rule = self._by_name.get(exc.rule or "")
             where = f" in rule {rule.key} ({rule.file}:{rule.line})" if rule is not None else ""
@@ -90,36 +95,7 @@ class Reasoner:
                 raise
             raise EngineError(f"the rule engine failed: {exc}") from None
 
-    def _run(self, facts: list[dict[str, Any]], budget: int,
-             report: Callable[[str, int, int | None], None] | None = None) -> Derivation:
-        known: dict[str, dict[str, Any]] = {}
-        firings: list[Firing] = []
-        counts: Counter[str] = Counter()
-        seen_matches: set[tuple[str, tuple[str, ...]]] = set()
-        work: deque = deque()
-        given: set[str] = set()
-        with self.compiled.session() as session:
-            # all given facts first, so an absent pattern over them sees every one of them
-            for i, f in enumerate(facts):
-                if report is not None and i % 500 == 0:
-                    report("asserting facts", i, len(facts))
-                fk = f["fk"]
-                if fk in known:
-                    continue
-                known[fk] = f
-                given.add(fk)
-                session.assert_fact(f)
-                work.extend(session.drain())
-            self._by_type = {}
-            for f in known.values():
-                self._by_type.setdefault(f["t"], []).append(f)
-            if report is not None:
-                report("asserting facts", len(facts), len(facts))
-            self._settle(session, work, known, firings, counts, seen_matches, budget, report)
-            session.check()
-        return Derivation(known, firings, given)
-
-    def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, report=None) -> None:
+    def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, by_type, report=None) -> None:
         steps = 0
         total = sum(counts.values())
         while work:
@@ -139,7 +115,7 @@ class Reasoner:
             if sig in seen_matches:
                 continue
             seen_matches.add(sig)
-            if not matcher.holds(rule, env, self._defaults) or matcher.blocked(rule, env, self._by_type, self._defaults):
+            if not matcher.holds(rule, env, self._defaults) or matcher.blocked(rule, env, by_type, self._defaults):
                 continue
             try:
                 values = {name: expr.evaluate(node, env) for name, node in rule.derive.items()}
@@ -161,9 +137,78 @@ class Reasoner:
                 continue
             fact = {"t": rule.derive_type, "fk": fk, **values}
             known[fk] = fact
-            self._by_type.setdefault(fact["t"], []).append(fact)
+            by_type.setdefault(fact["t"], []).append(fact)
             session.assert_fact(fact)
             work.extend(session.drain())
+
+
+class StagedRun:
+    """One durable_rules session of a :class:`Reasoner` that facts are added to in stages.
+
+    Each :meth:`add` asserts the new facts (given facts first, so an absent pattern over them sees every
+    one), chains to a fixpoint and returns the derivation so far. The host's lock is held only during an
+    :meth:`add`, so a caller may do other work (and other sessions may run) between stages.
+    """
+
+    def __init__(self, reasoner: Reasoner):
+        self.reasoner = reasoner
+        self.session = reasoner.compiled.session()
+        self.known: dict[str, dict[str, Any]] = {}
+        self.firings: list[Firing] = []
+        self.given: set[str] = set()
+        self.counts: Counter[str] = Counter()
+        self.seen_matches: set[tuple[str, tuple[str, ...]]] = set()
+        self.by_type: dict[str, list[dict[str, Any]]] = {}
+
+    def __enter__(self) -> "StagedRun":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if not self.session.closed:
+            self.session.delete()
+
+    def add(self, facts: Iterable[dict[str, Any]], budget: int | None = None,
+            progress: Callable[[str, int, int | None], None] | None = None, snapshot: bool = True) -> Derivation:
+        """Assert ``facts`` not asserted before and chain to a fixpoint; the derivation of every stage so
+        far (a copy with ``snapshot``, so a later stage does not change what an earlier one returned)."""
+        limits.check()           # a request that ran out of time starts no new derivation
+        facts = list(facts)
+        # the budget scales with the input, so a large KB is not mistaken for a runaway rule
+        if budget is None:
+            budget = max(self.reasoner.budget, 100 * (len(self.given) + len(facts)))
+        d = self.reasoner._guarded(lambda: self._add(facts, budget, progress))
+        if snapshot:
+            return Derivation(dict(d.facts), list(d.firings), set(d.given))
+        return d
+
+    def _add(self, facts: list[dict[str, Any]], budget: int,
+             report: Callable[[str, int, int | None], None] | None) -> Derivation:
+        known, session = self.known, self.session
+        work: deque = deque()
+        session.resume()
+        try:
+            for i, f in enumerate(facts):
+                if report is not None and i % 500 == 0:
+                    report("asserting facts", i, len(facts))
+                fk = f["fk"]
+                if fk in known:
+                    continue
+                known[fk] = f
+                self.given.add(fk)
+                self.by_type.setdefault(f["t"], []).append(f)
+                session.assert_fact(f)
+                work.extend(session.drain())
+            if report is not None:
+                report("asserting facts", len(facts), len(facts))
+            self.reasoner._settle(session, work, known, self.firings, self.counts, self.seen_matches, budget,
+                                  self.by_type, report)
+            session.check()
+        finally:
+            session.pause()
+        return Derivation(known, self.firings, self.given)
 
 
 def _busiest(counts: Counter) -> str:
