@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, deque
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from . import expr, matcher
@@ -22,33 +21,72 @@ log = logging.getLogger("gpukb.rules")
 DEFAULT_BUDGET = 50_000
 
 
-@dataclass(frozen=True)
 class Firing:
-    """One rule firing: the rule, the premise facts (in pattern order) and the fact it derived."""
+    """One rule firing: the rule, the premise facts (in pattern order) and the fact it derived.
 
-    rule: str                       # rule id@version
-    premises: tuple[str, ...]       # fact keys
-    derived: str                    # fact key
-    values: tuple[tuple[str, Any], ...] = ()   # the inputs its expressions read, e.g. ("s.params", 1.3e10)
+    ``values`` are the inputs its expressions read, e.g. ``(("s.params", 1.3e10),)``. The reasoner
+    gives the match instead (``pending``: the bound facts and the names its derivation reads) and they
+    are read when first asked for: only an explained conclusion's firings ever are, and facts are never
+    changed once asserted, so the values are the same whenever they are read.
+    """
+
+    __slots__ = ("rule", "premises", "derived", "_values", "_pending")
+
+    def __init__(self, rule: str, premises: tuple[str, ...], derived: str,
+                 values: tuple[tuple[str, Any], ...] = (),
+                 pending: tuple[dict[str, dict[str, Any]], list[tuple[str, ...]]] | None = None):
+        self.rule = rule                # rule id@version
+        self.premises = premises        # fact keys
+        self.derived = derived          # fact key
+        self._values = None if pending is not None else values
+        self._pending = pending
+
+    @property
+    def values(self) -> tuple[tuple[str, Any], ...]:
+        if self._values is None:
+            env, reads = self._pending
+            self._values = tuple(sorted((".".join(n), _json_safe(expr.evaluate(("name", n), env))) for n in reads))
+            self._pending = None
+        return self._values
+
+    def __reduce__(self) -> tuple:       # pickled (to a worker process, a cache) with its values read
+        return (Firing, (self.rule, self.premises, self.derived, self.values))
+
+    def _key(self) -> tuple:
+        return (self.rule, self.premises, self.derived, self.values)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Firing) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Firing(rule={self.rule!r}, premises={self.premises!r}, derived={self.derived!r}, values={self.values!r})"
 
     def as_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "premises": list(self.premises), "derived": self.derived,
                 "values": {k: v for k, v in self.values}}
 
 
-@dataclass
 class Derivation:
-    """The result of one run: every fact (given and derived) and every firing."""
+    """The result of one run: every fact (given and derived) and every firing; ``supports`` (derived
+    fact key → the firings that derived it) is indexed when first read."""
 
-    facts: dict[str, dict[str, Any]]
-    firings: list[Firing]
-    given: set[str]
-    supports: dict[str, list[Firing]] = field(default_factory=dict)
+    def __init__(self, facts: dict[str, dict[str, Any]], firings: list[Firing], given: set[str],
+                 supports: dict[str, list[Firing]] | None = None):
+        self.facts = facts
+        self.firings = firings
+        self.given = given
+        self._supports = supports or None
 
-    def __post_init__(self):
-        if not self.supports:
+    @property
+    def supports(self) -> dict[str, list[Firing]]:
+        if self._supports is None:
+            self._supports = {}
             for f in self.firings:
-                self.supports.setdefault(f.derived, []).append(f)
+                self._supports.setdefault(f.derived, []).append(f)
+        return self._supports
 
     def derived(self, ftype: str | None = None) -> list[dict[str, Any]]:
         return [f for k, f in self.facts.items() if k not in self.given and (ftype is None or f["t"] == ftype)]
@@ -128,9 +166,7 @@ class Reasoner:
                 raise RuleError(f"firing budget of {budget} exhausted: rule {top} fired {n} times "
                                 f"(last: {rule.key} at {rule.file}:{rule.line}); is it deriving new facts forever?")
             fk = fact_key(rule.derive_type, values)
-            used = tuple(sorted((".".join(n), _json_safe(expr.evaluate(("name", n), env)))
-                                for n in self._reads[rule.key]))
-            firing = Firing(rule.key, premises, fk, used)
+            firing = Firing(rule.key, premises, fk, pending=(env, self._reads[rule.key]))
             firings.append(firing)
             log.debug("fire %s on %s -> %s", rule.key, ",".join(premises), fk)
             if fk in known:
