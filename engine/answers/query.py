@@ -272,8 +272,8 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
 
     Memory grows almost linearly with the parameter count, so a few secant steps over the rules'
     own totals find the boundary (one step when it is linear); the answer is then checked to fit (and
-    stepped down if not). Each step evaluates its point together with the rounded sizes the check would
-    try next, in one engine run.
+    stepped down if not). Each point is one scenario added to the answer's staged session, evaluated
+    only when the search reaches it.
     """
     base = {k: v for k, v in scen.inputs(s).items() if k != "model"}
     known: dict[float, tuple[float, float] | None] = {}
@@ -289,14 +289,6 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
             v = r.one("verdict")
             known[n] = (v["need_gb"], v["capacity_gb"]) if v else None
         return [known[n] for n in ns]
-
-    def checks(n: float, k: int) -> list[float]:
-        """The first ``k`` rounded sizes the final check tries from ``n``."""
-        out = []
-        for _ in range(k):
-            out.append(float(f"{n:.3g}"))
-            n *= 0.97
-        return out
 
     n1 = s.get("params")
     if n1 is None:
@@ -319,7 +311,7 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
         if n_new < 1e3:
             return None
         n0, t0 = n1, t1
-        n1, t1 = n_new, totals([n_new] + checks(n_new, 2))[0]
+        n1, t1 = n_new, totals([n_new])[0]
         if t1 is None or abs(t1[0] - cap) < cap * 1e-3:
             break
     if t1 is None:
