@@ -106,6 +106,12 @@ class Reasoner:
         self._defaults = matcher.defaults_of(ruleset.types)
         # the names each rule's derivation reads, recorded with every firing (computed once per rule)
         self._reads = {r.key: [n for node in r.derive.values() for n in expr.names(node)] for r in ruleset.rules}
+        # what the firing loop needs of each durable rule, read once: the rule, its key, the bindings of
+        # its premises, whether gpukb must check conditions or a guard (matcher.holds) or absent patterns
+        self._plan = {name: (r, r.key, tuple(p.bind for p in r.patterns if not p.absent),
+                             bool(r.guard) or any(c.durable is None for p in r.patterns if not p.absent for c in p.conditions),
+                             any(p.absent for p in r.patterns), tuple(r.derive.items()), self._reads[r.key])
+                      for name, r in self._by_name.items()}
 
     def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None,
             progress: Callable[[str, int, int | None], None] | None = None) -> Derivation:
@@ -136,6 +142,8 @@ class Reasoner:
     def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, by_type, report=None) -> None:
         steps = 0
         total = sum(counts.values())
+        plan, defaults, evaluate = self._plan, self._defaults, expr.evaluate
+        debug = log.isEnabledFor(logging.DEBUG)
         while work:
             steps += 1
             if steps % 256 == 0:       # a request's or a smoke derivation's time limit (engine.limits)
@@ -143,32 +151,32 @@ class Reasoner:
                 if report is not None:
                     report("rule firings", sum(counts.values()), None)
             rname, bindings = work.popleft()
-            rule = self._by_name[rname]
+            rule, key, binds, check, absent, derive, reads = plan[rname]
             try:
                 env = {b[2:]: known[m["fk"]] for b, m in bindings.items()}
             except KeyError as exc:
-                raise RuleError(f"rule {rule.key}: matched an unknown fact {exc}") from None
-            premises = tuple(env[p.bind]["fk"] for p in rule.patterns if not p.absent)
-            sig = (rule.key, premises)
+                raise RuleError(f"rule {key}: matched an unknown fact {exc}") from None
+            premises = tuple([env[b]["fk"] for b in binds])
+            sig = (key, premises)
             if sig in seen_matches:
                 continue
             seen_matches.add(sig)
-            if not matcher.holds(rule, env, self._defaults) or matcher.blocked(rule, env, by_type, self._defaults):
+            if (check and not matcher.holds(rule, env, defaults)) or (absent and matcher.blocked(rule, env, by_type, defaults)):
                 continue
             try:
-                values = {name: expr.evaluate(node, env) for name, node in rule.derive.items()}
+                values = {name: evaluate(node, env) for name, node in derive}
             except expr.ExprError as exc:
-                raise RuleError(f"rule {rule.key} ({rule.file}:{rule.line}) failed on {', '.join(premises)}: {exc}") from None
-            counts[rule.key] += 1
+                raise RuleError(f"rule {key} ({rule.file}:{rule.line}) failed on {', '.join(premises)}: {exc}") from None
+            counts[key] += 1
             total += 1
             if total > budget:
                 top, n = counts.most_common(1)[0]
                 raise RuleError(f"firing budget of {budget} exhausted: rule {top} fired {n} times "
-                                f"(last: {rule.key} at {rule.file}:{rule.line}); is it deriving new facts forever?")
+                                f"(last: {key} at {rule.file}:{rule.line}); is it deriving new facts forever?")
             fk = fact_key(rule.derive_type, values)
-            firing = Firing(rule.key, premises, fk, pending=(env, self._reads[rule.key]))
-            firings.append(firing)
-            log.debug("fire %s on %s -> %s", rule.key, ",".join(premises), fk)
+            firings.append(Firing(key, premises, fk, pending=(env, reads)))
+            if debug:
+                log.debug("fire %s on %s -> %s", key, ",".join(premises), fk)
             if fk in known:
                 continue
             fact = {"t": rule.derive_type, "fk": fk, **values}
