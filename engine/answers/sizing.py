@@ -48,7 +48,7 @@ class SizingRun:
         if not found:
             return None
         # several facts of one type (e.g. two compute figures for two form factors): the smallest value
-        return sorted(found, key=lambda f: json.dumps(f, sort_keys=True, default=str))[0]
+        return found[0] if len(found) == 1 else sorted(found, key=lambda f: json.dumps(f, sort_keys=True, default=str))[0]
 
     def all(self, ftype: str) -> list[dict[str, Any]]:
         return list(self._mine(ftype))

@@ -59,6 +59,9 @@ class _ErrorLog(logging.Handler):
         self.records.append(text[:1000])
 
 
+#: json.dumps(x, ensure_ascii=False) without building an encoder per call (the same text)
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
 # the result codes of the C core's assert_fact (durable/engine.py Ruleset._handle_result)
 _NOT_HANDLED, _OBSERVED, _DEFERRED = 1, 2, 3
 
@@ -233,7 +236,7 @@ class CompiledRuleset:
         ``_NOT_HANDLED`` where ``Host.assert_fact`` raises); whatever else the core raises propagates.
         """
         handle = self._handle
-        code, state = _C.assert_fact(handle, json.dumps(msg, ensure_ascii=False))
+        code, state = _C.assert_fact(handle, _ENCODE(msg))
         if code in (_NOT_HANDLED, _OBSERVED):
             return code
         if code == _DEFERRED:

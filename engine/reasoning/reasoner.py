@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable
 from . import expr, matcher
 from .. import limits
 from .durable_host import CompiledRuleset, EngineFault
+from .expr_compile import compile_node
 from ..errors import EngineError, RuleError
 from .rules import RuleSet, definition, fact_key
 
@@ -108,9 +109,10 @@ class Reasoner:
         self._reads = {r.key: [n for node in r.derive.values() for n in expr.names(node)] for r in ruleset.rules}
         # what the firing loop needs of each durable rule, read once: the rule, its key, the bindings of
         # its premises, whether gpukb must check conditions or a guard (matcher.holds) or absent patterns
-        self._plan = {name: (r, r.key, tuple(p.bind for p in r.patterns if not p.absent),
-                             bool(r.guard) or any(c.durable is None for p in r.patterns if not p.absent for c in p.conditions),
-                             any(p.absent for p in r.patterns), tuple(r.derive.items()), self._reads[r.key])
+        # (its guard and conditions, and its derived values, as closures: expr_compile)
+        self._plan = {name: (r, r.key, tuple(p.bind for p in r.patterns if not p.absent), _checker(r, self._defaults),
+                             any(p.absent for p in r.patterns),
+                             tuple((field, compile_node(node)) for field, node in r.derive.items()), self._reads[r.key])
                       for name, r in self._by_name.items()}
 
     def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None,
@@ -142,7 +144,7 @@ class Reasoner:
     def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, by_type, report=None) -> None:
         steps = 0
         total = sum(counts.values())
-        plan, defaults, evaluate = self._plan, self._defaults, expr.evaluate
+        plan, defaults = self._plan, self._defaults
         debug = log.isEnabledFor(logging.DEBUG)
         while work:
             steps += 1
@@ -161,10 +163,10 @@ class Reasoner:
             if sig in seen_matches:
                 continue
             seen_matches.add(sig)
-            if (check and not matcher.holds(rule, env, defaults)) or (absent and matcher.blocked(rule, env, by_type, defaults)):
+            if (check is not None and not check(env)) or (absent and matcher.blocked(rule, env, by_type, defaults)):
                 continue
             try:
-                values = {name: evaluate(node, env) for name, node in derive}
+                values = {name: fn(env) for name, fn in derive}
             except expr.ExprError as exc:
                 raise RuleError(f"rule {key} ({rule.file}:{rule.line}) failed on {', '.join(premises)}: {exc}") from None
             counts[key] += 1
@@ -184,6 +186,33 @@ class Reasoner:
             by_type.setdefault(fact["t"], []).append(fact)
             session.assert_fact(fact)
             work.extend(session.drain())
+
+
+def _checker(rule: Any, defaults: dict[str, dict[str, None]]) -> Callable[[dict], bool] | None:
+    """``matcher.holds`` for one rule with its conditions compiled (None when there is nothing to check):
+    the conditions durable_rules could not compile, in each pattern's scope, then the guard; an
+    evaluation error counts as false."""
+    pats = [(p.bind, defaults.get(p.type, {}), [compile_node(c.node) for c in p.conditions if c.durable is None])
+            for p in rule.patterns if not p.absent]
+    pats = [x for x in pats if x[2]]
+    guard = [compile_node(c.node) for c in rule.guard]
+    if not pats and not guard:
+        return None
+
+    def check(env: dict) -> bool:
+        try:
+            for bind, nulls, conds in pats:
+                local = {**nulls, **env[bind], **env}
+                for c in conds:
+                    if not c(local):
+                        return False
+            for c in guard:
+                if not c(env):
+                    return False
+        except expr.ExprError:
+            return False
+        return True
+    return check
 
 
 class StagedRun:
