@@ -239,3 +239,22 @@ def test_an_answer_in_one_staged_session_equals_the_answer_from_fresh_runs(kb, m
     kb._cache.clear()
     assert staged == fresh
     assert any('"max_params_that_fit"' in a for a in staged) and any('"fits": true' in a for a in staged)
+
+
+def test_questions_run_only_the_rules_they_need(kb):
+    """A question's sessions compile the sizing rules and whatever derives a type they read; no rule left
+    out derives such a type, so every sizing fact is what the whole rule set derives."""
+    from gpukb.engine.answers.sizing import question_rules
+    sub = question_rules(kb.rules)
+    kept = {r.key for r in sub.rules}
+    assert {r.key for r in kb.rules.rules if r.group == "sizing"} <= kept < {r.key for r in kb.rules.rules}
+    read = {p.type for r in sub.rules for p in r.patterns}
+    assert not [r.key for r in kb.rules.rules if r.key not in kept and r.derive_type in read]
+    view = kb.view(None)
+    from gpukb.engine.answers import scenario as scen
+    s, notes = scen.normalise({"params": 13e9, "method": "full", "gpu": "T4"}, kb.kb.vocab, view)
+    from gpukb.engine.answers import sizing
+    whole = sizing.run(kb.reasoner, view, kb.seeds(view), s, notes).derivation
+    part = sizing.run(kb.question_reasoner, view, kb.seeds(view), s, notes).derivation
+    assert {k: f for k, f in whole.facts.items() if "qid" in f} == {k: f for k, f in part.facts.items() if "qid" in f}
+    assert len(part.facts) < len(whole.facts)        # the audit's inherited properties are not derived

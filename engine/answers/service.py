@@ -39,6 +39,7 @@ class GpuKB:
         ref_ids = {f.id for f in self.kb.all_facts if f.tier == "reference"}
         self.rules: RuleSet = load_rules(self.rules_dir, ref_ids)
         self.reasoner = Reasoner(self.rules)
+        self._question_reasoner: Reasoner | None = None
         self._seeds: dict[str, list[dict]] = {}
         self._relevant: OrderedDict[tuple, list[dict]] = OrderedDict()   # (release, entities) -> seeds
         self._local = threading.local()          # this thread's open staged run (see :meth:`staged`)
@@ -94,6 +95,15 @@ class GpuKB:
         return pickle.loads(blob)
 
     # -- answers (each a function of this state, in its own module) -------------------------------
+    @property
+    def question_reasoner(self) -> Reasoner:
+        """The reasoner of sizing answers: only the rules they need (:func:`sizing.question_rules`),
+        compiled on first use (an audit worker never builds it)."""
+        with self._lock:
+            if self._question_reasoner is None:
+                self._question_reasoner = Reasoner(sizing.question_rules(self.rules))
+            return self._question_reasoner
+
     @contextlib.contextmanager
     def staged(self, view: ReleaseView) -> Iterator[StagedRun]:
         """One engine session for everything an answer evaluates in this thread (its scenario, then its
@@ -103,7 +113,7 @@ class GpuKB:
         if current is not None and current[0] == view.name:
             yield current[1]
             return
-        with self.reasoner.staged() as run:
+        with self.question_reasoner.staged() as run:
             self._local.run = (view.name, run)
             try:
                 yield run
@@ -122,7 +132,7 @@ class GpuKB:
                       purpose: str = "answer") -> list[sizing.SizingRun]:
         """Several normalised scenarios in one engine run (a question's variants: ``purpose`` "probe"),
         in the thread's staged session when one is open (:meth:`staged`)."""
-        return sizing.run_many(self.reasoner, view, self.seeds(view), scenarios, purpose=purpose,
+        return sizing.run_many(self.question_reasoner, view, self.seeds(view), scenarios, purpose=purpose,
                                engine=self._engine(view), relevant_of=lambda s: self.relevant(view, s))
 
     def audit_result(self, release: str):

@@ -16,6 +16,7 @@ from ..kb import facts as factrec
 from . import scenario as scen
 from ..kb.store import ReleaseView
 from ..reasoning.reasoner import Derivation, Reasoner
+from ..reasoning.rules import RuleSet
 
 #: runs a list of facts to a fixpoint (``Reasoner.run`` or a question's ``StagedRun.add``)
 Engine = Callable[[list[dict[str, Any]]], Derivation]
@@ -52,6 +53,21 @@ class SizingRun:
 
     def all(self, ftype: str) -> list[dict[str, Any]]:
         return list(self._mine(ftype))
+
+
+def question_rules(rules: RuleSet, group: str = "sizing") -> RuleSet:
+    """The rules a question's sessions need: the ``group``'s rules and, transitively, every rule deriving a
+    fact type they read. Today that is the sizing group alone: the audit's rules (half of the rule set)
+    derive nothing a sizing rule reads, but in a question's session they fired on the reference facts
+    every time (inherited GPU properties), a third of its matches."""
+    chosen = {r.key: r for r in rules.rules if r.group == group}
+    while True:
+        reads = {p.type for r in chosen.values() for p in r.patterns}
+        more = [r for r in rules.rules if r.key not in chosen and r.derive_type in reads]
+        if not more:
+            break
+        chosen.update((r.key, r) for r in more)
+    return RuleSet([r for r in rules.rules if r.key in chosen], rules.types, rules.root, rules.digest)
 
 
 GENERIC_KINDS = {"precision", "optimizer", "concept", "technique"}
