@@ -409,32 +409,76 @@ def _paths_reasoner():
 
 
 def test_an_error_durable_only_logs_fails_the_run_and_names_the_rule(monkeypatch):
-    """durable logs action-callback failures ("error code: 307") and carries on; gpukb must not."""
+    """durable logs action-callback failures ("error code: 307") and carries on; gpukb must not.
+    (Sessions drive the C core themselves, where such a failure raises; a log record from anywhere in
+    durable during a run still fails it.)"""
     from gpukb.engine.errors import EngineError
     r = _paths_reasoner()
     good = r.run([edge("a", 1, 2), edge("b", 2, 3)])
     assert good.derived(), "the fixture rules derive paths"
-    host = durable_host._host()
-    real = host.assert_fact
+    real = r.compiled._assert_and_record
     calls = {"n": 0}
 
-    def noisy(name, msg):
-        out = real(name, msg)
+    def noisy(msg):
+        out = real(msg)
         calls["n"] += 1
         if calls["n"] == 2:
             logging.getLogger("durable").error("base exception type %s, value %s", "Exception", "error code: 307")
         return out
 
-    monkeypatch.setattr(host, "assert_fact", noisy)
+    monkeypatch.setattr(r.compiled, "_assert_and_record", noisy)
     with pytest.raises(EngineError) as info:
         r.run([edge("c", 1, 2), edge("d", 2, 3)])
     err = info.value
     assert err.status == 500
     assert "error code: 307" in err.message and "no partial answer" in err.message
     assert "in rule " in err.message, err.message        # the rule that was matching is named
-    monkeypatch.setattr(host, "assert_fact", real)
+    monkeypatch.setattr(r.compiled, "_assert_and_record", real)
     again = r.run([edge("e", 1, 2), edge("f", 2, 3)])     # the next run is clean
     assert len(again.derived()) == len(good.derived())
+
+
+def test_a_core_error_while_completing_an_action_fails_the_run(monkeypatch):
+    """An error the C core raises while a session drives its actions is an EngineError naming the rule."""
+    from gpukb.engine.errors import EngineError
+    r = _paths_reasoner()
+    real = durable_host._C.complete_and_start_action
+
+    def failing(handle, state):
+        raise RuntimeError("Could not complete and start action, error code: 307")
+
+    monkeypatch.setattr(durable_host._C, "complete_and_start_action", failing)
+    with pytest.raises(EngineError) as info:
+        r.run([edge("c", 1, 2), edge("d", 2, 3)])
+    assert "error code: 307" in info.value.message
+    monkeypatch.setattr(durable_host._C, "complete_and_start_action", real)
+    assert r.run([edge("e", 1, 2), edge("f", 2, 3)]).derived()
+
+
+def test_the_direct_driver_matches_like_the_host(compiled):
+    """Sessions drive durable's C core directly; the same facts through durable's own Host.assert_fact
+    complete the same matches."""
+    facts = [edge(f"h{i}", i, i + 1) for i in range(12)] + [edge("h-back", 5, 2)]
+    with compiled.session() as s:
+        for f in facts:
+            s.assert_fact(f)
+        direct = sorted((n, sorted((k, v["fk"]) for k, v in b.items())) for n, b in s.drain())
+    host, sid = durable_host._host(), "via-host"
+    try:
+        with durable_host.lock():
+            compiled._matches.clear()
+            for f in facts:
+                msg = durable_host._scalar_projection(f, compiled.fields)
+                msg.update(sid=sid, id=f["fk"])
+                try:
+                    host.assert_fact(compiled.name, msg)
+                except (durable_host.MessageObserved, durable_host.MessageNotHandled):
+                    pass
+            via_host = sorted((n, sorted((k, v["fk"]) for k, v in b.items())) for n, b in compiled._matches)
+    finally:
+        host.delete_state(compiled.name, sid)
+        compiled._matches.clear()
+    assert direct and direct == via_host
 
 
 def test_an_exception_recorded_in_the_state_fails_the_run(monkeypatch):
@@ -454,7 +498,9 @@ def test_an_engine_error_is_a_500_in_the_json_error_shape(app, monkeypatch, erro
     def broken(*a, **k):
         raise EngineError("the rule engine failed in rule sizing.x@1 (memory.yaml:3); no partial answer is given")
 
+    from gpukb.engine.reasoning.reasoner import StagedRun
     monkeypatch.setattr(kb.reasoner, "run", broken)
+    monkeypatch.setattr(StagedRun, "add", broken)      # an answer's staged session
     r = app.test_client().post("/v1/query", json={"params": 1.234e9, "method": "full", "gpu": "T4"})
     body = error_shape(r.get_json(), 500)
     assert "sizing.x@1" in body["error"]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -472,3 +474,49 @@ def test_round_trip_of_string_literals(value):
     """Regression: unparse used repr(), so a newline came back as the letter n."""
     node = ("lit", value)
     assert parse(unparse(node)) == node
+
+
+# --------------------------------------------------------------------------------------------------
+# compiled closures (expr_compile) compute what evaluate computes, and fail the same way
+
+_ALL_VALUED = ARITHMETIC + COMPARISONS + LOGIC + FUNCTION_CASES
+
+
+@pytest.mark.parametrize("text,want", _ALL_VALUED)
+def test_a_compiled_expression_gives_what_evaluate_gives(text, want):
+    from gpukb.engine.reasoning.expr_compile import compile_node
+    node = parse(text)
+    got, expected = compile_node(node)(ENV), evaluate(node, ENV)
+    assert got == expected and type(got) is type(expected), (text, got, expected)
+
+
+@pytest.mark.parametrize("text,message", EVAL_ERRORS)
+def test_a_compiled_expression_fails_like_evaluate(text, message):
+    from gpukb.engine.reasoning.expr_compile import compile_node
+    with pytest.raises(ExprError, match=message):
+        compile_node(parse(text))(ENV)
+
+
+def test_every_bundled_rule_expression_compiles_to_what_evaluate_gives():
+    """Each derive, guard and condition of the bundled rules, on the facts of a real sizing run."""
+    from gpukb.engine.reasoning.expr_compile import compile_node
+    from tests._engine import bundled
+    kb = bundled()
+    view = kb.view(None)
+    from gpukb.engine.answers import scenario as scen
+    s, notes = scen.normalise({"params": 13e9, "method": "full", "gpu": "T4"}, kb.kb.vocab, view)
+    d = kb.run_scenario(s, notes, view).derivation
+    checked = 0
+    for f in d.firings:
+        rule = kb.rules.by_key[f.rule]
+        env = {p.bind: d.facts[k] for p, k in zip([p for p in rule.patterns if not p.absent], f.premises)}
+        for node in list(rule.derive.values()) + [c.node for c in rule.guard]:
+            try:
+                want = evaluate(node, env)
+            except ExprError as exc:
+                with pytest.raises(ExprError, match=re.escape(str(exc))):
+                    compile_node(node)(env)
+                continue
+            assert compile_node(node)(env) == want
+            checked += 1
+    assert checked > 50

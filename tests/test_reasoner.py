@@ -651,3 +651,55 @@ def test_differential_walks_with_numeric_guard(pairs):
     want_derived, want_firings = naive_fixpoint(oracle_given(pairs), HOP_RULES)
     assert got_derived == want_derived
     assert got_firings == want_firings
+
+
+# --------------------------------------------------------------------------------------------------
+# staged runs: one session that facts are added to stage by stage (a question's scenario, then its variants)
+
+
+def test_a_staged_run_derives_what_one_run_of_all_its_facts_derives():
+    r = reasoner("rules_paths")
+    first, second = edges([(0, 1), (1, 2)]), edges([(2, 3), (3, 4), (7, 8)])
+    with r.staged() as run:
+        d1 = run.add(first)
+        d2 = run.add(second)
+    one = r.run(first + second)
+    assert derived_contents(d1) == derived_contents(r.run(first))
+    assert derived_contents(d2) == derived_contents(one)
+    # each stage's derivation is a snapshot: the second stage did not change the first's
+    assert len(d1.facts) < len(d2.facts) and {("path", (("a", 0), ("b", 4)))} <= derived_contents(d2) - derived_contents(d1)
+    assert d2.given == {f["fk"] for f in first + second}
+
+
+def test_a_staged_run_holds_the_lock_only_while_adding_and_deletes_its_state():
+    from gpukb.engine.reasoning import durable_host
+    r = reasoner("rules_paths")
+    got = {}
+
+    def probe():
+        lk = durable_host.lock()
+        got["free"] = lk.acquire(timeout=2)
+        if got["free"]:
+            lk.release()
+    with r.staged() as run:
+        run.add(edges([(0, 1)]))
+        t = threading.Thread(target=probe)
+        t.start()
+        t.join()
+        other = r.run(edges([(5, 6), (6, 7)]))      # another session between two stages
+        d = run.add(edges([(1, 2)]))
+        sid = run.session.sid
+    assert got["free"] is True
+    assert len(other.derived("path")) == 3 and len(d.derived("path")) == 3
+    assert run.session.closed
+    with durable_host.lock():
+        with pytest.raises(Exception):
+            durable_host._host().get_state(r.compiled.name, sid)     # no state left for its sid
+
+
+def test_a_firings_values_are_read_lazily_and_pickle_with_them():
+    import pickle
+    d = reasoner("rules_paths").run(edges([(0, 1), (1, 2)]))
+    f = next(x for x in d.firings if x.rule == "path.step@1")
+    g = pickle.loads(pickle.dumps(f))
+    assert g == f and g.values == f.values and dict(g.values) == {"p.a": 0, "e.b": 2}

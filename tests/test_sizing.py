@@ -211,3 +211,50 @@ def test_every_number_in_the_breakdown_is_in_the_proof_tree(kb):
     assert {"R-ZERO-model_states_bpp", "R-ZERO-K", "R-T4-usable_memory", "R-CUDA-context"} <= cited
     leaves = [n for n in nodes if n.get("given")]
     assert any(n.get("tier") == "reference" and n["fact"].startswith("R-T4-memory_gb") for n in leaves)
+
+
+def test_a_probe_scenario_is_sized_like_an_answer_but_gets_no_recommendations(kb):
+    view = kb.view(None)
+    from gpukb.engine.answers import scenario as scen
+    s, notes = scen.normalise({"params": 13e9, "method": "full", "gpu": "T4"}, kb.kb.vocab, view)
+    [answer] = kb.run_scenarios([(s, notes)], view)
+    [probe] = kb.run_scenarios([(s, notes)], view, "probe")
+    assert answer.all("recommendation") and not probe.all("recommendation")
+    for t in ("verdict", "model_states", "runtime_mem", "per_gpu", "capacity", "min_gpus", "compute"):
+        assert probe.one(t) == answer.one(t), t
+
+
+def test_an_answer_in_one_staged_session_equals_the_answer_from_fresh_runs(kb, monkeypatch):
+    """Everything an answer evaluates runs in one staged session; with a fresh session per engine run
+    (as before) every answer is the same, byte for byte."""
+    import contextlib
+    import json
+    bodies = [{"params": 13e9, "method": "full", "gpu": "T4"}, {"model": "llama-2-7b", "method": "lora", "gpu": "A10"},
+              {"params": 70e9, "method": "inference", "gpu": "A100-40GB"}, {"params": 34e9, "method": "qlora", "gpu": "L4"},
+              {"params": 7e9, "method": "full", "instance": "GN7.2XLARGE32"}, {"params": 20e9, "method": "full", "gpu": "V100-32GB", "gpus": 2}]
+    staged = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies]
+    kb._cache.clear()
+    monkeypatch.setattr(type(kb), "staged", lambda self, view: contextlib.nullcontext())
+    fresh = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies]
+    kb._cache.clear()
+    assert staged == fresh
+    assert any('"max_params_that_fit"' in a for a in staged) and any('"fits": true' in a for a in staged)
+
+
+def test_questions_run_only_the_rules_they_need(kb):
+    """A question's sessions compile the sizing rules and whatever derives a type they read; no rule left
+    out derives such a type, so every sizing fact is what the whole rule set derives."""
+    from gpukb.engine.answers.sizing import question_rules
+    sub = question_rules(kb.rules)
+    kept = {r.key for r in sub.rules}
+    assert {r.key for r in kb.rules.rules if r.group == "sizing"} <= kept < {r.key for r in kb.rules.rules}
+    read = {p.type for r in sub.rules for p in r.patterns}
+    assert not [r.key for r in kb.rules.rules if r.key not in kept and r.derive_type in read]
+    view = kb.view(None)
+    from gpukb.engine.answers import scenario as scen
+    s, notes = scen.normalise({"params": 13e9, "method": "full", "gpu": "T4"}, kb.kb.vocab, view)
+    from gpukb.engine.answers import sizing
+    whole = sizing.run(kb.reasoner, view, kb.seeds(view), s, notes).derivation
+    part = sizing.run(kb.question_reasoner, view, kb.seeds(view), s, notes).derivation
+    assert {k: f for k, f in whole.facts.items() if "qid" in f} == {k: f for k, f in part.facts.items() if "qid" in f}
+    assert len(part.facts) < len(whole.facts)        # the audit's inherited properties are not derived

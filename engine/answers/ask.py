@@ -82,7 +82,7 @@ def alternatives(state: GpuKB, parsed: Any, body: dict[str, Any], view: ReleaseV
         except BadInput:
             continue
         sized.append((field, value, s, notes))
-    for (field, value, s, _), r in zip(sized, state.run_scenarios([(s, n) for _, _, s, n in sized], view)):
+    for (field, value, s, _), r in zip(sized, state.run_scenarios([(s, n) for _, _, s, n in sized], view, "probe")):
         v = r.one("verdict")
         if v is None or r.one("capacity") is None:
             continue                       # a reading the KB cannot size (the query would say so)

@@ -43,7 +43,14 @@ def query(state: GpuKB, body: dict[str, Any], without: Any = None) -> dict[str, 
 def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView,
                   audit: AuditResult | None = None) -> dict[str, Any]:
     """The sizing answer of one normalised scenario; ``audit``: the audit its sources and disagreeing
-    claims are read from (default: the release's)."""
+    claims are read from (default: the release's). Everything it evaluates (the scenario, its
+    recommendations' variants, their pairs, the largest model's search) runs in one staged session."""
+    with state.staged(view):
+        return _sizing_answer(state, s, notes, view, audit)
+
+
+def _sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView,
+                   audit: AuditResult | None) -> dict[str, Any]:
     r = state.run_scenario(s, notes, view)
     verdict = r.one("verdict")
     cap = r.one("capacity")
@@ -171,7 +178,7 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
                 item["error"] = exc.message
         out.append(item)
     # every variant in one engine run
-    for (item, s2, _, change), r2 in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view)):
+    for (item, s2, _, change), r2 in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view, "probe")):
         v2 = r2.one("verdict")
         if v2:
             item.update(fits=v2["verdict"] == "fits", need_gb=round(v2["need_gb"], 3),
@@ -248,7 +255,7 @@ def pair_recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView,
                 continue
             todo.append((item, s2, n2, change))
     out = []
-    for (item, s2, _, change), r2 in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view)):
+    for (item, s2, _, change), r2 in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view, "probe")):
         v2 = r2.one("verdict")
         item.update(step_cost(r2, s2))
         off = offload_view(r2, s2, view) if "offload" in change else None
@@ -282,8 +289,8 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
 
     Memory grows almost linearly with the parameter count, so a few secant steps over the rules'
     own totals find the boundary (one step when it is linear); the answer is then checked to fit (and
-    stepped down if not). Each step evaluates its point together with the rounded sizes the check would
-    try next, in one engine run.
+    stepped down if not). Each point is one scenario added to the answer's staged session, evaluated
+    only when the search reaches it.
     """
     base = {k: v for k, v in scen.inputs(s).items() if k != "model"}
     known: dict[float, tuple[float, float] | None] = {}
@@ -295,18 +302,10 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
                 todo.append((n, *scen.normalise({**base, "params": n}, state.kb.vocab, view)))
             except BadInput:
                 known[n] = None
-        for (n, _, _), r in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2 in todo], view)):
+        for (n, _, _), r in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2 in todo], view, "probe")):
             v = r.one("verdict")
             known[n] = (v["need_gb"], v["capacity_gb"]) if v else None
         return [known[n] for n in ns]
-
-    def checks(n: float, k: int) -> list[float]:
-        """The first ``k`` rounded sizes the final check tries from ``n``."""
-        out = []
-        for _ in range(k):
-            out.append(float(f"{n:.3g}"))
-            n *= 0.97
-        return out
 
     n1 = s.get("params")
     if n1 is None:
@@ -329,7 +328,7 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
         if n_new < 1e3:
             return None
         n0, t0 = n1, t1
-        n1, t1 = n_new, totals([n_new] + checks(n_new, 2))[0]
+        n1, t1 = n_new, totals([n_new])[0]
         if t1 is None or abs(t1[0] - cap) < cap * 1e-3:
             break
     if t1 is None:

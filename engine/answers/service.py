@@ -6,11 +6,12 @@ name them for the CLI, the HTTP API and the MCP server, which all call the same 
 """
 from __future__ import annotations
 
-import copy
+import contextlib
+import pickle
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from . import ask, catalog, conclusions, query, sizing
 from . import diff as diff_mod
@@ -22,7 +23,7 @@ from .audit_run import run_audit
 from .. import limits
 from ..errors import BadInput, Issue
 from ..kb.store import KB, ReleaseView, load_kb
-from ..reasoning.reasoner import Reasoner
+from ..reasoning.reasoner import Reasoner, StagedRun
 from ..reasoning.rules import RuleSet, load_rules
 from ..paths import DEFAULT_KB, DEFAULT_RULES
 
@@ -39,7 +40,10 @@ class GpuKB:
         ref_ids = {f.id for f in self.kb.all_facts if f.tier == "reference"}
         self.rules: RuleSet = load_rules(self.rules_dir, ref_ids)
         self.reasoner = Reasoner(self.rules)
+        self._question_reasoner: Reasoner | None = None
         self._seeds: dict[str, list[dict]] = {}
+        self._relevant: OrderedDict[tuple, list[dict]] = OrderedDict()   # (release, entities) -> seeds
+        self._local = threading.local()          # this thread's open staged run (see :meth:`staged`)
         self._cache: OrderedDict[tuple, Any] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.RLock()
@@ -61,27 +65,77 @@ class GpuKB:
                 self._seeds[view.name] = sizing.seed_records(view)
             return self._seeds[view.name]
 
+    def relevant(self, view: ReleaseView, s: dict[str, Any]) -> list[dict]:
+        """The reference records a scenario can use (:func:`sizing.relevant`), memoised per release and
+        the scenario's entities, which are all it depends on. Callers must not change the list."""
+        key = (view.name,) + tuple(s.get(k) for k in sizing.RELEVANT_KEYS)
+        with self._lock:
+            found = self._relevant.get(key)
+            if found is not None:
+                self._relevant.move_to_end(key)
+                return found
+        found = sizing.relevant(self.seeds(view), s)
+        with self._lock:
+            self._relevant[key] = found
+            while len(self._relevant) > 4096:
+                self._relevant.popitem(last=False)
+        return found
+
     def cached(self, key: tuple, fn):
-        """``fn()`` memoised under ``key`` (least recently used out first); callers get a deep copy."""
+        """``fn()`` memoised under ``key`` (least recently used out first); callers get their own copy
+        (the cache keeps a pickle, which copies a JSON-like answer several times faster than deepcopy)."""
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
-                return copy.deepcopy(self._cache[key])
+                return pickle.loads(self._cache[key])
         value = fn()
+        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         with self._lock:
-            self._cache[key] = value
+            self._cache[key] = blob
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
-        return copy.deepcopy(value)
+        return pickle.loads(blob)
 
     # -- answers (each a function of this state, in its own module) -------------------------------
+    @property
+    def question_reasoner(self) -> Reasoner:
+        """The reasoner of sizing answers: only the rules they need (:func:`sizing.question_rules`),
+        compiled on first use (an audit worker never builds it)."""
+        with self._lock:
+            if self._question_reasoner is None:
+                self._question_reasoner = Reasoner(sizing.question_rules(self.rules))
+            return self._question_reasoner
+
+    @contextlib.contextmanager
+    def staged(self, view: ReleaseView) -> Iterator[StagedRun]:
+        """One engine session for everything an answer evaluates in this thread (its scenario, then its
+        variants and search steps, stage by stage): the reference facts are asserted once. Nested
+        calls join the open session of the same release."""
+        current = getattr(self._local, "run", None)
+        if current is not None and current[0] == view.name:
+            yield current[1]
+            return
+        with self.question_reasoner.staged() as run:
+            self._local.run = (view.name, run)
+            try:
+                yield run
+            finally:
+                self._local.run = current
+
+    def _engine(self, view: ReleaseView):
+        current = getattr(self._local, "run", None)
+        return current[1].add if current is not None and current[0] == view.name else None
+
     def run_scenario(self, s: dict[str, Any], notes: list[str], view: ReleaseView) -> sizing.SizingRun:
         """One engine run of a normalised scenario (the building block of every sizing answer)."""
-        return sizing.run(self.reasoner, view, self.seeds(view), s, notes)
+        return self.run_scenarios([(s, notes)], view)[0]
 
-    def run_scenarios(self, scenarios: list[tuple[dict[str, Any], list[str]]], view: ReleaseView) -> list[sizing.SizingRun]:
-        """Several normalised scenarios in one engine run (a question's variants)."""
-        return sizing.run_many(self.reasoner, view, self.seeds(view), scenarios)
+    def run_scenarios(self, scenarios: list[tuple[dict[str, Any], list[str]]], view: ReleaseView,
+                      purpose: str = "answer") -> list[sizing.SizingRun]:
+        """Several normalised scenarios in one engine run (a question's variants: ``purpose`` "probe"),
+        in the thread's staged session when one is open (:meth:`staged`)."""
+        return sizing.run_many(self.question_reasoner, view, self.seeds(view), scenarios, purpose=purpose,
+                               engine=self._engine(view), relevant_of=lambda s: self.relevant(view, s))
 
     def audit_result(self, release: str):
         """The audit of a release (computed once per release and engine)."""

@@ -10,12 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ..kb import facts as factrec
 from . import scenario as scen
 from ..kb.store import ReleaseView
 from ..reasoning.reasoner import Derivation, Reasoner
+from ..reasoning.rules import RuleSet
+
+#: runs a list of facts to a fixpoint (``Reasoner.run`` or a question's ``StagedRun.add``)
+Engine = Callable[[list[dict[str, Any]]], Derivation]
 
 SIZING_KINDS = {"gpu", "family", "instance", "model", "precision", "optimizer", "concept", "technique"}
 MEMORY_KEYS = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache")
@@ -45,10 +49,25 @@ class SizingRun:
         if not found:
             return None
         # several facts of one type (e.g. two compute figures for two form factors): the smallest value
-        return sorted(found, key=lambda f: json.dumps(f, sort_keys=True, default=str))[0]
+        return found[0] if len(found) == 1 else sorted(found, key=lambda f: json.dumps(f, sort_keys=True, default=str))[0]
 
     def all(self, ftype: str) -> list[dict[str, Any]]:
         return list(self._mine(ftype))
+
+
+def question_rules(rules: RuleSet, group: str = "sizing") -> RuleSet:
+    """The rules a question's sessions need: the ``group``'s rules and, transitively, every rule deriving a
+    fact type they read. Today that is the sizing group alone: the audit's rules (half of the rule set)
+    derive nothing a sizing rule reads, but in a question's session they fired on the reference facts
+    every time (inherited GPU properties), a third of its matches."""
+    chosen = {r.key: r for r in rules.rules if r.group == group}
+    while True:
+        reads = {p.type for r in chosen.values() for p in r.patterns}
+        more = [r for r in rules.rules if r.key not in chosen and r.derive_type in reads]
+        if not more:
+            break
+        chosen.update((r.key, r) for r in more)
+    return RuleSet([r for r in rules.rules if r.key in chosen], rules.types, rules.root, rules.digest)
 
 
 GENERIC_KINDS = {"precision", "optimizer", "concept", "technique"}
@@ -61,6 +80,10 @@ def seed_records(view: ReleaseView) -> list[dict[str, Any]]:
     return [factrec.record(f, vocab) for f in view.reference if vocab.kind_of(f.subject) in SIZING_KINDS]
 
 
+#: the scenario fields :func:`relevant` depends on
+RELEVANT_KEYS = ("model", "gpu", "instance", "family")
+
+
 def relevant(seeds: list[dict[str, Any]], s: dict[str, Any]) -> list[dict[str, Any]]:
     """The seeds one scenario can use: formulas, its own entities, its GPU's specs, other GPUs' memory.
 
@@ -68,7 +91,7 @@ def relevant(seeds: list[dict[str, Any]], s: dict[str, Any]) -> list[dict[str, A
     joins them on the scenario's own entities; only the family recommendation looks at other GPUs,
     and only at their memory) and keeps a question fast.
     """
-    mine = {s.get(k) for k in ("model", "gpu", "instance", "family")} - {None}
+    mine = {s.get(k) for k in RELEVANT_KEYS} - {None}
     hosts = {r["v0"] for r in seeds if r["subject"] in mine and r["attribute"] == "gpu" and r.get("v0")}
     mine |= hosts
     out = []
@@ -90,30 +113,38 @@ def has_arch(view: ReleaseView, model: str | None) -> int:
 
 
 def run(reasoner: Reasoner, view: ReleaseView, seeds: list[dict[str, Any]], s: dict[str, Any],
-        notes: list[str]) -> SizingRun:
+        notes: list[str], engine: Engine | None = None) -> SizingRun:
     """Derive everything the sizing rules can say about one normalised scenario."""
-    return run_many(reasoner, view, seeds, [(s, notes)])[0]
+    return run_many(reasoner, view, seeds, [(s, notes)], engine=engine)[0]
 
 
 def run_many(reasoner: Reasoner, view: ReleaseView, seeds: list[dict[str, Any]],
-             scenarios: list[tuple[dict[str, Any], list[str]]]) -> list[SizingRun]:
+             scenarios: list[tuple[dict[str, Any], list[str]]], purpose: str = "answer",
+             engine: Engine | None = None, relevant_of: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
+             ) -> list[SizingRun]:
     """Several scenarios in one engine run (the rules key every derived fact by its scenario's id, so
-    they do not mix): the reference facts are asserted once instead of once per scenario."""
+    they do not mix): the reference facts are asserted once instead of once per scenario.
+
+    ``purpose`` "probe" marks scenarios an answer only evaluates (a recommendation's variant, a step of
+    a search), for which the rules derive no recommendations of their own. ``engine`` runs the facts
+    (default: a fresh session of ``reasoner``; a question passes its staged run, which already holds the
+    reference facts of its earlier stages); ``relevant_of`` memoises :func:`relevant`.
+    """
     recs: dict[str, dict[str, Any]] = {}
     used: dict[str, dict[str, Any]] = {}
     runs = []
     for s, notes in scenarios:
         qid = "q" + hashlib.sha1(json.dumps([view.name, s], sort_keys=True, default=str).encode()).hexdigest()[:10]
         if qid not in recs:
-            rec = scen.record(s, qid)
+            rec = scen.record(s, qid, purpose)
             rec["has_arch"] = has_arch(view, s.get("model"))
             recs[qid] = rec
-            for r in relevant(seeds, s):
+            for r in (relevant_of(s) if relevant_of is not None else relevant(seeds, s)):
                 used.setdefault(r["fk"], r)
         runs.append((s, notes, qid))
     if not runs:
         return []
-    d = reasoner.run(list(used.values()) + list(recs.values()))
+    d = (engine or reasoner.run)(list(used.values()) + list(recs.values()))
     return [SizingRun(s, notes, qid, d, view.name) for s, notes, qid in runs]
 
 

@@ -553,57 +553,67 @@ def evaluate(node: tuple, env: dict) -> Any:
     if kind == "or":
         return bool(evaluate(node[1], env)) or bool(evaluate(node[2], env))
     if kind == "bin":
-        a, b = evaluate(node[2], env), evaluate(node[3], env)
-        if node[1] == "+" and isinstance(a, list) and isinstance(b, list):
-            if len(a) + len(b) > 10_000:
-                raise ExprError("list too long")
-            return a + b
-        if node[1] == "+" and isinstance(a, str) and isinstance(b, str):
-            if len(a) + len(b) > 10_000:
-                raise ExprError("string too long")
-            return a + b
-        _num(a, b)
-        op = node[1]
-        if op == "+":
-            r = a + b
-        elif op == "-":
-            r = a - b
-        elif op == "*":
-            r = a * b
-        else:
-            if b == 0:
-                raise ExprError("division by zero")
-            r = a / b
-        if isinstance(r, float) and not math.isfinite(r):
-            raise ExprError("arithmetic overflow")
-        return r
+        return binop(node[1], evaluate(node[2], env), evaluate(node[3], env))
     if kind == "cmp":
-        op, a, b = node[1], evaluate(node[2], env), evaluate(node[3], env)
-        if op == "==":
-            return a == b
-        if op == "!=":
-            return a != b
-        if op == "in":
-            return a in (b if isinstance(b, (list, tuple, str)) else [b])
-        if a is None or b is None:
-            return False
-        try:
-            return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
-        except TypeError:
-            raise ExprError(f"cannot compare {a!r} {op} {b!r}") from None
+        return compare(node[1], evaluate(node[2], env), evaluate(node[3], env))
     if kind == "call":
-        fn = FUNCTIONS[node[1]][0]
-        args = [evaluate(a, env) for a in node[2]]
-        try:
-            result = fn(*args)
-        except ExprError:
-            raise
-        except Exception as exc:  # any fault inside a function is the expression's error
-            raise ExprError(f"{node[1]}(): {exc}") from None
-        if isinstance(result, float) and not math.isfinite(result):
-            raise ExprError(f"{node[1]}(): result out of range")
-        return result
+        return call(node[1], FUNCTIONS[node[1]][0], [evaluate(a, env) for a in node[2]])
     raise ExprError(f"bad expression node {kind!r}")
+
+
+def binop(op: str, a: Any, b: Any) -> Any:
+    """``a op b`` for + - * / (also list and string concatenation with +), as the language defines it."""
+    if op == "+" and isinstance(a, list) and isinstance(b, list):
+        if len(a) + len(b) > 10_000:
+            raise ExprError("list too long")
+        return a + b
+    if op == "+" and isinstance(a, str) and isinstance(b, str):
+        if len(a) + len(b) > 10_000:
+            raise ExprError("string too long")
+        return a + b
+    _num(a, b)
+    if op == "+":
+        r = a + b
+    elif op == "-":
+        r = a - b
+    elif op == "*":
+        r = a * b
+    else:
+        if b == 0:
+            raise ExprError("division by zero")
+        r = a / b
+    if isinstance(r, float) and not math.isfinite(r):
+        raise ExprError("arithmetic overflow")
+    return r
+
+
+def compare(op: str, a: Any, b: Any) -> bool:
+    """``a op b`` for == != in < <= > >= (an ordering with null is false)."""
+    if op == "==":
+        return a == b
+    if op == "!=":
+        return a != b
+    if op == "in":
+        return a in (b if isinstance(b, (list, tuple, str)) else [b])
+    if a is None or b is None:
+        return False
+    try:
+        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+    except TypeError:
+        raise ExprError(f"cannot compare {a!r} {op} {b!r}") from None
+
+
+def call(name: str, fn: Callable[..., Any], args: list[Any]) -> Any:
+    """One of :data:`FUNCTIONS` applied to evaluated arguments; any fault is the expression's error."""
+    try:
+        result = fn(*args)
+    except ExprError:
+        raise
+    except Exception as exc:  # any fault inside a function is the expression's error
+        raise ExprError(f"{name}(): {exc}") from None
+    if isinstance(result, float) and not math.isfinite(result):
+        raise ExprError(f"{name}(): result out of range")
+    return result
 
 
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "/": 6, "neg": 7}

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, deque
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from . import expr, matcher
 from .. import limits
 from .durable_host import CompiledRuleset, EngineFault
+from .expr_compile import compile_node
 from ..errors import EngineError, RuleError
 from .rules import RuleSet, definition, fact_key
 
@@ -22,33 +22,72 @@ log = logging.getLogger("gpukb.rules")
 DEFAULT_BUDGET = 50_000
 
 
-@dataclass(frozen=True)
 class Firing:
-    """One rule firing: the rule, the premise facts (in pattern order) and the fact it derived."""
+    """One rule firing: the rule, the premise facts (in pattern order) and the fact it derived.
 
-    rule: str                       # rule id@version
-    premises: tuple[str, ...]       # fact keys
-    derived: str                    # fact key
-    values: tuple[tuple[str, Any], ...] = ()   # the inputs its expressions read, e.g. ("s.params", 1.3e10)
+    ``values`` are the inputs its expressions read, e.g. ``(("s.params", 1.3e10),)``. The reasoner
+    gives the match instead (``pending``: the bound facts and the names its derivation reads) and they
+    are read when first asked for: only an explained conclusion's firings ever are, and facts are never
+    changed once asserted, so the values are the same whenever they are read.
+    """
+
+    __slots__ = ("rule", "premises", "derived", "_values", "_pending")
+
+    def __init__(self, rule: str, premises: tuple[str, ...], derived: str,
+                 values: tuple[tuple[str, Any], ...] = (),
+                 pending: tuple[dict[str, dict[str, Any]], list[tuple[str, ...]]] | None = None):
+        self.rule = rule                # rule id@version
+        self.premises = premises        # fact keys
+        self.derived = derived          # fact key
+        self._values = None if pending is not None else values
+        self._pending = pending
+
+    @property
+    def values(self) -> tuple[tuple[str, Any], ...]:
+        if self._values is None:
+            env, reads = self._pending
+            self._values = tuple(sorted((".".join(n), _json_safe(expr.evaluate(("name", n), env))) for n in reads))
+            self._pending = None
+        return self._values
+
+    def __reduce__(self) -> tuple:       # pickled (to a worker process, a cache) with its values read
+        return (Firing, (self.rule, self.premises, self.derived, self.values))
+
+    def _key(self) -> tuple:
+        return (self.rule, self.premises, self.derived, self.values)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Firing) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Firing(rule={self.rule!r}, premises={self.premises!r}, derived={self.derived!r}, values={self.values!r})"
 
     def as_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "premises": list(self.premises), "derived": self.derived,
                 "values": {k: v for k, v in self.values}}
 
 
-@dataclass
 class Derivation:
-    """The result of one run: every fact (given and derived) and every firing."""
+    """The result of one run: every fact (given and derived) and every firing; ``supports`` (derived
+    fact key → the firings that derived it) is indexed when first read."""
 
-    facts: dict[str, dict[str, Any]]
-    firings: list[Firing]
-    given: set[str]
-    supports: dict[str, list[Firing]] = field(default_factory=dict)
+    def __init__(self, facts: dict[str, dict[str, Any]], firings: list[Firing], given: set[str],
+                 supports: dict[str, list[Firing]] | None = None):
+        self.facts = facts
+        self.firings = firings
+        self.given = given
+        self._supports = supports or None
 
-    def __post_init__(self):
-        if not self.supports:
+    @property
+    def supports(self) -> dict[str, list[Firing]]:
+        if self._supports is None:
+            self._supports = {}
             for f in self.firings:
-                self.supports.setdefault(f.derived, []).append(f)
+                self._supports.setdefault(f.derived, []).append(f)
+        return self._supports
 
     def derived(self, ftype: str | None = None) -> list[dict[str, Any]]:
         return [f for k, f in self.facts.items() if k not in self.given and (ftype is None or f["t"] == ftype)]
@@ -65,21 +104,33 @@ class Reasoner:
         self.budget = budget
         self.compiled = CompiledRuleset(definition(ruleset))
         self._by_name = {f"r{i}": r for i, r in enumerate(ruleset.rules)}
-        self._by_type: dict[str, list[dict[str, Any]]] = {}
         self._defaults = matcher.defaults_of(ruleset.types)
         # the names each rule's derivation reads, recorded with every firing (computed once per rule)
         self._reads = {r.key: [n for node in r.derive.values() for n in expr.names(node)] for r in ruleset.rules}
+        # what the firing loop needs of each durable rule, read once: the rule, its key, the bindings of
+        # its premises, whether gpukb must check conditions or a guard (matcher.holds) or absent patterns
+        # (its guard and conditions, and its derived values, as closures: expr_compile)
+        self._plan = {name: (r, r.key, tuple(p.bind for p in r.patterns if not p.absent), _checker(r, self._defaults),
+                             any(p.absent for p in r.patterns),
+                             tuple((field, compile_node(node)) for field, node in r.derive.items()), self._reads[r.key])
+                      for name, r in self._by_name.items()}
 
     def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None,
             progress: Callable[[str, int, int | None], None] | None = None) -> Derivation:
         """Assert ``facts`` (each with ``t`` and a unique ``fk``) in a fresh session and chain to a fixpoint.
         ``progress(phase, done, total)`` hears how far the run is (for a progress bar on long runs)."""
-        limits.check()           # a request that ran out of time starts no new derivation
-        facts = list(facts)
-        # the budget scales with the input, so a large KB is not mistaken for a runaway rule
-        budget = max(self.budget, 100 * len(facts)) if budget is None else budget
+        with self.staged() as run:
+            return run.add(facts, budget, progress, snapshot=False)
+
+    def staged(self) -> "StagedRun":
+        """A session that facts are added to in stages, each chained to a fixpoint (close it, or use
+        ``with``): a question's scenario, then its variants, reuse the reference facts asserted once."""
+        return StagedRun(self)
+
+    def _guarded(self, fn: Callable[[], Derivation]) -> Derivation:
+        """``fn()`` with durable_rules' failures turned into EngineError naming the rule."""
         try:
-            return self._run(facts, budget, progress)
+            return fn()
         except EngineFault as exc:
             rule = self._by_name.get(exc.rule or "")
             where = f" in rule {rule.key} ({rule.file}:{rule.line})" if rule is not None else ""
@@ -90,38 +141,11 @@ class Reasoner:
                 raise
             raise EngineError(f"the rule engine failed: {exc}") from None
 
-    def _run(self, facts: list[dict[str, Any]], budget: int,
-             report: Callable[[str, int, int | None], None] | None = None) -> Derivation:
-        known: dict[str, dict[str, Any]] = {}
-        firings: list[Firing] = []
-        counts: Counter[str] = Counter()
-        seen_matches: set[tuple[str, tuple[str, ...]]] = set()
-        work: deque = deque()
-        given: set[str] = set()
-        with self.compiled.session() as session:
-            # all given facts first, so an absent pattern over them sees every one of them
-            for i, f in enumerate(facts):
-                if report is not None and i % 500 == 0:
-                    report("asserting facts", i, len(facts))
-                fk = f["fk"]
-                if fk in known:
-                    continue
-                known[fk] = f
-                given.add(fk)
-                session.assert_fact(f)
-                work.extend(session.drain())
-            self._by_type = {}
-            for f in known.values():
-                self._by_type.setdefault(f["t"], []).append(f)
-            if report is not None:
-                report("asserting facts", len(facts), len(facts))
-            self._settle(session, work, known, firings, counts, seen_matches, budget, report)
-            session.check()
-        return Derivation(known, firings, given)
-
-    def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, report=None) -> None:
+    def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, by_type, report=None) -> None:
         steps = 0
         total = sum(counts.values())
+        plan, defaults = self._plan, self._defaults
+        debug = log.isEnabledFor(logging.DEBUG)
         while work:
             steps += 1
             if steps % 256 == 0:       # a request's or a smoke derivation's time limit (engine.limits)
@@ -129,41 +153,135 @@ class Reasoner:
                 if report is not None:
                     report("rule firings", sum(counts.values()), None)
             rname, bindings = work.popleft()
-            rule = self._by_name[rname]
+            rule, key, binds, check, absent, derive, reads = plan[rname]
             try:
                 env = {b[2:]: known[m["fk"]] for b, m in bindings.items()}
             except KeyError as exc:
-                raise RuleError(f"rule {rule.key}: matched an unknown fact {exc}") from None
-            premises = tuple(env[p.bind]["fk"] for p in rule.patterns if not p.absent)
-            sig = (rule.key, premises)
+                raise RuleError(f"rule {key}: matched an unknown fact {exc}") from None
+            premises = tuple([env[b]["fk"] for b in binds])
+            sig = (key, premises)
             if sig in seen_matches:
                 continue
             seen_matches.add(sig)
-            if not matcher.holds(rule, env, self._defaults) or matcher.blocked(rule, env, self._by_type, self._defaults):
+            if (check is not None and not check(env)) or (absent and matcher.blocked(rule, env, by_type, defaults)):
                 continue
             try:
-                values = {name: expr.evaluate(node, env) for name, node in rule.derive.items()}
+                values = {name: fn(env) for name, fn in derive}
             except expr.ExprError as exc:
-                raise RuleError(f"rule {rule.key} ({rule.file}:{rule.line}) failed on {', '.join(premises)}: {exc}") from None
-            counts[rule.key] += 1
+                raise RuleError(f"rule {key} ({rule.file}:{rule.line}) failed on {', '.join(premises)}: {exc}") from None
+            counts[key] += 1
             total += 1
             if total > budget:
                 top, n = counts.most_common(1)[0]
                 raise RuleError(f"firing budget of {budget} exhausted: rule {top} fired {n} times "
-                                f"(last: {rule.key} at {rule.file}:{rule.line}); is it deriving new facts forever?")
+                                f"(last: {key} at {rule.file}:{rule.line}); is it deriving new facts forever?")
             fk = fact_key(rule.derive_type, values)
-            used = tuple(sorted((".".join(n), _json_safe(expr.evaluate(("name", n), env)))
-                                for n in self._reads[rule.key]))
-            firing = Firing(rule.key, premises, fk, used)
-            firings.append(firing)
-            log.debug("fire %s on %s -> %s", rule.key, ",".join(premises), fk)
+            firings.append(Firing(key, premises, fk, pending=(env, reads)))
+            if debug:
+                log.debug("fire %s on %s -> %s", key, ",".join(premises), fk)
             if fk in known:
                 continue
             fact = {"t": rule.derive_type, "fk": fk, **values}
             known[fk] = fact
-            self._by_type.setdefault(fact["t"], []).append(fact)
+            by_type.setdefault(fact["t"], []).append(fact)
             session.assert_fact(fact)
             work.extend(session.drain())
+
+
+def _checker(rule: Any, defaults: dict[str, dict[str, None]]) -> Callable[[dict], bool] | None:
+    """``matcher.holds`` for one rule with its conditions compiled (None when there is nothing to check):
+    the conditions durable_rules could not compile, in each pattern's scope, then the guard; an
+    evaluation error counts as false."""
+    pats = [(p.bind, defaults.get(p.type, {}), [compile_node(c.node) for c in p.conditions if c.durable is None])
+            for p in rule.patterns if not p.absent]
+    pats = [x for x in pats if x[2]]
+    guard = [compile_node(c.node) for c in rule.guard]
+    if not pats and not guard:
+        return None
+
+    def check(env: dict) -> bool:
+        try:
+            for bind, nulls, conds in pats:
+                local = {**nulls, **env[bind], **env}
+                for c in conds:
+                    if not c(local):
+                        return False
+            for c in guard:
+                if not c(env):
+                    return False
+        except expr.ExprError:
+            return False
+        return True
+    return check
+
+
+class StagedRun:
+    """One durable_rules session of a :class:`Reasoner` that facts are added to in stages.
+
+    Each :meth:`add` asserts the new facts (given facts first, so an absent pattern over them sees every
+    one), chains to a fixpoint and returns the derivation so far. The host's lock is held only during an
+    :meth:`add`, so a caller may do other work (and other sessions may run) between stages.
+    """
+
+    def __init__(self, reasoner: Reasoner):
+        self.reasoner = reasoner
+        self.session = reasoner.compiled.session()
+        self.known: dict[str, dict[str, Any]] = {}
+        self.firings: list[Firing] = []
+        self.given: set[str] = set()
+        self.counts: Counter[str] = Counter()
+        self.seen_matches: set[tuple[str, tuple[str, ...]]] = set()
+        self.by_type: dict[str, list[dict[str, Any]]] = {}
+
+    def __enter__(self) -> "StagedRun":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if not self.session.closed:
+            self.session.delete()
+
+    def add(self, facts: Iterable[dict[str, Any]], budget: int | None = None,
+            progress: Callable[[str, int, int | None], None] | None = None, snapshot: bool = True) -> Derivation:
+        """Assert ``facts`` not asserted before and chain to a fixpoint; the derivation of every stage so
+        far (a copy with ``snapshot``, so a later stage does not change what an earlier one returned)."""
+        limits.check()           # a request that ran out of time starts no new derivation
+        facts = list(facts)
+        # the budget scales with the input, so a large KB is not mistaken for a runaway rule
+        if budget is None:
+            budget = max(self.reasoner.budget, 100 * (len(self.given) + len(facts)))
+        d = self.reasoner._guarded(lambda: self._add(facts, budget, progress))
+        if snapshot:
+            return Derivation(dict(d.facts), list(d.firings), set(d.given))
+        return d
+
+    def _add(self, facts: list[dict[str, Any]], budget: int,
+             report: Callable[[str, int, int | None], None] | None) -> Derivation:
+        known, session = self.known, self.session
+        work: deque = deque()
+        session.resume()
+        try:
+            for i, f in enumerate(facts):
+                if report is not None and i % 500 == 0:
+                    report("asserting facts", i, len(facts))
+                fk = f["fk"]
+                if fk in known:
+                    continue
+                known[fk] = f
+                self.given.add(fk)
+                self.by_type.setdefault(f["t"], []).append(f)
+                session.assert_fact(f)
+                work.extend(session.drain())
+            if report is not None:
+                report("asserting facts", len(facts), len(facts))
+            self.reasoner._settle(session, work, known, self.firings, self.counts, self.seen_matches, budget,
+                                  self.by_type, report)
+            session.check()
+        finally:
+            session.pause()
+        return Derivation(known, self.firings, self.given)
 
 
 def _busiest(counts: Counter) -> str:

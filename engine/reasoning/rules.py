@@ -423,7 +423,11 @@ def definition(ruleset: RuleSet) -> dict[str, dict]:
     return out
 
 
+#: json.dumps(x, sort_keys=True, ensure_ascii=False, default=str) without building an encoder per call
+_KEY_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode
+
+
 def fact_key(ftype: str, values: dict[str, Any]) -> str:
     """Deterministic id of a derived fact: its type and a hash of its field values."""
-    blob = json.dumps([ftype, values], sort_keys=True, ensure_ascii=False, default=str)
+    blob = _KEY_ENCODE([ftype, values])
     return f"D-{ftype}-{hashlib.sha1(blob.encode('utf-8')).hexdigest()[:10]}"
