@@ -1,0 +1,42 @@
+"""Why (or why not) a conclusion holds: GET /v1/conclusions/<id>/explain as JSON or W3C PROV-JSON."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .audit import Finding
+from .base import OMIT, Model, spec
+from .sizing import Contradiction, ProofNode, Scenario, SourceRef
+
+
+@dataclass(kw_only=True)
+class Explanation(Model):
+    """A why / why-not proof tree down to quoted sources, for a sizing conclusion (Q-...), an audit
+    finding (A-...) or a fact."""
+
+    conclusion_id: str
+    kind: Literal["sizing", "finding", "fact"]
+    kb_version: str
+    tree: ProofNode
+    holds: bool = OMIT
+    why_not: dict[str, Any] | None = OMIT
+    summary: dict[str, Any] | str | None = OMIT
+    conclusion: dict[str, Any] = OMIT
+    scenario: Scenario = OMIT
+    finding: Finding = OMIT
+    sources: list[SourceRef] = OMIT
+    contradictions: list[Contradiction] = OMIT
+
+
+@dataclass(kw_only=True)
+class ProvDocument(Model):
+    """W3C PROV-JSON."""
+
+    OPEN = True
+    prefix: dict[str, Any]
+    entity: dict[str, Any]
+    activity: dict[str, Any] = OMIT
+    agent: dict[str, Any] = OMIT
+    wasDerivedFrom: dict[str, Any] = OMIT
+    wasGeneratedBy: dict[str, Any] = OMIT
+    used: dict[str, Any] = OMIT
