@@ -78,7 +78,7 @@ class ComparisonAnswer(Asked):
 
     kind: Literal["comparison"]
     options: list[Candidate]
-    answer: str
+    answer: str = spec()     # required here (optional in Asked)
     compared: Literal["gpu", "instance", "family"] = OMIT
     best: str | None = OMIT
     deciding: Label = OMIT
@@ -91,7 +91,7 @@ class InstanceChoiceAnswer(Asked):
 
     kind: Literal["instance_choice"]
     tried: list[Candidate]
-    answer: str
+    answer: str = spec()     # required here (optional in Asked)
     family: str | None = OMIT
     choice: str | None = OMIT
     text: Label = OMIT
@@ -104,7 +104,7 @@ class InverseAnswer(Asked):
 
     kind: Literal["inverse"]
     target: Literal["params", "batch", "seq_len"]
-    answer: str
+    answer: str = spec()     # required here (optional in Asked)
     largest: float | None = OMIT
     fits: Candidate = OMIT
     first_not_fitting: Candidate | None = OMIT

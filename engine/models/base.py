@@ -89,9 +89,9 @@ class Model:
     @classmethod
     def build(cls: type[T], data: Any) -> T:
         """The model of ``data`` (a JSON object), its nested models built too; ModelError if it does not fit."""
-        if isinstance(data, cls):
-            return data
-        if not isinstance(data, Mapping):
+        if type(data) is not dict and not isinstance(data, Mapping):
+            if isinstance(data, cls):
+                return data
             raise ModelError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
         known = _fields(cls)
         kwargs: dict[str, Any] = {}
@@ -112,8 +112,8 @@ class Model:
         if missing:
             raise ModelError(f"{cls.__name__}: missing field(s) {', '.join(missing)}")
         obj = cls(**kwargs)
-        object.__setattr__(obj, "__extra__", extra)
-        object.__setattr__(obj, "__order__", tuple(data.keys()))
+        obj.__dict__["__extra__"] = extra
+        obj.__dict__["__order__"] = tuple(data)
         return obj
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -127,28 +127,36 @@ class Model:
 
     @property
     def extra(self) -> dict[str, Any]:
-        return getattr(self, "__extra__", {})
+        """The keys an OPEN model keeps without declaring them."""
+        return self.__dict__.get("__extra__") or {}
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of this answer, keys in the order they were given."""
         out: dict[str, Any] = {}
         known = _fields(type(self))
-        names = list(getattr(self, "__order__", ())) + list(known)
-        extra = self.extra
-        for name in names:
-            if name in out:
-                continue
+        extra = self.__dict__.get("__extra__") or {}
+        for name in self.__dict__.get("__order__", ()):
             if name in extra:
                 out[name] = extra[name]
-                continue
-            value = getattr(self, known[name][0], OMIT) if name in known else OMIT
-            if value is not OMIT:
-                out[name] = to_json(value)
+            else:
+                value = getattr(self, known[name][0])
+                if value is not OMIT:
+                    out[name] = to_json(value)
+        for name, (attr, _) in known.items():
+            if name not in out:
+                value = getattr(self, attr)
+                if value is not OMIT:
+                    out[name] = to_json(value)
         return out
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 def to_json(value: Any) -> Any:
     """A model, enum, list or dict of them as plain JSON values."""
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, Model):
         return value.to_json()
     if isinstance(value, enum.Enum):
@@ -249,14 +257,11 @@ def converter(tp: Any) -> Callable[[Any], Any]:
 
 def _primitive(tp: type) -> Callable[[Any], Any]:
     names = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", type(None): "null"}
+    accepted = {str: (str,), int: (int,), float: (int, float), bool: (bool,), type(None): (type(None),)}[tp]
 
     def check(v: Any) -> Any:
-        ok = (v is None if tp is type(None)
-              else isinstance(v, bool) if tp is bool
-              else (isinstance(v, (int, float)) and not isinstance(v, bool)) if tp is float
-              else (isinstance(v, int) and not isinstance(v, bool)) if tp is int
-              else isinstance(v, tp))
-        if not ok:
-            raise ModelError(f"expected {names[tp]}, got {_describe(v)}")
-        return v
+        t = type(v)
+        if t in accepted or (t is not bool and isinstance(v, accepted) and not isinstance(v, bool)):
+            return v
+        raise ModelError(f"expected {names[tp]}, got {_describe(v)}")
     return check

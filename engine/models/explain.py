@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .audit import Finding
+from .knowledge import ClaimAudit
 from .base import OMIT, Model, spec
 from .sizing import Contradiction, ProofNode, Scenario, SourceRef
 
@@ -26,6 +27,8 @@ class Explanation(Model):
     finding: Finding = OMIT
     sources: list[SourceRef] = OMIT
     contradictions: list[Contradiction] = OMIT
+    status: ClaimAudit | None = spec(OMIT, "a claim's audit status (kind fact)")
+    findings: list[Finding] = spec(OMIT, "a claim's findings (kind fact)")
 
 
 @dataclass(kw_only=True)

@@ -74,10 +74,13 @@ class _Builder:
             if self.strict and not cls.OPEN:
                 doc["additionalProperties"] = False
             doc["properties"] = props
-            extra = cls.SCHEMA
-            if extra:
-                doc["required"] = [*doc.get("required", []), *extra.get("required", [])]
-                doc["properties"] = {**props, **extra.get("properties", {})}
+            for key, value in cls.SCHEMA.items():
+                if key == "required":
+                    doc["required"] = [*doc.get("required", []), *value]
+                elif key == "properties":
+                    doc["properties"] = {**props, **value}
+                else:
+                    doc[key] = value
             self.out[name] = doc
         return self.ref(name)
 
@@ -122,7 +125,10 @@ class _Builder:
             return {"type": _PRIMITIVE[tp]}
         if origin is Literal:
             values = list(typing.get_args(tp))
-            return {"const": values[0]} if len(values) == 1 else {"enum": values}
+            if len(values) == 1:
+                return {"const": values[0]}
+            kinds = {_PRIMITIVE[type(v)] for v in values}
+            return {**({"type": kinds.pop()} if len(kinds) == 1 else {}), "enum": values}
         if origin in (list, tuple):
             return {"type": "array", "items": self.type(typing.get_args(tp)[0])}
         if origin is dict:

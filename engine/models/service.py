@@ -22,6 +22,8 @@ class Issue(Model):
 class Error(Model):
     """Every failure: 400 bad input (errors say what and what is allowed), 404 unknown id, ..."""
 
+    SCHEMA = {"additionalProperties": False}     # the one error shape: nothing else, ever
+
     ok: Literal[False]
     status: int = spec(description=None, minimum=400, maximum=599)
     error: str = spec()
@@ -33,8 +35,8 @@ class Reload(Model):
     """Which KB generation is served and when it was loaded, and the last KB change the server refused."""
 
     loaded_at: str = OMIT
-    last_error: str = OMIT
-    last_error_at: str = OMIT
+    last_error: str | None = OMIT
+    last_error_at: str | None = OMIT
     generation: int = spec(OMIT, minimum=0)
 
 

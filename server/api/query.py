@@ -6,7 +6,7 @@ from flask import Blueprint
 
 import json
 
-from . import cached_json, read_args, read_json_object
+from . import cached_json, read_args, read_json_object, shaped
 from ..state import get_kb
 
 bp = Blueprint("query", __name__)
@@ -18,7 +18,7 @@ def query():
     body = read_json_object()
     kb = get_kb()
     key = ("query", id(kb), json.dumps(body, sort_keys=True, default=str))
-    return cached_json(key, lambda: kb.query(body))
+    return cached_json(key, lambda: shaped("query", kb.query(body)))
 
 
 @bp.post("/v1/solve")
@@ -28,4 +28,4 @@ def solve():
     target = body.pop("target", None)
     kb = get_kb()
     key = ("solve", id(kb), json.dumps({**body, "target": target}, sort_keys=True, default=str))
-    return cached_json(key, lambda: kb.solve(body, str(target) if target is not None else "", body.pop("lang", None) or "en"))
+    return cached_json(key, lambda: shaped("solve", kb.solve(body, str(target) if target is not None else "", body.pop("lang", None) or "en")))
