@@ -8,7 +8,7 @@ from typing import Any, Literal
 from .base import OMIT, Model, spec
 from .schema import Variants
 from .sizing import Asked, Contradiction, SizingAnswer, Summary
-from .vocab import Label, Span, Verdict
+from .vocab import Label, SolveTarget, Span, Verdict
 
 
 @dataclass(kw_only=True)
@@ -103,7 +103,7 @@ class InverseAnswer(Asked):
     """The largest batch, sequence length or model that fits, and the first value that does not."""
 
     kind: Literal["inverse"]
-    target: Literal["params", "batch", "seq_len"]
+    target: SolveTarget
     answer: str = spec()     # required here (optional in Asked)
     largest: float | None = OMIT
     fits: Candidate = OMIT

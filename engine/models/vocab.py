@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from .. import terms
+from ..answers.ask_choice import INVERSE_RANGES
 from ..answers.scenario import OFFLOADS
 from ..kb.store import MODALITIES
 from .base import OMIT, Model, Named, str_enum
@@ -21,6 +22,8 @@ FindingKind = str_enum("FindingKind", terms.FINDING_KINDS, "The audit's nine kin
                        "first); a claim's status is one of them.")
 UnverifiableReason = str_enum("UnverifiableReason", terms.UNVERIFIABLE_REASONS, "Why a claim is unverifiable.")
 Verdict = str_enum("Verdict", terms.LABELS["verdict"], "Whether the scenario fits the GPU memory.")
+SolveTarget = str_enum("SolveTarget", INVERSE_RANGES, "What an inverse question or POST /v1/solve looks "
+                       "for: the largest model, batch or sequence length that fits.")
 Modality = str_enum("Modality", MODALITIES, "What kind of statement a claim is.")
 
 #: ``[start, end)`` in Unicode code points of the text quoted.
