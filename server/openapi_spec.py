@@ -70,8 +70,9 @@ def text() -> str:
     return json.dumps(generate(), indent=2, ensure_ascii=False) + "\n"
 
 
-def write(path: Path = GENERATED) -> bool:
-    """Regenerate ``server/openapi.json``; True when it changed."""
+def write(path: Path | None = None) -> bool:
+    """Regenerate ``server/openapi.json`` (or ``path``); True when it changed."""
+    path = path or GENERATED
     new = text()
     old = path.read_text(encoding="utf-8") if path.exists() else None
     if new != old:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from .base import OMIT, Model, spec
 from .schema import Variants
-from .sizing import Asked, Contradiction, SizingAnswer, Summary
+from .sizing import Asked, Assumed, Contradiction, SizingAnswer, Summary
 from .vocab import Label, SolveTarget, Span, Verdict
 
 
@@ -35,8 +35,6 @@ class Support(Model):
     source: str = OMIT
     quote: str = OMIT
     span: Span = OMIT
-    version: int = OMIT
-    gloss_en: str | None = OMIT
     status: str = OMIT
     value: Any = OMIT
 
@@ -80,6 +78,7 @@ class ComparisonAnswer(Asked):
     options: list[Candidate]
     answer: str = spec()     # required here (optional in Asked)
     compared: Literal["gpu", "instance", "family"] = OMIT
+    assumed: list[Assumed] = OMIT
     best: str | None = OMIT
     deciding: Label = OMIT
     kb_version: str = OMIT
@@ -109,6 +108,7 @@ class InverseAnswer(Asked):
     fits: Candidate = OMIT
     first_not_fitting: Candidate | None = OMIT
     checked: list[Candidate] = OMIT
+    assumed: list[Assumed] = OMIT
     text: Label = OMIT
     kb_version: str = OMIT
 

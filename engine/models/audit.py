@@ -59,7 +59,6 @@ class ClaimStatus(Model):
     rank: int = OMIT
     premises: list[Premise] = OMIT
     reason: StatusReason = OMIT
-    resolution: str = OMIT
 
 
 @dataclass(kw_only=True)

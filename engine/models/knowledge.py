@@ -30,7 +30,7 @@ class ClaimAudit(Model):
     rank: int = OMIT
     premises: list[Premise] = OMIT
     reason: StatusReason = OMIT
-    resolution: str = OMIT
+    resolution: str | None = spec(OMIT, "the finding kind the resolution policy chose")
 
 
 @dataclass(kw_only=True)

@@ -52,7 +52,6 @@ class Memory(Model):
     per_gpu_model_states: float | None
     per_gpu_total: float
     kv_cache: float | None = OMIT
-    adapters: float | None = OMIT
 
 
 @dataclass(kw_only=True)
@@ -259,7 +258,6 @@ class Asked(Model):
     lang: str = OMIT
     parsed: dict[str, Any] = OMIT
     answer: str = OMIT
-    assumed: list[Assumed] = OMIT
 
 
 @dataclass(kw_only=True)
@@ -292,3 +290,5 @@ class SizingAnswer(Asked):
     offload: OffloadCost = OMIT
     negated: bool = OMIT
     alternatives: list[Alternative] = spec(OMIT, "other readings of an ambiguous question, each sized")
+    assumed: list[Assumed] = spec(OMIT, "what the parser assumed (a generic GPU name taken as its smaller card) "
+                                  "and the alternatives")
