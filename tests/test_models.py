@@ -165,9 +165,9 @@ def test_enums_are_the_vocabulary():
     assert values(models.Lang) == list(terms.LANGS)
     assert values(models.Verdict) == list(terms.LABELS["verdict"])
     assert values(models.Modality) == list(MODALITIES)
-    assert values(models.Offload) == list(scenario.OFFLOADS)
+    assert values(models.Offload) == list(terms.OFFLOADS) == list(scenario.OFFLOADS)
     from gpukb.engine.models.vocab import SolveTarget, UnverifiableReason
-    assert values(SolveTarget) == list(ask_choice.INVERSE_RANGES)
+    assert values(SolveTarget) == list(terms.SOLVE_TARGETS) == list(ask_choice.INVERSE_RANGES)
     assert values(UnverifiableReason) == list(terms.UNVERIFIABLE_REASONS)
 
 

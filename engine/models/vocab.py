@@ -1,5 +1,5 @@
 """The enums and small shared types of the answer models. Every enum's members are read from gpukb's
-one closed vocabulary (:mod:`gpukb.engine.terms`, the store's modalities, the scenario's offload modes),
+one closed vocabulary (:mod:`gpukb.engine.terms` and the store's modalities),
 so the models, the OpenAPI document and the CLI's choices cannot drift from what the engine uses."""
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from .. import terms
-from ..answers.ask_choice import INVERSE_RANGES
-from ..answers.scenario import OFFLOADS
 from ..kb.store import MODALITIES
 from .base import OMIT, Model, Named, str_enum
 
@@ -16,13 +14,13 @@ Lang = str_enum("Lang", terms.LANGS, "A language of summaries and labels.")
 Method = str_enum("Method", terms.METHODS, "A training or serving method.")
 Precision = str_enum("Precision", terms.PRECISIONS, "A number format of weights or compute.")
 Optimizer = str_enum("Optimizer", terms.OPTIMIZERS, "An optimizer.")
-Offload = str_enum("Offload", OFFLOADS, "CPU offload of full training: none, ZeRO-Offload of the optimizer "
+Offload = str_enum("Offload", terms.OFFLOADS, "CPU offload of full training: none, ZeRO-Offload of the optimizer "
                    "states and gradients, or of the parameters too.")
 FindingKind = str_enum("FindingKind", terms.FINDING_KINDS, "The audit's nine kinds of finding (most severe "
                        "first); a claim's status is one of them.")
 UnverifiableReason = str_enum("UnverifiableReason", terms.UNVERIFIABLE_REASONS, "Why a claim is unverifiable.")
 Verdict = str_enum("Verdict", terms.LABELS["verdict"], "Whether the scenario fits the GPU memory.")
-SolveTarget = str_enum("SolveTarget", INVERSE_RANGES, "What an inverse question or POST /v1/solve looks "
+SolveTarget = str_enum("SolveTarget", terms.SOLVE_TARGETS, "What an inverse question or POST /v1/solve looks "
                        "for: the largest model, batch or sequence length that fits.")
 Modality = str_enum("Modality", MODALITIES, "What kind of statement a claim is.")
 
