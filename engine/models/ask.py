@@ -8,7 +8,7 @@ from typing import Any, Literal
 from .base import OMIT, Model, spec
 from .schema import Variants
 from .sizing import Asked, Assumed, Contradiction, SizingAnswer, Summary
-from .vocab import Label, SolveTarget, Span, Verdict
+from .vocab import FindingKind, Label, SolveTarget, Span, Verdict
 
 
 @dataclass(kw_only=True)
@@ -35,7 +35,7 @@ class Support(Model):
     source: str = OMIT
     quote: str = OMIT
     span: Span = OMIT
-    status: str = OMIT
+    status: FindingKind = OMIT
     value: Any = OMIT
 
 

@@ -17,7 +17,7 @@ class Premise(Model):
     id: str
     how: str = OMIT
     quote: str = OMIT
-    status: str = OMIT
+    status: FindingKind = OMIT
 
 
 @dataclass(kw_only=True)

@@ -7,7 +7,16 @@ from typing import Any, Literal
 from .audit import Finding
 from .knowledge import ClaimAudit
 from .base import OMIT, Model, spec
-from .sizing import Contradiction, ProofNode, Scenario, SourceRef
+from .sizing import Contradiction, ProofNode, Scenario, SourceRef, Summary, WhyNot
+from .vocab import Label, Verdict
+
+
+@dataclass(kw_only=True)
+class Conclusion(Model):
+    """A sizing conclusion: its verdict and its label."""
+
+    verdict: Verdict
+    label: Label = OMIT
 
 
 @dataclass(kw_only=True)
@@ -20,9 +29,9 @@ class Explanation(Model):
     kb_version: str
     tree: ProofNode
     holds: bool = OMIT
-    why_not: dict[str, Any] | None = OMIT
-    summary: dict[str, Any] | str | None = OMIT
-    conclusion: dict[str, Any] = OMIT
+    why_not: WhyNot | None = OMIT
+    summary: Summary | str | None = spec(OMIT, "a sizing conclusion's cited summary, a finding's explanation")
+    conclusion: Conclusion = OMIT
     scenario: Scenario = OMIT
     finding: Finding = OMIT
     sources: list[SourceRef] = OMIT

@@ -14,7 +14,7 @@ from .vocab import FindingKind, Modality, Span
 class Normalized(Model):
     """A quantity as an interval in the attribute's canonical unit."""
 
-    kind: str = OMIT
+    kind: Literal["number", "range", "bound"] = OMIT
     lo: float | None = OMIT
     hi: float | None = OMIT
     lo_strict: bool = OMIT

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .base import OMIT, Model, spec
-from .vocab import Bilingual, Label, Method, Offload, Optimizer, Precision, Span, Verdict
+from .vocab import FindingKind, Label, Method, Offload, Optimizer, Precision, Span, Verdict
 
 GB = "GB"
 
@@ -181,7 +181,7 @@ class Contradiction(Model):
 
     claim: QuotedClaim = OMIT
     relates_to: str = OMIT
-    status: str = OMIT
+    status: FindingKind = OMIT
     findings: list[Any] = OMIT
     id: str = OMIT
     source: str = OMIT
@@ -231,12 +231,24 @@ class Proof(Model):
 
 
 @dataclass(kw_only=True)
+class WhyNot(Model):
+    """Why a scenario does not fit: the candidate rules, the first condition of each that failed with the
+    actual values, and the smallest changes that would make it hold."""
+
+    OPEN = True
+    question: str = OMIT
+    candidates: list[dict[str, Any]] = OMIT
+    smallest_changes: list[dict[str, Any]] = OMIT
+    max_params_that_fit: float | None = OMIT
+
+
+@dataclass(kw_only=True)
 class Alternative(Model):
     """Another reading of an ambiguous question, sized."""
 
     field: str = OMIT
     value: Any = OMIT
-    verdict: str = OMIT
+    verdict: Verdict = OMIT
     conclusion_id: str = OMIT
 
 
@@ -284,7 +296,7 @@ class SizingAnswer(Asked):
     communication: list[Communication] = OMIT
     compute: Compute | None = OMIT
     precision: list[PrecisionAdvice] = OMIT
-    why_not: dict[str, Any] = OMIT
+    why_not: WhyNot = OMIT
     band: Band = spec(OMIT, "the error band from published measurements of this method")
     borderline: bool = spec(OMIT, "the usable memory lies inside the error band")
     offload: OffloadCost = OMIT
