@@ -26,7 +26,7 @@ DURABLE_PATCH := patches/durable-rules-2.0.28.patch
 FAST_TESTS := tests/test_durable_bugs.py tests/test_durable_host.py tests/test_reasoner.py tests/test_rules.py \
               tests/test_sizing.py tests/test_audit.py tests/test_api.py tests/test_determinism.py
 
-.PHONY: run test test-fast bench venv screenshots clean
+.PHONY: run test test-fast bench venv screenshots openapi clean
 
 $(STAMP): pyproject.toml $(DURABLE_PATCH) scripts/build_durable.py
 	@echo "gpukb: installing into $(VENV) with $(PY) (Python $(PYVER))"
@@ -55,6 +55,10 @@ bench: $(STAMP)
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py
+
+# server/openapi.json, regenerated from the answer models (engine/models) and server/openapi_paths.json
+openapi: $(STAMP)
+	$(BIN)/gpukb openapi --write
 
 clean:
 	rm -rf .venv .venv-3.* .pytest_cache .hypothesis build *.egg-info

@@ -23,6 +23,10 @@ METHODS: tuple[str, ...] = ("full", "lora", "qlora", "pretrain", "inference")
 PRECISIONS: tuple[str, ...] = ("fp32", "fp16", "bf16", "mixed", "int8", "int4", "nf4")
 OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw8bit", "sgd")
 ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
+#: CPU offload of full training: none, ZeRO-Offload (optimizer states and gradients), or parameters too.
+OFFLOADS: tuple[str, ...] = ("none", "optimizer", "params")
+#: What an inverse question (``gpukb query --solve``, POST /v1/solve) looks for.
+SOLVE_TARGETS: tuple[str, ...] = ("params", "batch", "seq_len")
 
 #: The audit's nine kinds of finding, in the resolution policy's tie-break order (most severe first).
 FINDING_KINDS: tuple[str, ...] = ("misattributed", "incorrect", "inconsistent_with_derivation", "overstated",

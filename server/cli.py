@@ -23,7 +23,10 @@ import traceback
 from typing import Any, Callable, Sequence
 
 from gpukb.engine.errors import BadInput, GpukbError, Issue
-from gpukb.engine.terms import FINDING_KINDS, LANGS, METHODS, OPTIMIZERS, PRECISIONS
+from gpukb.engine import models
+from gpukb.engine.models import FindingKind, Lang, Method, Offload, Optimizer, Precision
+from gpukb.engine.models.vocab import SolveTarget
+from gpukb.engine.terms import ZERO_STAGES
 from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 from gpukb.engine.answers.audit_run import default_workers
 from gpukb.engine.answers.without import parse_sources
@@ -35,7 +38,15 @@ from .evals import evaluations
 from .progress import bar
 
 EXPLAIN_FORMATS = ("json", "text", "prov", "dot")
-KINDS = FINDING_KINDS
+
+
+def choices(enum: Any) -> list[str]:
+    """An option's choices: the values of a vocabulary enum of the answer models."""
+    return [m.value for m in enum]
+
+
+LANGS = choices(Lang)
+KINDS = choices(FindingKind)
 # query flags -> body keys (the POST /v1/query body uses the same names)
 QUERY_KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
               "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "offload", "kb_version")
@@ -176,25 +187,25 @@ def build_parser() -> argparse.ArgumentParser:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--model", metavar="NAME", help="a model name, e.g. llama-2-7b")
     what.add_argument("--params", metavar="N", help="parameter count, e.g. 13e9 or 13B")
-    p.add_argument("--method", choices=METHODS)
-    p.add_argument("--precision", choices=PRECISIONS)
-    p.add_argument("--optimizer", choices=OPTIMIZERS)
+    p.add_argument("--method", choices=choices(Method))
+    p.add_argument("--precision", choices=choices(Precision))
+    p.add_argument("--optimizer", choices=choices(Optimizer))
     hw = p.add_mutually_exclusive_group()
     hw.add_argument("--gpu", metavar="NAME", help="T4, A10, A100-40GB, A100-80GB, A800-80GB, V100-32GB, H100-80GB, L4 ...")
     hw.add_argument("--instance", metavar="TYPE", help="an instance type, e.g. GN7.2XLARGE32")
     hw.add_argument("--vram-gb", metavar="X", help="memory per GPU in GB")
     p.add_argument("--gpus", metavar="N", type=_int)
-    p.add_argument("--zero", type=int, choices=(0, 1, 2, 3), help="ZeRO stage")
+    p.add_argument("--zero", type=int, choices=ZERO_STAGES, help="ZeRO stage")
     p.add_argument("--seq-len", metavar="N", type=_int)
     p.add_argument("--batch", metavar="N", type=_int)
     p.add_argument("--lora-rank", metavar="N", type=_int)
     p.add_argument("--gradient-checkpointing", action="store_true")
     p.add_argument("--flash-attention", action="store_true")
-    p.add_argument("--offload", choices=("none", "optimizer", "params"),
+    p.add_argument("--offload", choices=choices(Offload),
                    help="CPU offload of full training: optimizer states and gradients (ZeRO-Offload) or parameters too")
     p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
     p.add_argument("--lang", choices=LANGS, default="en", help="language of the printed summary (default: en)")
-    p.add_argument("--solve", choices=("batch", "seq_len", "params"),
+    p.add_argument("--solve", choices=choices(SolveTarget),
                    help="instead of one verdict, the largest batch, sequence length or model that fits the rest")
     json_flag(p)
 
@@ -220,6 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", metavar="ADDR", type=_scheduler,
                    help="audit the blocks on a Dask cluster, e.g. tcp://host:8786 (needs gpukb[cluster])")
     json_flag(p)
+
+    p = command("openapi", "print the OpenAPI document generated from the answer models")
+    p.add_argument("--write", action="store_true", help="regenerate server/openapi.json instead of printing it")
+    p.add_argument("--check", action="store_true", help="exit 1 if server/openapi.json is not the generated document")
 
     p = command("versions", "list the KB releases, oldest first")
     json_flag(p)
@@ -386,10 +401,10 @@ def _query_body(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_query(args: argparse.Namespace) -> int:
     if args.solve:
-        answer = _engine(*_dirs(args), _pending(args)).solve(_query_body(args), args.solve, args.lang)
+        answer = models.build("solve", _engine(*_dirs(args), _pending(args)).solve(_query_body(args), args.solve, args.lang))
         print_json(answer) if args.json else print(render_choice(answer, args.lang))
         return 0
-    answer = _engine(*_dirs(args), _pending(args)).query(_query_body(args))
+    answer = models.build("query", _engine(*_dirs(args), _pending(args)).query(_query_body(args)))
     if args.json:
         print_json(answer)
     else:
@@ -399,7 +414,8 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     kb = _engine(*_dirs(args), _pending(args))
-    answer = _method(kb, "ask", "answering questions")(args.question, lang=args.lang, kb_version=args.kb_version)
+    answer = models.build("ask", _method(kb, "ask", "answering questions")(args.question, lang=args.lang,
+                                                                          kb_version=args.kb_version))
     if args.json:
         print_json(answer)
     else:
@@ -410,11 +426,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     kb = _engine(*_dirs(args), _pending(args))
     text = sys.stdin.read() if args.text == "-" else args.text
-    d = _method(kb, "check", "checking texts")(text, lang=args.lang, kb_version=args.kb_version)
+    d = models.build("check", _method(kb, "check", "checking texts")(text, lang=args.lang, kb_version=args.kb_version))
     if args.json:
         print_json(d)
     else:
-        print(render_check(d, args.lang or d.get("lang") or "en"))
+        print(render_check(d, args.lang or d.lang.value))
     return 0
 
 
@@ -442,12 +458,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if isinstance(result, str):
         sys.stdout.write(result if result.endswith("\n") else result + "\n")
     else:
-        print_json(result)
+        print_json(models.build("prov" if args.format == "prov" else "explain", result))
     return 0
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    d = _engine(*_dirs(args), _pending(args)).claims(source=args.source, kb_version=args.kb_version)
+    d = models.build("claims", _engine(*_dirs(args), _pending(args)).claims(source=args.source, kb_version=args.kb_version))
     if args.json:
         print_json(d)
     else:
@@ -456,7 +472,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
-    d = _engine(*_dirs(args), _pending(args)).sources()
+    d = models.build("sources", _engine(*_dirs(args), _pending(args)).sources())
     if args.json:
         print_json(d)
     else:
@@ -469,7 +485,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.gaps:
         if args.source or args.kind or args.format or args.without:
             raise BadInput("--gaps lists the gaps of a whole release; it takes no --source, --kind, --format or --without")
-        d = _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version)
+        d = models.build("gaps", _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version))
         print_json(d) if args.json else print(render_gaps(d))
         return 0
     with bar(args) as progress:
@@ -487,6 +503,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
                                                   fmt=args.format, **({"without": args.without} if args.without else {}))
         finally:
             kb.progress, kb.audit_workers, kb.audit_scheduler, kb.audit_keep_proofs = None, 1, None, True
+    d = models.build("claimreview" if args.format else "audit", d)
     if (args.json or args.format):
         print_json(d)
     else:
@@ -494,8 +511,24 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_openapi(args: argparse.Namespace) -> int:
+    from . import openapi_spec
+    if args.check:
+        current = openapi_spec.GENERATED.read_text(encoding="utf-8") if openapi_spec.GENERATED.exists() else ""
+        if current != openapi_spec.text():
+            print(f"gpukb: {openapi_spec.GENERATED} is out of date: run gpukb openapi --write", file=sys.stderr)
+            return 1
+        return 0
+    if args.write:
+        changed = openapi_spec.write()
+        print(f"{openapi_spec.GENERATED}: {'regenerated' if changed else 'up to date'}")
+        return 0
+    sys.stdout.write(openapi_spec.text())
+    return 0
+
+
 def cmd_versions(args: argparse.Namespace) -> int:
-    d = _engine(*_dirs(args), _pending(args)).versions()
+    d = models.build("versions", _engine(*_dirs(args), _pending(args)).versions())
     if args.json:
         print_json(d)
     else:
@@ -505,7 +538,7 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     kb = _engine(*_dirs(args), _pending(args))
-    d = _method(kb, "diff", "comparing releases")(args.a, args.b)
+    d = models.build("diff", _method(kb, "diff", "comparing releases")(args.a, args.b))
     if args.json:
         print_json(d)
     else:
@@ -619,7 +652,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "mcp": cmd_mcp,
     "eval": cmd_eval,
     "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "check": cmd_check, "ingest": cmd_ingest, "query": cmd_query,
-    "explain": cmd_explain, "audit": cmd_audit, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
+    "explain": cmd_explain, "audit": cmd_audit, "openapi": cmd_openapi, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
 }
 
 

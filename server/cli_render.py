@@ -1,21 +1,29 @@
 """What the CLI prints when ``--json`` is not given: each answer of the API as readable text.
 
-Every function takes the API's JSON object for one command (the same one ``--json`` prints) and returns
-its text, so the CLI, the tests and any other front end render an answer the same way.
+Every function takes the typed model of one command's answer (:mod:`gpukb.engine.models`, built from
+the same object ``--json`` prints) and returns its text, so the CLI, the tests and any other front end
+render an answer the same way, reading the fields the models declare instead of guessing key names.
 """
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from gpukb.engine import models as m
+from gpukb.engine.models.ask import Candidate
+from gpukb.engine.models.base import OMIT, Model
+from gpukb.engine.models.sizing import Scenario
+from gpukb.engine.terms import MEMORY_COMPONENTS
+
 
 def print_json(obj: Any) -> None:
-    print(json.dumps(obj, ensure_ascii=False, indent=2))
+    """An answer (a model or its JSON object) as the API returns it."""
+    print(json.dumps(m.to_json(obj), ensure_ascii=False, indent=2))
 
 
 def _num(x: Any, digits: int = 2) -> str:
-    if isinstance(x, bool) or x is None:
-        return "-" if x is None else str(x).lower()
+    if isinstance(x, bool) or x is None or x is OMIT:
+        return "-" if x is None or x is OMIT else str(x).lower()
     if isinstance(x, (int, float)):
         return f"{x:,.{digits}f}" if isinstance(x, float) else f"{x:,}"
     return str(x)
@@ -27,162 +35,173 @@ def _short(text: Any, width: int = 100) -> str:
 
 
 def _pick(value: Any, lang: str) -> str:
+    if isinstance(value, Model):
+        value = value.to_json()
     if isinstance(value, dict):
         return str(value.get(lang) or value.get("en") or next(iter(value.values()), ""))
-    return "" if value is None else str(value)
+    return "" if value is None or value is OMIT else str(value)
 
 
-def _scenario_text(s: dict[str, Any]) -> str:
-    what = s.get("model") or (f"{s['params'] / 1e9:g}B params" if isinstance(s.get("params"), (int, float)) else "?")
+def _scenario_text(s: Scenario) -> str:
+    params = s.get("params")
+    what = s.get("model") or (f"{params / 1e9:g}B params" if isinstance(params, (int, float)) else "?")
     hw = s.get("gpu") or s.get("instance") or s.get("family") or (f"{s.get('vram_gb')} GB GPU" if s.get("vram_gb") else "?")
-    parts = [f"{s.get('method', '?')} of {what} on {hw}"]
+    parts = [f"{s.method.value} of {what} on {hw}"]
     if s.get("gpus"):
-        parts.append(f"× {s['gpus']}")
-    extras = [f"{k}={s[k]}" for k in ("precision", "optimizer", "zero", "seq_len", "batch", "lora_rank") if s.get(k) is not None]
+        parts.append(f"× {s.gpus}")
+    extras = [f"{k}={m.to_json(s.get(k))}" for k in ("precision", "optimizer", "zero", "seq_len", "batch", "lora_rank")
+              if s.get(k) is not None]
     extras += [k for k in ("gradient_checkpointing", "flash_attention") if s.get(k)]
     return " ".join(parts) + (f" ({', '.join(extras)})" if extras else "")
 
 
-MEMORY_ROWS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "model_states", "total")
+#: The memory rows printed: the vocabulary's components, then the totals.
+MEMORY_ROWS = MEMORY_COMPONENTS + ("model_states", "total")
 
 
-def render_sizing(a: dict[str, Any], lang: str = "en") -> str:
+def render_sizing(a: m.SizingAnswer, lang: str = "en") -> str:
     lines = []
-    verdict = a.get("verdict")
-    mark = {"fits": "FITS", "does_not_fit": "DOES NOT FIT"}.get(verdict, str(verdict))
-    lines.append(f"Verdict: {mark} — {_scenario_text(a.get('scenario') or {})}  [release {a.get('kb_version')}]")
-    m = a.get("memory") or {}
-    lines.append(f"Memory ({m.get('unit', 'GB')}):")
+    mark = {"fits": "FITS", "does_not_fit": "DOES NOT FIT"}[a.verdict.value]
+    lines.append(f"Verdict: {mark} — {_scenario_text(a.scenario)}  [release {a.kb_version}]")
+    mem = a.memory
+    lines.append(f"Memory ({mem.unit}):")
     for key in MEMORY_ROWS:
-        if key in m:
-            lines.append(f"  {key.replace('_', ' '):<22}{_num(m[key]):>12}")
-    lines.append(f"  {'per GPU: model states':<22}{_num(m.get('per_gpu_model_states')):>12}")
-    lines.append(f"  {'per GPU: total':<22}{_num(m.get('per_gpu_total')):>12}")
-    cap = a.get("capacity") or {}
+        if mem.has(key):
+            lines.append(f"  {key.replace('_', ' '):<22}{_num(mem.get(key)):>12}")
+    lines.append(f"  {'per GPU: model states':<22}{_num(mem.per_gpu_model_states):>12}")
+    lines.append(f"  {'per GPU: total':<22}{_num(mem.per_gpu_total):>12}")
+    cap = a.capacity
     basis = ", ".join(str(x) for x in (cap.get("gpu"), cap.get("basis")) if x)
-    lines.append(f"Capacity: {_num(cap.get('per_gpu'))} {cap.get('unit', 'GB')} usable per GPU × {cap.get('gpus')}"
-                 + (f" ({basis})" if basis else ""))
-    mg = a.get("min_gpus")
-    if mg is None:
-        lines.append("Minimum GPUs: none of this GPU fits" + (f" ({a['min_gpus_reason']})" if a.get("min_gpus_reason") else ""))
+    lines.append(f"Capacity: {_num(cap.per_gpu)} {cap.unit} usable per GPU × {cap.gpus}" + (f" ({basis})" if basis else ""))
+    if a.min_gpus is None:
+        reason = a.get("min_gpus_reason")
+        lines.append("Minimum GPUs: none of this GPU fits" + (f" ({reason})" if reason else ""))
     else:
-        lines.append(f"Minimum GPUs: {mg}" + (f" with ZeRO-{a['min_gpus_zero']}" if a.get("min_gpus_zero") else ""))
-    recs = a.get("recommendations") or []
-    if recs:
+        zero = a.get("min_gpus_zero")
+        lines.append(f"Minimum GPUs: {a.min_gpus}" + (f" with ZeRO-{zero}" if zero else ""))
+    if a.recommendations:
         lines.append("Recommendations:")
-        for r in recs[:5]:
+        for r in a.recommendations[:5]:
             change = ", ".join(f"{k}={v}" for k, v in (r.get("change") or {}).items())
-            fit = "" if "fits" not in r else ("fits" if r["fits"] else "still does not fit")
-            need = f", needs {_num(r['need_gb'])} GB" if r.get("need_gb") is not None else ""
-            lines.append(f"  {r.get('rank', '-')}. {r.get('action')}" + (f" ({change})" if change else "")
+            fit = "" if not r.has("fits") else ("fits" if r.fits else "still does not fit")
+            need = f", needs {_num(r.need_gb)} GB" if r.get("need_gb") is not None else ""
+            lines.append(f"  {r.get('rank', '-')}. {r.action}" + (f" ({change})" if change else "")
                          + (f": {fit}{need}" if fit else ""))
-    if a.get("contradictions"):
-        lines.append(f"Disagreeing claims: {len(a['contradictions'])}")
-    summary = a.get("summary") or {}
-    if summary:
-        lines.append("")
-        lines.append(_pick(summary, lang))
-    if a.get("conclusion_id"):
-        lines.append("")
-        lines.append(f"Explain: gpukb explain {a['conclusion_id']}")
+    if a.contradictions:
+        lines.append(f"Disagreeing claims: {len(a.contradictions)}")
+    lines.append("")
+    lines.append(_pick(a.summary, lang))
+    lines.append("")
+    lines.append(f"Explain: gpukb explain {a.conclusion_id}")
     return "\n".join(lines)
 
 
-def render_fact(a: dict[str, Any], lang: str = "en") -> str:
-    f = a.get("fact") or {}
-    lines = [f"Fact: {f.get('subject')} {f.get('attribute')} = {f.get('value')}"
-             + (f" {f['unit']}" if f.get("unit") else "") + f"  [release {a.get('kb_version', '?')}]"]
+def _item_line(item: Model) -> str:
+    ident = item.get("id") or item.get("citation") or ""
+    text = item.get("quote") or item.get("citation") or item.get("gloss_en") or ""
+    return (f"  - {ident}" + (f" ({item.get('source')})" if item.get("source") else "")
+            + (f": {_short(text)}" if text and text != ident else ""))
+
+
+def render_fact(a: m.FactAnswer, lang: str = "en") -> str:
+    f = a.fact
+    lines = [f"Fact: {f.subject} {f.attribute} = {f.value}" + (f" {f.unit}" if f.get("unit") else "")
+             + f"  [release {a.get('kb_version', '?')}]"]
     if a.get("summary"):
-        lines.append(_pick(a["summary"], lang))
-    for key, val in a.items():
-        if key in ("kind", "fact", "summary", "kb_version", "lang") or not isinstance(val, list):
+        lines.append(_pick(a.summary, lang))
+    for title, items in (("Support", a.get("support")), ("Contradictions", a.get("contradictions"))):
+        if items is None:
             continue
-        lines.append(f"{key.replace('_', ' ').capitalize()}: {len(val)}")
-        for item in val[:5]:
-            if isinstance(item, dict):
-                ident = item.get("id") or item.get("fact") or item.get("citation") or ""
-                text = item.get("quote") or item.get("citation") or item.get("gloss_en") or ""
-                lines.append(f"  - {ident}" + (f" ({item['source']})" if item.get("source") else "")
-                             + (f": {_short(text)}" if text and text != ident else ""))
-            else:
-                lines.append(f"  - {_short(item)}")
+        lines.append(f"{title}: {len(items)}")
+        lines += [_item_line(x.get("claim") or x) for x in items[:5]]
     return "\n".join(lines)
 
 
-def render_choice(a: dict[str, Any], lang: str = "en") -> str:
+def _candidate_line(o: Candidate, zh: bool) -> str:
+    what = o.get("gpu") or o.get("instance") or o.get("family") or o.get("value")
+    verdict = o.get("verdict")
+    text = ({"fits": "放得下" if zh else "fits", "does_not_fit": "放不下" if zh else "does not fit"}[verdict.value]
+            if verdict is not None else o.get("error") or "?")
+    cid = o.get("conclusion_id")
+    return (f"  {what}: {text}  {_num(o.get('need_gb'))} / {_num(o.get('usable_gb_per_gpu'))} GB"
+            + (f"  [{cid[:24]}…]" if cid else ""))
+
+
+def render_choice(a: m.ComparisonAnswer | m.InstanceChoiceAnswer | m.InverseAnswer, lang: str = "en") -> str:
     """A comparison, an instance choice or an inverse answer: the answer, then each candidate sized."""
     zh = lang == "zh"
-    lines = [_pick(a.get("answer"), lang)]
-    rows = a.get("options") or a.get("tried") or [x for x in (a.get("fits"), a.get("first_not_fitting")) if x]
-    for o in rows:
-        what = o.get("gpu") or o.get("instance") or o.get("family") or o.get("value")
-        verdict = {"fits": "放得下" if zh else "fits", "does_not_fit": "放不下" if zh else "does not fit"}.get(o.get("verdict"), o.get("error") or "?")
-        lines.append(f"  {what}: {verdict}  {_num(o.get('need_gb'))} / {_num(o.get('usable_gb_per_gpu'))} GB"
-                     + (f"  [{o['conclusion_id'][:24]}…]" if o.get("conclusion_id") else ""))
+    lines = [_pick(a.answer, lang)]
+    if isinstance(a, m.ComparisonAnswer):
+        rows = a.options
+    elif isinstance(a, m.InstanceChoiceAnswer):
+        rows = a.tried
+    else:
+        rows = [x for x in (a.get("fits"), a.get("first_not_fitting")) if x]
+    lines += [_candidate_line(o, zh) for o in rows]
     for x in a.get("assumed") or []:
         alt = ", ".join(x.get("alternatives") or [])
-        lines.append(f"假定 {x['text']} 为 {x['value']}（也可以是：{alt}）" if zh else f"Assumed {x['text']} means {x['value']} (alternatives: {alt})")
+        lines.append(f"假定 {x.text} 为 {x.value}（也可以是：{alt}）" if zh else f"Assumed {x.text} means {x.value} (alternatives: {alt})")
     return "\n".join(lines)
 
 
-def render_answer(a: dict[str, Any], lang: str = "en") -> str:
-    kind = a.get("kind")
-    if kind == "sizing" or (kind is None and "verdict" in a):
-        return render_sizing(a, lang)
-    if kind == "fact":
-        return render_fact(a, lang)
-    if kind in ("comparison", "instance_choice", "inverse"):
-        return render_choice(a, lang)
-    lines = [f"Not understood ({kind})." if kind else "No answer."]
-    for key in ("answer", "message", "error"):
-        if a.get(key):
-            lines.append(_pick(a[key], lang))
+def render_unknown(a: m.UnknownAnswer, lang: str = "en") -> str:
+    lines = [f"Not understood ({a.kind})."]
+    if a.get("answer"):
+        lines.append(_pick(a.answer, lang))
     if a.get("missing"):
-        lines.append("Missing: " + ", ".join(map(str, a["missing"])))
+        lines.append("Missing: " + ", ".join(map(str, a.missing)))
     if a.get("examples"):
         lines.append("Try:")
-        lines += [f"  {e}" for e in a["examples"]]
+        lines += [f"  {e}" for e in a.examples]
     return "\n".join(lines)
 
 
-def render_claims(d: dict[str, Any]) -> str:
-    claims = d.get("claims") or []
-    lines = [f"{len(claims)} claims in release {d.get('kb_version')}"]
-    for c in claims:
+def render_answer(a: Model, lang: str = "en") -> str:
+    """Any answer of ``ask``, by its model."""
+    if isinstance(a, m.SizingAnswer):
+        return render_sizing(a, lang)
+    if isinstance(a, m.FactAnswer):
+        return render_fact(a, lang)
+    if isinstance(a, (m.ComparisonAnswer, m.InstanceChoiceAnswer, m.InverseAnswer)):
+        return render_choice(a, lang)
+    return render_unknown(a, lang)
+
+
+def render_claims(d: m.ClaimList) -> str:
+    lines = [f"{len(d.claims)} claims in release {d.get('kb_version')}"]
+    for c in d.claims:
         status = c.get("audit")
-        status = status.get("status") if isinstance(status, dict) else status
-        value = c.get("value")
-        value = ", ".join(map(str, value)) if isinstance(value, list) else value
-        unit = f" {c['unit']}" if c.get("unit") else ""
-        lines.append(f"{c.get('id')}@{c.get('version')}  {c.get('subject')}  {c.get('attribute')} = {_short(value, 60)}{unit}"
+        status = status.status.value if isinstance(status, Model) else status
+        value = ", ".join(map(str, c.value)) if isinstance(c.value, list) else c.value
+        unit = f" {c.unit}" if c.get("unit") else ""
+        lines.append(f"{c.id}@{c.version}  {c.subject}  {c.attribute} = {_short(value, 60)}{unit}"
                      + (f"  [{status}]" if status else ""))
-        lines.append(f"    “{_short(c.get('quote'), 90)}”")
+        lines.append(f"    “{_short(c.quote, 90)}”")
     return "\n".join(lines)
 
 
-def render_sources(d: dict[str, Any]) -> str:
+def render_sources(d: m.SourceList) -> str:
     lines = []
-    for s in d.get("sources") or []:
-        lines.append(f"{s.get('id')}  {s.get('language')}  {s.get('published') or 'undated':<10}  "
-                     f"{s.get('publisher') or '?'}  {s.get('title')}" + (f" ({s['title_en']})" if s.get("title_en") else ""))
+    for s in d.sources:
+        lines.append(f"{s.id}  {s.language}  {s.get('published') or 'undated':<10}  "
+                     f"{s.get('publisher') or '?'}  {s.title}" + (f" ({s.title_en})" if s.get("title_en") else ""))
     return "\n".join(lines) or "no sources"
 
 
-def render_audit(d: dict[str, Any], lang: str = "en") -> str:
-    findings = d.get("findings") or []
+def render_audit(d: m.FindingList, lang: str = "en") -> str:
     counts: dict[str, int] = {}
-    for f in findings:
-        counts[f.get("kind")] = counts.get(f.get("kind"), 0) + 1
-    lines = [f"{len(findings)} findings" + (f" in release {d['kb_version']}" if d.get("kb_version") else "")
+    for f in d.findings:
+        counts[f.kind.value] = counts.get(f.kind.value, 0) + 1
+    lines = [f"{len(d.findings)} findings" + (f" in release {d.kb_version}" if d.get("kb_version") else "")
              + (": " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items(), key=lambda x: -x[1])) if counts else "")]
-    for f in findings:
-        claims = ", ".join(str(c.get("id")) for c in f.get("claims") or [])
-        lines.append(f"[{f.get('kind')}] {f.get('id')}  claims: {claims}")
-        expl = _pick(f.get("explanation"), lang)
+    for f in d.findings:
+        claims = ", ".join(c.id for c in f.claims)
+        lines.append(f"[{f.kind.value}] {f.id}  claims: {claims}")
+        expl = _pick(f.explanation, lang)
         if expl:
             lines.append(f"    {_short(expl, 160)}")
     if d.get("without"):
-        lines += render_without(d["without"], lang)
+        lines += render_without(d.get("without"), lang)
     return "\n".join(lines)
 
 
@@ -205,46 +224,46 @@ def render_without(w: dict[str, Any], lang: str = "en") -> list[str]:
     return lines
 
 
-def render_check(d: dict[str, Any], lang: str = "en") -> str:
+def render_check(d: m.CheckAnswer, lang: str = "en") -> str:
     """A checked text: each claim with its status, the finding that decided it and a correction."""
-    lines = [d["summary"][lang], ""]
-    for c in d["claims"]:
-        lines.append(f"[{c['status']}] \u201c{c['quote']}\u201d  ({c['id']}, confidence {c['confidence']:.2f})")
-        lines.append(f"    {c['subject_label']}: {c['attribute_label'][lang]} = {c['value_text']}")
-        top = next((f for f in c["findings"] if f["kind"] == c["status"]), None)
+    lines = [_pick(d.summary, lang), ""]
+    for c in d.claims:
+        lines.append(f"[{c.status.value}] \u201c{c.quote}\u201d  ({c.id}, confidence {c.confidence:.2f})")
+        label = _pick(c.get("attribute_label"), lang) or c.attribute
+        lines.append(f"    {c.get('subject_label') or c.subject}: {label} = {c.get('value_text') or c.value}")
+        top = next((f for f in c.findings if f.kind == c.status), None)
         if top is not None:
-            lines.append(f"    {top['explanation'][lang]}")
-            lines.append(f"    proof: gpukb explain {top['id']}")
+            lines.append(f"    {_pick(top.explanation, lang)}")
+            lines.append(f"    proof: gpukb explain {top.id}")
         elif c.get("reason"):
-            lines.append(f"    {c['reason'][lang]}")
-        if c.get("correction"):
-            lines.append(f"    correction: {c['correction'][lang]}")
-    if d["not_understood"]:
+            lines.append(f"    {_pick(c.reason, lang)}")
+        if c.correction:
+            lines.append(f"    correction: {_pick(c.correction, lang)}")
+    if d.not_understood:
         lines += ["", "not understood:" if lang == "en" else "未能解析："]
-        lines += [f"    [{x['span'][0]}:{x['span'][1]}] {x['quote'][:120]}" for x in d["not_understood"]]
+        lines += [f"    [{x.span[0]}:{x.span[1]}] {x.quote[:120]}" for x in d.not_understood]
     return "\n".join(lines)
 
 
-def render_gaps(d: dict[str, Any], lang: str = "en") -> str:
-    reasons = ", ".join(f"{k} {v}" for k, v in (d.get("reasons") or {}).items())
-    lines = [f"{d.get('unverifiable', 0)} of {d.get('claims', 0)} claims unverifiable in release {d.get('kb_version')}"
+def render_gaps(d: m.AuditGaps, lang: str = "en") -> str:
+    reasons = ", ".join(f"{k} {v}" for k, v in d.reasons.items())
+    lines = [f"{d.unverifiable} of {d.claims} claims unverifiable in release {d.kb_version}"
              + (f" ({reasons})" if reasons else ""),
              "missing reference facts, most claims first:"]
-    for g in d.get("gaps") or []:
-        lines.append(f"  {g['count']:3}  {g['subject']} {g['attribute']}  ({', '.join(g['claims'][:6])}"
-                     + (" ..." if len(g["claims"]) > 6 else "") + ")")
+    for g in d.gaps:
+        lines.append(f"  {g.count:3}  {g.subject} {g.attribute}  ({', '.join(g.claims[:6])}"
+                     + (" ..." if len(g.claims) > 6 else "") + ")")
     return "\n".join(lines)
 
 
-def render_versions(d: dict[str, Any]) -> str:
+def render_versions(d: m.Versions) -> str:
     lines = []
-    for r in d.get("versions") or []:
-        counts = r.get("counts") or {}
-        c = ", ".join(f"{k} {v}" for k, v in counts.items())
-        latest = "  (latest)" if r.get("name") == d.get("latest") else ""
-        lines.append(f"{r.get('name')}  {r.get('date')}{latest}" + (f"  [{c}]" if c else ""))
-        if r.get("note"):
-            lines.append(f"    {_short(r['note'], 140)}")
+    for r in d.versions:
+        c = ", ".join(f"{k} {v}" for k, v in (r.get("counts") or {}).items())
+        latest = "  (latest)" if r.name == d.get("latest") else ""
+        lines.append(f"{r.name}  {r.date}{latest}" + (f"  [{c}]" if c else ""))
+        if r.note:
+            lines.append(f"    {_short(r.note, 140)}")
     return "\n".join(lines)
 
 
@@ -262,15 +281,14 @@ def _item_text(x: Any) -> str:
     return _short(x, 140)
 
 
-def render_diff(d: dict[str, Any]) -> str:
-    lines = [f"{d.get('from')} → {d.get('to')}"]
+def render_diff(d: m.Diff) -> str:
+    lines = [f"{d.from_} → {d.to}"]
     for key in ("added", "revised", "retired", "rules", "conclusions"):
         val = d.get(key)
         if isinstance(val, dict):
             items = [f"{k}: {v if not isinstance(v, list) else len(v)}" for k, v in val.items()]
             lines.append(f"{key}: " + ("; ".join(items) if items else "none"))
             continue
-        val = val or []
         lines.append(f"{key}: {len(val)}")
         lines += [f"  - {_item_text(x)}" for x in val[:20]]
         if len(val) > 20:

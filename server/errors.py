@@ -27,6 +27,7 @@ from typing import Any, Iterable
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from gpukb.engine import models
 from gpukb.engine.errors import BadInput, GpukbError, Issue, NotFound
 
 __all__ = ["GpukbError", "BadInput", "NotFound", "Issue", "MethodNotAllowed", "PayloadTooLarge",
@@ -75,10 +76,19 @@ def _issue_dict(issue: Any) -> dict[str, Any]:
 
 
 def error_body(status: int, message: str, issues: Iterable[Any] = ()) -> dict[str, Any]:
+    """The one error shape, built as the Error model (gpukb.engine.models)."""
     errors = [_issue_dict(i) for i in issues]
     if not errors:
         errors = [{"message": message}]
-    return {"ok": False, "status": int(status), "error": message, "errors": errors}
+    body = {"ok": False, "status": int(status), "error": message, "errors": errors}
+    try:
+        return models.Error.build(body).to_json()
+    except models.ModelError:
+        # An issue with a field of the wrong type is a bug, but the error path must still answer in the
+        # one shape: keep each issue's message only.
+        log.exception("error body does not fit the Error model")
+        body["errors"] = [{"message": str(e.get("message", ""))} for e in errors]
+        return body
 
 
 def error_response(status: int, message: str, issues: Iterable[Any] = (),

@@ -1,4 +1,10 @@
-"""server/openapi.json describes the API that is actually served, and real answers conform to it."""
+"""server/openapi.json describes the API that is actually served, and real answers conform to it.
+
+The document is generated (server/openapi_spec.py): the paths are data, every answer's schema comes from
+its typed model (gpukb.engine.models). The committed file and the served document are that generated
+document; real answers of every endpoint, errors included, validate against it, and against its strict
+form (no field a model does not declare).
+"""
 from __future__ import annotations
 
 import json
@@ -9,7 +15,11 @@ import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
 
+from gpukb.engine import models
 from gpukb.engine.answers import scenario
+from gpukb.server import openapi_spec
+
+from ._answers import samples
 
 SPEC_FILE = Path(__file__).resolve().parents[1] / "server" / "openapi.json"
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -134,6 +144,103 @@ def test_every_operation_documents_the_error_shape_for_400(spec):
     for path, method, op in _operations(spec):
         r400 = resolve(spec, op["responses"]["400"])
         assert r400["content"]["application/json"]["schema"] == error, (path, method)
+
+
+# -- the document is generated from the models ----------------------------------------------------------
+
+def test_the_committed_document_is_the_generated_one():
+    """server/openapi.json is what the models generate (regenerate with `make openapi`)."""
+    assert SPEC_FILE.read_text(encoding="utf-8") == openapi_spec.text(), "run: make openapi"
+
+
+def test_the_served_document_is_the_generated_one(client):
+    r = client.get("/openapi.json")
+    assert r.status_code == 200
+    assert r.get_json() == openapi_spec.generate()
+
+
+def test_gpukb_openapi_check_sees_a_stale_file(cli, tmp_path, monkeypatch):
+    assert cli("openapi", "--check")[0] == 0
+    stale = tmp_path / "openapi.json"
+    stale.write_text(SPEC_FILE.read_text(encoding="utf-8").replace('"SizingAnswer"', '"SizingAnswerOld"', 1))
+    monkeypatch.setattr(openapi_spec, "GENERATED", stale)
+    assert cli("openapi", "--check")[0] == 1
+    assert cli("openapi", "--write")[0] == 0
+    assert stale.read_text(encoding="utf-8") == openapi_spec.text()
+
+
+def test_every_documented_answer_schema_is_a_model(spec):
+    """Each operation's 2xx JSON schema is a generated model component, not a hand-written one."""
+    names = {getattr(m, "name", None) or m.__name__ for m in models.ANSWERS.values()}
+    hand_written = set(json.loads(openapi_spec.PATHS.read_text(encoding="utf-8"))["components"]["schemas"])
+    for path, method, op in _operations(spec):
+        for status, resp in op["responses"].items():
+            for mime, content in resolve(spec, resp).get("content", {}).items():
+                refs = set(re.findall(r"#/components/schemas/(\w+)", json.dumps(content["schema"])))
+                assert not refs & hand_written, (path, status)
+                if "json" in mime and path != "/openapi.json":
+                    assert refs and refs <= names, (path, status, mime, refs)
+
+
+#: What the API contract (DESIGN.md) promises each answer has: removing or renaming any of these fields
+#: in a model breaks this test.
+CONTRACT = {
+    "SizingAnswer": {"conclusion_id", "kb_version", "scenario", "verdict", "memory", "capacity", "min_gpus",
+                     "recommendations", "explanation", "sources", "contradictions", "summary"},
+    "Memory": {"unit", "weights", "gradients", "optimizer", "activations", "overhead", "model_states", "total",
+               "per_gpu_model_states", "per_gpu_total"},
+    "Capacity": {"unit", "per_gpu", "gpus"},
+    "Summary": {"en", "zh"},
+    "FactAnswer": {"kind", "fact"},
+    "Explanation": {"conclusion_id", "kind", "kb_version", "tree"},
+    "Claim": {"id", "version", "source", "quote", "span", "subject", "attribute", "value"},
+    "ClaimList": {"claims"},
+    "Finding": {"id", "kind", "claims", "evidence", "explanation"},
+    "FindingList": {"findings"},
+    "ClaimStatus": {"claim", "status", "findings"},
+    "AuditGaps": {"kb_version", "gaps", "reasons", "unverifiable", "claims"},
+    "Versions": {"versions"},
+    "Release": {"name", "date", "note"},
+    "Diff": {"from", "to", "added", "revised", "retired", "rules", "conclusions"},
+    "CheckAnswer": {"kb_version", "claims", "not_understood", "summary"},
+    "CheckedClaim": {"span", "quote", "subject", "attribute", "value", "qualifiers", "status", "findings", "correction"},
+    "Health": {"status", "kb_version"},
+    "Error": {"ok", "status", "error", "errors"},
+    "Issue": {"message"},
+}
+
+
+def test_the_contract_fields_are_required_in_the_generated_schemas(spec):
+    schemas = spec["components"]["schemas"]
+    for name, fields in CONTRACT.items():
+        assert fields <= set(schemas[name]["required"]), (name, fields - set(schemas[name]["required"]))
+    assert schemas["Error"]["additionalProperties"] is False
+    assert schemas["FindingKind"]["enum"] == [m.value for m in models.FindingKind]
+    assert schemas["Verdict"]["enum"] == ["fits", "does_not_fit"]
+
+
+@pytest.fixture(scope="module")
+def strict():
+    return openapi_spec.generate(strict=True)
+
+
+def test_real_answers_of_every_endpoint_validate_against_the_strict_schemas(app, strict):
+    """Every sampled answer (bad-input errors too) against its model's schema with no extra fields allowed."""
+    checked = set()
+    for s in samples(app):
+        model = models.ANSWERS[s.name]
+        name = getattr(model, "name", None) or model.__name__
+        errors = list(_validator(strict, {"$ref": f"#/components/schemas/{name}"}).iter_errors(s.body))
+        assert not errors, (s.request, errors[0].message, list(errors[0].absolute_path))
+        checked.add(s.name)
+    assert checked == set(models.ANSWERS)
+
+
+def test_the_strict_schemas_catch_an_undeclared_field(app, strict):
+    body = next(s.body for s in samples(app) if s.name == "query")
+    body = {**body, "memory": {**body["memory"], "weigths": 1.0}}
+    with pytest.raises(SchemaError):
+        _validator(strict, {"$ref": "#/components/schemas/SizingAnswer"}).validate(body)
 
 
 # -- document ↔ served routes ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The package layout as a contract: layers import downwards only, and doctests run.
 
 Layers of ``gpukb.engine``: ``errors``/``yamlio``/``paths`` (shared) <- ``kb`` <- ``reasoning`` <- ``answers``;
-``reasoning`` never imports ``answers``, ``kb`` imports neither, and nothing in the engine imports
+``reasoning`` never imports ``answers``, ``kb`` imports neither; ``models`` (the answers' typed shapes)
+sits on ``kb`` beside ``reasoning``, so that ``answers`` may build them; nothing in the engine imports
 ``gpukb.server`` (checked on the source text, so a lazy import inside a function counts too).
 """
 from __future__ import annotations
@@ -19,10 +20,11 @@ ENGINE = ROOT / "engine"
 
 # (layer, the layers it must not import)
 FORBIDDEN = {
-    "kb": {"reasoning", "answers", "server"},
-    "reasoning": {"answers", "server"},
+    "kb": {"reasoning", "answers", "models", "server"},
+    "reasoning": {"answers", "models", "server"},
+    "models": {"reasoning", "answers", "server"},
     "answers": {"server"},
-    "": {"kb", "reasoning", "answers", "server"},   # engine/errors.py, yamlio.py, paths.py
+    "": {"kb", "reasoning", "answers", "models", "server"},   # engine/errors.py, yamlio.py, paths.py
 }
 
 

@@ -14,13 +14,12 @@ from typing import Any
 
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
-from ..terms import METHODS, OPTIMIZERS, PRECISIONS
+from ..terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
 
 KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
         "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version", "family",
         "tokens", "compute_precision", "offload")
 #: CPU offload of full training (ZeRO-Offload: optimizer states and gradients; ZeRO-Infinity: parameters too)
-OFFLOADS = ("none", "optimizer", "params")
 LIMITS = {  # key: (min, max, integer?)
     "params": (1e3, 1e13, False),
     "vram_gb": (0.5, 4096, False),

@@ -15,6 +15,8 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from gpukb.engine import models
+
 from ..errors import BadInput, Issue, UnsupportedMediaType
 
 MAX_ID_CHARS = 2000
@@ -197,6 +199,12 @@ def _json_type(v: Any) -> str:
 
 
 # -- responses --------------------------------------------------------------------------------------
+
+def shaped(name: str, answer: Any) -> dict[str, Any]:
+    """``answer`` built as its typed model (gpukb.engine.models.ANSWERS[name]) and turned back into JSON:
+    a field the answer lacks, misnames or adds fails here, never silently on a client."""
+    return models.build(name, answer).to_json()
+
 
 def json_response(obj: Any, status: int = 200, mimetype: str | None = None) -> Response:
     if mimetype is None:

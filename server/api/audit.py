@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import KB_VERSION, WITHOUT, Param, json_response, read_args
+from . import KB_VERSION, WITHOUT, Param, json_response, read_args, shaped
 from ..state import engine_method
 from gpukb.engine.terms import FINDING_KINDS
 
@@ -23,11 +23,11 @@ def audit():
     extra = {"without": args["without"]} if args["without"] is not None else {}
     result = fn(source=args["source"], kind=args["kind"], kb_version=args["kb_version"], fmt=fmt, **extra)
     if fmt == "claimreview":
-        return json_response(result, mimetype="application/ld+json")
-    return json_response(result)
+        return json_response(shaped("claimreview", result), mimetype="application/ld+json")
+    return json_response(shaped("audit", result))
 
 
 @bp.get("/v1/audit/gaps")
 def audit_gaps():
     args = read_args(KB_VERSION)
-    return json_response(engine_method("audit_gaps", "the audit's gaps")(kb_version=args["kb_version"]))
+    return json_response(shaped("gaps", engine_method("audit_gaps", "the audit's gaps")(kb_version=args["kb_version"])))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import Param, json_response, read_args
+from . import Param, json_response, read_args, shaped
 from ..state import engine_method
 
 bp = Blueprint("diff", __name__)
@@ -13,4 +13,4 @@ bp = Blueprint("diff", __name__)
 def diff():
     args = read_args(Param("from", required=True), Param("to", required=True))
     fn = engine_method("diff", "comparing releases")
-    return json_response(fn(args["from"], args["to"]))
+    return json_response(shaped("diff", fn(args["from"], args["to"])))

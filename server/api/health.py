@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app
 
-from . import json_response, read_args
+from . import json_response, read_args, shaped
 from ..state import get_kb, reload_status
 
 bp = Blueprint("health", __name__)
@@ -28,4 +28,4 @@ def health():
     reload = reload_status()
     if reload:
         body["reload"] = reload
-    return json_response(body)
+    return json_response(shaped("health", body))

@@ -1,22 +1,18 @@
-"""GET /openapi.json: the hand-written OpenAPI 3.1 description of this API (server/openapi.json)."""
+"""GET /openapi.json: the OpenAPI 3.1 description of this API, generated from the answer models
+(:mod:`gpukb.server.openapi_spec`; server/openapi.json is the same document, committed)."""
 from __future__ import annotations
-
-import json
-from functools import lru_cache
-from pathlib import Path
 
 from flask import Blueprint
 
 from . import json_response, read_args
+from ..openapi_spec import document
 
 bp = Blueprint("openapi", __name__)
 
-SPEC = Path(__file__).resolve().parent.parent / "openapi.json"
 
-
-@lru_cache(maxsize=1)
 def load_spec() -> dict:
-    return json.loads(SPEC.read_text(encoding="utf-8"))
+    """The served document."""
+    return document()
 
 
 @bp.get("/openapi.json")

@@ -7,7 +7,7 @@ from flask import Blueprint
 
 import json
 
-from . import WITHOUT, cached_json, read_args, read_json_object
+from . import WITHOUT, cached_json, read_args, read_json_object, shaped
 from ..state import get_kb
 
 bp = Blueprint("query", __name__)
@@ -20,9 +20,9 @@ def query():
     kb = get_kb()
     if args["without"] is not None:
         key = ("query", id(kb), json.dumps(body, sort_keys=True, default=str), args["without"])
-        return cached_json(key, lambda: kb.query(body, without=args["without"]))
+        return cached_json(key, lambda: shaped("query", kb.query(body, without=args["without"])))
     key = ("query", id(kb), json.dumps(body, sort_keys=True, default=str))
-    return cached_json(key, lambda: kb.query(body))
+    return cached_json(key, lambda: shaped("query", kb.query(body)))
 
 
 @bp.post("/v1/solve")
@@ -32,4 +32,4 @@ def solve():
     target = body.pop("target", None)
     kb = get_kb()
     key = ("solve", id(kb), json.dumps({**body, "target": target}, sort_keys=True, default=str))
-    return cached_json(key, lambda: kb.solve(body, str(target) if target is not None else "", body.pop("lang", None) or "en"))
+    return cached_json(key, lambda: shaped("solve", kb.solve(body, str(target) if target is not None else "", body.pop("lang", None) or "en")))

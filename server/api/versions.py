@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import json_response, read_args
+from . import json_response, read_args, shaped
 from ..state import get_kb
 
 bp = Blueprint("versions", __name__)
@@ -12,4 +12,4 @@ bp = Blueprint("versions", __name__)
 @bp.get("/v1/versions")
 def versions():
     read_args()
-    return json_response(get_kb().versions())
+    return json_response(shaped("versions", get_kb().versions()))

@@ -1,0 +1,46 @@
+"""gpukb's typed answer models: one dataclass per answer of the HTTP API (and of the CLI's ``--json``),
+from which the OpenAPI document's component schemas are generated (:mod:`.schema`).
+
+:data:`ANSWERS` names the model of each answer; :func:`build` turns an answer's JSON object into its
+model, strictly, so a field an answer lacks, misnames or adds fails where the answer is produced."""
+from __future__ import annotations
+
+from typing import Any
+
+from .ask import (AskAnswer, Candidate, ComparisonAnswer, FactAnswer, InstanceChoiceAnswer, InverseAnswer,
+                  UnknownAnswer)
+from .audit import AuditGaps, ClaimReview, ClaimStatus, Finding, FindingList, Gap
+from .base import OMIT, Model, ModelError, to_json
+from .check import CheckAnswer, CheckedClaim
+from .explain import Explanation, ProvDocument
+from .knowledge import Claim, ClaimDetail, ClaimList, Diff, Release, Source, SourceDetail, SourceList, Versions
+from .service import Error, Health, Issue
+from .sizing import Memory, Recommendation, Scenario, SizingAnswer, Summary
+from .vocab import FindingKind, Lang, Method, Modality, Offload, Optimizer, Precision, Verdict
+
+#: The model of every answer, by the name the API and the CLI use for it.
+ANSWERS: dict[str, Any] = {
+    "health": Health, "error": Error, "ask": AskAnswer, "query": SizingAnswer, "solve": InverseAnswer,
+    "check": CheckAnswer, "explain": Explanation, "prov": ProvDocument, "claims": ClaimList,
+    "claim": ClaimDetail, "sources": SourceList, "source": SourceDetail, "audit": FindingList,
+    "claimreview": ClaimReview, "gaps": AuditGaps, "versions": Versions, "diff": Diff,
+}
+
+
+def build(name: str, answer: Any) -> Any:
+    """The model of answer ``name`` (a key of ANSWERS) built from its JSON object; ModelError if it does not fit."""
+    return ANSWERS[name].build(answer)
+
+
+def shaped(name: str, answer: Any) -> Any:
+    """``answer`` passed through its model: the same JSON object, or ModelError if it has another shape."""
+    return build(name, answer).to_json()
+
+
+__all__ = ["ANSWERS", "OMIT", "Model", "ModelError", "build", "shaped", "to_json",
+           "AskAnswer", "AuditGaps", "Candidate", "CheckAnswer", "CheckedClaim", "Claim", "ClaimDetail", "ClaimList",
+           "ClaimReview", "ClaimStatus", "ComparisonAnswer", "Diff", "Error", "Explanation", "FactAnswer", "Finding",
+           "FindingKind", "FindingList", "Gap", "Health", "InstanceChoiceAnswer", "InverseAnswer", "Issue", "Lang",
+           "Memory", "Method", "Modality", "Offload", "Optimizer", "Precision", "ProvDocument", "Recommendation",
+           "Release", "Scenario", "SizingAnswer", "Source", "SourceDetail", "SourceList", "Summary", "UnknownAnswer",
+           "Verdict", "Versions"]

@@ -1,0 +1,130 @@
+"""The other answers of /v1/ask (a fact, a comparison, an instance choice, an inverse question, or not
+understood) and of POST /v1/solve; :data:`AskAnswer` tells them apart by ``kind``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .base import OMIT, Model, spec
+from .schema import Variants
+from .sizing import Asked, Assumed, Contradiction, SizingAnswer, Summary
+from .vocab import FindingKind, Label, SolveTarget, Span, Verdict
+
+
+@dataclass(kw_only=True)
+class FactValue(Model):
+    """The fact asked about: subject, attribute, value (with its unit) and the fact that states it."""
+
+    subject: str
+    attribute: str
+    value: Any
+    unit: str | None = OMIT
+    id: str = OMIT
+    text: str = OMIT
+    via: str = OMIT
+
+
+@dataclass(kw_only=True)
+class Support(Model):
+    """A fact that supports the answer: a reference fact with its citation and confidence, or a claim."""
+
+    id: str
+    type: str = OMIT
+    citation: str = OMIT
+    confidence: str = OMIT
+    source: str = OMIT
+    quote: str = OMIT
+    span: Span = OMIT
+    status: FindingKind = OMIT
+    value: Any = OMIT
+
+
+@dataclass(kw_only=True)
+class FactAnswer(Asked):
+    """A fact question answered from the reference tier, with the claims that disagree."""
+
+    kind: Literal["fact"]
+    fact: FactValue
+    kb_version: str = OMIT
+    conclusion_id: str | None = OMIT
+    support: list[Support] = OMIT
+    contradictions: list[Contradiction] = OMIT
+    summary: Summary = OMIT
+
+
+@dataclass(kw_only=True)
+class Candidate(Model):
+    """One GPU, instance or value sized: its verdict, need and capacity, or why it could not be sized."""
+
+    verdict: Verdict | None = OMIT
+    need_gb: float | None = OMIT
+    usable_gb_per_gpu: float | None = OMIT
+    gpus: int | None = OMIT
+    min_gpus: int | None = OMIT
+    conclusion_id: str = OMIT
+    summary: Summary = OMIT
+    gpu: str = OMIT
+    instance: str = OMIT
+    family: str = OMIT
+    value: float = OMIT
+    error: str = OMIT
+
+
+@dataclass(kw_only=True)
+class ComparisonAnswer(Asked):
+    """Each compared GPU, instance or family sized side by side, and the difference that decides."""
+
+    kind: Literal["comparison"]
+    options: list[Candidate]
+    answer: str = spec()     # required here (optional in Asked)
+    compared: Literal["gpu", "instance", "family"] = OMIT
+    assumed: list[Assumed] = OMIT
+    best: str | None = OMIT
+    deciding: Label = OMIT
+    kb_version: str = OMIT
+
+
+@dataclass(kw_only=True)
+class InstanceChoiceAnswer(Asked):
+    """The smallest instance size that fits, and why each smaller one does not."""
+
+    kind: Literal["instance_choice"]
+    tried: list[Candidate]
+    answer: str = spec()     # required here (optional in Asked)
+    family: str | None = OMIT
+    choice: str | None = OMIT
+    text: Label = OMIT
+    kb_version: str = OMIT
+
+
+@dataclass(kw_only=True)
+class InverseAnswer(Asked):
+    """The largest batch, sequence length or model that fits, and the first value that does not."""
+
+    kind: Literal["inverse"]
+    target: SolveTarget
+    answer: str = spec()     # required here (optional in Asked)
+    largest: float | None = OMIT
+    fits: Candidate = OMIT
+    first_not_fitting: Candidate | None = OMIT
+    checked: list[Candidate] = OMIT
+    assumed: list[Assumed] = OMIT
+    text: Label = OMIT
+    kb_version: str = OMIT
+
+
+@dataclass(kw_only=True)
+class UnknownAnswer(Asked):
+    """A question that was not understood: what was read from it, what is missing, and examples."""
+
+    kind: Literal["unknown"]
+    understood: dict[str, Any] = OMIT
+    missing: list[str] = OMIT
+    examples: list[str] = OMIT
+    kb_version: str = OMIT
+
+
+AskAnswer = Variants("AskAnswer", "kind", {
+    "sizing": SizingAnswer, "fact": FactAnswer, "comparison": ComparisonAnswer,
+    "instance_choice": InstanceChoiceAnswer, "inverse": InverseAnswer, "unknown": UnknownAnswer,
+}, description="The answer to a question, by kind.")

@@ -1,0 +1,267 @@
+"""The machinery of gpukb's typed answer models: dataclasses that build themselves from an answer's
+JSON object (strictly: an unknown key, a missing required field or a value of the wrong type is a
+:class:`ModelError`) and turn back into exactly that object.
+
+A field without a default is required; a field whose default is :data:`OMIT` may be left out of the
+object; ``X | None`` says the value may be null. ``OPEN`` models keep keys they do not declare (their
+content is open by design, e.g. a proof tree's node data); all others reject them.
+
+>>> from dataclasses import dataclass
+>>> @dataclass
+... class Pair(Model):
+...     en: str
+...     zh: str = OMIT
+>>> Pair.build({"en": "yes"}).to_json()
+{'en': 'yes'}
+>>> Pair.build({"en": "yes", "fr": "oui"})
+Traceback (most recent call last):
+...
+gpukb.engine.models.base.ModelError: Pair: unknown field 'fr' (known: en, zh)
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from functools import lru_cache
+from typing import Any, Callable, ClassVar, Literal, Mapping, TypeVar
+
+T = TypeVar("T", bound="Model")
+
+
+class ModelError(ValueError):
+    """An answer does not have the shape its model declares (a bug in whatever produced it)."""
+
+
+class _Omit:
+    """The default of a field that may be absent from the JSON object."""
+
+    _instance: "_Omit | None" = None
+
+    def __new__(cls) -> "_Omit":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "OMIT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+OMIT: Any = _Omit()
+
+
+def spec(default: Any = dataclasses.MISSING, description: str | None = None, **schema: Any) -> Any:
+    """A model field with a JSON Schema description and keywords (``minimum``, ``const`` ...)."""
+    meta = {"description": description, "schema": schema}
+    return dataclasses.field(default=default, metadata=meta)
+
+
+@dataclasses.dataclass(frozen=True)
+class Named:
+    """``Annotated[list[int], Named("Span", {...})]``: a type that has its own component schema."""
+
+    name: str
+    schema: dict[str, Any]
+
+
+def str_enum(name: str, values: typing.Iterable[str], doc: str) -> type[enum.Enum]:
+    """A string enum whose members are read from one of gpukb's vocabularies (never re-declared)."""
+    members = {str(v).replace("-", "_"): str(v) for v in values}
+    cls = enum.Enum(name, members, type=str, module=__name__)
+    cls.__doc__ = doc
+    cls.__str__ = lambda self: self.value       # type: ignore[method-assign]
+    return cls
+
+
+class Model:
+    """Base of every answer model (subclasses are ``@dataclass``)."""
+
+    OPEN: ClassVar[bool] = False
+    #: JSON Schema keywords merged into the generated schema (for keys that are no Python names, e.g. "@graph").
+    SCHEMA: ClassVar[dict[str, Any]] = {}
+    __extra__: dict[str, Any]
+    __order__: tuple[str, ...]
+
+    @classmethod
+    def build(cls: type[T], data: Any) -> T:
+        """The model of ``data`` (a JSON object), its nested models built too; ModelError if it does not fit."""
+        if type(data) is not dict and not isinstance(data, Mapping):
+            if isinstance(data, cls):
+                return data
+            raise ModelError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
+        known = _fields(cls)
+        kwargs: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, value in data.items():
+            found = known.get(key)
+            if found is None:
+                if not cls.OPEN:
+                    raise ModelError(f"{cls.__name__}: unknown field {key!r} (known: {', '.join(known)})")
+                extra[key] = value
+                continue
+            attr, conv = found
+            try:
+                kwargs[attr] = conv(value)
+            except ModelError as exc:
+                raise ModelError(f"{cls.__name__}.{key}: {exc}") from None
+        missing = [json_name(k) for k in _required(cls) if k not in kwargs]
+        if missing:
+            raise ModelError(f"{cls.__name__}: missing field(s) {', '.join(missing)}")
+        obj = cls(**kwargs)
+        obj.__dict__["__extra__"] = extra
+        obj.__dict__["__order__"] = tuple(data)
+        return obj
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A field's value, or ``default`` when it was left out (an open model's extra keys too)."""
+        found = _fields(type(self)).get(key)
+        value = getattr(self, found[0], OMIT) if found else self.extra.get(key, OMIT)
+        return default if value is OMIT else value
+
+    def has(self, key: str) -> bool:
+        return self.get(key, OMIT) is not OMIT
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The keys an OPEN model keeps without declaring them."""
+        return self.__dict__.get("__extra__") or {}
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of this answer, keys in the order they were given."""
+        out: dict[str, Any] = {}
+        known = _fields(type(self))
+        extra = self.__dict__.get("__extra__") or {}
+        for name in self.__dict__.get("__order__", ()):
+            if name in extra:
+                out[name] = extra[name]
+            else:
+                value = getattr(self, known[name][0])
+                if value is not OMIT:
+                    out[name] = to_json(value)
+        for name, (attr, _) in known.items():
+            if name not in out:
+                value = getattr(self, attr)
+                if value is not OMIT:
+                    out[name] = to_json(value)
+        return out
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
+def to_json(value: Any) -> Any:
+    """A model, enum, list or dict of them as plain JSON values."""
+    if type(value) in _PLAIN:
+        return value
+    if isinstance(value, Model):
+        return value.to_json()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, list):
+        return [to_json(v) for v in value]
+    if isinstance(value, tuple):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    return value
+
+
+# -- conversion of one value to its annotated type -------------------------------------------------------
+
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls, include_extras=True)
+
+
+def json_name(attr: str) -> str:
+    """The JSON key of a field: its name without a trailing underscore (``from_`` is ``from``)."""
+    return attr[:-1] if attr.endswith("_") else attr
+
+
+@lru_cache(maxsize=None)
+def _fields(cls: type) -> dict[str, tuple[str, Callable[[Any], Any]]]:
+    """JSON key -> (attribute, converter) of a model's fields."""
+    hints = _hints(cls)
+    return {json_name(f.name): (f.name, converter(hints[f.name])) for f in dataclasses.fields(cls)}
+
+
+@lru_cache(maxsize=None)
+def _required(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls)
+                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+
+
+def _describe(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def converter(tp: Any) -> Callable[[Any], Any]:
+    """A function that checks a JSON value against annotation ``tp`` and builds any models in it."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return converter(typing.get_args(tp)[0])
+    if tp is Any:
+        return lambda v: v
+    if isinstance(tp, type) and issubclass(tp, Model):
+        return tp.build
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        def to_enum(v: Any) -> Any:
+            try:
+                return tp(v)
+            except ValueError:
+                raise ModelError(f"{v!r} is not one of {', '.join(m.value for m in tp)}") from None
+        return to_enum
+    if tp in (str, int, float, bool, type(None)):
+        return _primitive(tp)
+    if origin is Literal:
+        allowed = typing.get_args(tp)
+
+        def literal(v: Any) -> Any:
+            if v not in allowed or isinstance(v, bool) != isinstance(allowed[0], bool):
+                raise ModelError(f"{v!r} is not one of {allowed}")
+            return v
+        return literal
+    if origin in (list, tuple):
+        item = converter(typing.get_args(tp)[0])
+
+        def seq(v: Any) -> Any:
+            if not isinstance(v, (list, tuple)):
+                raise ModelError(f"expected an array, got {_describe(v)}")
+            return [item(x) for x in v]
+        return seq
+    if origin is dict:
+        value = converter(typing.get_args(tp)[1])
+
+        def mapping(v: Any) -> Any:
+            if not isinstance(v, Mapping):
+                raise ModelError(f"expected an object, got {_describe(v)}")
+            return {k: value(x) for k, x in v.items()}
+        return mapping
+    if origin in (typing.Union, types.UnionType):
+        options = [converter(a) for a in typing.get_args(tp)]
+
+        def union(v: Any) -> Any:
+            errors = []
+            for conv in options:
+                try:
+                    return conv(v)
+                except ModelError as exc:
+                    errors.append(str(exc))
+            raise ModelError(" or ".join(errors))
+        return union
+    raise TypeError(f"no converter for the annotation {tp!r}")
+
+
+def _primitive(tp: type) -> Callable[[Any], Any]:
+    names = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", type(None): "null"}
+    accepted = {str: (str,), int: (int,), float: (int, float), bool: (bool,), type(None): (type(None),)}[tp]
+
+    def check(v: Any) -> Any:
+        t = type(v)
+        if t in accepted or (t is not bool and isinstance(v, accepted) and not isinstance(v, bool)):
+            return v
+        raise ModelError(f"expected {names[tp]}, got {_describe(v)}")
+    return check

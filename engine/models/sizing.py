@@ -1,0 +1,308 @@
+"""A sizing answer (POST /v1/query, a sizing question of /v1/ask): the verdict, the memory breakdown,
+the capacity, the recommendations, the proof and the sources behind it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .base import OMIT, Model, spec
+from .vocab import FindingKind, Label, Method, Offload, Optimizer, Precision, Span, Verdict
+
+GB = "GB"
+
+
+@dataclass(kw_only=True)
+class Scenario(Model):
+    """The normalised inputs: the query's keys (the CLI's flags in snake_case) with their defaults filled in."""
+
+    method: Method
+    precision: Precision
+    optimizer: Optimizer | Literal["none"] = spec(description="\"none\" for inference")
+    model: str = OMIT
+    params: float = OMIT
+    gpu: str = OMIT
+    instance: str = OMIT
+    family: str = OMIT
+    vram_gb: float = OMIT
+    gpus: int = OMIT
+    zero: int = OMIT
+    seq_len: int = OMIT
+    batch: int = OMIT
+    lora_rank: int = OMIT
+    tokens: float = OMIT
+    gradient_checkpointing: bool = OMIT
+    flash_attention: bool = OMIT
+    compute_precision: Precision = spec(OMIT, "QLoRA only: the precision of the adapters and the matmuls.")
+    offload: Offload = OMIT
+
+
+@dataclass(kw_only=True)
+class Memory(Model):
+    """Memory estimate in GB (10^9 bytes); a part is null when it does not apply (e.g. no activations are
+    stored for inference)."""
+
+    unit: Literal["GB"]
+    weights: float | None
+    gradients: float | None
+    optimizer: float | None
+    activations: float | None
+    overhead: float | None
+    model_states: float | None
+    total: float
+    per_gpu_model_states: float | None
+    per_gpu_total: float
+    kv_cache: float | None = OMIT
+
+
+@dataclass(kw_only=True)
+class Capacity(Model):
+    """Usable GPU memory per GPU, and how many GPUs."""
+
+    unit: Literal["GB"]
+    per_gpu: float
+    gpus: int = spec(minimum=1)
+    gpu: str | None = OMIT
+    basis: str | None = OMIT
+
+
+@dataclass(kw_only=True)
+class Citation(Model):
+    """A fact the summary cites: a source claim with its quote, or a reference fact with its citation."""
+
+    fact: str = OMIT
+    type: str = OMIT
+    claim: str = OMIT
+    source: str = OMIT
+    quote: str = OMIT
+    citation: str = OMIT
+
+
+@dataclass(kw_only=True)
+class Summary(Model):
+    """A short cited summary in English and Chinese."""
+
+    en: str
+    zh: str
+    citations: list[Citation] = OMIT
+    caveats: list[str] = OMIT
+
+
+@dataclass(kw_only=True)
+class OffloadCost(Model):
+    """What CPU offload moves to host memory and over PCIe each step."""
+
+    mode: str = OMIT
+    host_gb: float = OMIT
+    pcie_gb_per_step: float = OMIT
+    host_available_gb: float = OMIT
+    host_fits: bool = OMIT
+    pcie_seconds_per_step: float = OMIT
+
+
+@dataclass(kw_only=True)
+class Recommendation(Model):
+    """A change that would make the scenario fit (or fit better), evaluated by re-running the rules."""
+
+    action: str
+    change: dict[str, Any] = OMIT
+    cost: str | None = OMIT
+    fits: bool = OMIT
+    need_gb: float = OMIT
+    capacity_gb: float = OMIT
+    min_gpus: int = OMIT
+    rank: int = OMIT
+    rule_rank: int = OMIT
+    rank_sum: int = OMIT
+    pair: list[str] = spec(OMIT, "the two actions of a combined change")
+    also: list[Any] = OMIT
+    fact: str | list[str] = spec(OMIT, "the recommendation fact(s) in the derivation")
+    offload: OffloadCost = OMIT
+    step_seconds: float = OMIT
+    gpu_hours_per_step: float = OMIT
+    gpu_seconds_per_1k_tokens: float = OMIT
+    pcie_gb_per_step: float = OMIT
+    label: Label = spec(OMIT, "the change in words, from the rule that recommends it")
+    error: str = OMIT
+
+
+@dataclass(kw_only=True)
+class Band(Model):
+    """The error band from published measurements of this method."""
+
+    low_gb: float = OMIT
+    high_gb: float = OMIT
+    ratios: list[float] = OMIT
+    points: int = OMIT
+
+
+@dataclass(kw_only=True)
+class Communication(Model):
+    """The gradient exchange of one step over one link."""
+
+    link: str | None = OMIT
+    gb_per_step: float | None = OMIT
+    gbps: float | None = OMIT
+    seconds: float | None = OMIT
+
+
+@dataclass(kw_only=True)
+class Compute(Model):
+    """Compute time: seconds per step at the GPU's rate, hours for the given tokens."""
+
+    seconds_per_step: float | None = OMIT
+    tflops: float | None = OMIT
+    hours: float | None = OMIT
+
+
+@dataclass(kw_only=True)
+class PrecisionAdvice(Model):
+    """A precision the GPU supports better than the one asked for."""
+
+    gpu: str = OMIT
+    recommended: str = OMIT
+    reason: str = OMIT
+
+
+@dataclass(kw_only=True)
+class QuotedClaim(Model):
+    """A source claim as quoted: id, version, source, the sentence and where it stands."""
+
+    id: str
+    source: str = OMIT
+    quote: str = OMIT
+    span: Span = OMIT
+    version: int = OMIT
+    gloss_en: str | None = OMIT
+
+
+@dataclass(kw_only=True)
+class Contradiction(Model):
+    """A source claim that disagrees with the answer or one of its premises, with its audit status."""
+
+    claim: QuotedClaim = OMIT
+    relates_to: str = OMIT
+    status: FindingKind = OMIT
+    findings: list[Any] = OMIT
+    id: str = OMIT
+    source: str = OMIT
+    quote: str = OMIT
+    span: Span = OMIT
+    value: Any = OMIT
+
+
+@dataclass(kw_only=True)
+class SourceRef(Model):
+    """A source the answer rests on: a quoted claim, or a reference document with its citation, its
+    confidence and the facts taken from it."""
+
+    type: str = OMIT
+    id: str = OMIT
+    version: int = OMIT
+    source: str = OMIT
+    quote: str = OMIT
+    span: Span = OMIT
+    gloss_en: str | None = OMIT
+    citation: str = OMIT
+    confidence: str = OMIT
+    facts: list[str] = OMIT
+
+
+@dataclass(kw_only=True)
+class ProofNode(Model):
+    """A node of a proof tree: a derived fact with the rule that derived it and its premises, down to
+    given facts (quoted claims, reference facts, inputs). Nodes carry the rule's data; the tree is open."""
+
+    OPEN = True
+    fact: str
+    type: str = OMIT
+    label: Label = OMIT
+    rule: str = OMIT
+    given: bool = OMIT
+    tier: Literal["claim", "reference", "input"] = OMIT
+    premises: list["ProofNode"] = OMIT
+
+
+@dataclass(kw_only=True)
+class Proof(Model):
+    """The proof tree of a sizing conclusion."""
+
+    conclusion: str
+    tree: ProofNode
+
+
+@dataclass(kw_only=True)
+class WhyNot(Model):
+    """Why a scenario does not fit: the candidate rules, the first condition of each that failed with the
+    actual values, and the smallest changes that would make it hold."""
+
+    OPEN = True
+    question: str = OMIT
+    candidates: list[dict[str, Any]] = OMIT
+    smallest_changes: list[dict[str, Any]] = OMIT
+    max_params_that_fit: float | None = OMIT
+
+
+@dataclass(kw_only=True)
+class Alternative(Model):
+    """Another reading of an ambiguous question, sized."""
+
+    field: str = OMIT
+    value: Any = OMIT
+    verdict: Verdict = OMIT
+    conclusion_id: str = OMIT
+
+
+@dataclass(kw_only=True)
+class Assumed(Model):
+    """What the parser assumed (a generic GPU name taken as its smaller card) and the alternatives."""
+
+    field: str = OMIT
+    text: str = OMIT
+    value: str = OMIT
+    alternatives: list[str] = OMIT
+
+
+@dataclass(kw_only=True)
+class Asked(Model):
+    """The fields /v1/ask adds to every answer: the question, its language and how it was parsed."""
+
+    question: str = OMIT
+    lang: str = OMIT
+    parsed: dict[str, Any] = OMIT
+    answer: str = OMIT
+
+
+@dataclass(kw_only=True)
+class SizingAnswer(Asked):
+    """Whether the scenario fits: the memory it needs, the capacity, the smallest GPU count that fits, what
+    to change, why (the proof) and which sources say what."""
+
+    conclusion_id: str = spec()
+    kb_version: str = spec()
+    scenario: Scenario = spec()
+    verdict: Verdict = spec()
+    memory: Memory = spec()
+    capacity: Capacity = spec()
+    min_gpus: int | None = spec(minimum=1)
+    recommendations: list[Recommendation] = spec()
+    explanation: Proof = spec()
+    sources: list[SourceRef] = spec()
+    contradictions: list[Contradiction] = spec()
+    summary: Summary = spec()
+    kind: Literal["sizing"] = OMIT
+    notes: list[str] = OMIT
+    min_gpus_zero: int | None = OMIT
+    min_gpus_reason: str | None = OMIT
+    communication: list[Communication] = OMIT
+    compute: Compute | None = OMIT
+    precision: list[PrecisionAdvice] = OMIT
+    why_not: WhyNot = OMIT
+    band: Band = spec(OMIT, "the error band from published measurements of this method")
+    borderline: bool = spec(OMIT, "the usable memory lies inside the error band")
+    offload: OffloadCost = OMIT
+    negated: bool = OMIT
+    alternatives: list[Alternative] = spec(OMIT, "other readings of an ambiguous question, each sized")
+    assumed: list[Assumed] = spec(OMIT, "what the parser assumed (a generic GPU name taken as its smaller card) "
+                                  "and the alternatives")
+    without: dict[str, Any] = spec(OMIT, "with ?without=: whether the conclusion still holds when those sources "
+                                   "are taken away, and which disagreeing claims go")

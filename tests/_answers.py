@@ -1,0 +1,141 @@
+"""Real answers of every endpoint of the API, errors included, for the tests that check them against
+the answer models and the generated OpenAPI schemas (tests/test_models.py, tests/test_openapi.py).
+
+Each sample is (model name in gpukb.engine.models.ANSWERS, request, status, JSON body). The questions
+are a spread of the gold corpus (kb/gold/questions.yaml) so that every kind of answer and every
+optional field the engine produces is seen.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Sample(NamedTuple):
+    name: str
+    request: str
+    status: int
+    body: Any
+
+
+QUERIES = [
+    {"params": 13e9, "method": "full", "gpu": "T4"},
+    {"model": "llama-2-7b", "method": "qlora", "gpu": "T4"},
+    {"params": "70B", "method": "inference", "precision": "int4", "vram_gb": 80, "gpus": 2},
+    {"params": 7e9, "method": "full", "gpu": "A100-80GB", "gpus": 8, "zero": 3, "gradient_checkpointing": True},
+    {"params": 3e9, "method": "full", "instance": "GN7.8XLARGE128", "offload": "optimizer"},
+    {"model": "llama-2-7b", "method": "qlora", "instance": "GN7.2XLARGE32", "tokens": 1e9},
+    {"model": "llama-2-7b", "method": "lora", "family": "GN7"},
+]
+SOLVES = [
+    {"model": "llama-2-7b", "method": "inference", "gpu": "T4", "target": "seq_len"},
+    {"method": "qlora", "gpu": "T4", "target": "params"},
+    {"model": "llama-2-7b", "gpu": "T4", "target": "batch"},
+]
+TEXTS = [
+    "The T4 has 32 GB of memory and NVLink.",
+    "GN7 instances carry A100 GPUs and support BF16.",
+    "单张 T4 可以全量微调 Llama-2-13B。",
+    "The T4 has 16 GB GDDR6 memory. A T4 cannot fully fine-tune a 13B model. GN7 suits large-scale training.",
+    "hello world",
+    "NVIDIA's H20 carries 141 GB of memory and draws 400 W.",       # an unverifiable claim, with its reason
+]
+#: Questions beyond the gold spread that reach answers it may miss.
+QUESTIONS = [
+    "hello", "Does the T4 support BF16?", "T4 or A10 for 7B LoRA?",
+    "Does GN7 support BF16?",                                          # a family's fact via its GPU
+    "what's the lowest-cost Tencent instance that runs Mistral 7B inference in fp16",   # a size that fails
+]
+#: Bad inputs: (method, path, keyword arguments of the test client's open()).
+BAD = [
+    ("GET", "/v1/audit?kind=nope", {}),
+    ("GET", "/v1/claims?zz=1", {}),
+    ("GET", "/v1/claims/S999-C999", {}),
+    ("GET", "/v1/sources/S999", {}),
+    ("GET", "/v1/conclusions/nope/explain", {}),
+    ("GET", "/v1/diff?from=2026.09", {}),
+    ("GET", "/v1/ask", {}),
+    ("POST", "/v1/query", {"json": {"params": 1e9, "gpu": "T4", "colour": "red"}}),
+    ("POST", "/v1/query", {"data": b'{"params": 1e9,', "content_type": "application/json"}),
+    ("POST", "/v1/query", {"data": b"\x1f\x8b\x08\x00", "content_type": "application/json",
+                           "headers": {"Content-Encoding": "gzip"}}),
+    ("POST", "/v1/query", {"data": '{"model": "' + "x" * 140000 + '"}', "content_type": "application/json"}),
+    ("POST", "/v1/solve", {"json": {"target": "zz"}}),
+    ("POST", "/v1/check", {"json": {"txt": 1}}),
+    ("DELETE", "/v1/claims", {}),
+    ("GET", "/v1/nope", {}),
+]
+
+
+def gold_questions(every: int = 4) -> list[str]:
+    """Every ``every``-th question of the gold corpus (read as text: the corpus is a list of entries)."""
+    text = (ROOT / "kb" / "gold" / "questions.yaml").read_text(encoding="utf-8")
+    found = [yaml.safe_load(q) for q in re.findall(r"^\s*- q: (.*)$", text, re.M)]
+    return [q for q in found if isinstance(q, str)][::every]
+
+
+def _json(r) -> Any:
+    return json.loads(r.get_data(as_text=True))
+
+
+@lru_cache(maxsize=1)
+def _collect(app) -> tuple[Sample, ...]:
+    c = app.test_client()
+    out: list[Sample] = []
+
+    def get(name: str, url: str, **kw: Any) -> Any:
+        r = c.get(url, **kw)
+        out.append(Sample(name if r.status_code < 400 else "error", "GET " + url, r.status_code, _json(r)))
+        return out[-1].body
+
+    def post(name: str, url: str, body: Any) -> Any:
+        r = c.post(url, json=body)
+        out.append(Sample(name if r.status_code < 400 else "error", f"POST {url} {body}", r.status_code, _json(r)))
+        return out[-1].body
+
+    get("health", "/health")
+    for q in gold_questions() + QUESTIONS:
+        get("ask", "/v1/ask", query_string={"q": q})
+    conclusions = [post("query", "/v1/query", b).get("conclusion_id") for b in QUERIES]
+    post("query", "/v1/query?without=S002", QUERIES[0])
+    for b in SOLVES:
+        post("solve", "/v1/solve", b)
+    for t in TEXTS:
+        post("check", "/v1/check", {"text": t})
+    audit = get("audit", "/v1/audit")
+    get("audit", "/v1/audit?source=S001&kind=incorrect")
+    get("claimreview", "/v1/audit?format=claimreview")
+    get("audit", "/v1/audit?without=S001&kind=contradiction")
+    get("gaps", "/v1/audit/gaps")
+    claims = get("claims", "/v1/claims")
+    get("claims", "/v1/claims?source=S001&kb_version=2026.10")
+    for cl in claims["claims"][::10]:
+        get("claim", f"/v1/claims/{cl['id']}")
+    ids = [x for x in conclusions if x] + [f["id"] for f in audit["findings"][::25]] + ["S000-C005", "R-T4-bf16_native"]
+    for cid in ids:
+        get("explain", f"/v1/conclusions/{cid}/explain")
+        get("explain", f"/v1/conclusions/{cid}?lang=zh")
+        get("prov", f"/v1/conclusions/{cid}/explain?format=prov")
+    get("sources", "/v1/sources")
+    for s in ("S000", "S002"):
+        get("source", f"/v1/sources/{s}")
+    releases = [v["name"] for v in get("versions", "/v1/versions")["versions"]]
+    for a, b in zip(releases, releases[1:]):
+        get("diff", f"/v1/diff?from={a}&to={b}")
+    get("diff", f"/v1/diff?from={releases[-1]}&to={releases[0]}")
+    for method, url, kw in BAD:
+        r = c.open(url, method=method, **kw)
+        out.append(Sample("error", f"{method} {url}", r.status_code, _json(r)))
+    return tuple(out)
+
+
+def samples(app) -> tuple[Sample, ...]:
+    """The real answers of the app (collected once per app)."""
+    return _collect(app)
