@@ -204,3 +204,22 @@ def test_a_network_bottleneck_across_machines_on_a_family_without_rdma(audit):
     assert st["status"] == "supported"
     f = next(f for f in audit.findings_for("S002-C070") if f["kind"] == "supported")
     assert cites(f, "R-GN7-rdma") and "RDMA" in f["explanation"]["en"]
+
+
+def test_a_condition_that_restricts_a_verdict_keeps_it_apart_from_a_narrower_opposite_one(audit):
+    # S001-C003 "not designed for large-scale model training" and S000-C015 "one card handles BERT
+    # easily": the free-text condition restricts S001's verdict in a way that cannot be compared, so
+    # the two are not reported as contradicting each other
+    pairs = {tuple(sorted(c["id"] for c in f["claims"])) for f in audit.findings if f["kind"] == "contradiction"}
+    assert ("S000-C015", "S001-C003") not in pairs
+    # while "in most deep-learning training scenarios" restricts nothing: S001-C004 contradicts S002-C003
+    assert ("S001-C004", "S002-C003") in pairs
+
+
+@pytest.mark.parametrize("text, general", [
+    ("most deep-learning training scenarios", True), ("in most cases", True), ("usually", True),
+    ("多数场景下", True), ("通常", True),
+    ("most large models", False), ("large-scale model training", False), ("多数大模型", False), ("small models", False),
+])
+def test_which_conditions_only_say_in_general(kb, text, general):
+    assert kb.kb.vocab.general_condition(text) is general

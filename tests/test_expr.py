@@ -166,7 +166,8 @@ FUNCTION_CASES = [
     ("scope_diff('task=fine_tuning>training|inference', 'task=fine_tuning>training')", ["task"]),
     # scopes overlap when a key only one states narrows it; they are disjoint on conflicting values
     ("scope_conflict('method=full', 'method=full;model=model:llm')", []),
-    ("scope_conflict('task=training;condition=a', 'task=training;scale=single_node')", []),
+    ("scope_conflict('task=training;condition=a', 'task=training;scale=single_node')", ["condition"]),
+    ("scope_conflict('task=training', 'task=training;scale=single_node;model=model:llm')", []),
     ("scope_conflict('condition=a', 'condition=b')", ["condition"]),
     ("scope_conflict('method=full;task=fine_tuning>training', 'method=lora;task=training')", ["method"]),
     ("rel_diff(100, 80)", 0.2),

@@ -633,9 +633,9 @@ def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseV
                     "zh": f"{c.source} 称 {subj} 的{attr.zh}为 {cv}（{_scope(c)}）；{other.source} 称其"
                           f"{vocab.attributes[other.attribute].zh}为 {ov}（{_scope(other)}）。两者范围不同（差别在 {what}），并不矛盾。"}
         if kind == "contradiction":
-            return {"en": f"{c.source} says {subj} {attr.en} is {cv}; {other.source} says {ov}, for compatible scopes "
+            return {"en": f"{c.source} says {subj} {attr.en} is {cv}; {other.source} says {ov}, for overlapping scopes "
                           f"({_scope(c)} / {_scope(other)}). Both are kept; the claim's status follows the evidence ranking.",
-                    "zh": f"{c.source} 称 {subj} 的{attr.zh}为 {cv}；{other.source} 称为 {ov}，两者范围相容。两条都保留，结论按证据排序。"}
+                    "zh": f"{c.source} 称 {subj} 的{attr.zh}为 {cv}；{other.source} 称为 {ov}，两者范围重叠。两条都保留，结论按证据排序。"}
         return {"en": f"{other.source} states the same ({ov}) for a compatible scope.",
                 "zh": f"{other.source} 在相容范围内给出相同说法（{ov}）。"}
     # derivation

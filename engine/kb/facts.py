@@ -60,6 +60,9 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
         r["inh"] = 1 if r["skind"] == "gpu" and "family" in attr.inherited_by else 0
         r["closed"] = 1 if attr.closed else 0
     for k, v in sorted(f.qualifiers.items()):
+        if k == "condition" and vocab.general_condition(v):
+            r["q_condition"] = v             # shown, but a claim meant in general is not narrowed by it
+            continue
         if k == "task" and isinstance(v, list):
             # a task carries its ancestors ("fine_tuning>training") so a general claim about training
             # overlaps a claim about one kind of training, while two different kinds do not overlap

@@ -83,7 +83,7 @@ class Attribute:
     closed: bool = False
 
 
-CUE_GROUPS = ("method", "precision", "intent", "scale",
+CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
               # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
               "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require", "possess", "advice",
@@ -234,7 +234,7 @@ class Vocabulary:
             "bound": {">=", "<=", ">", "<"},
             "negation": {"before", "after"},
             "verdict_attribute": {a for a, spec in self.attributes.items() if spec.enum == "verdict"},
-            "open_question": {"cue"}, "role": {"verb"},
+            "open_question": {"cue"}, "role": {"verb"}, "generality": set(self.enums.get("generality") or {}),
             "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"}, "advice": {"verb", "use"},
         }
         for group, names in allowed.items():
@@ -299,6 +299,11 @@ class Vocabulary:
         spec = self.enums.get(attr.enum, {})
         got = [(spec.get(str(v)) or {}).get("measure") for v in values]
         return sorted({m for m in got if m}), sum(1 for m in got if not m)
+
+    def general_condition(self, text: Any) -> bool:
+        """Does a free-text condition only say that a claim holds in general (cues.generality)?"""
+        t = str(text or "").strip().lower()
+        return bool(t) and any(re.search(p, t) for p in (self.cues.get("generality") or {}).get("general", ()))
 
     def polarity(self, verdict: str) -> int:
         return int((self.enums.get("verdict", {}).get(verdict) or {}).get("polarity", 0))

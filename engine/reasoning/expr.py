@@ -246,11 +246,12 @@ def _scope_diff(a, b):
 
 
 def _scope_conflict(a, b):
-    """Scope keys on which two scopes are disjoint: both state the key with conflicting values (a free-text
-    condition counts when both state different ones). A key only one states narrows that scope inside
-    the other, so the two overlap: a general verdict and a narrower one can contradict each other."""
+    """Scope keys on which two scopes may not overlap: both state the key with conflicting values. A key
+    only one states narrows that scope inside the other, so the two overlap (a general verdict and a
+    narrower one can contradict each other), except a free-text condition, whose restriction cannot be
+    compared: stated by one side, or differently by both, it separates them."""
     x, y = _qparse(a), _qparse(b)
-    out = ["condition"] if "condition" in x and "condition" in y and x["condition"] != y["condition"] else []
+    out = ["condition"] if ("condition" in x or "condition" in y) and x.get("condition") != y.get("condition") else []
     return out + [k for k in SCOPE_KEYS if k in x and k in y and _qval_conflict(x[k], y[k])]
 
 
