@@ -358,3 +358,46 @@ def test_fact_key_is_a_content_hash():
     assert fact_key("path", {"b": 2, "a": 1}) == k
     assert fact_key("path", {"a": 1, "b": 3}) != k
     assert fact_key("reach", {"a": 1, "b": 2}) != k
+
+
+# -- a finding's wording is data: the rule's `explain` template -------------------------------------
+
+def _rules_with(tmp_path, old: str, new: str):
+    import shutil
+    root = tmp_path / "rules"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "rules", root)
+    p = root / "audit" / "inherit.yaml"
+    text = p.read_text(encoding="utf-8")
+    assert old in text
+    p.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return root
+
+
+GPU_ROLE = "  - id: audit.inherit.gpu_role\n    version: 1\n"
+
+
+def test_a_findings_wording_is_one_edit_of_its_rule(tmp_path):
+    from gpukb.engine.answers.service import GpuKB
+    root = _rules_with(tmp_path, GPU_ROLE, GPU_ROLE + "    explain:\n"
+                       "      en: 'ROLE-CHECK {subject}: {claim} within {other} ({via_subject}) [{other_cite}]'\n"
+                       "      zh: '定位核对 {subject}：{claim}'\n")
+    kb = GpuKB(Path(__file__).resolve().parent.parent / "kb", root)
+    res = kb.audit_result(kb.kb.latest)
+    f = next(f for f in res.findings_for("S002-C020") if f["kind"] == "supported")
+    assert f["explanation"]["en"].startswith("ROLE-CHECK NVIDIA Tesla T4: inference")
+    assert "light training" in f["explanation"]["en"] and "[Tencent Cloud" in f["explanation"]["en"]
+    assert f["explanation"]["zh"].startswith("定位核对 NVIDIA Tesla T4：推理")
+
+
+@pytest.mark.parametrize("explain, message", [
+    ("    explain: {en: 'x {nope}', zh: 'y'}\n", "unknown placeholder(s) nope"),
+    ("    explain: {en: 'only English'}\n", "explain needs 'en' and 'zh'"),
+    ("    explain: 'a string'\n", "explain needs 'en' and 'zh'"),
+])
+def test_bad_explain_templates_are_refused_with_file_and_line(tmp_path, explain, message):
+    from gpukb.engine.errors import ValidationError
+    from gpukb.engine.reasoning.rules import load_rules
+    root = _rules_with(tmp_path, GPU_ROLE, GPU_ROLE + explain)
+    with pytest.raises(ValidationError) as e:
+        load_rules(root)
+    assert any(message in str(i) and "inherit.yaml" in str(i) for i in e.value.issues), e.value.issues

@@ -280,7 +280,7 @@ def audit_records(service, view: ReleaseView, checked: list[Fact], records: list
         records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
     records += list(scenarios.values())
     d = service.reasoner.run(records, progress=progress)
-    return _collect(view, d, premises_named)
+    return _collect(view, d, premises_named, service.reasoner.ruleset)
 
 
 def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
@@ -405,8 +405,11 @@ def size_records(view: ReleaseView, reference: list[Fact] | None = None) -> list
     return out
 
 
-def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True) -> AuditResult:
+def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True, rules: Any = None) -> AuditResult:
+    """The findings and statuses of an audit run read back; ``rules``: the rule set, whose ``explain``
+    templates word the findings of the rules that carry one."""
     vocab = view.kb.vocab
+    templates = {r.key: r.explain for r in rules.rules if r.explain} if rules is not None else {}
     raw = d.derived("finding")
     resolutions = d.derived("resolution")
     best: dict[str, dict] = {}
@@ -445,7 +448,8 @@ def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True) -> A
                 "basis": f["basis"],
                 "claims": [claim_ref(c)] + ([claim_ref(other)] if other is not None and other.tier == "claim" else []),
                 "evidence": [x for x in [f.get("evidence")] if x] + ([other.key] if other is not None and other.tier == "reference" and other.key != f.get("evidence") else []),
-                "explanation": _explain(f, c, other, d, view),
+                "explanation": _templated(templates.get(_rule_of(d, f["fk"]) or ""), f, c, other, view)
+                               or _explain(f, c, other, d, view),
                 "rule": _rule_of(d, f["fk"]),
                 "fact": f["fk"],
                 "rank": (res_by_finding.get(f["fk"]) or {}).get("rank"),
@@ -542,45 +546,35 @@ def _scope(f: Fact) -> str:
     return "; ".join(parts) or "no stated scope"
 
 
-def _explain_bottleneck(f: dict, c: Fact, other: Fact, view: ReleaseView) -> dict[str, str]:
-    """A bottleneck judged against the GPUs of large-scale-training families, or against the network."""
+def _templated(template: dict[str, str] | None, f: dict, c: Fact, other: Fact | None,
+               view: ReleaseView) -> dict[str, str] | None:
+    """A finding worded by its rule's ``explain`` template (rules/…yaml), in English and Chinese."""
+    if not template:
+        return None
     vocab = view.kb.vocab
     own = view.facts.get(str(f.get("evidence") or "").split("@")[0])
-    cv = _val(c, vocab)
-    if own is None:
-        return {"en": f"The claim ({cv}) is judged against {vocab.label(other.subject)}.", "zh": f"该说法（{cv}）按 {vocab.label(other.subject)} 判断。"}
-    cite = lambda x: f"{x.citation} ({x.confidence} confidence)"     # noqa: E731
-    cattr = vocab.attributes[c.attribute]
-    if cattr.enum and isinstance(c.value, list):       # the resources, by their labels
-        cv_zh = "、".join(vocab.enum_label(cattr.enum, str(v), "zh") for v in c.value)
-        cv = ", ".join(vocab.enum_label(cattr.enum, str(v)) for v in c.value)
-    else:
-        cv_zh = cv
-    if f["detail"] == "no_rdma":
-        fam, vol = vocab.label(own.subject), _val(other, vocab).lstrip("~") + "Ψ"
-        return {"en": f"{fam} has no RDMA networking [{cite(own)}]; across machines, data-parallel training moves about "
-                      f"{vol} elements per step over the network (Ψ: the parameter count) [{cite(other)}], so the network "
-                      f"is what limits it: the claim ({cattr.en}: {cv}) holds there.",
-                "zh": f"{fam} 没有 RDMA 网络 [{cite(own)}]；跨机数据并行每步经网络搬运约 {vol} 个元素（Ψ 为参数量）[{cite(other)}]，"
-                      f"因此网络就是限制所在：该说法（{cattr.zh}：{cv_zh}）成立。"}
-    attr = vocab.attributes[own.attribute]
     via = view.facts.get(str(f.get("via") or "").split("@")[0])
-    fam = vocab.label(via.subject) if via is not None else "a large-scale-training family"
-    mine, peer = vocab.label(own.subject), vocab.label(other.subject)
-    head_en = (f"{mine} has {_val(own, vocab)} ({attr.en}) [{cite(own)}]; {peer}, which {fam} carries for large-scale "
-               f"training, has {_val(other, vocab)} [{cite(other)}].")
-    head_zh = f"{mine} 的{attr.zh}为 {_val(own, vocab)} [{cite(own)}]；{fam} 为大规模训练搭载的 {peer} 为 {_val(other, vocab)} [{cite(other)}]。"
-    if f["detail"] == "peer_short":
-        return {"en": f"{head_en} It falls short there, so the claim ({cattr.en}: {cv}) holds.",
-                "zh": f"{head_zh} 这一项不及对方，因此该说法（{cattr.zh}：{cv_zh}）成立。"}
-    if f["detail"] == "strength_short":
-        return {"en": f"{head_en} It falls clearly short there, so this is not a strong point of it: the claim ({cattr.en}: {cv}) is wrong.",
-                "zh": f"{head_zh} 这一项明显不及对方，并非其优势：该说法（{cattr.zh}：{cv_zh}）不成立。"}
-    if f["detail"] == "strength_on_par":
-        return {"en": f"{head_en} It has at least as much, so the claim ({cattr.en}: {cv}) holds against it.",
-                "zh": f"{head_zh} 这一项不逊于对方，该说法（{cattr.zh}：{cv_zh}）相对于它成立。"}
-    return {"en": f"{head_en} It is not short of it there, so whether {attr.en} limits training depends on the workload.",
-            "zh": f"{head_zh} 这一项并不逊色，是否限制训练取决于具体负载。"}
+    out = {}
+    for lang in ("en", "zh"):
+        def val(x: Fact | None) -> str:
+            if x is None:
+                return "?"
+            a = vocab.attributes.get(x.attribute)
+            if a is not None and a.enum and isinstance(x.value, list):
+                return (", " if lang == "en" else "、").join(vocab.enum_label(a.enum, str(v), lang) for v in x.value)
+            return _val(x, vocab)
+
+        def attr(x: Fact | None) -> str:
+            a = vocab.attributes.get(x.attribute) if x is not None else None
+            return (a.en if lang == "en" else a.zh) if a is not None else "?"
+
+        cite = lambda x: f"{x.citation} ({x.confidence} confidence)" if x is not None and x.citation else "?"   # noqa: E731
+        ctx = {"subject": vocab.label(c.subject), "attribute": attr(c), "claim": val(c),
+               "own": val(own), "own_subject": vocab.label(own.subject) if own else "?", "own_attribute": attr(own),
+               "own_cite": cite(own), "other": val(other), "other_subject": vocab.label(other.subject) if other else "?",
+               "other_cite": cite(other), "via_subject": vocab.label(via.subject) if via else "?", "via_cite": cite(via)}
+        out[lang] = template[lang].format(**ctx)
+    return out
 
 
 def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseView) -> dict[str, str]:
@@ -589,8 +583,6 @@ def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseV
     attr = vocab.attributes[c.attribute]
     subj = vocab.label(c.subject)
     cv = _val(c, vocab)
-    if basis == "reference" and other is not None and f.get("detail") in ("peer_short", "peer_on_par", "strength_short", "strength_on_par", "no_rdma"):
-        return _explain_bottleneck(f, c, other, view)
     if basis == "reference" and other is not None and f.get("via"):
         via = view.facts.get(str(f["via"]).split("@")[0])
         ctx = vocab.label(f.get("context") or c.subject)

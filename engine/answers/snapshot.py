@@ -113,7 +113,7 @@ def load(service, path: str | Path) -> bool:
     if doc is None:
         return False
     try:
-        audits = {name: _collect(service.view(name), _derivation(data)) for name, data in doc["releases"].items()}
+        audits = {name: _collect(service.view(name), _derivation(data), rules=service.rules) for name, data in doc["releases"].items()}
     except Exception as exc:  # noqa: BLE001 - signed but unusable (e.g. written by a bug): recompute instead
         log.warning("snapshot %s not used: %s", path, str(exc)[:300])
         return False

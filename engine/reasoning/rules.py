@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,12 @@ from ..files import read_bytes, tree_files
 from ..yamlio import LineDict, load_file
 
 RESERVED_FIELDS = {"id", "sid", "t", "fk", "$s"}
-RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group", "label"}
+RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group", "label", "explain"}
+#: what a rule's ``explain`` template may name: the claim judged, its subject and attribute, the fact the
+#: finding cites as its own evidence and the other fact it names (each: value, subject and citation),
+#: and the fact that links them (a family's GPU)
+EXPLAIN_FIELDS = ("subject", "attribute", "claim", "own", "own_subject", "own_attribute", "own_cite", "other",
+                  "other_subject", "other_cite", "via_subject", "via_cite")
 PATTERN_FIELDS = {"bind", "type", "where", "absent"}
 # `!=` is evaluated by gpukb: durable_rules' $neq never matches a fact without the field, where gpukb's
 # null != x is true (and $or with $nex is rejected by its C core)
@@ -67,6 +73,7 @@ class Rule:
     line: int
     group: str = ""
     label: dict[str, str] | None = None   # what the derived fact says in words (en, zh): a recommendation's action
+    explain: dict[str, str] | None = None  # a finding's explanation (en, zh), with {placeholders} of EXPLAIN_FIELDS
 
     @property
     def key(self) -> str:
@@ -299,10 +306,22 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
                                                                   for l in ("en", "zh"))):
         issues.append(Issue("label needs 'en' and 'zh' texts, e.g. {en: use FlashAttention, zh: 使用 FlashAttention}",
                             fname, item.line_of("label"), "label"))
+    explain = item.get("explain")
+    if explain is not None:
+        if not (isinstance(explain, dict) and all(isinstance(explain.get(l), str) and explain.get(l) for l in ("en", "zh"))):
+            issues.append(Issue("explain needs 'en' and 'zh' templates, e.g. {en: '{own_subject} has {own}', zh: '...'}",
+                                fname, item.line_of("explain"), "explain"))
+        else:
+            for lang in ("en", "zh"):
+                bad = sorted({m for m in re.findall(r"\{([^{}]*)\}", explain[lang]) if m not in EXPLAIN_FIELDS})
+                if bad:
+                    issues.append(Issue(f"explain.{lang} names unknown placeholder(s) {', '.join(bad)}", fname,
+                                        item.line_of("explain"), "explain", EXPLAIN_FIELDS))
     if len(issues) > n_before:
         return None
     return Rule(rid, ver, dict(desc), [str(c) for c in cites], patterns, guard, dtype, derive, derive_text,
-                fname, line, group, dict(label) if isinstance(label, dict) else None)
+                fname, line, group, dict(label) if isinstance(label, dict) else None,
+                dict(explain) if isinstance(explain, dict) else None)
 
 
 def _conjuncts(node: tuple) -> list[tuple]:
