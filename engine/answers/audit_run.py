@@ -27,8 +27,8 @@ from ..reasoning.reasoner import Derivation
 from ..kb import facts as factrec
 from .audit import AuditResult, audit_records, claim_records, name_premises, reference_records
 from . import audit_blocks
-from .audit_blocks import Unit, batches, group_pairs, reachable_reference, units
-from .audit_keys import claim_keys, sub_unit
+from .audit_blocks import Unit, batches, group_pairs, units
+from .audit_keys import claim_keys, reach, sub_unit
 from .audit_gaps import reason as unverifiable_reason
 
 log = logging.getLogger("gpukb.audit")
@@ -195,7 +195,7 @@ def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | 
     """
     progress = progress if progress is not None else getattr(service, "progress", None)
     parts, claim_recs = plan(view)
-    refs = [reachable_reference(view, u.claims + u.context_claims) for u in parts]
+    refs = [reach(view, u.claims + u.context_claims) for u in parts]
     base = base_digest(view, service.rules.digest)
     keys = claim_keys(view, parts, refs, base, claim_recs)
     known = previous.run.results if previous is not None and previous.run else {}
@@ -240,8 +240,10 @@ def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | 
 
 def merge(view: ReleaseView, parts: list[BlockResult]) -> AuditResult:
     """The result of a release from its units' results, as one run gives it: findings by claim id, a
-    finding two claims share told once (under the claim with the lower id), premises named."""
-    items = sorted((f for p in parts for f in p.findings), key=lambda f: f["claims"][0]["id"])
+    finding two claims share told once (under the claim with the lower id), premises named. The parts
+    are not changed (a part may be reused by a later audit): what is completed here is a copy."""
+    copies: dict[int, dict[str, Any]] = {}     # a premise (shared by a claim's findings and status) -> its copy
+    items = sorted((_fresh(f, copies) for p in parts for f in p.findings), key=lambda f: f["claims"][0]["id"])
     findings, shared = [], set()
     for f in items:
         if f["basis"] == "claims" and len(f["claims"]) == 2:
@@ -251,16 +253,17 @@ def merge(view: ReleaseView, parts: list[BlockResult]) -> AuditResult:
             shared.add(key)
         findings.append(f)
     by_claim: dict[str, list[dict]] = {}
+    listed: set[tuple[str, str]] = set()
     for f in findings:
         pair = f["basis"] == "claims" and len(f["claims"]) == 2
         for c in f["claims"] if pair else f["claims"][:1]:
-            lst = by_claim.setdefault(c["id"], [])
-            if all(x["id"] != f["id"] for x in lst):
-                lst.append(f)
+            if (c["id"], f["id"]) not in listed:
+                listed.add((c["id"], f["id"]))
+                by_claim.setdefault(c["id"], []).append(f)
     statuses: dict[str, dict[str, Any]] = {}
     corroboration: dict[str, list[dict]] = {}
     for p in parts:
-        statuses.update(p.statuses)
+        statuses.update((cid, _fresh(st, copies)) for cid, st in p.statuses.items())
         for ref, lst in p.corroboration.items():
             corroboration.setdefault(ref, []).extend(lst)
     for lst in corroboration.values():
@@ -280,6 +283,16 @@ def merge(view: ReleaseView, parts: list[BlockResult]) -> AuditResult:
     res.view = view
     res.parts = derivs
     return res
+
+
+def _fresh(item: dict[str, Any], copies: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """A copy of a finding or status that :func:`merge` completes (premises named, findings listed), so
+    the part it came from stays as audited; a premise shared by a claim's findings and status is
+    copied once (``copies``) and stays shared."""
+    out = dict(item)
+    if item.get("premises"):
+        out["premises"] = [copies.setdefault(id(p), dict(p)) for p in item["premises"]]
+    return out
 
 
 def _recompute(service, view, parts, refs, keys, claim_recs, cid: str) -> Derivation | None:
