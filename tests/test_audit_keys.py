@@ -21,7 +21,7 @@ from gpukb.engine.kb.synth import make_synthetic_kb
 RULES = Path(__file__).resolve().parents[1] / "rules"
 #: the only shapes in which a rule may read a group's sources (what audit_keys.group_view keeps of them)
 SOURCES_READ = [r"not \((\w+)\.n_sources == 1 and (\w+)\.n_sources == 1 and \1\.sources == \2\.sources\)",
-                r"(\w+)\.n_sources > 1 or (\w+)\.sources != \1\.sources"]
+                r"g\.n_sources > 1 or (\w+)\.sources != g\.sources"]      # g: the pair's own group (cpair a)
 
 
 def _strings(x: Any) -> Iterator[str]:
@@ -36,8 +36,9 @@ def _strings(x: Any) -> Iterator[str]:
 
 
 def test_the_rules_read_a_groups_sources_only_as_one_or_several():
-    """A group of several sources is keyed without its sources (audit_keys.group_view): sound only while
-    every rule reads ``sources``/``n_sources`` in one of the shapes above. A rule that needs more (how
+    """A group is keyed as of one source or several, and a group it is compared with by whether the two
+    are of the same one source (audit_keys.group_view, partner_view): sound only while every rule reads
+    ``sources``/``n_sources`` in one of the shapes above. A rule that needs more (how
     many sources, which ones) must be taught to group_view and this list first."""
     seen = 0
     for path in sorted(RULES.rglob("*.yaml")):
@@ -49,6 +50,8 @@ def test_the_rules_read_a_groups_sources_only_as_one_or_several():
                 if isinstance(rule.get("description"), dict) and text in rule["description"].values():
                     continue
                 rest = text
+                if re.search(SOURCES_READ[1], text):
+                    assert "a == g.gid" in json.dumps(rule.get("when")), rule["id"]
                 for shape in SOURCES_READ:
                     rest, n = re.subn(shape, "", rest)
                     seen += n

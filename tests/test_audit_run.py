@@ -184,16 +184,24 @@ def test_a_claim_key_changes_with_what_the_claim_reads(gpukb, monkeypatch):
     p = next(p for p in unit.pairs if p["a"] == recs[cid]["gid"])
     member = [c.id for c in unit.claims if recs[c.id]["gid"] == p["a"]]
 
-    def with_partner(**kv):
-        ps = [dataclasses.replace(u, groups=[{**g, **kv} if g["gid"] == p["b"] else g for g in u.groups],
-                                  context_groups=[{**g, **kv} if g["gid"] == p["b"] else g for g in u.context_groups])
-              for u in parts]
-        return keys(ps)
-    assert with_partner(n_sources=2, sources="S1|S2")[member[0]] == with_partner(n_sources=9, sources="S1|S3|S4")[member[0]]
-    assert with_partner(n_sources=1, sources="S1")[member[0]] != with_partner(n_sources=1, sources="S2")[member[0]]
-    assert with_partner(n_sources=1, sources="S1")[member[0]] != with_partner(n_sources=2, sources="S1|S2")[member[0]]
-    assert with_partner(rep2="X")[member[0]] != k[member[0]]
-    assert with_partner(pub="2099-01-01")[member[0]] != k[member[0]]
+    def with_groups(own: dict, partner: dict) -> dict[str, str]:
+        def change(g: dict) -> dict:
+            return {**g, **own} if g["gid"] == p["a"] else {**g, **partner} if g["gid"] == p["b"] else g
+        return keys([dataclasses.replace(u, groups=[change(g) for g in u.groups],
+                                         context_groups=[change(g) for g in u.context_groups]) for u in parts])
+    one, several = {"n_sources": 1, "sources": "S1"}, {"n_sources": 3, "sources": "S1|S2|S3"}
+    m = member[0]
+    assert with_groups(several, {"n_sources": 2, "sources": "S1|S2"})[m] == with_groups(several, {"n_sources": 9, "sources": "S3|S4"})[m]
+    assert with_groups(several, {"n_sources": 1, "sources": "S1"})[m] == with_groups(several, {"n_sources": 1, "sources": "S2"})[m]
+    assert with_groups(one, {"n_sources": 1, "sources": "S1"})[m] != with_groups(one, {"n_sources": 1, "sources": "S2"})[m]
+    assert with_groups(one, {"n_sources": 1, "sources": "S2"})[m] == with_groups(one, {"n_sources": 2, "sources": "S1|S2"})[m]
+    assert with_groups(one, several)[m] != with_groups(several, several)[m]
+    assert with_groups({}, {"rep": "X"})[m] != k[m]
+    assert with_groups({}, {"pub": "2099-01-01"})[m] != k[m]
+    # a partner's rep2 is read only by the claims of its rep_source
+    src, x, y = view.facts[m].source, view.claims[0].id, view.claims[1].id
+    assert with_groups({}, {"rep_source": src, "rep2": x})[m] != with_groups({}, {"rep_source": src, "rep2": y})[m]
+    assert with_groups({}, {"rep_source": "S-other", "rep2": x})[m] == with_groups({}, {"rep_source": "S-other", "rep2": y})[m]
 
 
 def test_a_dask_cluster_gives_the_findings_of_one_process(synthetic_dir, monkeypatch):

@@ -9,11 +9,14 @@ with together with the claims those name (``rep``, ``rep2``). Other claims of th
 not enter it: the rules join a claim with another only through groups and the claims it rests on
 (:data:`audit_blocks.CLAIM_JOINS`).
 
-The rules read a group's sources only to tell a group of one source from a group of several
-(rules/audit/claims.yaml: ``n_sources == 1``, ``n_sources > 1``, and ``sources`` compared under those
-guards; ``tests/test_audit_keys.py`` checks that they read nothing more), so a group of several sources
-is keyed as such (:func:`group_view`): one more source in a group of thousands changes neither what its
-members nor the claims compared with it are audited with, and only the new claim is audited.
+The rules read a group's sources only to tell a group of one source from a group of several, and
+whether two groups compared are of the same one source (rules/audit/claims.yaml: ``n_sources == 1``,
+``n_sources > 1``, and ``sources`` compared under those guards; ``tests/test_audit_keys.py`` checks that
+they read nothing more); a claim is named against another group's ``rep2`` only when its source is that
+group's ``rep_source``. So a group is keyed as "one source" or "several" (:func:`group_view`), a group it
+is compared with by whether the two are of the same one source (:func:`partner_view`): one more source
+in a group changes neither what its members nor the claims compared with it are audited with, and only
+the new claim is audited.
 """
 from __future__ import annotations
 
@@ -52,30 +55,33 @@ def claim_digests(view: ReleaseView, claims: list[Fact]) -> dict[str, bytes]:
 
 
 def group_view(g: dict[str, Any]) -> dict[str, Any]:
-    """A group record as the rules read it: its sources only when it has one (else "several")."""
+    """A group record as its members' audit reads it: whether it has one source or several, not which."""
     out = {k: v for k, v in g.items() if k not in ("sources", "n_sources")}
-    if g.get("n_sources") == 1:
-        out.update(n_sources=1, sources=g.get("sources"))
-    else:
-        out["n_sources"] = "several"
+    out["n_sources"] = 1 if g.get("n_sources") == 1 else "several"
     return out
 
 
-def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> dict[str, bytes]:
-    """Group id -> a digest of the group (:func:`group_view`), the pairs it is compared in and the groups
-    it is compared with (with the claims they name), for every group a unit owns."""
-    alone: dict[str, bytes] = {}
+def partner_view(g: dict[str, Any], h: dict[str, Any]) -> dict[str, Any]:
+    """Group ``h`` as the audit of group ``g``'s members reads it: its record without its sources and
+    ``rep2`` (read per claim: :func:`claim_keys`), and whether both are groups of the same one source."""
+    out = {k: v for k, v in h.items() if k not in ("sources", "n_sources", "rep2")}
+    out["same_source"] = g.get("n_sources") == 1 and h.get("n_sources") == 1 and g.get("sources") == h.get("sources")
+    return out
 
-    def one(g: dict[str, Any]) -> bytes:
-        d = alone.get(g["gid"])
-        if d is None:
-            h = hashlib.sha256(repr(sorted(group_view(g).items())).encode())
-            for rid in (g.get("rep"), g.get("rep2")):
-                h.update(digests.get(rid, b"-") if rid else b"0")
-            d = alone[g["gid"]] = h.digest()
-        return d
+
+def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, dict]]:
+    """Group id -> a digest of the group (:func:`group_view`), the pairs it is compared in and the groups
+    it is compared with (:func:`partner_view`, with the claims they name), for every group a unit owns;
+    and group id -> source -> the ``rep2`` of the partners whose ``rep_source`` is that source (a claim of
+    that source is named against ``rep2``: rules/audit/claims.yaml, audit.claims.member)."""
+    def one(view: dict[str, Any]) -> bytes:
+        h = hashlib.sha256(repr(sorted(view.items())).encode())
+        rid = view.get("rep")
+        h.update(digests.get(rid, b"-") if rid else b"0")
+        return h.digest()
 
     out: dict[str, bytes] = {}
+    rep2: dict[str, dict] = {}
     for u in units:
         by_gid = {g["gid"]: g for g in u.context_groups}
         by_gid.update((g["gid"], g) for g in u.groups)
@@ -83,11 +89,14 @@ def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> dict[str, by
         for p in u.pairs:
             partners.setdefault(p["a"], []).append(p["b"])
         for g in u.groups:
-            h = hashlib.sha256(one(g))
+            own = group_view(g)
+            h = hashlib.sha256(one(own) + (digests.get(g.get("rep2"), b"-") if g.get("rep2") else b"0"))
             for b in sorted(partners.get(g["gid"], ())):
-                h.update(b.encode() + one(by_gid[b]))
+                hb = by_gid[b]
+                h.update(b.encode() + one(partner_view(g, hb)))
+                rep2.setdefault(g["gid"], {}).setdefault(hb.get("rep_source"), []).append((b, hb.get("rep2")))
             out[g["gid"]] = h.digest()
-    return out
+    return out, rep2
 
 
 def claim_keys(view: ReleaseView, units: list[Unit], refs: list[list[Fact]], base: str,
@@ -100,7 +109,7 @@ def claim_keys(view: ReleaseView, units: list[Unit], refs: list[list[Fact]], bas
         for rid in (i for g in u.groups + u.context_groups for i in (g.get("rep"), g.get("rep2")) if i):
             if rid not in digests and rid in view.facts:
                 digests.update(claim_digests(view, [view.facts[rid]]))
-    groups = _group_digests(units, digests)
+    groups, rep2 = _group_digests(units, digests)
     out: dict[str, str] = {}
     for u, r in zip(units, refs):
         h = hashlib.sha256(base.encode())
@@ -108,7 +117,10 @@ def claim_keys(view: ReleaseView, units: list[Unit], refs: list[list[Fact]], bas
             h.update(f.key.encode() + b"\0")
         unit_base = h.digest()
         for c in u.claims:
-            k = hashlib.sha256(unit_base + digests[c.id] + groups[claim_recs[c.id]["gid"]])
+            gid = claim_recs[c.id]["gid"]
+            k = hashlib.sha256(unit_base + digests[c.id] + groups[gid])
+            for b, rid in rep2.get(gid, {}).get(c.source, ()):
+                k.update(b.encode() + (digests.get(rid, b"-") if rid else b"0"))
             for rid in u.rests.get(c.id, ()):
                 k.update(rid.encode() + digests.get(rid, b"-"))
             out[c.id] = k.hexdigest()[:24]
