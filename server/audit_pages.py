@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable
 
-from flask import render_template
+from flask import render_template, request
 from markupsafe import Markup
 
-from gpukb.engine.errors import GpukbError
+from gpukb.engine.answers.without import parse_sources
+from gpukb.engine.errors import BadInput, GpukbError
 
 from .i18n import catalog, html_lang, verbatim
 from .markdown_marks import Mark, layout_markdown, layout_raw, render_marked, window
@@ -115,9 +116,14 @@ def audit():
     kind = arg("kind", 60, [s.id for s in STATUSES],
                [(s.name(ui_lang()), url("pages.audit", kind=s.id)) for s in STATUSES])
     view = arg("view", 20, VIEWS) or "rendered"
+    without = _without_arg(kb, all_sources)
     claims = kb.claims(kb_version=kb_version)["claims"]
-    audit_doc = kb.audit(kb_version=kb_version)
+    audit_doc = kb.audit(kb_version=kb_version, **({"without": without} if without else {}))
     findings = {f["id"]: f for f in audit_doc["findings"]}
+    if without:        # the claims of the removed sources go; the others' statuses are the ones that still hold
+        statuses = {st["claim"]: st for st in audit_doc["statuses"]}
+        claims = [{**c, "audit": {**(c.get("audit") or {}), **statuses[c["id"]]}} for c in claims if c["id"] in statuses]
+        all_sources = [s for s in all_sources if s["id"] not in without]
     claims_by_id = {c["id"]: c for c in claims}
     status_of = {c["id"]: (c.get("audit") or {}).get("status", "unverifiable") for c in claims}
     kinds_of = {c["id"]: {findings[f]["kind"] for f in (c.get("audit") or {}).get("findings") or [] if f in findings}
@@ -150,7 +156,25 @@ def audit():
     return render_template("audit.html", docs=docs, sources=all_sources, source=source, status=status, kind=kind,
                            view=view, views=VIEWS, totals=totals, per_source=per_source, filtered=filtered,
                            n_claims=sum(d["n_claims"] for d in docs), n_marked=sum(d["n_marked"] for d in docs),
-                           kb_version=kb_version, kb_release=audit_doc.get("kb_version"))
+                           kb_version=kb_version, kb_release=audit_doc.get("kb_version"),
+                           without=without, wparam=",".join(without) or None, wblock=audit_doc.get("without"),
+                           all_source_ids=[s["id"] for s in kb.sources()["sources"]])
+
+
+def _without_arg(kb: Any, sources: list[dict[str, Any]]) -> list[str]:
+    """The sources ``?without=`` removes (repeatable or comma-separated); an unknown id is a 400 page
+    that links each source's page without it."""
+    arg("without", 200)             # length and control characters of the first value
+    values = request.args.getlist("without")
+    try:
+        return parse_sources([v for v in values if v], kb.kb.sources)
+    except BadInput:
+        shown = ",".join(values)
+        shown = shown if len(shown) <= 60 else shown[:60] + "…"
+        raise PageError(400, trm("error.unknown_value", name=tr("param.without"), value=verbatim(shown, "code")),
+                        [trm("error.allowed", values=verbatim(", ".join(s["id"] for s in sources), "code"))],
+                        [(f"{s['id']}: {s.get('title_en') or s.get('title')}", url("pages.audit", without=s["id"]))
+                         for s in sources]) from None
 
 
 @bp.get("/claims/<path:cid>")

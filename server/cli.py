@@ -26,6 +26,7 @@ from gpukb.engine.errors import BadInput, GpukbError, Issue
 from gpukb.engine.terms import FINDING_KINDS, LANGS, METHODS, OPTIMIZERS, PRECISIONS
 from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 from gpukb.engine.answers.audit_run import default_workers
+from gpukb.engine.answers.without import parse_sources
 
 from .errors import NotImplementedYet
 from .cli_render import (print_json, render_answer, render_audit, render_check, render_choice, render_claims,
@@ -207,6 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", metavar="S", help="only the findings about this source's claims")
     p.add_argument("--kind", choices=KINDS, help="only findings of this kind")
     p.add_argument("--format", choices=("claimreview",), help="schema.org ClaimReview JSON-LD")
+    p.add_argument("--without", metavar="S", action="append",
+                   help="answer as if source S were removed (repeatable or comma-separated): what still holds, "
+                        "what is withdrawn, from the audit's ATMS labels")
+    p.set_defaults(usage_error=p.error)
     p.add_argument("--gaps", action="store_true",
                    help="list the reference facts that would decide the unverifiable claims, most claims first")
     p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
@@ -462,17 +467,24 @@ def cmd_sources(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     kb = _engine(*_dirs(args), _pending(args))
     if args.gaps:
-        if args.source or args.kind or args.format:
-            raise BadInput("--gaps lists the gaps of a whole release; it takes no --source, --kind or --format")
+        if args.source or args.kind or args.format or args.without:
+            raise BadInput("--gaps lists the gaps of a whole release; it takes no --source, --kind, --format or --without")
         d = _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version)
         print_json(d) if args.json else print(render_gaps(d))
         return 0
     with bar(args) as progress:
         # how this command audits (the engine may be shared by later commands of the process: reset after)
         kb.progress, kb.audit_workers, kb.audit_scheduler = progress, args.workers, args.scheduler
-        kb.audit_keep_proofs = False       # findings are printed, not explained: a unit's proof is recomputed if asked
+        # findings are printed, not explained: a unit's proof is recomputed if asked (--without reads them)
+        kb.audit_keep_proofs = bool(args.without)
         try:
-            d = _method(kb, "audit", "the audit")(source=args.source, kind=args.kind, kb_version=args.kb_version, fmt=args.format)
+            if args.without:
+                try:
+                    parse_sources(args.without, kb.kb.sources)
+                except BadInput as exc:
+                    args.usage_error(f"argument --without: {exc.message.removeprefix('without: ')}")
+            d = _method(kb, "audit", "the audit")(source=args.source, kind=args.kind, kb_version=args.kb_version,
+                                                  fmt=args.format, **({"without": args.without} if args.without else {}))
         finally:
             kb.progress, kb.audit_workers, kb.audit_scheduler, kb.audit_keep_proofs = None, 1, None, True
     if (args.json or args.format):

@@ -181,7 +181,28 @@ def render_audit(d: dict[str, Any], lang: str = "en") -> str:
         expl = _pick(f.get("explanation"), lang)
         if expl:
             lines.append(f"    {_short(expl, 160)}")
+    if d.get("without"):
+        lines += render_without(d["without"], lang)
     return "\n".join(lines)
+
+
+def render_without(w: dict[str, Any], lang: str = "en") -> list[str]:
+    """The ``without`` block of an audit: what was withdrawn with the removed sources, and why."""
+    wd = w.get("withdrawn") or []
+    reasons: dict[str, int] = {}
+    for x in wd:
+        reasons[x["reason"]] = reasons.get(x["reason"], 0) + 1
+    lines = ["", f"without {', '.join(w['sources'])}: {w.get('removed_claims', 0)} claims removed, {len(wd)} findings withdrawn"
+             + (" (" + ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(reasons.items())) + ")" if reasons else "")]
+    for x in wd:
+        if x["reason"] != "claim_removed":
+            lines.append(f"  withdrawn [{x['kind']}] {x['id']}  rested on {', '.join(x['depended_on'])}"
+                         + ("  (a re-audit would pair the claim with another claim of the partner's group)" if x.get("repairable") else ""))
+    for c in w.get("status_changes") or []:
+        lines.append(f"  status of {c['claim']}: {c['from']} -> {c['to']}")
+    if w.get("limits"):
+        lines.append("  note: " + _pick(w["limits"], lang))
+    return lines
 
 
 def render_check(d: dict[str, Any], lang: str = "en") -> str:

@@ -34,6 +34,17 @@ def test_label_and_evidence_accuracy():
     assert rep["unverifiable"]["unverifiable"] == 1
 
 
+def test_a_fact_that_restates_the_gold_evidence_counts_as_citing_it():
+    from types import SimpleNamespace
+    gold = [{"claim": "S9-C1", "status": "supported", "evidence": ["R-paper-x"], "premise": None}]
+    audit = FakeAudit({"S9-C1": "supported"},
+                      {"S9-C1": [{"kind": "supported", "evidence": ["R-same-x@1"], "claims": [{"id": "S9-C1"}]}]})
+    assert evaluate(audit, gold)["evidence_correct"] == 0
+    audit.view = SimpleNamespace(reference=[SimpleNamespace(id="R-same-x", restates=("R-paper-x",)),
+                                            SimpleNamespace(id="R-other", restates=())])
+    assert evaluate(audit, gold)["evidence_correct"] == 1
+
+
 @pytest.mark.parametrize("text, message", [
     ("claims: [{claim: S0-C1, status: wrongish}]", "unknown status"),
     ("claims: [{claim: S0-C1, status: supported}, {claim: S0-C1, status: incorrect}]", "labelled twice"),

@@ -64,8 +64,8 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
-    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1"]
-    first, second, last, newest = (kb.release(n) for n in names)
+    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4"]
+    first, second, last, newest, recoded = (kb.release(n) for n in names)
     assert {c.source for c in first.claims} == {"S000", "S001"}
     assert {c.source for c in second.claims} == {"S000", "S001", "S002"}
     # the T4 bandwidth is revised in 2026.12: old value before, new value after
@@ -80,6 +80,9 @@ def test_releases_tell_the_history(kb):
     assert "datasheet" in newest.facts["R-A10-fp16_tensor_tflops"].citation
     # facts added with `since:` appear from their release on
     assert "R-ZERO2-comm" not in last.facts and "R-ZERO2-comm" in newest.facts
+    # a claim re-encoded in 2026.12.4 keeps its free-text version in the earlier releases
+    assert newest.facts["S002-C091"].attribute == "note" and newest.facts["S002-C091"].version == 1
+    assert recoded.facts["S002-C091"].attribute == "weakness" and recoded.facts["S002-C091"].version == 2
 
 
 def test_a_named_release_yields_exactly_its_facts(kb):
@@ -180,3 +183,31 @@ def test_fill_spans_computes_missing_spans_and_refuses_ambiguous_quotes(kbcopy):
     with pytest.raises(ValidationError) as e2:
         load_kb(kbcopy, fill_spans=True)
     assert "lengthen it" in str(e2.value)
+
+
+def _ref_kb_with(tmp_path, old: str, new: str):
+    """A copy of the bundled KB with one edit to kb/reference/techniques.yaml."""
+    import shutil
+
+    from gpukb.engine.paths import BUNDLED_KB
+    root = tmp_path / "kb"
+    shutil.copytree(BUNDLED_KB, root)
+    p = root / "reference" / "techniques.yaml"
+    text = p.read_text(encoding="utf-8")
+    assert old in text
+    p.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("restates: R-ZERO-comm-dp\n", "restates: R-NOPE-x\n", "not another reference fact"),
+    ("restates: R-ZERO-comm-stage3\n", "restates: R-ZERO-comm-dp\n", "a restatement says the same thing"),
+    ("restates: R-ZERO-comm-dp\n", "restates: 42\n", "must be a reference id"),
+])
+def test_restates_must_name_another_fact_that_says_the_same(tmp_path, old, new, message):
+    from gpukb.engine.errors import ValidationError
+    from gpukb.engine.kb.store import load_kb
+    root = _ref_kb_with(tmp_path, old, new)
+    with pytest.raises(ValidationError) as e:
+        load_kb(root)
+    assert any(message in str(i) and "techniques.yaml" in str(i) for i in e.value.issues), e.value.issues

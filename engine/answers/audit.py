@@ -549,13 +549,19 @@ def _explain_bottleneck(f: dict, c: Fact, other: Fact, view: ReleaseView) -> dic
     if own is None:
         return {"en": f"The claim ({cv}) is judged against {vocab.label(other.subject)}.", "zh": f"该说法（{cv}）按 {vocab.label(other.subject)} 判断。"}
     cite = lambda x: f"{x.citation} ({x.confidence} confidence)"     # noqa: E731
+    cattr = vocab.attributes[c.attribute]
+    if cattr.enum and isinstance(c.value, list):       # the resources, by their labels
+        cv_zh = "、".join(vocab.enum_label(cattr.enum, str(v), "zh") for v in c.value)
+        cv = ", ".join(vocab.enum_label(cattr.enum, str(v)) for v in c.value)
+    else:
+        cv_zh = cv
     if f["detail"] == "no_rdma":
         fam, vol = vocab.label(own.subject), _val(other, vocab).lstrip("~") + "Ψ"
         return {"en": f"{fam} has no RDMA networking [{cite(own)}]; across machines, data-parallel training moves about "
                       f"{vol} elements per step over the network (Ψ: the parameter count) [{cite(other)}], so the network "
-                      f"is what limits it: the claim ({cv}) holds there.",
+                      f"is what limits it: the claim ({cattr.en}: {cv}) holds there.",
                 "zh": f"{fam} 没有 RDMA 网络 [{cite(own)}]；跨机数据并行每步经网络搬运约 {vol} 个元素（Ψ 为参数量）[{cite(other)}]，"
-                      f"因此网络就是限制所在：该说法（{cv}）成立。"}
+                      f"因此网络就是限制所在：该说法（{cattr.zh}：{cv_zh}）成立。"}
     attr = vocab.attributes[own.attribute]
     via = view.facts.get(str(f.get("via") or "").split("@")[0])
     fam = vocab.label(via.subject) if via is not None else "a large-scale-training family"
@@ -564,8 +570,14 @@ def _explain_bottleneck(f: dict, c: Fact, other: Fact, view: ReleaseView) -> dic
                f"training, has {_val(other, vocab)} [{cite(other)}].")
     head_zh = f"{mine} 的{attr.zh}为 {_val(own, vocab)} [{cite(own)}]；{fam} 为大规模训练搭载的 {peer} 为 {_val(other, vocab)} [{cite(other)}]。"
     if f["detail"] == "peer_short":
-        return {"en": f"{head_en} It falls short there, so the claim ({cv}) holds as a bottleneck.",
-                "zh": f"{head_zh} 这一项不及对方，因此该说法（{cv}）作为瓶颈成立。"}
+        return {"en": f"{head_en} It falls short there, so the claim ({cattr.en}: {cv}) holds.",
+                "zh": f"{head_zh} 这一项不及对方，因此该说法（{cattr.zh}：{cv_zh}）成立。"}
+    if f["detail"] == "strength_short":
+        return {"en": f"{head_en} It falls clearly short there, so this is not a strong point of it: the claim ({cattr.en}: {cv}) is wrong.",
+                "zh": f"{head_zh} 这一项明显不及对方，并非其优势：该说法（{cattr.zh}：{cv_zh}）不成立。"}
+    if f["detail"] == "strength_on_par":
+        return {"en": f"{head_en} It has at least as much, so the claim ({cattr.en}: {cv}) holds against it.",
+                "zh": f"{head_zh} 这一项不逊于对方，该说法（{cattr.zh}：{cv_zh}）相对于它成立。"}
     return {"en": f"{head_en} It is not short of it there, so whether {attr.en} limits training depends on the workload.",
             "zh": f"{head_zh} 这一项并不逊色，是否限制训练取决于具体负载。"}
 
@@ -576,7 +588,7 @@ def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseV
     attr = vocab.attributes[c.attribute]
     subj = vocab.label(c.subject)
     cv = _val(c, vocab)
-    if basis == "reference" and other is not None and f.get("detail") in ("peer_short", "peer_on_par", "no_rdma"):
+    if basis == "reference" and other is not None and f.get("detail") in ("peer_short", "peer_on_par", "strength_short", "strength_on_par", "no_rdma"):
         return _explain_bottleneck(f, c, other, view)
     if basis == "reference" and other is not None and f.get("via"):
         via = view.facts.get(str(f["via"]).split("@")[0])

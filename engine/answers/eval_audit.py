@@ -2,9 +2,11 @@
 
 A gold entry gives the status an expert assigns to a claim and the ids that decide it (any one of them
 counts). As in FEVER, a label counts as right *with evidence* only when the audit's finding of that
-status cites one of the gold ids (gold entries with no evidence — unverifiable claims, or claims whose
-deciding fact is missing from the reference tier — count on the label alone). A *harmful* call is one
-that rates a gold-supported claim incorrect, overstated or understated: the error a reader would act on.
+status cites one of the gold ids, or a reference fact that ``restates`` one (the same statement of the
+same source under another subject, checked when the KB loads). Gold entries with no evidence
+(unverifiable claims, or claims whose deciding fact is missing from the reference tier) count on the
+label alone. A *harmful* call is one that rates a gold-supported claim incorrect, overstated or
+understated: the error a reader would act on.
 """
 from __future__ import annotations
 
@@ -56,6 +58,10 @@ def evaluate(audit: Any, gold: list[dict[str, Any]]) -> dict[str, Any]:
     """Compare an :class:`AuditResult` with the gold entries; a JSON-ready report."""
     rows = []
     per_kind: dict[str, Counter] = defaultdict(Counter)
+    # a reference fact that restates another (the same statement of the same source under another
+    # subject) cites it too
+    view = getattr(audit, "view", None)
+    restated = {f.id: f.restates for f in getattr(view, "reference", ()) if f.restates}
     for g in gold:
         st = audit.statuses.get(g["claim"])
         if st is None:
@@ -67,6 +73,7 @@ def evaluate(audit: Any, gold: list[dict[str, Any]]) -> dict[str, Any]:
         for f in audit.findings_for(g["claim"]):
             if f["kind"] == predicted:
                 cited |= _cited(f)
+        cited |= {r for c in cited for r in restated.get(c, ())}
         cited.discard(g["claim"])
         label_ok = predicted == g["status"]
         evidence_ok = label_ok and (not g["evidence"] or bool(cited & set(g["evidence"])))

@@ -11,22 +11,39 @@ from .explain import leaves, tree, why_not
 from ..kb.store import ReleaseView
 from .calibration import band_of
 from .summary import summary
+from .audit import AuditResult
+from .without import conclusion_without, parse_sources
 
 if TYPE_CHECKING:
     from .service import GpuKB
 
 
-def query(state: GpuKB, body: dict[str, Any]) -> dict[str, Any]:
-    """The sizing answer of the API contract for a query body (flags in snake_case)."""
+def query(state: GpuKB, body: dict[str, Any], without: Any = None) -> dict[str, Any]:
+    """The sizing answer of the API contract for a query body (flags in snake_case); ``without``:
+    source ids whose claims are taken away (the answer's ``without`` block says what that changes)."""
     if not isinstance(body, dict):
         raise BadInput("the query must be a JSON object", [Issue("expected an object")])
     view = state.view(body.get("kb_version"))
+    removed = parse_sources(without, state.kb.sources)
     s, notes = scen.normalise({k: v for k, v in body.items() if k != "kb_version"}, state.kb.vocab, view)
-    key = ("query", view.name, scen.conclusion_id(s, view.name), tuple(notes))
-    return state.cached(key, lambda: sizing_answer(state, s, notes, view))
+    key = ("query", view.name, scen.conclusion_id(s, view.name), tuple(notes), tuple(removed))
+    if not removed:
+        return state.cached(key, lambda: sizing_answer(state, s, notes, view))
+
+    def answer() -> dict[str, Any]:
+        audit, block = state.retracted(view.name, removed)
+        base = state.cached(key[:-1] + ((),), lambda: sizing_answer(state, s, notes, view))
+        out = sizing_answer(state, s, notes, view, audit)
+        r = state.run_scenario(s, notes, view)
+        out["without"] = conclusion_without(r.derivation, base, out, block)
+        return out
+    return state.cached(key, answer)
 
 
-def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView) -> dict[str, Any]:
+def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView,
+                  audit: AuditResult | None = None) -> dict[str, Any]:
+    """The sizing answer of one normalised scenario; ``audit``: the audit its sources and disagreeing
+    claims are read from (default: the release's)."""
     r = state.run_scenario(s, notes, view)
     verdict = r.one("verdict")
     cap = r.one("capacity")
@@ -35,7 +52,7 @@ def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: Relea
         raise BadInput(f"cannot size this scenario: the KB release {view.name} has no data for {missing}",
                        [Issue(f"no {missing} in release {view.name}", field="gpu" if cap is None else "model")])
     cid = scen.conclusion_id(s, view.name)
-    corr = corroboration(state, view)
+    corr = corroboration(state, view, audit)
     t = tree(r.derivation, verdict["fk"], view, state.rules, corr)
     mg = r.one("min_gpus")
     comm = [c for c in r.all("comm") if c.get("seconds") is not None] or r.all("comm")
@@ -79,7 +96,7 @@ def sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: Relea
                           "ratios": [band["low"], band["high"]], "points": band["points"]}
         answer["borderline"] = need * band["low"] <= cap_gb <= need * band["high"]
     answer["sources"] = sources_of(state, t, view)
-    answer["contradictions"] = contradictions(state, t, s, view)
+    answer["contradictions"] = contradictions(state, t, s, view, audit)
     answer["summary"] = summary(state, answer, t, view)
     return answer
 
@@ -326,14 +343,15 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
     return None
 
 
-def corroboration(state: GpuKB, view: ReleaseView) -> dict[str, list[dict]]:
+def corroboration(state: GpuKB, view: ReleaseView, audit: AuditResult | None = None) -> dict[str, list[dict]]:
     """Reference fact id → the source claims that state the same value (audit status supported)."""
-    audit = state.audit_result(view.name)
+    audit = state.audit_result(view.name) if audit is None else audit
     return audit.corroboration if audit is not None else {}
 
 
-def contradictions(state: GpuKB, t: dict, s: dict[str, Any], view: ReleaseView) -> list[dict[str, Any]]:
-    audit = state.audit_result(view.name)
+def contradictions(state: GpuKB, t: dict, s: dict[str, Any], view: ReleaseView,
+                   audit: AuditResult | None = None) -> list[dict[str, Any]]:
+    audit = state.audit_result(view.name) if audit is None else audit
     if audit is None:
         return []
     return audit.disagreeing_with(t, s)

@@ -15,6 +15,7 @@ from typing import Any
 from . import ask, catalog, conclusions, query, sizing
 from . import diff as diff_mod
 from . import ask_choice, audit_gaps
+from . import without as without_mod
 from . import check as check_mod
 from .audit import audit_answer, claimreview
 from .audit_run import run_audit
@@ -43,6 +44,7 @@ class GpuKB:
         self._cache_size = cache_size
         self._lock = threading.RLock()
         self._audits: dict[str, Any] = {}
+        self._source_labels: dict[str, without_mod.SourceLabels] = {}
         self._checks: OrderedDict[str, Any] = OrderedDict()     # recent checks, for explaining their findings
         self.progress: Any = None      # a progress(phase, done, total) callback for long runs (the CLI's bars)
         self.audit_workers = 1         # local processes an audit runs its batches on (gpukb audit --workers)
@@ -90,9 +92,32 @@ class GpuKB:
                                                       scheduler=self.audit_scheduler, keep_proofs=self.audit_keep_proofs)
             return self._audits[release]
 
-    def query(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The sizing answer of the API contract for a query body (flags in snake_case)."""
-        return query.query(self, body)
+    def source_labels(self, release: str) -> without_mod.SourceLabels:
+        """The source-level ATMS labels of a release's audit (computed once; an audit that dropped its
+        proofs is run again with them)."""
+        with self._lock:
+            if release not in self._source_labels:
+                res = self.audit_result(release)
+                if res.derivation is None and not res.parts:
+                    with limits.shared_work():
+                        res = self._audits[release] = run_audit(self, self.view(release), workers=self.audit_workers,
+                                                                scheduler=self.audit_scheduler, keep_proofs=True)
+                self._source_labels[release] = without_mod.source_labels(res, self.view(release))
+            return self._source_labels[release]
+
+    def retracted(self, release: str, without: Any) -> tuple[Any, dict[str, Any] | None]:
+        """The audit of a release without some sources (ids, repeated or comma-separated) and the
+        ``without`` block of the answer; the audit itself and None when no source is removed."""
+        sources = without_mod.parse_sources(without, self.kb.sources)
+        if not sources:
+            return self.audit_result(release), None
+        sl = self.source_labels(release)         # first: it may run the audit again, with its proofs
+        return without_mod.retract(self.audit_result(release), self.view(release), sl, sources)
+
+    def query(self, body: dict[str, Any], without: Any = None) -> dict[str, Any]:
+        """The sizing answer of the API contract for a query body (flags in snake_case); ``without``:
+        source ids whose claims are taken away (see :mod:`without`)."""
+        return query.query(self, body, without)
 
     def ask(self, q: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
         """Answer an English or Chinese question: a sizing answer, a fact answer, or what is missing."""
@@ -124,16 +149,21 @@ class GpuKB:
 
     # -- audit, releases, validation ----------------------------------------------------------------
     def audit(self, source: str | None = None, kind: str | None = None, kb_version: str | None = None,
-              fmt: str | None = None) -> dict[str, Any]:
+              fmt: str | None = None, without: Any = None) -> dict[str, Any]:
+        """The audit's findings and statuses (or ClaimReview); ``without``: source ids (a list or
+        comma-separated) to answer as if they were removed, from the ATMS labels (see :mod:`without`)."""
         if fmt not in (None, "json", "claimreview"):
             raise BadInput(f"unknown format {fmt!r}", [Issue(f"unknown format {fmt!r}", field="format", allowed=["json", "claimreview"])])
         view = self.view(kb_version)
-        res = self.audit_result(view.name)
+        res, block = self.retracted(view.name, without)
         if fmt == "claimreview":
             if source is not None and source not in self.kb.sources:
                 raise BadInput(f"unknown source {source!r}", [Issue(f"unknown source {source!r}", field="source", allowed=sorted(self.kb.sources))])
             return claimreview(res, view, source)
-        return audit_answer(res, view, source, kind)
+        out = audit_answer(res, view, source, kind)
+        if block is not None:
+            out["without"] = without_mod.filtered(block, source, kind)
+        return out
 
     def solve(self, body: dict[str, Any], target: str, lang: str = "en") -> dict[str, Any]:
         """The largest batch, sequence length or model (``target``: batch, seq_len or params) that fits

@@ -5,6 +5,7 @@ named release (see kb/versions.yaml), which is what every query, audit and expla
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -24,7 +25,7 @@ REF_ID = re.compile(r"^R-[A-Za-z0-9_.+\-]+$")
 CLAIM_FIELDS = {"id", "version", "quote", "span", "subject", "attribute", "value", "unit", "qualifiers",
                 "modality", "gloss_en", "approx", "note", "rests_on", "review"}
 REF_FIELDS = {"id", "version", "subject", "attribute", "value", "unit", "qualifiers", "citation",
-              "confidence", "note", "approx", "since", "modality", "gloss_en"}
+              "confidence", "note", "approx", "since", "modality", "gloss_en", "restates"}
 
 
 @dataclass
@@ -78,6 +79,8 @@ class Fact:
     since: str | None = None
     rests_on: str | None = None    # claims: the claim of the same source this one presupposes
     pending: bool = False          # claims: extracted by `gpukb ingest`, not yet reviewed by a curator
+    restates: tuple[str, ...] = ()  # reference facts: ids of facts that state the same thing from the same
+                                    # source under another subject (evidence citing one cites the other)
 
     @property
     def key(self) -> str:
@@ -341,6 +344,7 @@ def load_kb(root: str | Path, fill_spans: bool = False, include_pending: bool = 
         facts += _load_claim_file(root / name, rel(root / name), vocab, sources, issues, fill_spans)
     for name in sorted(n for n in names if n.startswith("reference/") and n.endswith(".yaml") and n.count("/") == 1):
         facts += _load_reference_file(root / name, rel(root / name), vocab, issues)
+    _check_restates(facts, issues)
     releases = _load_releases(root / "versions.yaml", rel(root / "versions.yaml"), sources, facts, issues)
     seen: dict[str, Fact] = {}
     for f in facts:
@@ -599,8 +603,48 @@ def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list
                         common["qualifiers"], fname, item.line, citation=item["citation"], confidence=conf,
                         approx=bool(item.get("approx", False)), note=item.get("note"),
                         since=None if item.get("since") is None else str(item.get("since")),
-                        modality=str(item.get("modality", "spec")), gloss_en=item.get("gloss_en")))
+                        modality=str(item.get("modality", "spec")), gloss_en=item.get("gloss_en"),
+                        restates=_restates(item, fname, issues)))
     return out
+
+
+def _restates(item: LineDict, fname: str, issues: list[Issue]) -> tuple[str, ...]:
+    """The ``restates`` ids of a reference fact (one id or a list); checked against the tier later."""
+    raw = item.get("restates")
+    if raw is None:
+        return ()
+    ids = [raw] if isinstance(raw, str) else raw
+    if not isinstance(ids, list) or not all(isinstance(x, str) and REF_ID.match(x) for x in ids):
+        issues.append(Issue(f"restates must be a reference id or a list of them, got {short(raw)}", fname,
+                            item.line_of("restates"), "restates"))
+        return ()
+    return tuple(ids)
+
+
+def _check_restates(facts: list[Fact], issues: list[Issue]) -> None:
+    """A fact restates another only when that one exists, is about the same attribute and agrees with its value."""
+    ref = {f.id: f for f in facts if f.tier == "reference"}
+    for f in facts:
+        for rid in f.restates:
+            o = ref.get(rid)
+            if o is None or o.id == f.id:
+                issues.append(Issue(f"{f.id} restates {rid}, which is not another reference fact", f.file, f.line,
+                                    "restates", sorted(ref)[:20]))
+            elif o.attribute != f.attribute or not _values_agree(f, o):
+                issues.append(Issue(f"{f.id} restates {rid}, but they differ ({f.attribute}={short(f.value)} vs "
+                                    f"{o.attribute}={short(o.value)}): a restatement says the same thing", f.file, f.line, "restates"))
+
+
+def _values_agree(a: Fact, b: Fact) -> bool:
+    """Does ``b``'s value fall within ``a``'s (an interval within an interval, an item of a list, equality)?"""
+    if isinstance(a.norm, Interval) and isinstance(b.norm, Interval):
+        lo = a.norm.lo if a.norm.lo is not None else -math.inf
+        hi = a.norm.hi if a.norm.hi is not None else math.inf
+        return lo <= (b.norm.lo if b.norm.lo is not None else -math.inf) and (b.norm.hi if b.norm.hi is not None else math.inf) <= hi
+    if isinstance(a.value, list):
+        return b.value == a.value or (not isinstance(b.value, list) and b.value in a.value) or \
+            (isinstance(b.value, list) and set(map(str, b.value)) <= set(map(str, a.value)))
+    return a.value == b.value
 
 
 def _load_releases(path: Path, fname: str, sources: dict[str, Source], facts: list[Fact],

@@ -34,10 +34,13 @@ class Param:
     max_chars: int | None = MAX_PARAM_CHARS   # None: the app's MAX_QUERY_CHARS
     required: bool = False
     multiline: bool = False                   # tab/newline allowed (free text)
+    repeatable: bool = False                  # may be given several times: the values joined with commas
 
 
 KB_VERSION = Param("kb_version")
 LANG = Param("lang", LANGS)
+# source ids whose claims are taken away (repeatable or comma-separated; the engine checks the ids)
+WITHOUT = Param("without", max_chars=MAX_PARAM_CHARS, repeatable=True)
 
 
 def blueprints() -> list[Blueprint]:
@@ -67,6 +70,8 @@ def read_args(*params: Param) -> dict[str, str | None]:
                                     allowed=list(p.choices) if p.choices else None))
             out[p.name] = None
             continue
+        if len(values) > 1 and p.repeatable:
+            values = [",".join(values)]
         if len(values) > 1:
             issues.append(Issue(f"the query parameter {p.name!r} is given {len(values)} times; give it once",
                                 field=p.name))

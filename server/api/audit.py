@@ -1,10 +1,11 @@
-"""GET /v1/audit[?source=&kind=&format=claimreview&kb_version=]: every claim checked, as findings;
+"""GET /v1/audit[?source=&kind=&format=claimreview&kb_version=&without=]: every claim checked, as findings
+(``without``: as if those sources were removed, from the ATMS labels);
 GET /v1/audit/gaps[?kb_version=]: the reference facts that would decide the unverifiable claims."""
 from __future__ import annotations
 
 from flask import Blueprint
 
-from . import KB_VERSION, Param, json_response, read_args
+from . import KB_VERSION, WITHOUT, Param, json_response, read_args
 from ..state import engine_method
 from gpukb.engine.terms import FINDING_KINDS
 
@@ -16,10 +17,11 @@ FORMATS = ("json", "claimreview")
 
 @bp.get("/v1/audit")
 def audit():
-    args = read_args(Param("source"), Param("kind", KINDS), Param("format", FORMATS), KB_VERSION)
+    args = read_args(Param("source"), Param("kind", KINDS), Param("format", FORMATS), KB_VERSION, WITHOUT)
     fn = engine_method("audit", "the audit")
     fmt = "claimreview" if args["format"] == "claimreview" else None
-    result = fn(source=args["source"], kind=args["kind"], kb_version=args["kb_version"], fmt=fmt)
+    extra = {"without": args["without"]} if args["without"] is not None else {}
+    result = fn(source=args["source"], kind=args["kind"], kb_version=args["kb_version"], fmt=fmt, **extra)
     if fmt == "claimreview":
         return json_response(result, mimetype="application/ld+json")
     return json_response(result)

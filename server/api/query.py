@@ -1,4 +1,5 @@
-"""POST /v1/query: a sizing question as a JSON object whose keys are the CLI flags in snake_case;
+"""POST /v1/query[?without=]: a sizing question as a JSON object whose keys are the CLI flags in snake_case
+(``without``: source ids taken away; the answer says whether the conclusion still holds);
 POST /v1/solve: the same object with ``target`` (batch, seq_len or params): the largest value that fits."""
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from flask import Blueprint
 
 import json
 
-from . import cached_json, read_args, read_json_object
+from . import WITHOUT, cached_json, read_args, read_json_object
 from ..state import get_kb
 
 bp = Blueprint("query", __name__)
@@ -14,9 +15,12 @@ bp = Blueprint("query", __name__)
 
 @bp.post("/v1/query")
 def query():
-    read_args()
+    args = read_args(WITHOUT)
     body = read_json_object()
     kb = get_kb()
+    if args["without"] is not None:
+        key = ("query", id(kb), json.dumps(body, sort_keys=True, default=str), args["without"])
+        return cached_json(key, lambda: kb.query(body, without=args["without"]))
     key = ("query", id(kb), json.dumps(body, sort_keys=True, default=str))
     return cached_json(key, lambda: kb.query(body))
 
