@@ -62,7 +62,7 @@ def _audit_child(kb_dir: str, out: str, opts: str = "{}") -> None:
     res = run_audit(kb, kb.view(None), workers=o.get("workers", 1), keep_proofs=False)
     t2 = time.perf_counter()
     r = {"load_s": t1 - t0, "audit_s": t2 - t1, "findings": len(res.findings), "claims": len(res.statuses),
-         "blocks": len(res.run.blocks), "batches": res.run.batches, "workers": res.run.workers,
+         "blocks": res.run.units, "batches": res.run.batches, "workers": res.run.workers,
          "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,        # the audit's own peak
          "peak_child_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}  # the largest worker
     afters = o.get("after") or []
@@ -75,7 +75,7 @@ def _audit_child(kb_dir: str, out: str, opts: str = "{}") -> None:
         inc = run_audit(after, after.view(None), previous=res, keep_proofs=False)
         t4 = time.perf_counter()
         r["after"].append({"claims": len(inc.statuses), "reaudit_s": t4 - t3, "reaudited": inc.run.audited,
-                           "reused": inc.run.reused})
+                           "reused": inc.run.reused, "claims_reaudited": inc.run.claims_audited})
         del after, inc
     if afters:      # the re-audits hold both KBs and the first result: their peak is reported apart
         r["reaudit_peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -133,7 +133,8 @@ def bench_audit(sizes: list[int], timeout: float, workers: int = 2, added: float
             for kind, inc in zip(("topical", "spread"), r.get("after") or []):
                 ratio = inc["reaudit_s"] / r["audit_s"]
                 say(f"reaudit_{label}_{kind}", f"+{inc['claims'] - r['claims']} claims ({kind}): re-audit {inc['reaudit_s']:.1f} s, "
-                    f"{inc['reaudited']} of {inc['reaudited'] + inc['reused']} units; {100 * ratio:.1f}% of the full audit "
+                    f"{inc.get('claims_reaudited', '?')} claims of {inc['reaudited']} of {inc['reaudited'] + inc['reused']} units; "
+                    f"{100 * ratio:.1f}% of the full audit "
                     f"(goal < 10%)", {**inc, "ratio": ratio})
         if len(sizes) >= 2 and all(str(n) in measured for n in sizes[:2]):
             a, b = measured[str(sizes[0])], measured[str(sizes[1])]

@@ -12,7 +12,8 @@ import yaml
 
 from gpukb.engine.answers import audit_blocks
 from gpukb.engine.answers.audit import audit_block
-from gpukb.engine.answers.audit_run import block_key, plan, run_audit
+from gpukb.engine.answers.audit_keys import claim_keys
+from gpukb.engine.answers.audit_run import plan, run_audit
 from gpukb.engine.kb.store import ReleaseView
 from gpukb.engine.answers.service import GpuKB
 from gpukb.engine.kb.synth import make_synthetic_kb
@@ -148,24 +149,59 @@ def test_adding_a_source_reaudits_only_the_blocks_it_touches(synthetic_dir, tmp_
     full = run_audit(after, view)
     assert _statuses(inc) == _statuses(full)
     assert _findings(inc) == _findings(full)
-    touched = {i for i, u in enumerate(plan(view)[0]) if any(c.source == "S005" for c in u.claims + u.context_claims)}
-    assert inc.run.audited == len(touched) and inc.run.reused == full.run.audited - len(touched) > 0
+    assert 5 <= inc.run.claims_audited < full.run.claims_audited // 4
+    assert inc.run.claims_reused == full.run.claims_audited - inc.run.claims_audited
+    assert inc.run.reused > 0 and inc.run.audited + inc.run.reused == full.run.units
 
 
-def test_a_unit_key_changes_with_what_the_unit_reads(gpukb, monkeypatch):
+def test_a_claim_key_changes_with_what_the_claim_reads(gpukb, monkeypatch):
     monkeypatch.setattr(audit_blocks, "PAIRWISE_LIMIT", 2)      # buckets split by scope: units with context groups
     view = gpukb.view(None)
-    unit = next(u for u in plan(view)[0] if len(u.claims) > 1 and u.context_groups and u.context_claims)
-    ref = audit_blocks.reachable_reference(view, unit.claims)
-    k = block_key(view, unit, ref, "rules-1")
-    assert k == block_key(view, dataclasses.replace(unit, claims=list(reversed(unit.claims))), ref, "rules-1")
-    assert k != block_key(view, unit, ref, "rules-2")
-    assert k != block_key(view, unit, ref[1:], "rules-1")
-    assert k != block_key(view, dataclasses.replace(unit, claims=unit.claims[1:]), ref, "rules-1")
-    changed = [{**unit.context_groups[0], "n_sources": 9}] + unit.context_groups[1:]
-    assert k != block_key(view, dataclasses.replace(unit, context_groups=changed), ref, "rules-1")
-    assert k != block_key(view, dataclasses.replace(unit, context_claims=unit.context_claims[1:]), ref, "rules-1")
-    assert k != block_key(view, dataclasses.replace(unit, pairs=unit.pairs[1:]), ref, "rules-1")
+    parts, recs = plan(view)
+    i, unit = next((i, u) for i, u in enumerate(parts) if len(u.claims) > 1 and u.context_groups and u.rests)
+    refs = [audit_blocks.reachable_reference(view, u.claims + u.context_claims) for u in parts]
+
+    def keys(ps=parts, rs=refs, base="rules-1"):
+        return claim_keys(view, ps, rs, base, recs)
+    k = keys()
+    cid = next(iter(unit.rests))
+    assert k == keys([dataclasses.replace(u, claims=list(reversed(u.claims))) for u in parts])
+    assert k != keys(base="rules-2") and k[cid] != keys(base="rules-2")[cid]
+    assert k[cid] != keys(rs=refs[:i] + [refs[i][1:]] + refs[i + 1:])[cid]
+    # the claims it rests on: changing one changes the key of the claim resting on it, not of its unit's others
+    other = next(c for c in unit.claims if c.id != cid)
+    rest = view.facts[unit.rests[cid][0]]
+    facts = dict(view.facts)
+    facts[rest.id] = dataclasses.replace(rest, quote=rest.quote + " ")
+    sub = ReleaseView(view.kb, view.release, facts, set(view.source_ids))
+    sparts, srecs = plan(sub)
+    changed = claim_keys(sub, sparts, [audit_blocks.reachable_reference(sub, u.claims + u.context_claims) for u in sparts],
+                         "rules-1", srecs)
+    assert changed[cid] != k[cid]
+    if rest.id not in unit.rests.get(other.id, ()):
+        assert changed[other.id] == k[other.id]
+    # a group it is compared with, as the rules read it: one source or several, not how many or which
+    p = next(p for p in unit.pairs if p["a"] == recs[cid]["gid"])
+    member = [c.id for c in unit.claims if recs[c.id]["gid"] == p["a"]]
+
+    def with_groups(own: dict, partner: dict) -> dict[str, str]:
+        def change(g: dict) -> dict:
+            return {**g, **own} if g["gid"] == p["a"] else {**g, **partner} if g["gid"] == p["b"] else g
+        return keys([dataclasses.replace(u, groups=[change(g) for g in u.groups],
+                                         context_groups=[change(g) for g in u.context_groups]) for u in parts])
+    one, several = {"n_sources": 1, "sources": "S1"}, {"n_sources": 3, "sources": "S1|S2|S3"}
+    m = member[0]
+    assert with_groups(several, {"n_sources": 2, "sources": "S1|S2"})[m] == with_groups(several, {"n_sources": 9, "sources": "S3|S4"})[m]
+    assert with_groups(several, {"n_sources": 1, "sources": "S1"})[m] == with_groups(several, {"n_sources": 1, "sources": "S2"})[m]
+    assert with_groups(one, {"n_sources": 1, "sources": "S1"})[m] != with_groups(one, {"n_sources": 1, "sources": "S2"})[m]
+    assert with_groups(one, {"n_sources": 1, "sources": "S2"})[m] == with_groups(one, {"n_sources": 2, "sources": "S1|S2"})[m]
+    assert with_groups(one, several)[m] != with_groups(several, several)[m]
+    assert with_groups({}, {"rep": "X"})[m] != k[m]
+    assert with_groups({}, {"pub": "2099-01-01"})[m] != k[m]
+    # a partner's rep2 is read only by the claims of its rep_source
+    src, x, y = view.facts[m].source, view.claims[0].id, view.claims[1].id
+    assert with_groups({}, {"rep_source": src, "rep2": x})[m] != with_groups({}, {"rep_source": src, "rep2": y})[m]
+    assert with_groups({}, {"rep_source": "S-other", "rep2": x})[m] == with_groups({}, {"rep_source": "S-other", "rep2": y})[m]
 
 
 def test_a_dask_cluster_gives_the_findings_of_one_process(synthetic_dir, monkeypatch):

@@ -315,6 +315,9 @@ class Unit:
     pairs: list[dict[str, Any]] = field(default_factory=list)
     context_groups: list[dict[str, Any]] = field(default_factory=list)
     context_claims: list[Fact] = field(default_factory=list)
+    #: claim id -> the ids of the claims it rests on, whichever unit owns them (what a part of the
+    #: unit audited alone takes as context: :func:`audit_keys.sub_unit`)
+    rests: dict[str, list[str]] = field(default_factory=dict)
 
 
 def bucket(g: dict[str, Any]) -> tuple:
@@ -368,10 +371,14 @@ def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]
                 named.append(fam)
             if c.attribute == "recommended_instance":
                 named += [e for e in (c.value if isinstance(c.value, list) else [c.value]) if isinstance(e, str)]
+            mine: dict[str, None] = {}
             for e in named:
-                need.update(dict.fromkeys(source_gpu.get((c.source, e), ())))
+                mine.update(dict.fromkeys(source_gpu.get((c.source, e), ())))
             if c.rests_on:
-                need[c.rests_on] = None
+                mine[c.rests_on] = None
+            if mine:
+                u.rests[c.id] = [i for i in mine if i in facts]
+                need.update(mine)
         u.context_claims = [facts[i] for i in need if i in facts and owner[i] != key]
         seen: set[str] = set()
         u.context_groups = [g for g in u.context_groups if not (g["gid"] in seen or seen.add(g["gid"]))]

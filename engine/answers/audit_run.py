@@ -5,16 +5,17 @@ The claims of a release fall into units (:func:`audit_blocks.units`): the value 
 claims they rest on. Each unit is audited with the reference facts it can reach, so the work grows
 with the number of claims instead of its square and memory with the largest unit. A unit's audit is a
 pure function of its claims, their sources' dates and context, its context, the reference facts it
-reaches and the rules: :func:`block_key` names that input, and an audit given a previous result
-(``previous=``) reuses every unit whose key is unchanged (adding a source re-audits only the units its
-claims join or change the context of). Batches of units run in this process, on local worker
+reaches and the rules, and within a unit each claim's audit reads only its own part of that input:
+:func:`audit_keys.claim_keys` names it claim by claim, and an audit given a previous result
+(``previous=``) reuses every claim whose key is unchanged, auditing the rest of a unit as a part of it
+(:func:`audit_keys.sub_unit`): adding a source re-audits its own claims and those whose group or
+context it changes as the rules read them. Batches of units run in this process, on local worker
 processes (``workers=N``) or on a Dask cluster (``scheduler="tcp://host:port"``, the optional extra
 ``gpukb[cluster]``).
 """
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ from ..reasoning.reasoner import Derivation
 from ..kb import facts as factrec
 from .audit import AuditResult, audit_records, claim_records, name_premises, reference_records
 from . import audit_blocks
-from .audit_blocks import Unit, batches, group_pairs, reachable_reference, units
+from .audit_blocks import Unit, batches, group_pairs, units
+from .audit_keys import claim_keys, reach, sub_unit
 from .audit_gaps import reason as unverifiable_reason
 
 log = logging.getLogger("gpukb.audit")
@@ -34,8 +36,9 @@ log = logging.getLogger("gpukb.audit")
 
 @dataclass
 class BlockResult:
-    """What the audit says of one unit: findings, statuses and corroboration of its claims, and the
-    derivation of the batch it was audited in (None when proofs are not kept)."""
+    """What the audit says of one claim (``key``: its :func:`audit_keys.claim_keys` key): its findings,
+    status and corroboration, and the derivation of the batch it was audited in (None when proofs are
+    not kept)."""
 
     key: str
     findings: list[dict[str, Any]]
@@ -46,11 +49,15 @@ class BlockResult:
 
 @dataclass
 class AuditRun:
-    """The units' results of a run, and how many units were audited or reused (the benchmark reports it)."""
+    """The claims' results of a run by key, and what was audited or reused (the benchmark reports it):
+    units audited (whole or in part) or reused whole, claims audited or reused."""
 
-    blocks: list[BlockResult] = field(default_factory=list)
+    results: dict[str, BlockResult] = field(default_factory=dict)
+    units: int = 0
     audited: int = 0
     reused: int = 0
+    claims_audited: int = 0
+    claims_reused: int = 0
     batches: int = 0
     workers: int = 1
 
@@ -64,56 +71,33 @@ def base_digest(view: ReleaseView, rules_digest: str) -> str:
     return h.hexdigest()
 
 
-def block_key(view: ReleaseView, unit: Unit, reference: list[Fact], base: str) -> str:
-    """A digest of everything a unit's audit reads: its claims (id, version, content, review mark) and
-    their sources' dates and context, its context (claims, groups, pairs), the reference facts it reaches
-    and ``base`` (the rules and vocabulary: :func:`base_digest`)."""
-    h = hashlib.sha256(base.encode())
-    for tag, claims in ((b"own", unit.claims), (b"ctx", unit.context_claims)):
-        h.update(tag)
-        for c in sorted(claims, key=lambda c: c.id):
-            src = view.kb.sources.get(c.source or "")
-            h.update(repr((c.key, sorted(c.as_dict().items(), key=lambda kv: kv[0]), c.pending,
-                           src.published if src else None, tuple(src.about) if src else ())).encode())
-    h.update(b"groups")
-    for g in sorted(unit.context_groups, key=lambda g: g["gid"]):
-        h.update(json.dumps(g, sort_keys=True, default=str).encode())
-    h.update(b"pairs")
-    for p in sorted((p["a"], p["b"]) for p in unit.pairs):
-        h.update(repr(p).encode())
-    h.update(b"ref")
-    for f in reference:
-        h.update(f.key.encode() + b"\0")
-    return h.hexdigest()[:24]
-
-
 def _union_reference(view: ReleaseView, parts: Iterable[list[Fact]]) -> list[Fact]:
     keep = {f.key for part in parts for f in part}
     return [f for f in view.reference if f.key in keep]
 
 
-def _split(res: AuditResult, parts: list[Unit], keys: list[str], keep_proofs: bool) -> list[BlockResult]:
-    """One batch's result cut along its units (what the batch says of context claims is dropped)."""
-    owner = {c.id: i for i, u in enumerate(parts) for c in u.claims}
-    out = [BlockResult(k, [], {}, {}, res.derivation if keep_proofs else None) for k in keys]
+def _split(res: AuditResult, parts: list[Unit], keys: dict[str, str], keep_proofs: bool) -> list[BlockResult]:
+    """One batch's result cut claim by claim (what the batch says of context claims is dropped)."""
+    d = res.derivation if keep_proofs else None
+    own = {c.id: BlockResult(keys[c.id], [], {}, {}, d) for u in parts for c in u.claims}
     for item in res.findings:
-        i = owner.get(item["claims"][0]["id"])
-        if i is not None:
-            out[i].findings.append(item)
+        b = own.get(item["claims"][0]["id"])
+        if b is not None:
+            b.findings.append(item)
     for cid, st in res.statuses.items():
-        if cid in owner:
-            out[owner[cid]].statuses[cid] = st
+        if cid in own:
+            own[cid].statuses[cid] = st
     for ref, lst in res.corroboration.items():
         for cref in lst:
-            if cref["id"] in owner:
-                out[owner[cref["id"]]].corroboration.setdefault(ref, []).append(cref)
-    return out
+            if cref["id"] in own:
+                own[cref["id"]].corroboration.setdefault(ref, []).append(cref)
+    return list(own.values())
 
 
-def audit_batch(service, view: ReleaseView, parts: list[Unit], keys: list[str], references: list[list[Fact]],
+def audit_batch(service, view: ReleaseView, parts: list[Unit], keys: dict[str, str], references: list[list[Fact]],
                 claim_recs: dict[str, dict[str, Any]], keep_proofs: bool = True, progress: Any = None) -> list[BlockResult]:
-    """Audit some units in one engine run; their results, one per unit. ``claim_recs``: the claims'
-    records with their group ids."""
+    """Audit some units in one engine run; their results, one per claim. ``keys``: the claims' keys,
+    ``claim_recs``: the claims' records with their group ids."""
     owned = [c for u in parts for c in u.claims]
     mine = {c.id for c in owned}
     context = list({c.id: c for u in parts for c in u.context_claims if c.id not in mine}.values())
@@ -149,7 +133,7 @@ def _worker_state(kb_dir: str, rules_dir: str, include_pending: bool):
 
 
 def batch_job(kb_dir: str, rules_dir: str, include_pending: bool, release: str, parts: list[Unit],
-              keys: list[str], references: list[list[str]], claim_recs: dict[str, dict[str, Any]],
+              keys: dict[str, str], references: list[list[str]], claim_recs: dict[str, dict[str, Any]],
               keep_proofs: bool) -> list[BlockResult]:
     """A batch audited in a worker (a local process or a Dask worker): the units travel whole, the
     reference facts as keys of the worker's own copy of the KB."""
@@ -205,28 +189,33 @@ def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | 
     """Audit every claim of a release, unit by unit (see the module docstring).
 
     ``workers`` > 1 audits batches on that many local processes, ``scheduler`` on a Dask cluster;
-    ``previous`` (an earlier result, e.g. of the release before a source was added) lends its units
-    whose inputs are unchanged; without ``keep_proofs`` the derivations are dropped once read (a large
-    audit's memory) and recomputed for the unit an explanation asks for.
+    ``previous`` (an earlier result, e.g. of the release before a source was added) lends the results
+    of its claims whose inputs are unchanged; without ``keep_proofs`` the derivations are dropped once
+    read (a large audit's memory) and recomputed for the unit an explanation asks for.
     """
     progress = progress if progress is not None else getattr(service, "progress", None)
     parts, claim_recs = plan(view)
-    refs = [reachable_reference(view, u.claims + u.context_claims) for u in parts]
+    refs = [reach(view, u.claims + u.context_claims) for u in parts]
     base = base_digest(view, service.rules.digest)
-    keys = [block_key(view, u, r, base) for u, r in zip(parts, refs)]
-    known = {b.key: b for b in (previous.run.blocks if previous is not None and previous.run else [])}
+    keys = claim_keys(view, parts, refs, base, claim_recs)
+    known = previous.run.results if previous is not None and previous.run else {}
     done: dict[str, BlockResult] = {}
-    fresh = [(u, k, r) for u, k, r in zip(parts, keys, refs) if k not in known]
+    fresh: list[tuple[Unit, list[Fact]]] = []
+    for u, r in zip(parts, refs):
+        ids = {c.id for c in u.claims if keys[c.id] not in known}
+        if ids:
+            fresh.append((u if len(ids) == len(u.claims) else sub_unit(u, ids, view.facts, claim_recs), r))
     todo = []
     workers = max(1, int(workers or 1))
     size = None
+    n_fresh = sum(len(u.claims) for u, _ in fresh)
     if workers > 1 or scheduler:      # several batches per worker, so the last ones even out the load
-        size = max(200, min(audit_blocks.BATCH_CLAIMS, sum(len(u.claims) for u, _, _ in fresh) // (4 * max(workers, 2))))
-    key_ref = {id(u): (k, r) for u, k, r in fresh}
-    for batch in batches([u for u, _, _ in fresh], size):
-        todo.append((batch, [key_ref[id(u)][0] for u in batch], [key_ref[id(u)][1] for u in batch]))
-    log.info("audit of %s: %d claims in %d units, %d to audit in %d batches, %d reused", view.name,
-             len(view.claims), len(parts), len(fresh), len(todo), len(parts) - len(fresh))
+        size = max(200, min(audit_blocks.BATCH_CLAIMS, n_fresh // (4 * max(workers, 2))))
+    ref_of = {id(u): r for u, r in fresh}
+    for batch in batches([u for u, _ in fresh], size):
+        todo.append((batch, {c.id: keys[c.id] for u in batch for c in u.claims}, [ref_of[id(u)] for u in batch]))
+    log.info("audit of %s: %d claims in %d units, %d claims of %d units to audit in %d batches, %d claims reused",
+             view.name, len(view.claims), len(parts), n_fresh, len(fresh), len(todo), len(view.claims) - n_fresh)
     if (workers > 1 or scheduler) and len(todo) > 1:
         for part in _run_pool(service, view, todo, claim_recs, keep_proofs, workers, scheduler, progress):
             done.update((b.key, b) for b in part)
@@ -237,18 +226,24 @@ def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | 
                                                         progress if len(todo) == 1 else None))
             if progress and len(todo) > 1:
                 progress("auditing blocks", n, len(todo))
-    results = [done.get(k) or known[k] for k in keys]
-    out = merge(view, results)
-    out.run = AuditRun(results, audited=len(fresh), reused=len(parts) - len(fresh), batches=len(todo),
-                       workers=workers)
+    results = {}
+    for u in parts:
+        for c in u.claims:
+            k = keys[c.id]
+            results[k] = done.get(k) or known[k]
+    out = merge(view, list(results.values()))
+    out.run = AuditRun(results, units=len(parts), audited=len(fresh), reused=len(parts) - len(fresh),
+                       claims_audited=n_fresh, claims_reused=len(results) - n_fresh, batches=len(todo), workers=workers)
     out.recompute = lambda cid: _recompute(service, view, parts, refs, keys, claim_recs, cid)
     return out
 
 
 def merge(view: ReleaseView, parts: list[BlockResult]) -> AuditResult:
     """The result of a release from its units' results, as one run gives it: findings by claim id, a
-    finding two claims share told once (under the claim with the lower id), premises named."""
-    items = sorted((f for p in parts for f in p.findings), key=lambda f: f["claims"][0]["id"])
+    finding two claims share told once (under the claim with the lower id), premises named. The parts
+    are not changed (a part may be reused by a later audit): what is completed here is a copy."""
+    copies: dict[int, dict[str, Any]] = {}     # a premise (shared by a claim's findings and status) -> its copy
+    items = sorted((_fresh(f, copies) for p in parts for f in p.findings), key=lambda f: f["claims"][0]["id"])
     findings, shared = [], set()
     for f in items:
         if f["basis"] == "claims" and len(f["claims"]) == 2:
@@ -258,16 +253,17 @@ def merge(view: ReleaseView, parts: list[BlockResult]) -> AuditResult:
             shared.add(key)
         findings.append(f)
     by_claim: dict[str, list[dict]] = {}
+    listed: set[tuple[str, str]] = set()
     for f in findings:
         pair = f["basis"] == "claims" and len(f["claims"]) == 2
         for c in f["claims"] if pair else f["claims"][:1]:
-            lst = by_claim.setdefault(c["id"], [])
-            if all(x["id"] != f["id"] for x in lst):
-                lst.append(f)
+            if (c["id"], f["id"]) not in listed:
+                listed.add((c["id"], f["id"]))
+                by_claim.setdefault(c["id"], []).append(f)
     statuses: dict[str, dict[str, Any]] = {}
     corroboration: dict[str, list[dict]] = {}
     for p in parts:
-        statuses.update(p.statuses)
+        statuses.update((cid, _fresh(st, copies)) for cid, st in p.statuses.items())
         for ref, lst in p.corroboration.items():
             corroboration.setdefault(ref, []).extend(lst)
     for lst in corroboration.values():
@@ -289,10 +285,20 @@ def merge(view: ReleaseView, parts: list[BlockResult]) -> AuditResult:
     return res
 
 
+def _fresh(item: dict[str, Any], copies: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """A copy of a finding or status that :func:`merge` completes (premises named, findings listed), so
+    the part it came from stays as audited; a premise shared by a claim's findings and status is
+    copied once (``copies``) and stays shared."""
+    out = dict(item)
+    if item.get("premises"):
+        out["premises"] = [copies.setdefault(id(p), dict(p)) for p in item["premises"]]
+    return out
+
+
 def _recompute(service, view, parts, refs, keys, claim_recs, cid: str) -> Derivation | None:
-    for u, r, k in zip(parts, refs, keys):
+    for u, r in zip(parts, refs):
         if any(c.id == cid for c in u.claims):
-            return audit_batch(service, view, [u], [k], [r], claim_recs, keep_proofs=True)[0].derivation
+            return audit_batch(service, view, [u], keys, [r], claim_recs, keep_proofs=True)[0].derivation
     return None
 
 
