@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import short, Issue, ValidationError
 from ..yamlio import LineDict, load_file
+from .wording import Wording
 
 UNITLESS_OK = ("count", "ratio", "params")
 ENTITY_FIELDS = ("name", "aliases", "catalog", "family", "variants", "requires", "presented_as")
@@ -220,6 +221,8 @@ class Vocabulary:
                                     f"on a name with catalog: false (got {short(shown)})", path, ents.line_of(eid),
                                     "presented_as", sorted(e for e, x in self.entities.items() if x.get("kind") == spec["kind"])))
         self._check_cue_keys(data.get("cues"), issues)
+        # how findings and engine records are worded (templates, checked here)
+        self.wording = Wording.load(data.get("findings"), data.get("labels"), path, set(self.attributes), issues)
         if issues:
             raise ValidationError(f"{path}: invalid vocabulary", issues)
         self._alias_index: dict[str, str] | None = None

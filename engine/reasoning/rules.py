@@ -18,14 +18,13 @@ from . import expr
 from ..errors import Issue, ValidationError
 from ..files import read_bytes, tree_files
 from ..yamlio import LineDict, load_file
+from ..kb.wording import check_template
+from ..terms import FINDING_FIELDS
 
 RESERVED_FIELDS = {"id", "sid", "t", "fk", "$s"}
 RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group", "label", "explain"}
-#: what a rule's ``explain`` template may name: the claim judged, its subject and attribute, the fact the
-#: finding cites as its own evidence and the other fact it names (each: value, subject and citation),
-#: and the fact that links them (a family's GPU)
-EXPLAIN_FIELDS = ("subject", "attribute", "claim", "own", "own_subject", "own_attribute", "own_cite", "other",
-                  "other_subject", "other_cite", "via_subject", "via_cite")
+#: what a rule's ``explain`` template may name (see :data:`gpukb.engine.terms.FINDING_FIELDS`)
+EXPLAIN_FIELDS = FINDING_FIELDS
 PATTERN_FIELDS = {"bind", "type", "where", "absent"}
 # `!=` is evaluated by gpukb: durable_rules' $neq never matches a fact without the field, where gpukb's
 # null != x is true (and $or with $nex is rejected by its C core)
@@ -313,10 +312,7 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
                                 fname, item.line_of("explain"), "explain"))
         else:
             for lang in ("en", "zh"):
-                bad = sorted({m for m in re.findall(r"\{([^{}]*)\}", explain[lang]) if m not in EXPLAIN_FIELDS})
-                if bad:
-                    issues.append(Issue(f"explain.{lang} names unknown placeholder(s) {', '.join(bad)}", fname,
-                                        item.line_of("explain"), "explain", EXPLAIN_FIELDS))
+                check_template(explain[lang], FINDING_FIELDS, f"explain.{lang}", fname, item.line_of("explain"), issues)
     if len(issues) > n_before:
         return None
     return Rule(rid, ver, dict(desc), [str(c) for c in cites], patterns, guard, dtype, derive, derive_text,
