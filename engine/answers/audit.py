@@ -3,7 +3,8 @@
 All judgements are rules (rules/audit/): findings, and the resolution policy that ranks them. This
 module prepares the run (claim records, and one sizing scenario per checkable claim so the rules can
 compare the claim with a computation for the claim's own scope), then reads the findings back,
-writes their explanations and picks each claim's status as its highest-ranked resolution.
+words them (:mod:`.audit_wording`, from templates that are data) and picks each claim's status as
+its highest-ranked resolution.
 """
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ from . import scenario as scen
 from ..errors import BadInput, Issue
 from .audit_blocks import catalog_models, group_pairs
 from .audit_gaps import reason as unverifiable_reason
+from .audit_wording import explanation
 from .explain import walk
 from ..kb.store import Fact, ReleaseView
-from ..kb.labels import fact_label, gb
 from ..reasoning.reasoner import Derivation
 from ..kb.vocabulary import Interval
 from ..terms import FINDING_KINDS, label as term_label
@@ -407,7 +408,7 @@ def size_records(view: ReleaseView, reference: list[Fact] | None = None) -> list
 
 def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True, rules: Any = None) -> AuditResult:
     """The findings and statuses of an audit run read back; ``rules``: the rule set, whose ``explain``
-    templates word the findings of the rules that carry one."""
+    templates word the findings of the rules that carry one (the vocabulary's ``findings`` word the rest)."""
     vocab = view.kb.vocab
     templates = {r.key: r.explain for r in rules.rules if r.explain} if rules is not None else {}
     raw = d.derived("finding")
@@ -448,8 +449,7 @@ def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True, rule
                 "basis": f["basis"],
                 "claims": [claim_ref(c)] + ([claim_ref(other)] if other is not None and other.tier == "claim" else []),
                 "evidence": [x for x in [f.get("evidence")] if x] + ([other.key] if other is not None and other.tier == "reference" and other.key != f.get("evidence") else []),
-                "explanation": _templated(templates.get(_rule_of(d, f["fk"]) or ""), f, c, other, view)
-                               or _explain(f, c, other, d, view),
+                "explanation": explanation(templates.get(_rule_of(d, f["fk"]) or ""), f, c, other, d, view),
                 "rule": _rule_of(d, f["fk"]),
                 "fact": f["fk"],
                 "rank": (res_by_finding.get(f["fk"]) or {}).get("rank"),
@@ -529,120 +529,6 @@ def grounds(d: Derivation, fk: str, ref_keys: set[str]) -> list[str]:
 def _rule_of(d: Derivation, fk: str) -> str | None:
     sup = d.supports.get(fk)
     return sup[0].rule if sup else None
-
-
-def _val(f: Fact, vocab) -> str:
-    return f.value_text(vocab)
-
-
-def _scope(f: Fact) -> str:
-    parts = []
-    for k, v in f.qualifiers.items():
-        if isinstance(v, Interval):
-            v = v.text()
-        elif isinstance(v, list):
-            v = ", ".join(str(x).split(":")[-1] for x in v)
-        parts.append(f"{k}={str(v).split(':')[-1] if isinstance(v, str) and k != 'condition' else v}")
-    return "; ".join(parts) or "no stated scope"
-
-
-def _templated(template: dict[str, str] | None, f: dict, c: Fact, other: Fact | None,
-               view: ReleaseView) -> dict[str, str] | None:
-    """A finding worded by its rule's ``explain`` template (rules/…yaml), in English and Chinese."""
-    if not template:
-        return None
-    vocab = view.kb.vocab
-    own = view.facts.get(str(f.get("evidence") or "").split("@")[0])
-    via = view.facts.get(str(f.get("via") or "").split("@")[0])
-    out = {}
-    for lang in ("en", "zh"):
-        def val(x: Fact | None) -> str:
-            if x is None:
-                return "?"
-            a = vocab.attributes.get(x.attribute)
-            if a is not None and a.enum and isinstance(x.value, list):
-                return (", " if lang == "en" else "、").join(vocab.enum_label(a.enum, str(v), lang) for v in x.value)
-            return _val(x, vocab)
-
-        def attr(x: Fact | None) -> str:
-            a = vocab.attributes.get(x.attribute) if x is not None else None
-            return (a.en if lang == "en" else a.zh) if a is not None else "?"
-
-        cite = lambda x: f"{x.citation} ({x.confidence} confidence)" if x is not None and x.citation else "?"   # noqa: E731
-        ctx = {"subject": vocab.label(c.subject), "attribute": attr(c), "claim": val(c),
-               "own": val(own), "own_subject": vocab.label(own.subject) if own else "?", "own_attribute": attr(own),
-               "own_cite": cite(own), "other": val(other), "other_subject": vocab.label(other.subject) if other else "?",
-               "other_cite": cite(other), "via_subject": vocab.label(via.subject) if via else "?", "via_cite": cite(via)}
-        out[lang] = template[lang].format(**ctx)
-    return out
-
-
-def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseView) -> dict[str, str]:
-    vocab = view.kb.vocab
-    kind, basis = f["fkind"], f["basis"]
-    attr = vocab.attributes[c.attribute]
-    subj = vocab.label(c.subject)
-    cv = _val(c, vocab)
-    if basis == "reference" and other is not None and f.get("via"):
-        via = view.facts.get(str(f["via"]).split("@")[0])
-        ctx = vocab.label(f.get("context") or c.subject)
-        gpu = vocab.label(other.subject)
-        ov, cv = _val(other, vocab), _val(c, vocab)
-        cite = f"{other.citation} ({other.confidence} confidence)"
-        vcite = f" [{via.citation}]" if via is not None else ""
-        word = {"supported": ("agrees with", "一致"), "incorrect": ("contradicts", "不符")}.get(kind, (kind, kind))
-        return {"en": f"{ctx} carries the {gpu}{vcite}, so it has the {gpu}'s {attr.en}: {ov} [{cite}]. The claim ({cv}) {word[0]} it.",
-                "zh": f"{ctx} 搭载的是 {gpu}{vcite}，因此其{attr.zh}即 {gpu} 的：{ov} [{cite}]。该说法（{cv}）与之{word[1]}。"}
-    if basis == "reference" and other is not None:
-        ov = _val(other, vocab)
-        cite = f"{other.citation} ({other.confidence} confidence)"
-        if kind == "misattributed" and c.attribute == "gpu":
-            vendor = view.ref(other.subject, "vendor")
-            vname = vocab.label(vendor.value) if vendor is not None else "its vendor"
-            return {"en": f"{subj} is not in the vendor's catalog; the GPU it is given ({cv}) is what {vocab.label(other.subject)} "
-                          f"carries, a {vname} family [{cite}].",
-                    "zh": f"{subj} 不在厂商目录中；它被配上的 GPU（{cv}）属于 {vocab.label(other.subject)}（{vname} 的实例族）[{cite}]。"}
-        if kind == "misattributed":
-            return {"en": f"The claim places {subj} with {cv}; the reference says {attr.en} is {ov} [{cite}].",
-                    "zh": f"该说法把 {subj} 归于 {cv}；参考资料显示其{attr.zh}为 {ov} [{cite}]。"}
-        if kind == "unverifiable":
-            return {"en": f"{subj} is not listed in the vendor's catalog as searched; that is absence of evidence, so the claim cannot be verified [{cite}].",
-                    "zh": f"在所查的厂商目录中找不到 {subj}；这只是查无证据，因此该说法无法核实 [{cite}]。"}
-        if f.get("value") is not None:
-            return {"en": f"The claim gives {attr.en} of {cv} relative to {vocab.label(other.subject)}; the reference figures give {f['value']:.3g} [{cite}].",
-                    "zh": f"该说法给出相对 {vocab.label(other.subject)} 的{attr.zh}为 {cv}；按参考数值计算为 {f['value']:.3g} [{cite}]。"}
-        verdict = {"supported": ("agrees with", "与参考一致"), "incorrect": ("contradicts", "与参考不符")}.get(kind, (kind, kind))
-        return {"en": f"The claim says {subj} {attr.en} is {cv}; this {verdict[0]} the reference, which says {ov} [{cite}].",
-                "zh": f"该说法称 {subj} 的{attr.zh}为 {cv}，{verdict[1]}；参考资料为 {ov} [{cite}]。"}
-    if basis == "claims" and other is not None:
-        ov = _val(other, vocab)
-        if kind == "scope_dependent":
-            diffs = f.get("detail") or []
-            what = ", ".join(diffs) or "scope"
-            return {"en": f"{c.source} says {subj} {attr.en} is {cv} ({_scope(c)}); {other.source} says "
-                          f"{vocab.attributes[other.attribute].en} is {ov} ({_scope(other)}). They speak of different scopes, "
-                          f"so they do not contradict each other: they differ in {what}.",
-                    "zh": f"{c.source} 称 {subj} 的{attr.zh}为 {cv}（{_scope(c)}）；{other.source} 称其"
-                          f"{vocab.attributes[other.attribute].zh}为 {ov}（{_scope(other)}）。两者范围不同（差别在 {what}），并不矛盾。"}
-        if kind == "contradiction":
-            return {"en": f"{c.source} says {subj} {attr.en} is {cv}; {other.source} says {ov}, for overlapping scopes "
-                          f"({_scope(c)} / {_scope(other)}). Both are kept; the claim's status follows the evidence ranking.",
-                    "zh": f"{c.source} 称 {subj} 的{attr.zh}为 {cv}；{other.source} 称为 {ov}，两者范围重叠。两条都保留，结论按证据排序。"}
-        return {"en": f"{other.source} states the same ({ov}) for a compatible scope.",
-                "zh": f"{other.source} 在相容范围内给出相同说法（{ov}）。"}
-    # derivation
-    ev = d.facts.get(f.get("evidence") or "", {})
-    pick = f.get("detail")
-    computed = f.get("value")
-    if c.attribute in ("memory_verdict", "suitability"):
-        lab = fact_label(ev, view, vocab) if ev else {"en": "?", "zh": "?"}
-        return {"en": f"The claim says {subj} is {cv} for this scope ({_scope(c)}); gpukb's sizing for {pick} says it {lab['en']}.",
-                "zh": f"该说法称 {subj} 在此范围（{_scope(c)}）内{vocab.enum_label('verdict', str(c.value), 'zh')}；gpukb 对 {pick} 的计算结果为{lab['zh']}。"}
-    unit = "GPUs" if c.attribute == "min_gpus" else "GB"
-    comp = f"{computed:.3g} {unit}" if isinstance(computed, (int, float)) else "?"
-    word = {"overstated": ("overstates", "高估了"), "understated": ("understates", "低估了"), "supported": ("matches", "符合")}.get(kind, (kind, kind))
-    return {"en": f"The claim says {cv} ({_scope(c)}); gpukb computes {comp} for {pick}, so the claim {word[0]} it.",
-            "zh": f"该说法为 {cv}（{_scope(c)}）；gpukb 对 {pick} 计算得 {comp}，该说法{word[1]}。"}
 
 
 # ---------------------------------------------------------------------------------------------
