@@ -572,7 +572,9 @@ def _templated(template: dict[str, str] | None, f: dict, c: Fact, other: Fact | 
         ctx = {"subject": vocab.label(c.subject), "attribute": attr(c), "claim": val(c),
                "own": val(own), "own_subject": vocab.label(own.subject) if own else "?", "own_attribute": attr(own),
                "own_cite": cite(own), "other": val(other), "other_subject": vocab.label(other.subject) if other else "?",
-               "other_cite": cite(other), "via_subject": vocab.label(via.subject) if via else "?", "via_cite": cite(via)}
+               "other_cite": cite(other), "via_subject": vocab.label(via.subject) if via else "?", "via_cite": cite(via),
+               "purpose": (", " if lang == "en" else "、").join(
+                   vocab.enum_label("effect", str(x), lang) for x in c.qualifiers.get("purpose") or []) or "?"}
         out[lang] = template[lang].format(**ctx)
     return out
 
