@@ -223,3 +223,29 @@ def test_a_condition_that_restricts_a_verdict_keeps_it_apart_from_a_narrower_opp
 ])
 def test_which_conditions_only_say_in_general(kb, text, general):
     assert kb.kb.vocab.general_condition(text) is general
+
+
+@pytest.mark.parametrize("cid, status, evidence", [
+    ("S000-C083", "supported", ["R-NVSMI-effect"]),      # nvidia-smi to watch GPU memory
+    ("S001-C146", "supported", ["R-IFTOP-effect"]),      # iftop to watch network load
+    ("S002-C074", "supported", ["R-NCCL-IFNAME-effect"]),  # NCCL_SOCKET_IFNAME to pick the private NIC
+    ("S002-C079", "incorrect", ["R-ZERO-comm"]),         # ZeRO "to reduce communication": 2-3Ψ against DP's 2Ψ
+])
+def test_advice_is_checked_against_its_stated_purpose(audit, cid, status, evidence):
+    st, f = top(audit, cid)
+    assert st == status and f is not None and all(cites(f, e) for e in evidence), (st, f and f["evidence"])
+    assert f["rule"].startswith("audit.advice.technique.")
+    if status == "supported":
+        assert "does:" in f["explanation"]["en"] and "作用" in f["explanation"]["zh"]
+    else:
+        assert "data parallelism" in f["explanation"]["en"] and "数据并行" in f["explanation"]["zh"]
+
+
+def test_a_list_with_an_item_outside_a_complete_reference_list_is_incorrect(audit):
+    st, f = top(audit, "S002-C016")          # T4 tensor cores "FP16/INT8/FP32": FP32 runs on the CUDA cores
+    assert st == "incorrect" and cites(f, "R-T4-tensor_core_precisions") and f["rule"].startswith("audit.ref.set.extra@")
+
+
+def test_a_recommended_minimum_gpu_count_is_a_starting_point(audit):
+    st, f = top(audit, "S000-C052")          # "start with at least 4 cards" for 13B-30B full fine-tuning
+    assert st == "understated" and f["rule"].startswith("audit.derive.min_gpus@")

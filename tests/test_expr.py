@@ -179,6 +179,9 @@ FUNCTION_CASES = [
     ("qhas('software:nccl|software:pytorch-ddp', 'software:pytorch-ddp')", True),
     ("qhas(null, 'x')", False),
     ("qhas('distributed_training>training|inference', 'training')", True),
+    ("qitems('distributed_training>training|inference')", ["distributed_training", "inference"]),
+    ("qitems(null)", []),
+    ("subset(qitems('monitors_gpu_memory'), ['monitors_gpu_memory', 'monitors_gpu_utilization'])", True),
     ("qhas('distributed_training>training', 'distributed')", False),
     ("lookup('b', ['a', 'b'], [1, 2])", 2),
     ("lookup('z', ['a', 'b'], [1, 2])", None),
@@ -229,7 +232,7 @@ def test_function_arity_table_is_enforced_at_parse_time():
 PARSE_ERRORS = [
     ("sqrt(4)", r"unknown function 'sqrt' \(column 1\); allowed: abs, agree, all_covered, ceil, coalesce, convert, "
                 r"count_agree, first_agree, first_disagree, floor, has, if, intersects, len, lookup, max, min, "
-                r"none_covered, overlaps, pow, qdiff, qhas, qonly, rel_diff, round, same_set, scope_conflict, scope_diff, subset, within"),
+                r"none_covered, overlaps, pow, qdiff, qhas, qitems, qonly, rel_diff, round, same_set, scope_conflict, scope_diff, subset, within"),
     ("max()", r"max\(\) takes 1\.\.16 arguments, got 0"),
     ("ceil(1, 2)", r"ceil\(\) takes 1\.\.1 arguments, got 2"),
     ("if(1, 2)", r"if\(\) takes 3\.\.3 arguments, got 2"),

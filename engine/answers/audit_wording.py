@@ -129,5 +129,7 @@ _FIELDS: dict[str, Callable[[_Context], str]] = {
     "pick": lambda x: str(x.f.get("detail")),
     "differences": lambda x: ", ".join(x.f.get("detail") or []) or "scope",
     "verdict": lambda x: x.vocab.enum_label("verdict", str(x.c.value), x.lang),
+    "purpose": lambda x: ("、" if x.lang == "zh" else ", ").join(
+        x.vocab.enum_label("effect", str(p), x.lang) for p in x.c.qualifiers.get("purpose") or []) or "?",
     "word": lambda x: x.word(),
 }

@@ -89,6 +89,11 @@ def _qhas(q, x):
     return isinstance(q, str) and any(x in item.split(">") for item in q.split("|"))
 
 
+def _qitems(q):
+    """The items of a flattened list qualifier (each without its ancestors); [] when absent."""
+    return [item.split(">")[0] for item in q.split("|")] if isinstance(q, str) and q else []
+
+
 def _lookup(x, keys, values):
     """The value paired with key x in two parallel lists (None when x is not a key)."""
     for k, v in zip(_as_list(keys), _as_list(values)):
@@ -289,6 +294,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
     "has": (_has, 2, 2),
     "len": (_len, 1, 1),
     "qhas": (_qhas, 2, 2),
+    "qitems": (_qitems, 1, 1),
     "all_covered": (_all_covered, 2, 2),
     "none_covered": (_none_covered, 2, 2),
     "lookup": (_lookup, 3, 3),
