@@ -5,13 +5,13 @@ named release (see kb/versions.yaml), which is what every query, audit and expla
 """
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
+from .. import ranges
 from ..errors import BadInput, Issue, NotFound, UnknownRelease, ValidationError, short
 from ..files import read_text, resolve_inside, tree_files
 from .vocabulary import Interval, Vocabulary
@@ -638,12 +638,11 @@ def _check_restates(facts: list[Fact], issues: list[Issue]) -> None:
 def _values_agree(a: Fact, b: Fact) -> bool:
     """Does ``b``'s value fall within ``a``'s (an interval within an interval, an item of a list, equality)?"""
     if isinstance(a.norm, Interval) and isinstance(b.norm, Interval):
-        lo = a.norm.lo if a.norm.lo is not None else -math.inf
-        hi = a.norm.hi if a.norm.hi is not None else math.inf
-        return lo <= (b.norm.lo if b.norm.lo is not None else -math.inf) and (b.norm.hi if b.norm.hi is not None else math.inf) <= hi
+        return ranges.contains(a.norm.lo, a.norm.hi, b.norm.lo, b.norm.hi)
     if isinstance(a.value, list):
-        return b.value == a.value or (not isinstance(b.value, list) and b.value in a.value) or \
-            (isinstance(b.value, list) and set(map(str, b.value)) <= set(map(str, a.value)))
+        if isinstance(b.value, list):
+            return ranges.subset([str(v) for v in b.value], [str(v) for v in a.value])
+        return b.value in a.value
     return a.value == b.value
 
 

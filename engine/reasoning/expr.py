@@ -33,6 +33,8 @@ import math
 import re
 from typing import Any, Callable
 
+from .. import ranges
+
 __all__ = ["ExprError", "parse", "evaluate", "names", "FUNCTIONS", "unparse"]
 
 
@@ -120,11 +122,7 @@ def _len(xs):
 
 def _overlaps(a_lo, a_hi, b_lo, b_hi):
     """Do [a_lo, a_hi] and [b_lo, b_hi] overlap? None means unbounded."""
-    lo_a = -math.inf if a_lo is None else a_lo
-    hi_a = math.inf if a_hi is None else a_hi
-    lo_b = -math.inf if b_lo is None else b_lo
-    hi_b = math.inf if b_hi is None else b_hi
-    return lo_a <= hi_b and lo_b <= hi_a
+    return ranges.overlaps(a_lo, a_hi, b_lo, b_hi)
 
 
 def _within(x, lo, hi):
@@ -143,24 +141,13 @@ def _intersects(a, b):
     return bool(set(a) & set(b))
 
 
-def _as_list(a):
-    return list(a) if isinstance(a, (list, tuple)) else ([] if a is None else [a])
-
-
-def _subset(a, b):
-    """Is every element of a in b (scalars count as one-element lists)?"""
-    return set(_as_list(a)) <= set(_as_list(b))
+_as_list = ranges.as_list
+_subset = ranges.subset      # is every element of a in b (scalars count as one-element lists)?
 
 
 def _agree(a_lo, a_hi, b_lo, b_hi, tol):
     """Do two intervals overlap once each is widened by the relative tolerance ``tol``?"""
-    def widen(lo, hi):
-        lo = -math.inf if lo is None else lo - abs(lo) * tol
-        hi = math.inf if hi is None else hi + abs(hi) * tol
-        return lo, hi
-    lo1, hi1 = widen(a_lo, a_hi)
-    lo2, hi2 = widen(b_lo, b_hi)
-    return lo1 <= hi2 and lo2 <= hi1
+    return ranges.overlaps(*ranges.widen(a_lo, a_hi, tol), *ranges.widen(b_lo, b_hi, tol))
 
 
 def _count_agree(lo, hi, values, tol):
