@@ -481,18 +481,28 @@ def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True, rule
             statuses[c.id]["reason"] = unverifiable_reason(c, by_claim.get(c.id, []), view)
         if premises.get(c.id):
             statuses[c.id]["premises"] = premises[c.id]
-    corroboration: dict[str, list[dict]] = defaultdict(list)
-    for f in sorted(raw, key=lambda f: (f["claim"], f["fk"])):     # one order in every process
-        if f["fkind"] == "supported" and f["basis"] == "reference" and f.get("other"):
-            c = view.facts.get(f["claim"])
-            if c is not None and statuses[c.id]["status"] == "supported" and \
-                    all(x["id"] != c.id for x in corroboration[f["other"]]):     # a claim corroborates a fact once
-                corroboration[f["other"]].append(claim_ref(c))
-    res = AuditResult(view.name, d, findings, statuses, dict(corroboration), dict(by_claim))
+    res = AuditResult(view.name, d, findings, statuses, corroborations(raw, view, statuses), dict(by_claim))
     res.view = view
     if premises_named:
         name_premises(res.findings, res.statuses, view)
     return res
+
+
+def corroborations(raw: list[dict[str, Any]], view: ReleaseView, statuses: dict[str, dict[str, Any]],
+                   holds: Any = None) -> dict[str, list[dict[str, Any]]]:
+    """Reference fact key -> the supported claims that a ``supported`` finding against it names, each
+    claim once, in one order in every process; ``holds``: keep only the findings it accepts."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for f in sorted(raw, key=lambda f: (f["claim"], f["fk"])):
+        if f["fkind"] != "supported" or f["basis"] != "reference" or not f.get("other"):
+            continue
+        c = view.facts.get(f["claim"])
+        if c is None or statuses.get(c.id, {}).get("status") != "supported" or (holds is not None and not holds(f)):
+            continue
+        lst = out.setdefault(f["other"], [])
+        if all(x["id"] != c.id for x in lst):
+            lst.append(claim_ref(c))
+    return out
 
 
 def name_premises(findings: list[dict[str, Any]], statuses: dict[str, dict[str, Any]], view: ReleaseView) -> None:

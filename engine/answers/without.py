@@ -31,7 +31,7 @@ from ..kb import facts as factrec
 from ..kb.store import ReleaseView
 from ..reasoning.provenance import build_graph, labels
 from ..reasoning.reasoner import Derivation, Firing
-from .audit import SEVERITY, AuditResult, claim_records, claim_ref
+from .audit import SEVERITY, AuditResult, claim_records, corroborations
 from .audit_gaps import reason as unverifiable_reason
 
 VIRTUAL_RULE = "gpukb.record@0"      # the rule name of the justifications added for built records
@@ -237,13 +237,7 @@ def retract(res: AuditResult, view: ReleaseView, sl: SourceLabels, sources: Iter
         if st["status"] != old["status"]:
             changes.append({"claim": c.id, "from": old["status"], "to": st["status"]})
         statuses[c.id] = st
-    corroboration: dict[str, list[dict]] = {}
-    for f in sorted(d.derived("finding"), key=lambda f: (f["claim"], f["fk"])):    # as audit._collect
-        if (f["fkind"] == "supported" and f["basis"] == "reference" and f.get("other") and sl.holds(f["fk"], removed)
-                and statuses.get(f["claim"], {}).get("status") == "supported"):
-            lst = corroboration.setdefault(f["other"], [])
-            if all(x["id"] != f["claim"] for x in lst):
-                lst.append(claim_ref(view.facts[f["claim"]]))
+    corroboration = corroborations(d.derived("finding"), view, statuses, lambda f: sl.holds(f["fk"], removed))
     rest = ReleaseView(view.kb, view.release, {k: f for k, f in view.facts.items() if not (f.tier == "claim" and f.source in removed)},
                        set(view.source_ids) - removed)
     out = AuditResult(res.release, res.derivation, findings, statuses, corroboration, by_claim, view=rest,
