@@ -1,0 +1,280 @@
+"""`gpukb`'s options: the argument parser of every command and the types that check option values.
+
+Choices come from the vocabulary enums of the answer models (:mod:`gpukb.engine.models`), so the CLI
+offers exactly what the API accepts. The commands themselves are in :mod:`.cli`.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from typing import Any, Callable
+
+from gpukb.engine.models import FindingKind, Lang, Method, Offload, Optimizer, Precision
+from gpukb.engine.models.vocab import SolveTarget
+from gpukb.engine.terms import ZERO_STAGES
+from gpukb.engine.answers.audit_run import default_workers
+
+from .evals import evaluations
+
+
+EXPLAIN_FORMATS = ("json", "text", "prov", "dot")
+
+
+def choices(enum: Any) -> list[str]:
+    """An option's choices: the values of a vocabulary enum of the answer models."""
+    return [m.value for m in enum]
+
+
+LANGS = choices(Lang)
+KINDS = choices(FindingKind)
+# query flags -> body keys (the POST /v1/query body uses the same names)
+QUERY_KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
+              "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "offload", "kb_version")
+
+def version() -> str:
+    try:
+        from importlib.metadata import version as dist_version
+        return dist_version("gpukb")
+    except Exception:
+        from gpukb.engine import __version__
+        return __version__
+
+
+# -- argument parsing ----------------------------------------------------------------------------------
+
+def _positive_int(text: str) -> int:
+    n = _int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {n}")
+    return n
+
+
+def _port(text: str) -> int:
+    n = _int(text, "a port number")
+    if not 1 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"port {n} is out of range 1..65535")
+    return n
+
+
+def _int(text: str, what: str = "a whole number") -> int:
+    """An integer option's value, or a usage error saying what was expected."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
+
+def _int_in(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: a whole number in lo..hi, with an error that says the range."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number in {lo}..{hi}, got {text[:40]!r}") from None
+        if not lo <= n <= hi:
+            raise argparse.ArgumentTypeError(f"{n} is out of range {lo}..{hi}")
+        return n
+    return parse
+
+
+def _seconds_in(lo: float, hi: float, zero: bool = False) -> Callable[[str], float]:
+    """An argparse type: seconds in lo..hi (and 0 when ``zero``: off); NaN and infinity are refused."""
+    def parse(text: str) -> float:
+        try:
+            x = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text[:40]!r}") from None
+        if zero and x == 0:
+            return 0.0
+        if not (lo <= x <= hi):    # also false for NaN
+            allowed = f"0 (off) or {lo:g}..{hi:g}" if zero else f"{lo:g}..{hi:g}"
+            raise argparse.ArgumentTypeError(f"{text[:40]} seconds is out of range: {allowed}")
+        return x
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    def global_options(p: argparse.ArgumentParser, default: Any) -> None:
+        p.add_argument("--kb", metavar="DIR", default=default,
+                       help="KB directory (default: $GPUKB_KB or the kb/ of this checkout)")
+        p.add_argument("--rules", metavar="DIR", default=default,
+                       help="rules directory (default: $GPUKB_RULES or the rules/ of this checkout)")
+        p.add_argument("-v", "--verbose", action="count", default=default,
+                       help="log progress (-vv: debug, and tracebacks on errors)")
+        p.add_argument("-q", "--quiet", action="store_true", default=default,
+                       help="no progress bars (they are drawn on a terminal only)")
+        p.add_argument("--include-pending", action="store_true", default=default,
+                       help="also use claims pending review (from gpukb ingest) and sources no release adds yet")
+
+    parser = argparse.ArgumentParser(
+        prog="gpukb",
+        description="A rules-engine knowledge base about whether cloud GPUs can train or serve a model.")
+    global_options(parser, None)
+    parser.add_argument("--version", action="version", version=f"gpukb {version()}")
+    # the same options after the subcommand; SUPPRESS keeps them from overriding values given before it
+    common = argparse.ArgumentParser(add_help=False)
+    global_options(common, argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name: str, help_: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[common], help=help_, description=help_)
+
+    def json_flag(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--json", action="store_true", help="print the API's JSON object")
+
+    p = command("validate", "check the KB and the rules; print every problem with file and line")
+    p.add_argument("--fill-spans", action="store_true", help="compute missing claim spans from their quotes and write them")
+    p.add_argument("--quick", action="store_true",
+                   help="only check the files; skip the smoke derivation that catches runaway rules")
+    p.add_argument("--time-limit", type=_seconds_in(1, 3600), default=120.0, metavar="SECONDS",
+                   help="stop the smoke derivation after this long (1..3600; default 120)")
+    p.add_argument("--nice", type=_int_in(0, 19), default=0, help=argparse.SUPPRESS)
+    json_flag(p)
+
+    p = command("claims", "list the claims of a release")
+    p.add_argument("--source", metavar="S", help="only the claims of this source (e.g. S000)")
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    json_flag(p)
+
+    p = command("sources", "list the source documents")
+    json_flag(p)
+
+    p = command("ask", "answer a question in English or Chinese")
+    p.add_argument("question")
+    p.add_argument("--lang", choices=LANGS, help="the question's language (default: detected)")
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    json_flag(p)
+
+    p = command("check", "find the checkable claims in a text (English or Chinese) and audit each one")
+    p.add_argument("text", help="the text, or - to read it from standard input")
+    p.add_argument("--lang", choices=LANGS, help="the text's language (default: detected)")
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    json_flag(p)
+
+    p = command("ingest", "take in a new article: register it and extract its claims, pending review")
+    p.add_argument("file", help="the article as a UTF-8 text or Markdown file")
+    p.add_argument("--source", metavar="S", required=True, help="the new source id, e.g. S003")
+    p.add_argument("--title", help="the article's title (default: the file name)")
+    p.add_argument("--publisher", help="who published it")
+    p.add_argument("--date", metavar="YYYY-MM-DD", help="when it was published")
+    p.add_argument("--lang", choices=LANGS, help="its language (default: detected)")
+    json_flag(p)
+
+    p = command("query", "size a training or inference scenario")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--model", metavar="NAME", help="a model name, e.g. llama-2-7b")
+    what.add_argument("--params", metavar="N", help="parameter count, e.g. 13e9 or 13B")
+    p.add_argument("--method", choices=choices(Method))
+    p.add_argument("--precision", choices=choices(Precision))
+    p.add_argument("--optimizer", choices=choices(Optimizer))
+    hw = p.add_mutually_exclusive_group()
+    hw.add_argument("--gpu", metavar="NAME", help="T4, A10, A100-40GB, A100-80GB, A800-80GB, V100-32GB, H100-80GB, L4 ...")
+    hw.add_argument("--instance", metavar="TYPE", help="an instance type, e.g. GN7.2XLARGE32")
+    hw.add_argument("--vram-gb", metavar="X", help="memory per GPU in GB")
+    p.add_argument("--gpus", metavar="N", type=_int)
+    p.add_argument("--zero", type=int, choices=ZERO_STAGES, help="ZeRO stage")
+    p.add_argument("--seq-len", metavar="N", type=_int)
+    p.add_argument("--batch", metavar="N", type=_int)
+    p.add_argument("--lora-rank", metavar="N", type=_int)
+    p.add_argument("--gradient-checkpointing", action="store_true")
+    p.add_argument("--flash-attention", action="store_true")
+    p.add_argument("--offload", choices=choices(Offload),
+                   help="CPU offload of full training: optimizer states and gradients (ZeRO-Offload) or parameters too")
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    p.add_argument("--lang", choices=LANGS, default="en", help="language of the printed summary (default: en)")
+    p.add_argument("--solve", choices=choices(SolveTarget),
+                   help="instead of one verdict, the largest batch, sequence length or model that fits the rest")
+    json_flag(p)
+
+    p = command("explain", "why (or why not) a conclusion holds")
+    p.add_argument("id", help="a conclusion id (Q-...) as printed by query or ask")
+    p.add_argument("--format", choices=EXPLAIN_FORMATS, default="text",
+                   help="text (default), json (the API's object), prov (W3C PROV-JSON) or dot (Graphviz)")
+    p.add_argument("--lang", choices=LANGS, default="en")
+
+    p = command("audit", "which claims are wrong, and why")
+    p.add_argument("--source", metavar="S", help="only the findings about this source's claims")
+    p.add_argument("--kind", choices=KINDS, help="only findings of this kind")
+    p.add_argument("--format", choices=("claimreview",), help="schema.org ClaimReview JSON-LD")
+    p.add_argument("--without", metavar="S", action="append",
+                   help="answer as if source S were removed (repeatable or comma-separated): what still holds, "
+                        "what is withdrawn, from the audit's ATMS labels")
+    p.set_defaults(usage_error=p.error)
+    p.add_argument("--gaps", action="store_true",
+                   help="list the reference facts that would decide the unverifiable claims, most claims first")
+    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    p.add_argument("--workers", metavar="N", type=_workers, default=1,
+                   help="audit the claims' blocks on N local processes (0: one per core; default 1)")
+    p.add_argument("--scheduler", metavar="ADDR", type=_scheduler,
+                   help="audit the blocks on a Dask cluster, e.g. tcp://host:8786 (needs gpukb[cluster])")
+    json_flag(p)
+
+    p = command("openapi", "print the OpenAPI document generated from the answer models")
+    p.add_argument("--write", action="store_true", help="regenerate server/openapi.json instead of printing it")
+    p.add_argument("--check", action="store_true", help="exit 1 if server/openapi.json is not the generated document")
+
+    p = command("versions", "list the KB releases, oldest first")
+    json_flag(p)
+
+    p = command("diff", "what changed between two releases")
+    p.add_argument("a", metavar="A", help="the older release")
+    p.add_argument("b", metavar="B", help="the newer release")
+    json_flag(p)
+
+    p = command("synth", "write a synthetic KB (real vocabulary, reference tier and rules; generated sources)")
+    p.add_argument("--claims", metavar="N", type=_int_in(1, 1_000_000), required=True,
+                   help="number of claims to generate (1..1000000)")
+    p.add_argument("--seed", metavar="S", type=_int, default=0, help="random seed (default 0)")
+    p.add_argument("--out", metavar="DIR", required=True, help="an empty or new directory")
+
+    p = command("snapshot", "audit every release once and save the derivations for serving workers to load")
+    p.add_argument("--out", metavar="FILE",
+                   help="where to write it (default: a file named by the KB's digest in the private cache directory)")
+    p.add_argument("--time-limit", type=_seconds_in(1, 86400), default=None, metavar="SECONDS",
+                   help="stop after this long (default: no limit)")
+    p.add_argument("--nice", type=_int_in(0, 19), default=0, metavar="N", help="run at a lower CPU priority")
+
+    p = command("serve", "serve the HTTP API with gunicorn")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=_port, default=os.environ.get("PORT") or "8000",
+                   help="default: $PORT or 8000")
+    p.add_argument("--workers", type=_int_in(1, 64), default=2, help="worker processes (1..64; default: 2)")
+    p.add_argument("--threads", type=_int_in(1, 64), default=8, help="request threads per worker (1..64; default: 8)")
+    p.add_argument("--no-snapshot", action="store_true", help="do not build or load a snapshot of the audits")
+    p.add_argument("--reload", type=_seconds_in(0.1, 86400, zero=True), default=5.0, metavar="SECONDS",
+                   help="check the KB for changes this often; a broken change keeps the last good KB "
+                        "(0: never; else 0.1..86400; default 5)")
+    p.add_argument("--request-timeout", type=_seconds_in(1, 3600), default=30.0, metavar="SECONDS",
+                   help="time limit of one request's engine work, then 503 (1..3600; default 30)")
+    p.add_argument("--read-timeout", type=_seconds_in(1, 300), default=15.0, metavar="SECONDS",
+                   help="time for a request (line, headers, body) to arrive once it starts, then 408 (1..300; default 15)")
+    p.add_argument("--build-timeout", type=_seconds_in(10, 86400), default=300.0, metavar="SECONDS",
+                   help="time limit of checking and compiling a KB change (10..86400; default 300)")
+    p.add_argument("--no-mcp", action="store_true", help="do not serve the MCP endpoint at /mcp")
+
+    command("mcp", "serve the answers as an MCP server on stdin/stdout (for chat clients)")
+
+    p = command("eval", "measure gpukb against its labelled gold sets (kb/gold/)")
+    which = p.add_subparsers(dest="evaluation", metavar="NAME", required=True)
+    for name, module in evaluations().items():
+        q = which.add_parser(name, parents=[common], help=module.HELP, description=module.HELP)
+        if callable(getattr(module, "add_arguments", None)):
+            module.add_arguments(q)
+        q.add_argument("--json", action="store_true", help="print the report as JSON")
+    return parser
+
+
+def _workers(text: str) -> int:
+    """--workers: a count of local processes, 0 for one per core."""
+    n = _int(text, "a whole number of processes")
+    if not 0 <= n <= 256:
+        raise argparse.ArgumentTypeError(f"expected 0 (one per core) to 256 processes, got {n}")
+    return n or default_workers()
+
+
+def _scheduler(text: str) -> str:
+    """--scheduler: a Dask scheduler address."""
+    if not re.fullmatch(r"(tcp|tls|inproc|ucx)://[^\s]{1,200}", text):
+        raise argparse.ArgumentTypeError(f"expected a Dask scheduler address such as tcp://host:8786, got {text[:80]!r}")
+    return text
