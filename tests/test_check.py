@@ -169,7 +169,7 @@ def test_the_check_page_marks_the_claims_without_javascript(client):
 def test_ingest_registers_a_source_with_pending_claims(tmp_path):
     from gpukb.engine.answers.ingest import ingest
     from gpukb.engine.answers.service import GpuKB
-    from gpukb.engine.kb.store import load_kb
+    from gpukb.engine.kb.loader import load_kb
     kb = tmp_path / "kb"
     shutil.copytree(ROOT / "kb", kb)
     art = tmp_path / "a.md"
@@ -191,7 +191,7 @@ def test_ingest_registers_a_source_with_pending_claims(tmp_path):
 
 
 def test_a_review_mark_other_than_pending_is_refused(tmp_path):
-    from gpukb.engine.kb.store import load_kb
+    from gpukb.engine.kb.loader import load_kb
     kb = tmp_path / "kb"
     shutil.copytree(ROOT / "kb", kb)
     p = kb / "claims" / "S000.yaml"

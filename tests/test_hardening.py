@@ -21,7 +21,7 @@ import pytest
 
 from gpukb.engine import cache, files, limits
 from gpukb.engine.errors import Issue, MAX_MESSAGE, TimeLimitExceeded, ValidationError
-from gpukb.engine.kb.store import load_kb
+from gpukb.engine.kb.loader import load_kb
 from gpukb.engine.yamlio import loads
 
 from ._engine import ROOT, bundled
@@ -70,7 +70,7 @@ def test_an_alias_bomb_is_refused_in_under_a_second_and_100_mb(kbcopy):
     text = claims.read_text(encoding="utf-8")
     claims.write_text(BOMB + text.replace("  value: ['gpu:A100', 'gpu:A800']", "  value: *a9", 1), encoding="utf-8")
     probe = ("import json, resource, sys, time\n"
-             "from gpukb.engine.kb.store import load_kb\n"
+             "from gpukb.engine.kb.loader import load_kb\n"
              "from gpukb.engine.errors import ValidationError\n"
              "t = time.process_time()\n"
              "try:\n    load_kb(sys.argv[1]); msg = None\n"

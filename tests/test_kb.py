@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gpukb.engine.errors import UnknownRelease, ValidationError
-from gpukb.engine.kb.store import load_kb
+from gpukb.engine.kb.loader import load_kb
 
 from ._engine import ROOT
 
@@ -210,7 +210,7 @@ def _ref_kb_with(tmp_path, old: str, new: str):
 ])
 def test_restates_must_name_another_fact_that_says_the_same(tmp_path, old, new, message):
     from gpukb.engine.errors import ValidationError
-    from gpukb.engine.kb.store import load_kb
+    from gpukb.engine.kb.loader import load_kb
     root = _ref_kb_with(tmp_path, old, new)
     with pytest.raises(ValidationError) as e:
         load_kb(root)

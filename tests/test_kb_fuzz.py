@@ -8,7 +8,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gpukb.engine.errors import ValidationError
-from gpukb.engine.kb.store import load_kb
+from gpukb.engine.kb.loader import load_kb
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "GN7 实例搭载 NVIDIA T4，单卡 16GB 显存。\n"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput, GpukbError, Issue
-from ..kb.store import SOURCE_ID, load_kb
+from ..kb.loader import SOURCE_ID, load_kb
 from .check import claims_of
 
 MAX_SOURCE_BYTES = 2_000_000

@@ -22,7 +22,8 @@ from .audit import audit_answer, claimreview
 from .audit_run import run_audit
 from .. import limits
 from ..errors import BadInput, Issue
-from ..kb.store import KB, ReleaseView, load_kb
+from ..kb.loader import load_kb
+from ..kb.store import KB, ReleaseView
 from ..reasoning.reasoner import Reasoner, StagedRun
 from ..reasoning.rules import RuleSet, load_rules
 from ..paths import DEFAULT_KB, DEFAULT_RULES

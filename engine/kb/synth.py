@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from .store import load_kb
+from .loader import load_kb
 from ..paths import BUNDLED_KB
 
 PER_SOURCE = 200

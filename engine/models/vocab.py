@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from .. import terms
-from ..kb.store import MODALITIES
+from ..kb.loader import MODALITIES
 from .base import OMIT, Model, Named, str_enum
 
 Lang = str_enum("Lang", terms.LANGS, "A language of summaries and labels.")
