@@ -19,7 +19,7 @@ from typing import Any, Iterable
 
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
-from ..reasoning.expr import SCOPE_KEYS, _qparse as qparse
+from ..reasoning.expr_functions import SCOPE_KEYS, _qparse as qparse
 
 #: attributes of the catalog's structure, kept for every subject
 STRUCTURE = frozenset({"gpu", "family", "in_catalog", "vendor", "exists", "role", "product_kind"})
