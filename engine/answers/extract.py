@@ -20,7 +20,8 @@ from typing import Any
 
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
-from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _resolve_variant
+from .lexicon import (Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model,
+                      match_entities as _match_entities, resolve_variant as _resolve_variant)
 from .extract_claims import (Candidate, attribute_for, carries, gpus_needed, host_of, product_names,
                              recommends, requirement, roles, scale_cues, subject_of, verdict_claims, widen, workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, aligned_lower, any_match, first_match, negated,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..kb.vocabulary import Vocabulary
-from .ask_parser import _cues as _question_cues, _generic_model, _Match
+from .lexicon import Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model
 from .extract_text import (GPU_AFTER, NAME_MARKS, Quantity, any_match, negated, segment, tables)
 
 #: the concept a requirement of a method is stated about when the text names no model

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..kb.vocabulary import Vocabulary
-from .ask_parser import _per_vocabulary
+from .lexicon import per_vocabulary as _per_vocabulary
 
 _SENTENCE = re.compile(r"[^。！？!?；;\n•▪●]+[。！？!?；;]*")     # a bullet starts a statement of its own
 _ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])\.(?=\s+\S)")     # "… BF16. Next" (not "1.5", "e.g.x")
