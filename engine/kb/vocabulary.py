@@ -2,6 +2,7 @@
 
 It is the schema claims and reference facts are checked against, and the lexicon the question parser
 matches aliases with. Values are normalised here so every other module compares canonical numbers.
+Its ``cues`` section is read by :mod:`.cues`, its ``findings`` and ``labels`` templates by :mod:`.wording`.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from ..errors import short, Issue, ValidationError
 from ..yamlio import LineDict, load_file
+from .cues import check_cue_keys, load_cues
 from .wording import Wording
 
 UNITLESS_OK = ("count", "ratio", "params")
@@ -84,51 +86,6 @@ class Attribute:
     closed: bool = False
 
 
-CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
-              # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
-              # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
-              "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require", "possess", "advice",
-              # which verdict attribute a verdict is about (by the resource its clause names), and the words
-              # that make a verdict an open question ("whether GN7 is enough")
-              "verdict_attribute", "open_question",
-              # the words that state what hardware is designed or positioned for (its role)
-              "role")
-
-
-def _load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
-    """The question parser's cue words: group -> value -> regular expressions over lower-cased text.
-
-    They are data (the words people use for a method, a precision or a kind of question, in English and
-    Chinese); each pattern is compiled here so a broken one is reported with its file and line.
-    """
-    out: dict[str, dict[str, tuple[str, ...]]] = {g: {} for g in CUE_GROUPS}
-    if raw is None:
-        return out
-    if not isinstance(raw, dict):
-        issues.append(Issue("cues must be a mapping of groups", path, 1, "cues", CUE_GROUPS))
-        return out
-    for group, values in raw.items():
-        line = raw.line_of(group) if hasattr(raw, "line_of") else None
-        if group not in CUE_GROUPS:
-            issues.append(Issue(f"unknown cue group {short(group)}", path, line, "cues", CUE_GROUPS))
-            continue
-        if not isinstance(values, dict):
-            issues.append(Issue(f"cues.{group} must map values to lists of patterns", path, line, f"cues.{group}"))
-            continue
-        for value, patterns in values.items():
-            vline = values.line_of(value) if hasattr(values, "line_of") else line
-            if not isinstance(patterns, list) or not all(isinstance(x, str) and x for x in patterns):
-                issues.append(Issue(f"cues.{group}.{value} must be a list of patterns (text)", path, vline, f"cues.{group}.{value}"))
-                continue
-            for pat in patterns:
-                try:
-                    re.compile(pat)
-                except re.error as exc:
-                    issues.append(Issue(f"cues.{group}.{value}: bad pattern {short(pat)}: {exc}", path, vline, f"cues.{group}.{value}"))
-            out[group][str(value)] = tuple(patterns)
-    return out
-
-
 class Vocabulary:
     """Entities, attributes, units, enums and qualifiers read from kb/vocabulary.yaml."""
 
@@ -143,7 +100,7 @@ class Vocabulary:
         if issues:
             raise ValidationError(f"{path}: invalid vocabulary", issues)
         self.kinds: set[str] = set(data["kinds"])
-        self.cues: dict[str, dict[str, tuple[str, ...]]] = _load_cues(data.get("cues"), path, issues)
+        self.cues: dict[str, dict[str, tuple[str, ...]]] = load_cues(data.get("cues"), path, issues)
         self.units: dict[str, dict[str, float]] = {d: {str(u): float(f) for u, f in us.items()} for d, us in data["units"].items()}
         self.enums: dict[str, dict[str, dict]] = {n: dict(vals or {}) for n, vals in data["enums"].items()}
         self.entities: dict[str, dict] = {}
@@ -220,34 +177,12 @@ class Vocabulary:
                 issues.append(Issue(f"entity {eid}: presented_as must name a known entity of kind {spec['kind']}, "
                                     f"on a name with catalog: false (got {short(shown)})", path, ents.line_of(eid),
                                     "presented_as", sorted(e for e, x in self.entities.items() if x.get("kind") == spec["kind"])))
-        self._check_cue_keys(data.get("cues"), issues)
+        check_cue_keys(self, data.get("cues"), issues)
         # how findings and engine records are worded (templates, checked here)
         self.wording = Wording.load(data.get("findings"), data.get("labels"), path, set(self.attributes), issues)
         if issues:
             raise ValidationError(f"{path}: invalid vocabulary", issues)
         self._alias_index: dict[str, str] | None = None
-
-    def _check_cue_keys(self, raw: Any, issues: list[Issue]) -> None:
-        """The extractor's cue groups are keyed by names the vocabulary defines: attributes, units
-        ("dimension:unit"), verdicts and bound operators."""
-        allowed = {
-            "attribute": set(self.attributes),
-            "unit": {f"{d}:{u}" for d, us in self.units.items() for u in us},
-            "verdict": set(self.enums.get("verdict") or {}),
-            "bound": {">=", "<=", ">", "<"},
-            "negation": {"before", "after"},
-            "verdict_attribute": {a for a, spec in self.attributes.items() if spec.enum == "verdict"},
-            "open_question": {"cue"}, "role": {"verb"}, "generality": set(self.enums.get("generality") or {}),
-            "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"}, "advice": {"verb", "use"},
-        }
-        for group, names in allowed.items():
-            for key in self.cues.get(group) or {}:
-                if key not in names:
-                    line = None
-                    if isinstance(raw, dict) and hasattr(raw.get(group), "line_of"):
-                        line = raw[group].line_of(key)
-                    issues.append(Issue(f"cues.{group}: unknown key {short(key)}", self.path, line,
-                                        f"cues.{group}", sorted(names)))
 
     @classmethod
     def load(cls, path: str | Path, display: str | None = None, root: str | Path | None = None) -> "Vocabulary":

@@ -1,0 +1,80 @@
+"""The vocabulary's cue words: the words people use for methods, precisions, intents and scales in
+questions, and the claim extractor's word lists (attributes, units, negation, bounds, hedges,
+verdicts ...), read from the ``cues`` section of kb/vocabulary.yaml. Each pattern is compiled when the
+vocabulary loads, so a broken one is reported with its file and line, and the keys of the groups that
+name vocabulary terms are checked against the vocabulary.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import Issue, short
+
+
+CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
+              # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
+              # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
+              "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require", "possess", "advice",
+              # which verdict attribute a verdict is about (by the resource its clause names), and the words
+              # that make a verdict an open question ("whether GN7 is enough")
+              "verdict_attribute", "open_question",
+              # the words that state what hardware is designed or positioned for (its role)
+              "role")
+
+
+def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The question parser's cue words: group -> value -> regular expressions over lower-cased text.
+
+    They are data (the words people use for a method, a precision or a kind of question, in English and
+    Chinese); each pattern is compiled here so a broken one is reported with its file and line.
+    """
+    out: dict[str, dict[str, tuple[str, ...]]] = {g: {} for g in CUE_GROUPS}
+    if raw is None:
+        return out
+    if not isinstance(raw, dict):
+        issues.append(Issue("cues must be a mapping of groups", path, 1, "cues", CUE_GROUPS))
+        return out
+    for group, values in raw.items():
+        line = raw.line_of(group) if hasattr(raw, "line_of") else None
+        if group not in CUE_GROUPS:
+            issues.append(Issue(f"unknown cue group {short(group)}", path, line, "cues", CUE_GROUPS))
+            continue
+        if not isinstance(values, dict):
+            issues.append(Issue(f"cues.{group} must map values to lists of patterns", path, line, f"cues.{group}"))
+            continue
+        for value, patterns in values.items():
+            vline = values.line_of(value) if hasattr(values, "line_of") else line
+            if not isinstance(patterns, list) or not all(isinstance(x, str) and x for x in patterns):
+                issues.append(Issue(f"cues.{group}.{value} must be a list of patterns (text)", path, vline, f"cues.{group}.{value}"))
+                continue
+            for pat in patterns:
+                try:
+                    re.compile(pat)
+                except re.error as exc:
+                    issues.append(Issue(f"cues.{group}.{value}: bad pattern {short(pat)}: {exc}", path, vline, f"cues.{group}.{value}"))
+            out[group][str(value)] = tuple(patterns)
+    return out
+
+
+def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
+    """The extractor's cue groups are keyed by names the vocabulary defines: attributes, units
+    ("dimension:unit"), verdicts and bound operators."""
+    allowed = {
+        "attribute": set(vocab.attributes),
+        "unit": {f"{d}:{u}" for d, us in vocab.units.items() for u in us},
+        "verdict": set(vocab.enums.get("verdict") or {}),
+        "bound": {">=", "<=", ">", "<"},
+        "negation": {"before", "after"},
+        "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
+        "open_question": {"cue"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
+        "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"}, "advice": {"verb", "use"},
+    }
+    for group, names in allowed.items():
+        for key in vocab.cues.get(group) or {}:
+            if key not in names:
+                line = None
+                if isinstance(raw, dict) and hasattr(raw.get(group), "line_of"):
+                    line = raw[group].line_of(key)
+                issues.append(Issue(f"cues.{group}: unknown key {short(key)}", vocab.path, line,
+                                    f"cues.{group}", sorted(names)))
