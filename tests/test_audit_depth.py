@@ -267,3 +267,17 @@ def test_a_family_figure_said_to_vary_by_size_is_checked_against_the_sizes(audit
     st, f = top(audit, "S001-C015")        # "CPU and host memory depend on the size": 4-80 vCPUs, 20-320 GB
     assert st == "supported" and f["rule"].startswith("audit.size.varies@")
     assert "differ in" in f["explanation"]["en"] and "规格" in f["explanation"]["zh"]
+
+
+def test_a_verdict_whose_stated_reason_is_refuted_is_incorrect_and_names_it(audit):
+    st, f = top(audit, "S001-C042")        # "stability risk slightly higher" because of "no ECC": the T4 has ECC
+    assert st == "incorrect" and cites(f, "R-T4-ecc") and f["rule"].startswith("audit.context.refuted_reason@")
+    assert "S001-C041" in f["explanation"]["en"]
+    assert any(p["id"] == "S001-C041" and p["status"] == "incorrect" for p in audit.status_of("S001-C042")["premises"])
+
+
+def test_a_verdict_for_some_cases_holds_when_some_task_is_within_the_roles(audit):
+    st, f = top(audit, "S001-C069")        # "in which scenarios is GN7-T4 enough": light training is a GN7 role
+    assert st == "supported"
+    # an existential verdict contradicts no other source's verdict on a scope
+    assert not any(f["kind"] == "contradiction" for f in audit.findings_for("S001-C069"))
