@@ -249,3 +249,35 @@ def test_a_list_with_an_item_outside_a_complete_reference_list_is_incorrect(audi
 def test_a_recommended_minimum_gpu_count_is_a_starting_point(audit):
     st, f = top(audit, "S000-C052")          # "start with at least 4 cards" for 13B-30B full fine-tuning
     assert st == "understated" and f["rule"].startswith("audit.derive.min_gpus@")
+
+
+@pytest.mark.parametrize("cid, evidence", [
+    ("S000-C027", "R-TRAINMEM-depends"),   # what fits under LoRA depends on context length and batch size
+    ("S001-C150", "R-TRAINMEM-depends"),   # memory is estimated from parameters, input size and batch size
+    ("S000-C059", "R-ACT-depends"),        # activation memory grows with the sequence length
+])
+def test_what_a_memory_need_depends_on_is_read_from_the_formulas_variables(audit, kb, cid, evidence):
+    st, f = top(audit, cid)
+    assert st == "supported" and cites(f, evidence)
+    claimed = set(kb.view().facts[cid].value)
+    assert claimed <= set(kb.view().facts[evidence].value)
+
+
+def test_a_family_figure_said_to_vary_by_size_is_checked_against_the_sizes(audit):
+    st, f = top(audit, "S001-C015")        # "CPU and host memory depend on the size": 4-80 vCPUs, 20-320 GB
+    assert st == "supported" and f["rule"].startswith("audit.size.varies@")
+    assert "differ in" in f["explanation"]["en"] and "规格" in f["explanation"]["zh"]
+
+
+def test_a_verdict_whose_stated_reason_is_refuted_is_incorrect_and_names_it(audit):
+    st, f = top(audit, "S001-C042")        # "stability risk slightly higher" because of "no ECC": the T4 has ECC
+    assert st == "incorrect" and cites(f, "R-T4-ecc") and f["rule"].startswith("audit.context.refuted_reason@")
+    assert "S001-C041" in f["explanation"]["en"]
+    assert any(p["id"] == "S001-C041" and p["status"] == "incorrect" for p in audit.status_of("S001-C042")["premises"])
+
+
+def test_a_verdict_for_some_cases_holds_when_some_task_is_within_the_roles(audit):
+    st, f = top(audit, "S001-C069")        # "in which scenarios is GN7-T4 enough": light training is a GN7 role
+    assert st == "supported"
+    # an existential verdict contradicts no other source's verdict on a scope
+    assert not any(f["kind"] == "contradiction" for f in audit.findings_for("S001-C069"))

@@ -168,6 +168,7 @@ FUNCTION_CASES = [
     ("scope_conflict('method=full', 'method=full;model=model:llm')", []),
     ("scope_conflict('task=training;condition=a', 'task=training;scale=single_node')", ["condition"]),
     ("scope_conflict('task=training', 'task=training;scale=single_node;model=model:llm')", []),
+    ("scope_conflict('task=training;generality=some', 'task=training;model=model:llm')", ["generality"]),
     ("scope_conflict('condition=a', 'condition=b')", ["condition"]),
     ("scope_conflict('method=full;task=fine_tuning>training', 'method=lora;task=training')", ["method"]),
     ("rel_diff(100, 80)", 0.2),

@@ -207,9 +207,13 @@ def _scope_conflict(a, b):
     """Scope keys on which two scopes may not overlap: both state the key with conflicting values. A key
     only one states narrows that scope inside the other, so the two overlap (a general verdict and a
     narrower one can contradict each other), except a free-text condition, whose restriction cannot be
-    compared: stated by one side, or differently by both, it separates them."""
+    compared: stated by one side, or differently by both, it separates them. A verdict said to hold
+    only in some cases (generality=some) contradicts no verdict on a scope: it claims an instance, not
+    a rule."""
     x, y = _qparse(a), _qparse(b)
     out = ["condition"] if ("condition" in x or "condition" in y) and x.get("condition") != y.get("condition") else []
+    if "some" in (x.get("generality"), y.get("generality")):
+        out.append("generality")
     return out + [k for k in SCOPE_KEYS if k in x and k in y and _qval_conflict(x[k], y[k])]
 
 
