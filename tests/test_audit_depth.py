@@ -281,3 +281,27 @@ def test_a_verdict_for_some_cases_holds_when_some_task_is_within_the_roles(audit
     assert st == "supported"
     # an existential verdict contradicts no other source's verdict on a scope
     assert not any(f["kind"] == "contradiction" for f in audit.findings_for("S001-C069"))
+
+
+def test_a_verdict_offered_in_bf16_on_a_gpu_without_it_holds_only_for_the_other_precision(audit):
+    st, f = top(audit, "S000-C015")        # small models on one GN7 card "with FP16/BF16 mixed precision"
+    assert st == "scope_dependent" and cites(f, "R-T4-bf16_native") and f["rule"].startswith("audit.advice.precision.verdict@")
+
+
+def test_data_parallelism_recommended_for_a_family_with_one_gpu_sizes_depends_on_the_size(audit):
+    st, f = top(audit, "S002-C078")        # "data parallelism within a single node" on GN7: 1-GPU sizes exist
+    assert st == "scope_dependent" and f["rule"].startswith("audit.advice.technique.single_gpu@")
+    assert "GN7.2XLARGE32" in f["explanation"]["en"]
+
+
+def test_a_catalogued_name_exists_even_when_its_source_gives_it_the_wrong_gpu(audit):
+    assert audit.status_of("S001-C101")["status"] == "supported"      # "GN10x" exists (its A10 is the error)
+    assert audit.status_of("S001-C102")["status"] == "misattributed"
+
+
+def test_a_vit_is_sized_with_its_own_tokens_per_sample(kb):
+    vit = kb.query({"model": "vit-base", "method": "full", "gpu": "T4", "batch": 64})
+    assert vit["scenario"]["seq_len"] == 197
+    assert any("197" in n for n in vit["notes"])
+    llm = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "T4"})
+    assert llm["scenario"]["seq_len"] == 512       # no tokens-per-sample fact: the general default

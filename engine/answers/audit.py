@@ -70,7 +70,8 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         if not sizes and polarity != 0:
             # the claim leaves the model open: probe the smallest and the largest model of the catalog;
             # if the verdict differs between them the claim depends on a scope it does not state
-            sizes = probe_sizes(view, [m for m in q.get("model") or [] if view.ref(m, "params") is None])
+            sizes = probe_sizes(view, [m for m in q.get("model") or [] if view.ref(m, "params") is None],
+                                sequence=isinstance(q.get("seq_len"), Interval))
         if not sizes:
             continue
         hw: dict[str, Any] = {}
@@ -106,15 +107,26 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         g = q.get("gpus")
         if isinstance(g, Interval) and (g.lo or g.hi):
             body["gpus"] = int(g.lo or g.hi)
+        s = q.get("seq_len")
+        if isinstance(s, Interval) and (s.lo or s.hi):
+            # checked at the end that would refute the claim: the longest for "it fits", the shortest
+            # for "it does not"
+            n = s.hi if polarity > 0 and s.hi else (s.lo or s.hi)
+            body["seq_len"] = int(min(max(n, 1), 1_048_576))
         for pick, size in sizes:
             out.append((c, pick, {**body, **size}))
     return out
 
 
-def probe_sizes(view: ReleaseView, families: list[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
+def probe_sizes(view: ReleaseView, families: list[str] | None = None,
+                sequence: bool = False) -> list[tuple[str, dict[str, Any]]]:
     """The smallest and the largest model of the catalog (by parameter count), as probe picks; within
-    the named model families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them."""
+    the named model families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them,
+    and among sequence models (those with a hidden size: transformers) when the claim names a
+    sequence length."""
     models = catalog_models(view, families)
+    if sequence:
+        models = [m for m in models if view.ref(m[1], "hidden_size") is not None] or models
     if len(models) == 1 and families:
         models = models * 2
     if len(models) < 2:
