@@ -1,149 +1,32 @@
 """The audit: every claim checked against the reference tier, the other sources and gpukb's own sizing.
 
 All judgements are rules (rules/audit/): findings, and the resolution policy that ranks them. This
-module prepares the run (claim records, and one sizing scenario per checkable claim so the rules can
-compare the claim with a computation for the claim's own scope), then reads the findings back,
-words them (:mod:`.audit_wording`, from templates that are data) and picks each claim's status as
-its highest-ranked resolution.
+module runs them over the records :mod:`.audit_inputs` prepares (claim and reference records, and one
+sizing scenario per checkable claim so the rules can compare the claim with a computation for the
+claim's own scope), then reads the findings back, words them (:mod:`.audit_wording`, from templates
+that are data) and picks each claim's status as its highest-ranked resolution.
 """
 from __future__ import annotations
 
-import hashlib
-import re
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..kb import facts as factrec
-from . import scenario as scen
 from ..errors import BadInput, Issue
-from .audit_blocks import catalog_models, group_pairs
+from .audit_blocks import group_pairs
 from .audit_gaps import reason as unverifiable_reason
+from .audit_inputs import CONCEPT_METHOD, check_records, claim_records, reference_records
 from .audit_wording import explanation
 from .explain import walk
 from ..kb.store import Fact, ReleaseView
 from ..reasoning.reasoner import Derivation
-from ..kb.vocabulary import Interval
 from ..terms import FINDING_KINDS, label as term_label
 
 KINDS = FINDING_KINDS
 SEVERITY = {k: i for i, k in enumerate(KINDS)}
-CHECKED_ATTRS = {"memory_verdict", "suitability", "memory_required", "min_gpus"}
-CONCEPT_METHOD = {"concept:llm-full-finetune": "full", "concept:llm-peft": "lora", "concept:llm-pretrain": "pretrain"}
 RATING = {"supported": 5, "scope_dependent": 4, "unverifiable": 3, "understated": 2, "overstated": 2,
           "contradiction": 2, "inconsistent_with_derivation": 1, "incorrect": 1, "misattributed": 1}
-
-
-# ---------------------------------------------------------------------------------------------
-# checkable claims → scenarios
-
-def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list[tuple[Fact, str, dict[str, Any]]]:
-    """For each claim whose scope names a method, a model size and (for verdicts) hardware, the
-    query bodies that reproduce that scope: (claim, pick, body). A range of sizes is checked at the
-    end that would refute the claim (the largest size for "it fits", the smallest for "it does not")."""
-    vocab = view.kb.vocab
-    out = []
-    for c in view.claims if claims is None else claims:
-        if c.attribute not in CHECKED_ATTRS:
-            continue
-        q = c.qualifiers
-        method = (q.get("method") or "").split(":")[-1] or CONCEPT_METHOD.get(c.subject) or task_method(q.get("task"), vocab)
-        techniques = set(q.get("techniques") or [])
-        if method == "lora" and ({"technique:quantization", "software:bitsandbytes"} & techniques):
-            method = "qlora"
-        if method not in scen.METHODS:
-            continue
-        polarity = vocab.polarity(str(c.value)) if c.attribute in ("memory_verdict", "suitability") else 0
-        sizes: list[tuple[str, dict]] = []
-        for m in q.get("model") or []:
-            if view.ref(m, "params") is not None:
-                sizes.append((m.split(":")[1], {"model": m}))
-        if c.subject.startswith("model:") and view.ref(c.subject, "params") is not None and not sizes:
-            sizes.append((c.subject.split(":")[1], {"model": c.subject}))
-        p = q.get("params")
-        if not sizes and isinstance(p, Interval):
-            if polarity > 0 and p.hi is not None:
-                sizes.append((f"{p.hi / 1e9:g}B", {"params": p.hi}))
-            elif p.lo is not None:
-                sizes.append((f"{p.lo / 1e9:g}B", {"params": p.lo}))
-        if not sizes and polarity != 0:
-            # the claim leaves the model open: probe the smallest and the largest model of the catalog;
-            # if the verdict differs between them the claim depends on a scope it does not state
-            sizes = probe_sizes(view, [m for m in q.get("model") or [] if view.ref(m, "params") is None],
-                                sequence=isinstance(q.get("seq_len"), Interval))
-        if not sizes:
-            continue
-        hw: dict[str, Any] = {}
-        if q.get("gpu"):
-            hw = {"gpu": q["gpu"]}
-        elif c.subject.startswith("gpu:"):
-            hw = {"gpu": c.subject}
-        elif c.subject.startswith("family:") and view.ref(c.subject, "gpu") is not None:
-            hw = {"family": c.subject}
-        elif q.get("instance"):
-            hw = {"instance": q["instance"]}
-        if not hw:
-            if c.attribute in ("memory_verdict", "suitability", "min_gpus"):
-                continue
-            hw = {"vram_gb": 80}  # memory needs do not depend on the card; any capacity will do
-        body: dict[str, Any] = {"method": method, **hw}
-        if q.get("optimizer") and method != "inference":
-            body["optimizer"] = q["optimizer"].split(":")[1]
-        precs = [x.split(":")[1] for x in q.get("precision") or []]
-        if precs and method not in ("qlora",) and precs[0] in scen.PRECISIONS:
-            body["precision"] = precs[0]
-        if "technique:gradient_checkpointing" in techniques and method != "inference":
-            body["gradient_checkpointing"] = True
-        if method == "qlora":
-            # what practitioners run: QLoRA's paper and PEFT's prepare_model_for_kbit_training turn
-            # gradient checkpointing on for k-bit training
-            body["gradient_checkpointing"] = True
-        if "technique:flash_attention" in techniques:
-            body["flash_attention"] = True
-        b = q.get("batch")
-        if isinstance(b, Interval) and (b.hi or b.lo):
-            body["batch"] = int(b.hi or b.lo)
-        g = q.get("gpus")
-        if isinstance(g, Interval) and (g.lo or g.hi):
-            body["gpus"] = int(g.lo or g.hi)
-        s = q.get("seq_len")
-        if isinstance(s, Interval) and (s.lo or s.hi):
-            # checked at the end that would refute the claim: the longest for "it fits", the shortest
-            # for "it does not"
-            n = s.hi if polarity > 0 and s.hi else (s.lo or s.hi)
-            body["seq_len"] = int(min(max(n, 1), 1_048_576))
-        for pick, size in sizes:
-            out.append((c, pick, {**body, **size}))
-    return out
-
-
-def probe_sizes(view: ReleaseView, families: list[str] | None = None,
-                sequence: bool = False) -> list[tuple[str, dict[str, Any]]]:
-    """The smallest and the largest model of the catalog (by parameter count), as probe picks; within
-    the named model families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them,
-    and among sequence models (those with a hidden size: transformers) when the claim names a
-    sequence length."""
-    models = catalog_models(view, families)
-    if sequence:
-        models = [m for m in models if view.ref(m[1], "hidden_size") is not None] or models
-    if len(models) == 1 and families:
-        models = models * 2
-    if len(models) < 2:
-        return []
-    return [(f"probe:smallest {models[0][1].split(':')[1]}", {"model": models[0][1]}),
-            (f"probe:largest {models[-1][1].split(':')[1]}", {"model": models[-1][1]})]
-
-
-def task_method(tasks: Any, vocab) -> str | None:
-    """The method a claim means when it names only a task: inference for serving, full training for a
-    kind of training (what a claim of "training" a named model means unless it names LoRA or QLoRA)."""
-    names = [str(t) for t in (tasks or [])]
-    if names and all(t == "inference" for t in names):
-        return "inference"
-    if any("training" in vocab.enum_chain("task", t) and t != "pretraining" for t in names):
-        return "full"
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,169 +136,12 @@ def audit_block(service, view: ReleaseView, reference: list[Fact] | None = None,
     return audit_records(service, view, view.claims, records, progress)
 
 
-def claim_records(view: ReleaseView, claims: list[Fact]) -> list[dict[str, Any]]:
-    """The engine records of claims: the fact, its source's date and the context it is judged in."""
-    vocab = view.kb.vocab
-    out = []
-    for f in claims:
-        r = factrec.record(f, vocab)
-        src = view.kb.sources.get(f.source or "")
-        r["pub"] = (src.published or "") if src else ""
-        r.update(claim_context(view, f))
-        out.append(r)
-    return out
-
-
-def reference_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any]]:
-    """The engine records of reference facts, with the sizes, variants and effects the rules read."""
-    vocab = view.kb.vocab
-    return [factrec.record(f, vocab) for f in refs] + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
-
-
 def audit_records(service, view: ReleaseView, checked: list[Fact], records: list[dict[str, Any]],
                   progress: Any = None, premises_named: bool = True) -> AuditResult:
     """One engine run over prepared records, with a sizing scenario for each claim of ``checked``
     whose scope can be computed; the findings and statuses read back."""
-    vocab = view.kb.vocab
-    records = list(records)
-    scenarios: dict[str, dict] = {}
-    for c, pick, body in check_scenarios(view, checked):
-        try:
-            s, _ = scen.normalise(body, vocab, view)
-        except BadInput:
-            continue
-        qid = "chk-" + hashlib.sha1(json.dumps(s, sort_keys=True, default=str).encode()).hexdigest()[:12]
-        if qid not in scenarios:
-            rec = scen.record(s, qid, purpose="audit")
-            rec["has_arch"] = int(all(view.ref(s.get("model"), a) is not None for a in ("layers", "hidden_size", "heads"))) if s.get("model") else 0
-            scenarios[qid] = rec
-        probe = 1 if pick.startswith("probe:smallest") else 2 if pick.startswith("probe:largest") else 0
-        records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
-    records += list(scenarios.values())
-    d = service.reasoner.run(records, progress=progress)
+    d = service.reasoner.run(list(records) + check_records(view, checked), progress=progress)
     return _collect(view, d, premises_named, service.reasoner.ruleset)
-
-
-def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
-    """The family a claim speaks in the context of (its subject, its family qualifier, else what its
-    source is about) and that family's vendor, for the rules that compare products with their context."""
-    src = view.kb.sources.get(c.source or "")
-    about = [a for a in (src.about if src else ()) if a.startswith("family:")]
-    named = [f for f in (c.subject if c.subject.startswith("family:") else None,
-                         c.qualifiers.get("family") if isinstance(c.qualifiers.get("family"), str) else None) if f]
-    fam = (named or about or [None])[0]
-    out: dict[str, Any] = {}
-    if fam:
-        out["ctx_family"] = fam
-    for f in named + about:                 # the vendor of the first family the catalog knows
-        vendor, listed = view.ref(f, "vendor"), view.ref(f, "in_catalog")
-        if vendor is not None and listed is not None and listed.value:
-            out["ctx_vendor"] = vendor.value
-            break
-    # the GPU the claim is about, and whether the claim itself names it (1) or only its source's subject does (0)
-    gpu, stated = None, 1
-    if c.subject.startswith("gpu:"):
-        gpu = c.subject
-    elif isinstance(c.qualifiers.get("gpu"), str):
-        gpu = c.qualifiers["gpu"]
-    elif fam:
-        carried = view.ref(fam, "gpu")
-        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
-            gpu = carried.value[0]
-        stated = 1 if (c.subject == fam or c.qualifiers.get("family") == fam) else 0
-    if gpu:
-        out["ctx_gpu"], out["ctx_stated"] = gpu, stated
-    # the GPU figures that measure the resources a claim names (a bottleneck of GPU memory -> memory_gb)
-    measures, unmeasured = view.kb.vocab.measures(c.attribute, c.value)
-    if measures:
-        out["measures"], out["unmeasured"] = measures, unmeasured
-    # the instance roles each task of the claim calls for; a cluster or multi-machine scale makes training large-scale
-    vocab = view.kb.vocab
-    large = c.qualifiers.get("scale") in ("cluster", "multi_node")
-    condition = str(c.qualifiers.get("condition") or "").lower()
-    said = {role for role, patterns in (vocab.cues.get("scale") or {}).items()
-            if condition and any(re.search(p, condition) for p in patterns)}
-    sets = []
-    for t in c.qualifiers.get("task") or []:
-        roles = vocab.task_roles(str(t))
-        if large and "large_scale_training" in roles:
-            roles = ("large_scale_training",)
-        elif len(said) == 1 and set(roles) > said:      # the condition says which scale of training
-            roles = tuple(said)
-        if roles:
-            sets.append("|".join(sorted(roles)))
-    if sets:
-        out["task_roles"] = sets
-    # the hardware capabilities the techniques a claim relies on need (NVLink needs nvlink, RDMA rdma)
-    mentioned = [c.subject] + [str(x) for x in c.qualifiers.get("techniques") or []]
-    if isinstance(c.value, list):
-        mentioned += [str(x) for x in c.value]
-    needs = sorted({vocab.entities[e]["requires"] for e in mentioned if e in vocab.entities and vocab.entities[e].get("requires")})
-    if needs:
-        out["needs_hw"] = needs
-    return out
-
-
-def effect_record(view: ReleaseView) -> dict[str, Any]:
-    """What the reference tier says each technique, method or tool does: the entities with a documented
-    effect (and the key of that fact), and those whose effect is limited on a single GPU."""
-    subjects, keys, single = [], [], []
-    for f in sorted(view.reference, key=lambda f: f.id):
-        if f.attribute == "effect" and not f.qualifiers and f.subject not in subjects:
-            subjects.append(f.subject)
-            keys.append(f.key)
-            if "limited_on_single_gpu" in (f.value or []):
-                single.append(f.subject)
-    return {"t": "effects", "fk": "effects", "subjects": subjects, "keys": keys, "single_gpu_limited": single}
-
-
-def variant_records(refs: list[Fact]) -> list[dict[str, Any]]:
-    """One ``variants`` record per subject and quantity attribute that the reference gives only per
-    variant (every fact qualified, e.g. by form factor): a claim that names no variant holds when every
-    variant agrees, depends on the variant when some do."""
-    by: dict[tuple[str, str], list[Fact]] = defaultdict(list)
-    plain: set[tuple[str, str]] = set()
-    for f in refs:
-        if not isinstance(f.norm, Interval):
-            continue
-        if f.qualifiers:
-            by[(f.subject, f.attribute)].append(f)
-        else:
-            plain.add((f.subject, f.attribute))
-    out = []
-    for (subj, attr), facts in sorted(by.items()):
-        if (subj, attr) in plain or len(facts) < 2:
-            continue
-        facts.sort(key=lambda f: f.id)
-        out.append({"t": "variants", "fk": f"variants:{subj}:{attr}", "subject": subj, "attribute": attr,
-                    "values": [f.norm.point() for f in facts], "keys": [f.key for f in facts],
-                    "scopes": [";".join(f"{k}={v}" for k, v in sorted(f.qualifiers.items())) for f in facts],
-                    "n": len(facts)})
-    return out
-
-
-def size_records(view: ReleaseView, reference: list[Fact] | None = None) -> list[dict[str, Any]]:
-    """One ``sizes`` record per family and quantity attribute of its sizes: the values over every size
-    (from the reference tier, or the part of it given), so the rules can say whether a family-level
-    figure holds for all, some or none of them."""
-    refs = view.reference if reference is None else reference
-    members: dict[str, list[str]] = defaultdict(list)
-    for f in refs:
-        if f.attribute == "family" and isinstance(f.value, str) and not f.qualifiers:
-            members[f.value].append(f.subject)
-    by_size: dict[tuple[str, str], Fact] = {}
-    for f in refs:
-        if f.subject.startswith("instance:") and isinstance(f.norm, Interval) and not f.qualifiers:
-            by_size.setdefault((f.subject, f.attribute), f)
-    out = []
-    for fam, sizes in sorted(members.items()):
-        attrs = sorted({a for (s, a) in by_size if s in sizes})
-        for a in attrs:
-            facts = [(s, by_size[(s, a)]) for s in sorted(sizes) if (s, a) in by_size]
-            out.append({"t": "sizes", "fk": f"sizes:{fam}:{a}", "subject": fam, "attribute": a,
-                        "values": [f.norm.point() for _, f in facts], "keys": [f.key for _, f in facts],
-                        "sizes": [s for s, _ in facts], "n": len(facts)})
-    return out
 
 
 def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True, rules: Any = None) -> AuditResult:

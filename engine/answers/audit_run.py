@@ -25,7 +25,8 @@ from typing import Any, Callable, Iterable
 from ..kb.store import Fact, ReleaseView
 from ..reasoning.reasoner import Derivation
 from ..kb import facts as factrec
-from .audit import AuditResult, audit_records, claim_records, name_premises, reference_records
+from .audit import AuditResult, audit_records, name_premises
+from .audit_inputs import claim_records, reference_records
 from . import audit_blocks
 from .audit_blocks import Unit, batches, group_pairs, units
 from .audit_keys import claim_keys, reach, sub_unit

@@ -31,7 +31,8 @@ from ..kb import facts as factrec
 from ..kb.store import ReleaseView
 from ..reasoning.provenance import build_graph, labels
 from ..reasoning.reasoner import Derivation, Firing
-from .audit import SEVERITY, AuditResult, claim_records, corroborations
+from .audit import SEVERITY, AuditResult, corroborations
+from .audit_inputs import claim_records
 from .audit_gaps import reason as unverifiable_reason
 
 VIRTUAL_RULE = "gpukb.record@0"      # the rule name of the justifications added for built records
