@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from .. import ranges
 from ..errors import Issue, ValidationError, short
@@ -170,6 +171,13 @@ def _common(item: LineDict, fname: str, vocab: Vocabulary, issues: list[Issue]) 
     return {"norm": norm, "qualifiers": quals}
 
 
+def _fact(fid: str, tier: str, item: LineDict, common: dict, fname: str, line: int, **extra: Any) -> Fact:
+    """A checked item as a fact of ``tier``: the fields claims and reference facts share, and ``extra``."""
+    return Fact(fid, item["version"], tier, item["subject"], item["attribute"], item["value"],
+                None if item.get("unit") is None else str(item.get("unit")), common["norm"], common["qualifiers"],
+                fname, line, approx=bool(item.get("approx", False)), note=item.get("note"), **extra)
+
+
 def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[str, Source],
                      issues: list[Issue], fill_spans: bool) -> list[Fact]:
     data = load_file(path, fname, path.parent.parent)
@@ -245,11 +253,8 @@ def _load_claim_file(path: Path, fname: str, vocab: Vocabulary, sources: dict[st
         common = _common(item, fname, vocab, issues)
         if common is None:
             continue
-        out.append(Fact(cid, item["version"], "claim", item["subject"], item["attribute"], item["value"],
-                        None if item.get("unit") is None else str(item.get("unit")), common["norm"],
-                        common["qualifiers"], fname, line, source=sid, quote=quote, span=list(span),
-                        modality=mod, gloss_en=item.get("gloss_en"), approx=bool(item.get("approx", False)),
-                        note=item.get("note"), rests_on=rests, pending=review == "pending"))
+        out.append(_fact(cid, "claim", item, common, fname, line, source=sid, quote=quote, span=list(span),
+                         modality=mod, gloss_en=item.get("gloss_en"), rests_on=rests, pending=review == "pending"))
     known = {f.id for f in out}
     for f in out:
         if f.rests_on and f.rests_on not in known:
@@ -303,13 +308,10 @@ def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list
         common = _common(item, fname, vocab, issues)
         if common is None:
             continue
-        out.append(Fact(rid, item["version"], "reference", item["subject"], item["attribute"], item["value"],
-                        None if item.get("unit") is None else str(item.get("unit")), common["norm"],
-                        common["qualifiers"], fname, item.line, citation=item["citation"], confidence=conf,
-                        approx=bool(item.get("approx", False)), note=item.get("note"),
-                        since=None if item.get("since") is None else str(item.get("since")),
-                        modality=str(item.get("modality", "spec")), gloss_en=item.get("gloss_en"),
-                        restates=_restates(item, fname, issues)))
+        out.append(_fact(rid, "reference", item, common, fname, item.line, citation=item["citation"], confidence=conf,
+                         since=None if item.get("since") is None else str(item.get("since")),
+                         modality=str(item.get("modality", "spec")), gloss_en=item.get("gloss_en"),
+                         restates=_restates(item, fname, issues)))
     return out
 
 
