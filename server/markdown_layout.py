@@ -20,6 +20,9 @@ drawn as text with a separate link after them, and images are not loaded (their 
 
 When a block cannot be aligned (a Markdown construct this module does not know), that block alone is
 shown as raw text; ``fallbacks`` counts such blocks so tests can require none for the bundled sources.
+
+It is one module of a little over 400 lines because the alignment is one algorithm: every block and
+inline rule below shares the cursor over the source text and the leaf invariant above.
 """
 from __future__ import annotations
 

@@ -3,6 +3,9 @@
 It is the schema claims and reference facts are checked against, and the lexicon the question parser
 matches aliases with. Values are normalised here so every other module compares canonical numbers.
 Its ``cues`` section is read by :mod:`.cues`, its ``findings`` and ``labels`` templates by :mod:`.wording`.
+
+It is a little over 400 lines: one class, the schema every claim is checked against, with its lookups
+and the value normalisation they share.
 """
 from __future__ import annotations
 
