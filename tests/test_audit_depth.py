@@ -305,3 +305,12 @@ def test_a_vit_is_sized_with_its_own_tokens_per_sample(kb):
     assert any("197" in n for n in vit["notes"])
     llm = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "T4"})
     assert llm["scenario"]["seq_len"] == 512       # no tokens-per-sample fact: the general default
+
+
+def test_a_largest_trainable_model_is_sized_there(audit):
+    st, f = top(audit, "S000-C026")        # "GN7 LoRA-tunes models up to 70B": 70B does not fit four T4s in 16 bit
+    assert st == "overstated" and f["rule"].startswith("audit.derive.max_params@")
+    assert "70B" in f["explanation"]["en"]
+    st = audit.status_of("S001-C143")["status"]   # "keep to at most 1B", no method: full training no, QLoRA yes
+    assert st == "scope_dependent" and any(f["rule"].startswith("audit.derive.max_params.method@") and f["kind"] == st
+                                           for f in audit.findings_for("S001-C143"))
