@@ -314,3 +314,17 @@ def test_a_largest_trainable_model_is_sized_there(audit):
     st = audit.status_of("S001-C143")["status"]   # "keep to at most 1B", no method: full training no, QLoRA yes
     assert st == "scope_dependent" and any(f["rule"].startswith("audit.derive.max_params.method@") and f["kind"] == st
                                            for f in audit.findings_for("S001-C143"))
+
+
+def test_a_task_whose_only_role_is_inference_is_sized_as_inference(kb, audit):
+    from gpukb.engine.answers.audit import task_method
+    vocab = kb.view().kb.vocab
+    assert task_method(["rag"], vocab) == "inference" and task_method(["inference"], vocab) == "inference"
+    assert task_method(["fine_tuning"], vocab) == "full" and task_method(["few_shot"], vocab) is None
+    st = audit.status_of("S000-C078")          # "GN7's memory is enough for RAG development": depends on the model
+    assert st["status"] == "scope_dependent"
+
+
+def test_the_bundled_audit_leaves_at_most_a_quarter_of_the_claims_unverifiable(audit):
+    share = sum(s["status"] == "unverifiable" for s in audit.statuses.values()) / len(audit.statuses)
+    assert share <= 0.25, share

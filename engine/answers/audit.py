@@ -150,8 +150,9 @@ def task_method(tasks: Any, vocab) -> str | None:
     """The method a claim means when it names only a task: inference for serving, full training for a
     kind of training (what a claim of "training" a named model means unless it names LoRA or QLoRA)."""
     names = [str(t) for t in (tasks or [])]
-    if names and all(t == "inference" for t in names):
-        return "inference"
+    roles = lambda t: set((vocab.enums.get("task", {}).get(t) or {}).get("roles") or ())   # noqa: E731
+    if names and all(t == "inference" or roles(t) == {"inference"} for t in names):
+        return "inference"      # serving, or a task whose only role is inference (RAG application work)
     if any("training" in vocab.enum_chain("task", t) and t != "pretraining" for t in names):
         return "full"
     return None
