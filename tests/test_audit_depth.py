@@ -305,3 +305,40 @@ def test_a_vit_is_sized_with_its_own_tokens_per_sample(kb):
     assert any("197" in n for n in vit["notes"])
     llm = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "T4"})
     assert llm["scenario"]["seq_len"] == 512       # no tokens-per-sample fact: the general default
+
+
+def test_a_largest_trainable_model_is_sized_there(audit):
+    st, f = top(audit, "S000-C026")        # "GN7 LoRA-tunes models up to 70B": 70B does not fit four T4s in 16 bit
+    assert st == "overstated" and f["rule"].startswith("audit.derive.max_params@")
+    assert "70B" in f["explanation"]["en"]
+    st = audit.status_of("S001-C143")["status"]   # "keep to at most 1B", no method: full training no, QLoRA yes
+    assert st == "scope_dependent" and any(f["rule"].startswith("audit.derive.max_params.method@") and f["kind"] == st
+                                           for f in audit.findings_for("S001-C143"))
+
+
+def test_a_task_whose_only_role_is_inference_is_sized_as_inference(kb, audit):
+    from gpukb.engine.answers.audit import task_method
+    vocab = kb.view().kb.vocab
+    assert task_method(["rag"], vocab) == "inference" and task_method(["inference"], vocab) == "inference"
+    assert task_method(["fine_tuning"], vocab) == "full" and task_method(["few_shot"], vocab) is None
+    st = audit.status_of("S000-C078")          # "GN7's memory is enough for RAG development": depends on the model
+    assert st["status"] == "scope_dependent"
+
+
+def test_the_bundled_audit_leaves_at_most_a_quarter_of_the_claims_unverifiable(audit):
+    share = sum(s["status"] == "unverifiable" for s in audit.statuses.values()) / len(audit.statuses)
+    assert share <= 0.25, share
+
+
+@pytest.mark.parametrize("cid", ["S001-C129", "S002-C134"])
+def test_a_speed_up_is_read_against_the_figures_that_bound_training_speed(audit, cid):
+    # "GN7-A10 is 3x the T4" / "faster than GN7": the A10 has 1.9x the T4's bandwidth and FP16 tensor
+    # throughput and 3.9x its FP32; an uncatalogued name is judged on the GPU its own source gives it
+    st = audit.status_of(cid)["status"]
+    f = next(f for f in audit.findings_for(cid) if f["rule"].startswith("audit.ref.performance."))
+    assert st == "supported" and f["kind"] == "supported"
+    assert any(e.startswith("R-A10-") for e in f["evidence"]) and any(e.startswith("R-T4-") for e in f["evidence"])
+
+
+def test_speed_figures_come_from_the_bottleneck_measures(kb):
+    assert kb.view().kb.vocab.speed_figures() == ["fp16_tensor_tflops", "fp32_tflops", "memory_bandwidth"]

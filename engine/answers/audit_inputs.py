@@ -18,7 +18,7 @@ from ..kb.vocabulary import Interval
 from . import scenario as scen
 from .audit_blocks import catalog_models
 
-CHECKED_ATTRS = {"memory_verdict", "suitability", "memory_required", "min_gpus"}
+CHECKED_ATTRS = {"memory_verdict", "suitability", "memory_required", "min_gpus", "max_params"}
 CONCEPT_METHOD = {"concept:llm-full-finetune": "full", "concept:llm-peft": "lora", "concept:llm-pretrain": "pretrain"}
 
 
@@ -47,6 +47,10 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
                 sizes.append((m.split(":")[1], {"model": m}))
         if c.subject.startswith("model:") and view.ref(c.subject, "params") is not None and not sizes:
             sizes.append((c.subject.split(":")[1], {"model": c.subject}))
+        if c.attribute == "max_params" and isinstance(c.norm, Interval) and (c.norm.hi or c.norm.lo):
+            # "it trains models up to X": X must fit
+            top = c.norm.hi or c.norm.lo
+            sizes = [(f"{top / 1e9:g}B", {"params": top})]
         p = q.get("params")
         if not sizes and isinstance(p, Interval):
             if polarity > 0 and p.hi is not None:
@@ -70,7 +74,7 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         elif q.get("instance"):
             hw = {"instance": q["instance"]}
         if not hw:
-            if c.attribute in ("memory_verdict", "suitability", "min_gpus"):
+            if c.attribute in ("memory_verdict", "suitability", "min_gpus", "max_params"):
                 continue
             hw = {"vram_gb": 80}  # memory needs do not depend on the card; any capacity will do
         body: dict[str, Any] = {"method": method, **hw}
@@ -99,6 +103,14 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
             # for "it does not"
             n = s.hi if polarity > 0 and s.hi else (s.lo or s.hi)
             body["seq_len"] = int(min(max(n, 1), 1_048_576))
+        if c.attribute == "max_params" and not q.get("method") and method in ("full", "lora", "qlora"):
+            # a largest trainable model with no method stated: it depends on the method when full
+            # training and QLoRA (the most and the least demanding) disagree
+            for pick, size in sizes:
+                out.append((c, f"probe:most {pick} full", {**body, **size, "method": "full"}))
+                least = {k: v for k, v in body.items() if k not in ("precision", "optimizer")}
+                out.append((c, f"probe:least {pick} qlora", {**least, **size, "method": "qlora", "gradient_checkpointing": True}))
+            continue
         for pick, size in sizes:
             out.append((c, pick, {**body, **size}))
     return out
@@ -125,8 +137,9 @@ def task_method(tasks: Any, vocab) -> str | None:
     """The method a claim means when it names only a task: inference for serving, full training for a
     kind of training (what a claim of "training" a named model means unless it names LoRA or QLoRA)."""
     names = [str(t) for t in (tasks or [])]
-    if names and all(t == "inference" for t in names):
-        return "inference"
+    roles = lambda t: set((vocab.enums.get("task", {}).get(t) or {}).get("roles") or ())   # noqa: E731
+    if names and all(t == "inference" or roles(t) == {"inference"} for t in names):
+        return "inference"      # serving, or a task whose only role is inference (RAG application work)
     if any("training" in vocab.enum_chain("task", t) and t != "pretraining" for t in names):
         return "full"
     return None
@@ -148,7 +161,7 @@ def check_records(view: ReleaseView, checked: list[Fact]) -> list[dict[str, Any]
             rec = scen.record(s, qid, purpose="audit")
             rec["has_arch"] = int(all(view.ref(s.get("model"), a) is not None for a in ("layers", "hidden_size", "heads"))) if s.get("model") else 0
             scenarios[qid] = rec
-        probe = 1 if pick.startswith("probe:smallest") else 2 if pick.startswith("probe:largest") else 0
+        probe = {"probe:smallest": 1, "probe:largest": 2, "probe:most": 3, "probe:least": 4}.get(" ".join(pick.split()[:1]), 0)
         records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
     return records + list(scenarios.values())
 
@@ -172,6 +185,18 @@ def reference_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any
     """The engine records of reference facts, with the sizes, variants and effects the rules read."""
     vocab = view.kb.vocab
     return [factrec.record(f, vocab) for f in refs] + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
+
+
+def _source_gpu(view: ReleaseView, source: str | None, family: str) -> Fact | None:
+    """The claim of ``source`` that gives ``family`` its GPU (the latest of them), if any."""
+    idx = view.__dict__.get("_source_gpus")
+    if idx is None:
+        idx = {}
+        for f in sorted(view.claims, key=lambda f: f.id):
+            if f.attribute == "gpu" and f.subject.startswith("family:"):
+                idx[(f.source, f.subject)] = f
+        view.__dict__["_source_gpus"] = idx
+    return idx.get((source, family))
 
 
 def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
@@ -198,11 +223,39 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         gpu = c.qualifiers["gpu"]
     elif fam:
         carried = view.ref(fam, "gpu")
+        if carried is None and view.ref(fam, "in_catalog") is not None:
+            # a name the catalog does not list: judged on the hardware its own source gives it
+            carried = _source_gpu(view, c.source, fam)
+            if carried is not None:
+                out["ctx_gpu_by"] = carried.id
         if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
             gpu = carried.value[0]
         stated = 1 if (c.subject == fam or c.qualifiers.get("family") == fam) else 0
     if gpu:
         out["ctx_gpu"], out["ctx_stated"] = gpu, stated
+    else:
+        out.pop("ctx_gpu_by", None)
+    cmp = [str(x) for x in c.qualifiers.get("compared_to") or []]
+    if len(cmp) == 1:
+        other = view.ref(cmp[0], "gpu") if cmp[0].startswith("family:") else None
+        if cmp[0].startswith("gpu:"):
+            out["cmp_gpu"] = cmp[0]
+        elif other is not None and isinstance(other.value, list) and len(other.value) == 1:
+            out["cmp_gpu"] = other.value[0]
+    if out.get("ctx_gpu") and out.get("cmp_gpu"):
+        # how many times the claim's GPU has the other's figure, for each figure that bounds training speed
+        ratios, keys, others = [], [], []
+        for m in view.kb.vocab.speed_figures():
+            a, b = view.ref(out["ctx_gpu"], m), view.ref(out["cmp_gpu"], m)
+            if a is None or b is None or a.qualifiers or b.qualifiers:
+                continue
+            lo_a, lo_b = getattr(a.norm, "lo", None), getattr(b.norm, "lo", None)
+            if lo_a and lo_b:
+                ratios.append(lo_a / lo_b)
+                keys.append(a.key)
+                others.append(b.id)
+        if ratios:
+            out["cmp_ratios"], out["cmp_keys"], out["cmp_others"] = ratios, keys, others
     # the GPU figures that measure the resources a claim names (a bottleneck of GPU memory -> memory_gb)
     measures, unmeasured = view.kb.vocab.measures(c.attribute, c.value)
     if measures:
