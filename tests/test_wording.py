@@ -67,6 +67,7 @@ def test_a_finding_kinds_wording_is_one_data_edit(tmp_path):
     ('  mem_part: {en: "{component:component}: {gb:gb}"', '  mem_part: {en: "{component:colour}: {gb:gb}"',
      "has a format it cannot take"),
     ("    - when: {equals: {verdict: fits}}", "    - when: {equal: {verdict: fits}}", "unknown test 'equal'"),
+    ("which the audit finds {premise_status}.", "which the audit finds {status}.", "names unknown placeholder(s) status"),
 ])
 def test_bad_wording_is_refused_with_file_line_and_what_is_allowed(tmp_path, old, new, message):
     p = _vocab_with(tmp_path, old, new)
@@ -75,8 +76,8 @@ def test_bad_wording_is_refused_with_file_line_and_what_is_allowed(tmp_path, old
     hits = [i for i in e.value.issues if message in str(i)]
     assert hits, e.value.issues
     assert all(i.line and "vocabulary.yaml" in str(i.file) for i in hits)
-    if "placeholder" in message:
-        assert "own_subject" in str(hits[0])        # the allowed placeholders are listed
+    if "placeholder" in message:                    # the allowed placeholders are listed
+        assert "premise_quote" in str(hits[0]) if "status" in message else "own_subject" in str(hits[0])
 
 
 def test_a_label_is_one_data_edit(tmp_path):

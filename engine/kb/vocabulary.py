@@ -182,7 +182,8 @@ class Vocabulary:
                                     "presented_as", sorted(e for e, x in self.entities.items() if x.get("kind") == spec["kind"])))
         check_cue_keys(self, data.get("cues"), issues)
         # how findings and engine records are worded (templates, checked here)
-        self.wording = Wording.load(data.get("findings"), data.get("labels"), path, set(self.attributes), issues)
+        self.wording = Wording.load(data.get("findings"), data.get("labels"), path, set(self.attributes), issues,
+                                    data.get("finding_premise"))
         if issues:
             raise ValidationError(f"{path}: invalid vocabulary", issues)
         self._alias_index: dict[str, str] | None = None

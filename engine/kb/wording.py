@@ -8,6 +8,8 @@ Both are templates in English and Chinese in kb/vocabulary.yaml, checked when th
   ``kinds``, whether it names an ``other`` fact, a linking fact (``via``), a computed ``value``, the
   ``attributes`` of the claim and whether the other fact's ``vendor`` is known; ``words`` gives the
   ``{word}`` of each kind. Placeholders: :data:`gpukb.engine.terms.FINDING_FIELDS`.
+- ``finding_premise:`` the sentence a finding adds when its claim rests on a premise (the source's
+  claim of a family's GPU, a curated ``rests_on``). Placeholders: :data:`PREMISE_FIELDS`.
 - ``labels:`` per record type (``t``), a template or a list of cases, the first whose ``when`` holds
   (``has``: fields set, ``any``: one of them set, ``equals``: field values, ``number``: numeric
   fields). Placeholders name the record's fields (``a|b``: the first that is set), the named ``parts``
@@ -29,6 +31,8 @@ from ..errors import Issue, short
 from ..yamlio import LineDict
 from ..terms import FINDING_FIELDS, FINDING_KINDS, LABELS, LANGS, gb, params_text
 
+#: what the sentence a finding adds about its claim's premise may name (``finding_premise``)
+PREMISE_FIELDS = ("premise", "premise_quote", "premise_status", "premise_status_label")
 FINDING_WHEN = ("basis", "kinds", "other", "via", "value", "attributes", "vendor")
 LABEL_WHEN = ("has", "any", "equals", "number")
 BASES = ("reference", "claims", "derivation")
@@ -160,13 +164,15 @@ def _label_when(key: str, value: Any) -> str | None:
 class Wording:
     """The finding and label templates of a vocabulary."""
 
-    def __init__(self, findings: list[Template], labels: dict[str, LabelSpec]):
+    def __init__(self, findings: list[Template], labels: dict[str, LabelSpec], premise: Template | None = None):
         self.findings = findings
         self.labels = labels
+        self.premise = premise
 
     @classmethod
-    def load(cls, findings: Any, labels: Any, fname: str, attributes: set[str], issues: list[Issue]) -> "Wording":
-        """Read and check the ``findings`` and ``labels`` sections (either may be absent)."""
+    def load(cls, findings: Any, labels: Any, fname: str, attributes: set[str], issues: list[Issue],
+             premise: Any = None) -> "Wording":
+        """Read and check the ``findings``, ``labels`` and ``finding_premise`` sections (each may be absent)."""
         cases: list[Template] = []
         if findings is not None and not isinstance(findings, list):
             issues.append(Issue("findings must be a list of cases (when, en, zh)", fname, getattr(findings, "line", None), "findings"))
@@ -182,7 +188,10 @@ class Wording:
             spec = _label_spec(str(rtype), raw, fname, issues, labels.line_of(rtype) if hasattr(labels, "line_of") else None)
             if spec is not None:
                 specs[str(rtype)] = spec
-        return cls(cases, specs)
+        prem = None
+        if premise is not None:
+            prem = _case(premise, (), PREMISE_FIELDS, "finding_premise", fname, issues, lambda k, v: None, False)
+        return cls(cases, specs, prem)
 
     # -- findings ------------------------------------------------------------------------------
     def finding_template(self, facts: Mapping[str, Any]) -> Template | None:
