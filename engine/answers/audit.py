@@ -17,11 +17,11 @@ from ..errors import BadInput, Issue
 from .audit_blocks import group_pairs
 from .audit_gaps import reason as unverifiable_reason
 from .audit_inputs import CONCEPT_METHOD, check_records, claim_records, reference_records
-from .audit_wording import explanation
+from .audit_wording import explanation, premise_sentence
 from .explain import walk
 from ..kb.store import Fact, ReleaseView
 from ..reasoning.reasoner import Derivation
-from ..terms import FINDING_KINDS, label as term_label
+from ..terms import FINDING_KINDS
 
 KINDS = FINDING_KINDS
 SEVERITY = {k: i for i, k in enumerate(KINDS)}
@@ -253,9 +253,8 @@ def name_premises(findings: list[dict[str, Any]], statuses: dict[str, dict[str, 
                 continue
             p["status"] = statuses.get(p["id"], {}).get("status", "unverifiable")
             p["quote"] = prem.quote
-            item["explanation"] = {
-                "en": item["explanation"]["en"] + f" The claim rests on {p['id']} (“{prem.quote}”), which the audit finds {p['status']}.",
-                "zh": item["explanation"]["zh"] + f" 该说法以 {p['id']}（“{prem.quote}”）为前提，审计结论为：{term_label('finding', p['status'], 'zh')}。"}
+            more = premise_sentence(view, prem, p["status"])
+            item["explanation"] = {lang: item["explanation"][lang] + more[lang] for lang in ("en", "zh")}
 
 
 def grounds(d: Derivation, fk: str, ref_keys: set[str]) -> list[str]:

@@ -1,5 +1,6 @@
 """A finding's explanation in English and Chinese, from data: its rule's ``explain`` template when it
-has one, else the first ``findings`` case of the vocabulary (kb/vocabulary.yaml) that fits it.
+has one, else the first ``findings`` case of the vocabulary (kb/vocabulary.yaml) that fits it; and the
+sentence it adds about its claim's premise (``finding_premise``).
 
 The placeholders (:data:`gpukb.engine.terms.FINDING_FIELDS`) are computed here, each only when a
 template names it.
@@ -13,7 +14,7 @@ from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
 from ..kb.wording import Template
 from ..reasoning.reasoner import Derivation
-from ..terms import LANGS
+from ..terms import LANGS, label as term_label
 
 
 def explanation(rule_template: dict[str, str] | None, f: dict[str, Any], c: Fact, other: Fact | None,
@@ -33,6 +34,15 @@ def explanation(rule_template: dict[str, str] | None, f: dict[str, Any], c: Fact
     if case is None:
         return {lang: f["fkind"] for lang in LANGS}
     return {lang: case.text(lang).format_map(_Context(f, c, other, d, view, lang, case)) for lang in LANGS}
+
+
+def premise_sentence(view: ReleaseView, premise: Fact, status: str) -> dict[str, str]:
+    """What a finding adds about the premise its claim rests on (the vocabulary's ``finding_premise``)."""
+    t = view.kb.vocab.wording.premise
+    if t is None:
+        return {lang: "" for lang in LANGS}
+    return {lang: t.text(lang).format(premise=premise.id, premise_quote=premise.quote, premise_status=status,
+                                      premise_status_label=term_label("finding", status, lang)) for lang in LANGS}
 
 
 def scope_text(f: Fact) -> str:
