@@ -354,6 +354,9 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         out["ctx_gpu"], out["ctx_stated"] = gpu, stated
     else:
         out.pop("ctx_gpu_by", None)
+    variants = view.kb.vocab.entities.get(c.subject, {}).get("variants") if c.subject.startswith("gpu:") else None
+    if variants:
+        out["gpu_variants"] = [str(v) for v in variants]
     cmp = [str(x) for x in c.qualifiers.get("compared_to") or []]
     if len(cmp) == 1:
         other = view.ref(cmp[0], "gpu") if cmp[0].startswith("family:") else None

@@ -137,8 +137,11 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
     idx = _tier_index(view)
     sizes = idx["sizes"]
     keep = reachable_subjects(view, other, sizes) | idx["probes"]
-    if any(vocab.measures(c.attribute, c.value)[0] for c in claims):
-        keep |= idx["peers"]
+    if any(vocab.measures(c.attribute, c.value)[0] for c in claims) \
+            or any(vocab.kind_of(c.subject) == "gpu" and c.attribute in ("role", "suitability") for c in claims):
+        keep |= idx["peers"]      # measured against the GPUs of the large-scale-training families
+    for c in claims:              # a claim about a generic GPU reads its variants' figures
+        keep |= {str(v) for v in vocab.entities.get(c.subject, {}).get("variants") or ()}
     for c in claims:        # a model family a claim names is probed through its smallest and largest member
         fams = [m for m in _entities(c.qualifiers.get("model") or [], vocab.entities) if view.ref(m, "params") is None]
         sequence = isinstance(c.qualifiers.get("seq_len"), Interval)
