@@ -145,9 +145,11 @@ def test_another_sources_verdict_in_a_different_scope_is_shown_but_decides_nothi
 def test_a_gpus_role_is_read_from_the_families_built_on_it(audit):
     got, f = top(audit, "S002-C020")            # T4: inference and light training / fine-tuning
     assert got == "supported" and (cites(f, "R-GN7-role") or cites(f, "R-GI3X-role"))   # both carry the T4
-    got, f = top(audit, "S002-C022")            # A100: full-scale training (GT4 carries A100 40GB)
-    assert got == "supported" and cites(f, "R-GT4-role")
-    assert audit.status_of("S002-C023")["status"] == "unverifiable"    # no Tencent family carries the H100
+    assert audit.status_of("S002-C022")["status"] == "supported"      # A100: full-scale training (GT4 carries A100 40GB)
+    assert any(f["rule"].startswith("audit.inherit.gpu_role@") and cites(f, "R-GT4-role")
+               for f in audit.findings_for("S002-C022"))
+    # no Tencent family carries the H100: its role is read from its figures instead (trainer_class)
+    assert not any(f["rule"].startswith("audit.inherit.gpu_role@") for f in audit.findings_for("S002-C023"))
 
 
 @pytest.mark.parametrize("cid, status, evidence", [
@@ -342,3 +344,25 @@ def test_a_speed_up_is_read_against_the_figures_that_bound_training_speed(audit,
 
 def test_speed_figures_come_from_the_bottleneck_measures(kb):
     assert kb.view().kb.vocab.speed_figures() == ["fp16_tensor_tflops", "fp32_tflops", "memory_bandwidth"]
+
+
+def test_a_bottleneck_contradicts_a_verdict_that_the_same_resource_is_enough(audit):
+    # S001: host memory and I/O are GN7-T4's training bottleneck; S002: system RAM is usually not the bottleneck
+    for cid, other in (("S001-C055", "S002-C041"), ("S002-C041", "S001-C055")):
+        assert audit.status_of(cid)["status"] == "contradiction"
+        assert any(f["kind"] == "contradiction" and any(c["id"] == other for c in f["claims"])
+                   for f in audit.findings_for(cid)), cid
+
+
+def test_verdict_views_of_a_bottleneck_come_from_the_vocabulary(kb):
+    vocab = kb.view().kb.vocab
+    assert vocab.verdict_views("bottleneck", ["host_memory", "storage_io", "compute"]) == ["host_memory_verdict", "storage_io"]
+    assert vocab.verdict_views("strength", ["host_memory"]) == []
+
+
+def test_a_gpus_fitness_for_large_scale_training_is_measured_against_the_training_families_gpus(audit):
+    st, f = top(audit, "S002-C023")        # "the H100 is a full-scale training card": 989 TFLOPS and NVLink
+    assert st == "supported" and f["rule"].startswith("audit.role.trainer_class@") and cites(f, "R-H100-80GB-fp16_tensor_tflops")
+    st = audit.status_of("S002-C021")["status"]   # "the T4 is no full-scale training card": 65 against 312 TFLOPS
+    f = next(f for f in audit.findings_for("S002-C021") if f["rule"].startswith("audit.role.short_of_trainers@"))
+    assert st == "supported" and f["kind"] == "supported" and cites(f, "R-T4-fp16_tensor_tflops")

@@ -122,9 +122,7 @@ def probe_sizes(view: ReleaseView, families: list[str] | None = None,
     the named model families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them,
     and among sequence models (those with a hidden size: transformers) when the claim names a
     sequence length."""
-    models = catalog_models(view, families)
-    if sequence:
-        models = [m for m in models if view.ref(m[1], "hidden_size") is not None] or models
+    models = catalog_models(view, families, sequence=sequence)
     if len(models) == 1 and families:
         models = models * 2
     if len(models) < 2:
@@ -235,6 +233,9 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         out["ctx_gpu"], out["ctx_stated"] = gpu, stated
     else:
         out.pop("ctx_gpu_by", None)
+    variants = view.kb.vocab.entities.get(c.subject, {}).get("variants") if c.subject.startswith("gpu:") else None
+    if variants:
+        out["gpu_variants"] = [str(v) for v in variants]
     cmp = [str(x) for x in c.qualifiers.get("compared_to") or []]
     if len(cmp) == 1:
         other = view.ref(cmp[0], "gpu") if cmp[0].startswith("family:") else None
@@ -257,6 +258,9 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         if ratios:
             out["cmp_ratios"], out["cmp_keys"], out["cmp_others"] = ratios, keys, others
     # the GPU figures that measure the resources a claim names (a bottleneck of GPU memory -> memory_gb)
+    views = view.kb.vocab.verdict_views(c.attribute, c.value)
+    if views:
+        out["as_verdicts"] = views
     measures, unmeasured = view.kb.vocab.measures(c.attribute, c.value)
     if measures:
         out["measures"], out["unmeasured"] = measures, unmeasured
