@@ -21,10 +21,11 @@ from typing import Any
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _resolve_variant
-from .extract_claims import (Candidate, attribute_for, carries, gpus_needed, host_of, product_names,
-                             recommends, requirement, roles, scale_cues, subject_of, verdict_claims, widen, workload_of)
-from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, aligned_lower, any_match, first_match, negated,
-                           quantities, segment, sentences, tables)
+from .extract_claims import (Candidate, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
+                             host_of, product_names, recommends, requirement, roles, scale_cues, subject_of,
+                             vendor_prefix, verdict_claims, widen, workload_of)
+from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
+                           negated, quantities, row_at, segment, sentences, tables)
 
 __all__ = ["Candidate", "Extraction", "aligned_lower", "extract", "quantities", "sentences"]
 
@@ -54,7 +55,9 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     not_understood: list[tuple[int, int]] = []
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences
     named: set[str] = set()                               # products already said to exist (first mention only)
+    rows = layout(low)                                    # Markdown table rows: header and heading as context
     for s, e in sentences(low):
+        row = row_at(rows, s)
         ents = [m for m in mentions if m.start >= s and m.end <= e]
         # "A100（40GB…" or "80GB A100": the sized variant the memory beside a generic GPU names
         ents = [_Match(m.start, m.end, _resolve_variant(m, low, vocab), m.kind) if m.kind == "gpu" else m for m in ents]
@@ -64,9 +67,9 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 masked[m.start:m.end] = PLACEHOLDER[m.kind] * (m.end - m.start)
         masked_low = "".join(masked)
         question = bool(_QUESTION.search(low[s:e]))
-        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t)
+        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row)
         if not question:
-            found += product_names(low, ents, named, vocab)
+            found += product_names(low, ents, named, vocab, carried)
         seen = set()
         for c in found:
             key = (c.subject, c.attribute, repr(c.value), repr(sorted(c.qualifiers.items(), key=str)))
@@ -77,11 +80,26 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             not_understood.append((s, e))
         for m in ents:
             carried[m.kind] = m
+            v = vendor_prefix(m, low, t) if m.kind in ("family", "instance") else None
+            if v is not None:                  # "腾讯云 GN7": the vendor the text speaks of
+                carried["vendor"] = _Match(m.start, m.end, v, "vendor")
     return Extraction(text, out_lang, claims, not_understood)
 
 
+def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
+    """The verdict the line heading a table states ("什么场景下“够用”？", "Where the T4 is not enough"):
+    it is what the table's rows say of the workloads they name."""
+    if row is None or row.is_header or row.heading is None:
+        return None
+    a, b = row.heading
+    v = first_match(t["verdict"], low[a:b])
+    if v is None or any_match(t["open_question"], low[a:a + v[1]]):
+        return None
+    return v[0]
+
+
 def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
-                     vocab: Vocabulary, t: dict[str, Any]) -> list[Candidate]:
+                     vocab: Vocabulary, t: dict[str, Any], row: Row | None = None) -> list[Candidate]:
     out: list[Candidate] = []
     qs = quantities(masked, s, e, vocab)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
@@ -153,13 +171,20 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     out += role
     # 6. verdicts about hardware: one per clause ("with QLoRA it fits, but full fine-tuning needs several
     # GPUs"), each with the method named nearest before it, unless the clause asks ("whether it is enough")
-    if verdict:
+    # 7. bottlenecks, effects of techniques, table columns headed by an attribute
+    out += bottlenecks(low, masked, s, e, ents, carried, row, t)
+    out += effects(low, masked, s, e, ents, t)
+    out += column_claims(low, s, e, ents, row, t, vocab)
+    context = _row_verdict(row, low, t) if verdict is None else None   # a table row: its heading's verdict
+    if verdict or context:
         scale = first_match(scale_cues(vocab), low[s:e])
         if scale and not workload.get("size"):
             workload = {**workload, "condition": low[s + scale[1]:s + scale[2]]}
         cut = s
         for seg_end in [m.start() for m in CLAUSE.finditer(low, s, e)] + [e]:
             v = first_match(t["verdict"], masked[cut:seg_end])
+            if v is None and context is not None:
+                v = (context, 0, 0)
             if v is not None and not any_match(t["open_question"], masked[cut:cut + v[1]]) and \
                     not (role and v[0] in ("suitable", "recommended")):
                 # the most specific method named in this clause (cue order: qlora, lora, full ...), else the sentence's

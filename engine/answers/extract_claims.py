@@ -9,7 +9,7 @@ from typing import Any
 
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _cues as _question_cues, _generic_model, _Match
-from .extract_text import (GPU_AFTER, NAME_MARKS, Quantity, any_match, negated, segment, tables)
+from .extract_text import (GPU_AFTER, NAME_MARKS, Quantity, Row, any_match, negated, segment, spans_of, tables)
 
 #: the concept a requirement of a method is stated about when the text names no model
 METHOD_CONCEPT = {"full": "concept:llm-full-finetune", "lora": "concept:llm-peft", "qlora": "concept:llm-peft",
@@ -82,21 +82,35 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
 PRODUCTS = ("family", "instance", "product", "platform")
 
 
-def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabulary) -> list[Candidate]:
+def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabulary,
+                  carried: dict[str, _Match] | None = None) -> list[Candidate]:
     """A product named in the text is said to exist (an invented name is what the audit catches), and a
     vendor written just before a product's name ("腾讯云 GN7", "Alibaba Cloud's gn7i") is its vendor;
-    each at the product's first mention only."""
+    existence at the product's first mention, the vendor at the first mention that names one. A storage
+    product or platform named with no vendor in a text about one vendor's products is presented as that
+    vendor's (less sure: the audit says whether it is)."""
+    t = tables(vocab)
     out = []
     for i, m in enumerate(ents):
-        if m.kind not in PRODUCTS or m.eid in named:
+        if m.kind not in PRODUCTS:
             continue
-        named.add(m.eid)
-        if m.kind == "family":       # a family name is what gets invented (sizes are checked by their figures)
-            out.append(Candidate(m.start, m.end, m.eid, "exists", True, modality="product-name", confidence=0.6))
+        if m.eid not in named:
+            named.add(m.eid)
+            if m.kind == "family":   # a family name is what gets invented (sizes are checked by their figures)
+                out.append(Candidate(m.start, m.end, m.eid, "exists", True, modality="product-name", confidence=0.6))
+        if "vendor " + m.eid in named or m.kind not in vocab.attributes["vendor"].applies_to:
+            continue
         prev = ents[i - 1] if i else None
-        if prev is not None and prev.kind == "vendor" and re.fullmatch(r"\s*(?:'s|的)?\s*", low[prev.end:m.start]) \
-                and m.kind in vocab.attributes["vendor"].applies_to:
+        own = vendor_prefix(m, low, t)
+        if own is not None:
+            out.append(Candidate(m.start, m.end, m.eid, "vendor", own, modality="spec", confidence=0.8))
+        elif prev is not None and prev.kind == "vendor" and re.fullmatch(r"\s*(?:'s|的)?\s*", low[prev.end:m.start]):
             out.append(Candidate(prev.start, m.end, m.eid, "vendor", prev.eid, modality="spec", confidence=0.8))
+        elif m.kind in ("product", "platform") and carried is not None and "vendor" in carried:
+            out.append(Candidate(m.start, m.end, m.eid, "vendor", carried["vendor"].eid, modality="spec", confidence=0.5))
+        else:
+            continue
+        named.add("vendor " + m.eid)
     return out
 
 
@@ -371,4 +385,136 @@ def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, e
                           qualifiers=dict(q), modality="verdict", confidence=conf * 0.85)
             widen(c, ents, (a, b))
             out.append(c)
+    return out
+
+
+_BULLET = re.compile(r"[\s\-–•*·▪●#>|0-9.、)）]*")
+_HEAD_COLON = re.compile(r"\s*(?:[（(][^）)\n]{0,40}[）)])?\s*[：:]")
+
+
+def _topic(kinds: tuple[str, ...], carried: dict[str, _Match]) -> tuple[str | None, float]:
+    """The product a passage is about: the last one named of the first fitting kind."""
+    for k in kinds:
+        if k in carried:
+            return carried[k].eid, 0.5
+    return None, 0.0
+
+
+def _outside_names(masked: str, hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    return [h for h in hits if not any(c in NAME_MARKS for c in masked[h[0]:h[1]])]
+
+
+def bottlenecks(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
+                row: Row | None, t: dict[str, Any]) -> list[Candidate]:
+    """"显存瓶颈", "the main bottleneck is CPU preprocessing and disk I/O": the bottlenecks named beside a
+    bottleneck word, said of the hardware of their clause (else of the passage's product); in a table
+    whose header names problems, the resource each row's first cell names. A bottleneck said of a
+    condition ("if the network becomes the bottleneck") states none."""
+    kinds = ("family", "instance", "gpu")
+    pieces: list[tuple[int, int, int]] = []          # (clause start, clause end, cue position)
+    if row is not None and not row.is_header and row.cells and s <= row.cells[0][0] < e and \
+            any(any_match(t["problem_header"], low[a:b]) for a, b in row.header):
+        pieces.append((row.cells[0][0], row.cells[0][1], row.cells[0][0]))
+    for rx in t["bottleneck_cue"]:
+        for m in rx.finditer(low, s, e):
+            a, b = segment(masked, s, e, m.start())
+            if not any_match(t["hypothetical"], low[a:m.start()]):
+                pieces.append((a, b, m.start()))
+    out: list[Candidate] = []
+    for a, b, cue in pieces:
+        vals = _outside_names(masked, spans_of(t["bottlenecks"], low, a, b))
+        if not vals:
+            continue
+        fit = [m for m in ents if m.kind in kinds and a <= m.start < b]
+        near = [m for m in fit if m.end <= cue] or fit
+        subj, conf = (near[-1].eid, 0.7) if near else _topic(kinds, carried)
+        if subj is None:
+            continue
+        start, end = min(vals[0][0], cue), max(vals[-1][1], cue)
+        c = Candidate(start, end, subj, "bottleneck", list(dict.fromkeys(v[2] for v in vals)), modality="spec", confidence=conf)
+        widen(c, ents, (a, b))
+        out.append(c)
+    return out
+
+
+def _head(low: str, s: int, ents: list[_Match], kinds: tuple[str, ...]) -> _Match | None:
+    """"- ZeRO 优化（DeepSpeed）：…", "Flash Attention: …": the entity a line or bullet is headed by."""
+    first = next((m for m in ents if m.start >= s), None)
+    if first is not None and first.kind in kinds and _BULLET.fullmatch(low, s, first.start) and _HEAD_COLON.match(low, first.end):
+        return first
+    return None
+
+
+def effects(low: str, masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) -> list[Candidate]:
+    """"Flash Attention: greatly reduces activation memory and speeds up computation": what a technique
+    does, said of the technique heading the line, else of the technique (software, method) named nearest
+    before. Words that overlap are one statement ("减少内存占用和通信开销"); of two matches ending at the
+    same word the longer wins ("降低激活值显存" over "降低…显存")."""
+    hits = _outside_names(masked, [(m.start(), m.end(), val) for val, rxs in t["effects"] for rx in rxs
+                                   for m in rx.finditer(low, s, e) if m.end() > m.start()])
+    kept: list[tuple[int, int, str]] = []
+    for h in sorted(hits, key=lambda h: h[0] - h[1]):
+        if not any(k[0] <= h[0] and h[1] == k[1] for k in kept) and not any(k[0] <= h[0] and h[1] <= k[1] and k[2] == h[2] for k in kept):
+            kept.append(h)
+    kept.sort()
+    groups: list[list[tuple[int, int, str]]] = []
+    for h in kept:
+        if groups and h[0] < max(x[1] for x in groups[-1]):
+            groups[-1].append(h)
+        else:
+            groups.append([h])
+    head = _head(low, s, ents, TECHNIQUES)
+    out: list[Candidate] = []
+    for g in groups:
+        a, b = g[0][0], max(x[1] for x in g)
+        if head is not None:
+            subj, conf = head, 0.75
+        else:
+            before = [m for m in ents if m.kind in ("technique", "software", "method") and m.end <= a]
+            if not before or any(m.kind in HARDWARE for m in ents if before[-1].end <= m.start < a):
+                continue
+            subj, conf = before[-1], 0.6
+        out.append(Candidate(a, b, subj.eid, "effect", list(dict.fromkeys(x[2] for x in g)), modality="spec", confidence=conf))
+    return out
+
+
+def vendor_prefix(m: _Match, low: str, t: dict[str, Any]) -> str | None:
+    """The vendor whose name opens a product's mention ("腾讯云 GN7" as one alias)."""
+    for eid, alias in t["vendors"]:
+        if low.startswith(alias, m.start) and m.end - m.start > len(alias):
+            return eid
+    return None
+
+
+def topic_concept(text: str, t: dict[str, Any]) -> str | None:
+    """The general concept a statement naming no product is about, by the words of ``text``."""
+    return next((eid for eid, rxs in t["topics"] if any_match(rxs, text)), None)
+
+
+def column_claims(low: str, s: int, e: int, ents: list[_Match], row: Row | None, t: dict[str, Any],
+                  vocab: Vocabulary) -> list[Candidate]:
+    """A table column headed by an attribute's words ("推荐实例", "recommended instance") states that
+    attribute of each row: the entities of its cell, about the hardware of the row's first cell, else
+    about the concept the first cell's words name."""
+    if row is None or row.is_header or len(row.cells) < 2:
+        return []
+    out = []
+    for i, (a, b) in enumerate(row.cells[1:], 1):
+        if i >= len(row.header) or not (s <= a < e):
+            continue
+        head = low[row.header[i][0]:row.header[i][1]]
+        for attr, rxs in t["attribute"].items():
+            spec = vocab.attributes[attr]
+            if spec.type not in ("entities", "entity") or not any_match(rxs, head):
+                continue
+            kinds = spec.kinds
+            vals = [m for m in ents if m.kind in kinds and a <= m.start < b]
+            if not vals:
+                continue
+            fa, fb = row.cells[0]
+            subj = next((m.eid for m in ents if fa <= m.start < fb and m.kind in spec.applies_to), None) or topic_concept(low[fa:fb], t)
+            if subj is None or vocab.kind_of(subj) not in spec.applies_to:
+                continue
+            out.append(Candidate(a, vals[-1].end, subj, attr, list(dict.fromkeys(m.eid for m in vals)),
+                                 modality="recommendation", confidence=0.6))
     return out
