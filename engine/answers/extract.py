@@ -22,13 +22,14 @@ from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _resolve_variant
 from .extract_claims import (Candidate, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
-                             host_of, product_names, recommends, requirement, roles, scale_cues, subject_of,
+                             host_of, product_names, recommends, topic_concept, requirement, roles, scale_cues, subject_of,
                              vendor_prefix, verdict_claims, widen, workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
                            negated, quantities, row_at, segment, sentences, tables)
 
 __all__ = ["Candidate", "Extraction", "aligned_lower", "extract", "quantities", "sentences"]
 
+_BULLET = re.compile(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*")
 _QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$|吗\s*[。.]?\s*$")     # a question states nothing
 
 
@@ -56,8 +57,13 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences
     named: set[str] = set()                               # products already said to exist (first mention only)
     rows = layout(low)                                    # Markdown table rows: header and heading as context
+    intro: str | None = None                              # the topic a line introducing a list gives its items
     for s, e in sentences(low):
         row = row_at(rows, s)
+        bullet = bool(_BULLET.match(low, s)) or (s > 0 and low[s - 1] in "•▪●")
+        if not bullet:
+            intro = None
+        topic = topic_concept(low[s:e], t, general=False) or intro
         ents = [m for m in mentions if m.start >= s and m.end <= e]
         # "A100（40GB…" or "80GB A100": the sized variant the memory beside a generic GPU names
         ents = [_Match(m.start, m.end, _resolve_variant(m, low, vocab), m.kind) if m.kind == "gpu" else m for m in ents]
@@ -67,7 +73,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 masked[m.start:m.end] = PLACEHOLDER[m.kind] * (m.end - m.start)
         masked_low = "".join(masked)
         question = bool(_QUESTION.search(low[s:e]))
-        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row)
+        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row, topic)
         if not question:
             found += product_names(low, ents, named, vocab, carried)
         seen = set()
@@ -78,6 +84,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 claims.append(c)
         if not found:
             not_understood.append((s, e))
+        if re.search(r"[:：]\s*$", low[s:e]) and topic is not None:
+            intro = topic
         for m in ents:
             carried[m.kind] = m
             v = vendor_prefix(m, low, t) if m.kind in ("family", "instance") else None
@@ -99,7 +107,8 @@ def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
 
 
 def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
-                     vocab: Vocabulary, t: dict[str, Any], row: Row | None = None) -> list[Candidate]:
+                     vocab: Vocabulary, t: dict[str, Any], row: Row | None = None,
+                     topic: str | None = None) -> list[Candidate]:
     out: list[Candidate] = []
     qs = quantities(masked, s, e, vocab)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
@@ -165,7 +174,7 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     # 4. the GPU an instance family or size carries
     out += carries(masked, s, e, ents, t)
     # 5. techniques advised for the hardware
-    out += recommends(low, masked, s, e, ents, carried, workload, t)
+    out += recommends(low, masked, s, e, ents, carried, workload, t, topic)
     # 5b. what the hardware is designed for (its role); its "适用于" is then not also a verdict
     role = roles(masked, s, e, ents, carried, t)
     out += role

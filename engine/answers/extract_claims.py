@@ -115,31 +115,47 @@ def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabula
 
 
 def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
-                w: dict[str, Any], t: dict[str, Any]) -> list[Candidate]:
-    """"On a T4, use FP16 mixed precision and gradient checkpointing": techniques advised for hardware."""
-    cue = None
-    for rx in t["advice"] + t["use"]:
-        m = rx.search(low, s, e)
-        if m and (cue is None or m.start() < cue.start()):
-            cue = m
-    if cue is None or re.match(r"\s*(?:用于|用来|for(?![a-z]))", low[cue.end():cue.end() + 6]):
-        return []                     # "recommended for pre-training" is a verdict on the hardware, not advice
-    seg = segment(masked, s, e, cue.start())
-    techs = [m for m in ents if m.kind in TECHNIQUES and m.start >= cue.end() and m.end <= seg[1]]
-    if not techs:
-        return []
-    # advice is about the product the text speaks of: a family or instance before its GPU
-    subj, conf = subject_of(("family", "instance", "gpu"), cue.start(), ents, carried, (s, e))
-    if subj is None:
-        return []
-    quals = {k: v for k, v in qualifiers_of(w).items() if k != "precision"}
+               w: dict[str, Any], t: dict[str, Any], topic: str | None = None) -> list[Candidate]:
+    """"On a T4, use FP16 mixed precision and gradient checkpointing": techniques advised, one claim per
+    advice verb ("启用混合精度训练：务必使用 torch.cuda.amp" is two pieces of advice). Advice is about the
+    hardware the sentence names, else the topic the passage is about (out-of-memory handling, long
+    context: ``topic``), else the product the text speaks of. A technique used in a condition or an
+    example ("when using LoRA", "即使开启混合精度", "使用 X 提速的 QAT 训练") is not advised."""
+    cues = sorted({(m.start(), m.end()) for rx in t["advice"] + t["use"] for m in rx.finditer(low, s, e)})
+    cues = [c for i, c in enumerate(cues) if not any(o[0] <= c[0] and c[1] <= o[1] and o != c for o in cues)]
+    hardware = [m for m in ents if m.kind in HARDWARE]
     out = []
-    # precisions advised are a recommended precision; techniques, methods and software a recommended technique
-    for attr, group in (("recommended_technique", [m for m in techs if m.kind != "precision"]),
-                        ("recommended_precision", [m for m in techs if m.kind == "precision"])):
-        if group:
-            out.append(Candidate(cue.start(), group[-1].end, subj, attr, list(dict.fromkeys(m.eid for m in group)),
-                                 qualifiers=quals, modality="recommendation", confidence=conf * 0.8))
+    for i, (a, b) in enumerate(cues):
+        if re.match(r"\s*(?:用于|用来|for(?![a-z]))", low[b:b + 6]):
+            continue                  # "recommended for pre-training" is a verdict on the hardware, not advice
+        seg = segment(masked, s, e, a)
+        stop = min([seg[1]] + [c[0] for c in cues[i + 1:] if c[0] >= b])
+        lead = seg[0]
+        if seg[0] > s:                # "例如，使用 …": a short clause before this one leads it
+            prev = segment(masked, s, e, seg[0] - 1)
+            lead = prev[0] if prev[1] - prev[0] <= 8 else lead
+        if any_match(t["advice_guard_before"], low[lead:a]) or any_match(t["advice_guard_after"], low[b:seg[1]]):
+            continue
+        attributive = re.search(r"的", low[b:stop])
+        if attributive and not re.search(r"[\ue000-\ue003a-z0-9.)）]\s*$", masked[b:attributive.start()]) and \
+                not any(m.end <= attributive.start() and re.fullmatch(r"\s*", low[m.end:attributive.start()]) for m in ents):
+            continue                  # "使用 INT8 提速的 QAT 训练": a task described, not advice
+        techs = [m for m in ents if m.kind in TECHNIQUES and m.start >= b and m.end <= stop]
+        if not techs:
+            continue
+        if any(h.start < stop for h in hardware) or topic is None:
+            subj, conf = subject_of(("family", "instance", "gpu"), a, ents, carried, (s, e))
+        else:
+            subj, conf = topic, 0.6
+        if subj is None:
+            continue
+        quals = {k: v for k, v in qualifiers_of(w).items() if k != "precision"}
+        # precisions advised are a recommended precision; techniques, methods and software a recommended technique
+        for attr, group in (("recommended_technique", [m for m in techs if m.kind != "precision"]),
+                            ("recommended_precision", [m for m in techs if m.kind == "precision"])):
+            if group:
+                out.append(Candidate(a, group[-1].end, subj, attr, list(dict.fromkeys(m.eid for m in group)),
+                                     qualifiers=quals, modality="recommendation", confidence=conf * 0.8))
     return out
 
 
@@ -388,6 +404,7 @@ def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, e
     return out
 
 
+_AND = re.compile(r"和|与|及|以及|、|(?<![a-z])and(?![a-z])")
 _BULLET = re.compile(r"[\s\-–•*·▪●#>|0-9.、)）]*")
 _HEAD_COLON = re.compile(r"\s*(?:[（(][^）)\n]{0,40}[）)])?\s*[：:]")
 
@@ -418,7 +435,7 @@ def bottlenecks(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
     for rx in t["bottleneck_cue"]:
         for m in rx.finditer(low, s, e):
             a, b = segment(masked, s, e, m.start())
-            if not any_match(t["hypothetical"], low[a:m.start()]):
+            if not any_match(t["hypothetical"], low[s:m.start()]) and not negated(masked, a, m.start(), m.end(), b, t):
                 pieces.append((a, b, m.start()))
     out: list[Candidate] = []
     for a, b, cue in pieces:
@@ -427,7 +444,8 @@ def bottlenecks(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
             continue
         fit = [m for m in ents if m.kind in kinds and a <= m.start < b]
         near = [m for m in fit if m.end <= cue] or fit
-        subj, conf = (near[-1].eid, 0.7) if near else _topic(kinds, carried)
+        concept = topic_concept(low[a:cue], t)    # "AI 训练的核心瓶颈": a bottleneck of AI training in general
+        subj, conf = (near[-1].eid, 0.7) if near else (concept, 0.6) if concept else _topic(kinds, carried)
         if subj is None:
             continue
         start, end = min(vals[0][0], cue), max(vals[-1][1], cue)
@@ -454,7 +472,10 @@ def effects(low: str, masked: str, s: int, e: int, ents: list[_Match], t: dict[s
                                    for m in rx.finditer(low, s, e) if m.end() > m.start()])
     kept: list[tuple[int, int, str]] = []
     for h in sorted(hits, key=lambda h: h[0] - h[1]):
-        if not any(k[0] <= h[0] and h[1] == k[1] for k in kept) and not any(k[0] <= h[0] and h[1] <= k[1] and k[2] == h[2] for k in kept):
+        inside = [k for k in kept if k[0] <= h[0] and h[1] <= k[1]]
+        # a match inside a longer one is dropped unless the longer one goes on to a second object
+        # ("减少内存占用和通信": memory and communication)
+        if not any(k[2] == h[2] or not _AND.search(low, h[1], k[1]) for k in inside):
             kept.append(h)
     kept.sort()
     groups: list[list[tuple[int, int, str]]] = []
@@ -486,9 +507,11 @@ def vendor_prefix(m: _Match, low: str, t: dict[str, Any]) -> str | None:
     return None
 
 
-def topic_concept(text: str, t: dict[str, Any]) -> str | None:
-    """The general concept a statement naming no product is about, by the words of ``text``."""
-    return next((eid for eid, rxs in t["topics"] if any_match(rxs, text)), None)
+def topic_concept(text: str, t: dict[str, Any], general: bool = True) -> str | None:
+    """The general concept a statement naming no product is about, by the words of ``text`` (the last
+    concept of ``cues.topic`` is the most general one, only taken with ``general``)."""
+    topics = t["topics"] if general else t["topics"][:-1]
+    return next((eid for eid, rxs in topics if any_match(rxs, text)), None)
 
 
 def column_claims(low: str, s: int, e: int, ents: list[_Match], row: Row | None, t: dict[str, Any],

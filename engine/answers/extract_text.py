@@ -71,6 +71,9 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "possess": comp((cues.get("possess") or {}).get("verb", ())),
             "advice": comp((cues.get("advice") or {}).get("verb", ())),
             "use": comp((cues.get("advice") or {}).get("use", ())),
+            "advice_guard_before": comp((cues.get("advice") or {}).get("not_before", ())),
+            "advice_guard_after": comp((cues.get("advice") or {}).get("not_after", ())),
+            "compared": comp((cues.get("comparison") or {}).get("before", ())),
             "tasks": tuple((task, re.compile("|".join([re.escape(str(x).lower()) for x in (spec.get("en"), spec.get("zh")) if x]
                                                      + list((cues.get("task") or {}).get(task, ())))))
                            for task, spec in (v.enums.get("task") or {}).items() if isinstance(spec, dict)),
