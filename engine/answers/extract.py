@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _resolve_variant
-from .extract_claims import (Candidate, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
+from .extract_claims import (HARDWARE, Candidate, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
                              host_of, product_names, recommends, topic_concept, requirement, roles, scale_cues, subject_of,
                              vendor_prefix, verdict_claims, widen, workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
@@ -57,13 +57,14 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences
     named: set[str] = set()                               # products already said to exist (first mention only)
     rows = layout(low)                                    # Markdown table rows: header and heading as context
+    explicit = _explicit_vendors(low, mentions, t)       # products whose vendor the text names beside them
     intro: str | None = None                              # the topic a line introducing a list gives its items
     for s, e in sentences(low):
         row = row_at(rows, s)
         bullet = bool(_BULLET.match(low, s)) or (s > 0 and low[s - 1] in "•▪●")
         if not bullet:
             intro = None
-        topic = topic_concept(low[s:e], t, general=False) or intro
+        topic = intro
         ents = [m for m in mentions if m.start >= s and m.end <= e]
         # "A100（40GB…" or "80GB A100": the sized variant the memory beside a generic GPU names
         ents = [_Match(m.start, m.end, _resolve_variant(m, low, vocab), m.kind) if m.kind == "gpu" else m for m in ents]
@@ -72,10 +73,11 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             if m.kind in PLACEHOLDER:
                 masked[m.start:m.end] = PLACEHOLDER[m.kind] * (m.end - m.start)
         masked_low = "".join(masked)
+        ents = _uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
         question = bool(_QUESTION.search(low[s:e]))
         found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row, topic)
         if not question:
-            found += product_names(low, ents, named, vocab, carried)
+            found += product_names(low, ents, named, vocab, carried, explicit)
         seen = set()
         for c in found:
             key = (c.subject, c.attribute, repr(c.value), repr(sorted(c.qualifiers.items(), key=str)))
@@ -84,14 +86,41 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 claims.append(c)
         if not found:
             not_understood.append((s, e))
-        if re.search(r"[:：]\s*$", low[s:e]) and topic is not None:
-            intro = topic
+        if re.search(r"[:：]\s*$", low[s:e]):        # a line introducing a list: its topic is the items'
+            intro = topic_concept(low[s:e], t, general=False) or intro
         for m in ents:
             carried[m.kind] = m
             v = vendor_prefix(m, low, t) if m.kind in ("family", "instance") else None
             if v is not None:                  # "腾讯云 GN7": the vendor the text speaks of
                 carried["vendor"] = _Match(m.start, m.end, v, "vendor")
     return Extraction(text, out_lang, claims, not_understood)
+
+
+def _uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list[_Match]:
+    """The mentions of a sentence without the hardware it compares with ("低于 A100/V100 的 PCIe 4.0",
+    "slower than the A10"): a comparison word before a name, or before a list of names, makes them
+    the reference of a comparison, not what the sentence speaks of."""
+    out: list[_Match] = []
+    compared: _Match | None = None
+    for m in ents:
+        if m.kind in HARDWARE:
+            chained = compared is not None and re.fullmatch(r"\s*(?:/|、|,|，|和|与|或|or|and)\s*", low[compared.end:m.start])
+            if chained or any_match(t["compared"], low[max(s, m.start - 12):m.start]):
+                compared = m
+                continue
+        out.append(m)
+    return out
+
+
+def _explicit_vendors(low: str, mentions: list[_Match], t: dict[str, Any]) -> set[str]:
+    """The products a text names with their vendor beside them somewhere ("腾讯云 TI-ONE 平台")."""
+    out = set()
+    for i, m in enumerate(mentions):
+        prev = mentions[i - 1] if i else None
+        if vendor_prefix(m, low, t) or (prev is not None and prev.kind == "vendor" and
+                                        re.fullmatch(r"\s*(?:'s|的)?\s*", low[prev.end:m.start])):
+            out.add(m.eid)
+    return out
 
 
 def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:

@@ -83,7 +83,7 @@ PRODUCTS = ("family", "instance", "product", "platform")
 
 
 def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabulary,
-                  carried: dict[str, _Match] | None = None) -> list[Candidate]:
+                  carried: dict[str, _Match] | None = None, explicit: set[str] | None = None) -> list[Candidate]:
     """A product named in the text is said to exist (an invented name is what the audit catches), and a
     vendor written just before a product's name ("腾讯云 GN7", "Alibaba Cloud's gn7i") is its vendor;
     existence at the product's first mention, the vendor at the first mention that names one. A storage
@@ -106,7 +106,7 @@ def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabula
             out.append(Candidate(m.start, m.end, m.eid, "vendor", own, modality="spec", confidence=0.8))
         elif prev is not None and prev.kind == "vendor" and re.fullmatch(r"\s*(?:'s|的)?\s*", low[prev.end:m.start]):
             out.append(Candidate(prev.start, m.end, m.eid, "vendor", prev.eid, modality="spec", confidence=0.8))
-        elif m.kind in ("product", "platform") and carried is not None and "vendor" in carried:
+        elif m.kind in ("product", "platform") and carried is not None and "vendor" in carried and m.eid not in (explicit or ()):
             out.append(Candidate(m.start, m.end, m.eid, "vendor", carried["vendor"].eid, modality="spec", confidence=0.5))
         else:
             continue
@@ -136,17 +136,19 @@ def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carrie
             lead = prev[0] if prev[1] - prev[0] <= 8 else lead
         if any_match(t["advice_guard_before"], low[lead:a]) or any_match(t["advice_guard_after"], low[b:seg[1]]):
             continue
-        attributive = re.search(r"的", low[b:stop])
+        attributive = _OF.search(low, b, stop)
         if attributive and not re.search(r"[\ue000-\ue003a-z0-9.)）]\s*$", masked[b:attributive.start()]) and \
                 not any(m.end <= attributive.start() and re.fullmatch(r"\s*", low[m.end:attributive.start()]) for m in ents):
             continue                  # "使用 INT8 提速的 QAT 训练": a task described, not advice
         techs = [m for m in ents if m.kind in TECHNIQUES and m.start >= b and m.end <= stop]
         if not techs:
             continue
-        if any(h.start < stop for h in hardware) or topic is None:
+        # the topic named before the advice ("如果遇到 OOM，优先减小 Batch Size"), else the list's
+        here = topic_concept(low[s:a], t, general=False) or topic
+        if any(h.start < stop for h in hardware) or here is None:
             subj, conf = subject_of(("family", "instance", "gpu"), a, ents, carried, (s, e))
         else:
-            subj, conf = topic, 0.6
+            subj, conf = here, 0.6
         if subj is None:
             continue
         quals = {k: v for k, v in qualifiers_of(w).items() if k != "precision"}
@@ -303,10 +305,12 @@ def scale_cues(vocab: Vocabulary) -> tuple[tuple[str, tuple[re.Pattern[str], ...
 
 def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: int) -> list[Candidate]:
     """"Fully fine-tuning 7B needs 112 GB": a memory requirement of the workload."""
-    models = [m for m in ents if m.kind == "model"]
+    # the specific model named nearest before the figure in its clause, else the only one in the sentence
+    named = [m for m in ents if m.kind == "model" and m.end <= q.start]
+    models = [m for m in named if m.start >= s] or [m for m in ents if m.kind == "model"]
     quals = qualifiers_of(w)
-    if models and len(models) == 1:
-        subject = models[0].eid
+    if models and (len(models) == 1 or models[-1].start >= s):
+        subject = models[-1].eid
         quals.pop("model", None)
     else:
         subject = METHOD_CONCEPT.get(str(w.get("method")))
@@ -404,6 +408,7 @@ def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, e
     return out
 
 
+_OF = re.compile(r"的")
 _AND = re.compile(r"和|与|及|以及|、|(?<![a-z])and(?![a-z])")
 _BULLET = re.compile(r"[\s\-–•*·▪●#>|0-9.、)）]*")
 _HEAD_COLON = re.compile(r"\s*(?:[（(][^）)\n]{0,40}[）)])?\s*[：:]")

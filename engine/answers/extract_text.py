@@ -13,6 +13,7 @@ from .ask_parser import _per_vocabulary
 
 _SENTENCE = re.compile(r"[^。！？!?；;\n•▪●]+[。！？!?；;]*")     # a bullet starts a statement of its own
 _ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])\.(?=\s+\S)")     # "… BF16. Next" (not "1.5", "e.g.x")
+_LIST_NUMBER = re.compile(r"\s*\d{1,2}\.")
 COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
 # where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
 CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)")
@@ -109,6 +110,8 @@ def sentences(low: str) -> list[tuple[int, int]]:
     for m in _SENTENCE.finditer(low):
         start = m.start()
         for stop in _ENGLISH_STOP.finditer(low, m.start(), m.end()):
+            if _LIST_NUMBER.fullmatch(low, start, stop.end()):
+                continue                  # "3. 数据预取优化": a list item's number, not a sentence
             out.append((start, stop.end()))
             start = stop.end()
         out.append((start, m.end()))
