@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _resolve_variant
-from .extract_claims import (HARDWARE, Candidate, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
+from .extract_claims import (HARDWARE, HEADING, Candidate, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
                              host_of, product_names, recommends, topic_concept, requirement, roles, scale_cues, subject_of,
                              vendor_prefix, verdict_claims, widen, workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
@@ -59,11 +59,21 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     rows = layout(low)                                    # Markdown table rows: header and heading as context
     explicit = _explicit_vendors(low, mentions, t)       # products whose vendor the text names beside them
     intro: str | None = None                              # the topic a line introducing a list gives its items
+    listed: str | None = None                            # the verdict of the line heading a list
     for s, e in sentences(low):
         row = row_at(rows, s)
+        for k in [k for k in carried if k.startswith(HEADING)]:
+            del carried[k]
+        if row is not None and row.heading is not None:   # the products the table's heading names
+            for m in mentions:
+                if row.heading[0] <= m.start < row.heading[1] and m.kind in HARDWARE:
+                    carried[HEADING + m.kind] = m
         bullet = bool(_BULLET.match(low, s)) or (s > 0 and low[s - 1] in "•▪●")
-        if not bullet:
+        heading = _heading_line(low, s, e)
+        if not bullet or heading:
             intro = None
+        if heading or not bullet:
+            listed = _heading_verdict(low, s, e, t) if heading else None
         topic = intro
         ents = [m for m in mentions if m.start >= s and m.end <= e]
         # "A100（40GB…" or "80GB A100": the sized variant the memory beside a generic GPU names
@@ -75,7 +85,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         masked_low = "".join(masked)
         ents = _uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
         question = bool(_QUESTION.search(low[s:e]))
-        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row, topic)
+        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row, topic,
+                                                        listed if bullet and row is None else None)
         if not question:
             found += product_names(low, ents, named, vocab, carried, explicit)
         seen = set()
@@ -123,6 +134,26 @@ def _explicit_vendors(low: str, mentions: list[_Match], t: dict[str, Any]) -> se
     return out
 
 
+def _heading_line(low: str, s: int, e: int) -> bool:
+    """A sentence that is a whole short line without a sentence's ending: a heading."""
+    line_start = low.rfind("\n", 0, s) + 1
+    line_end = low.find("\n", s)
+    line_end = len(low) if line_end < 0 else line_end
+    return not low[line_start:s].strip(" \t-*•▪●#") and not low[e:line_end].strip() and e - s <= 40 and \
+        not re.search(r"[。.!！:：;；,，]\s*$", low[s:e])
+
+
+def _heading_verdict(low: str, s: int, e: int, t: dict[str, Any]) -> str | None:
+    """The verdict of a heading ("✅ 适合的场景", "Where it is not enough"): what the items of the list
+    it heads say of the workloads they name."""
+    if _QUESTION.search(low[s:e]):
+        return None
+    v = first_match(t["verdict"], low[s:e])
+    if v is None or any_match(t["open_question"], low[s:s + v[1]]):
+        return None
+    return v[0]
+
+
 def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
     """The verdict the line heading a table states ("什么场景下“够用”？", "Where the T4 is not enough"):
     it is what the table's rows say of the workloads they name."""
@@ -137,7 +168,7 @@ def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
 
 def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
                      vocab: Vocabulary, t: dict[str, Any], row: Row | None = None,
-                     topic: str | None = None) -> list[Candidate]:
+                     topic: str | None = None, listed: str | None = None) -> list[Candidate]:
     out: list[Candidate] = []
     qs = quantities(masked, s, e, vocab)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
@@ -202,8 +233,12 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                 out.append(c)
     # 4. the GPU an instance family or size carries
     out += carries(masked, s, e, ents, t)
+    # a table row or a list item says what its heading says of the workloads it names (and a technique
+    # it names is part of the workload it describes, not advice)
+    context = (_row_verdict(row, low, t) or listed) if verdict is None else None
     # 5. techniques advised for the hardware
-    out += recommends(low, masked, s, e, ents, carried, workload, t, topic)
+    if context is None:
+        out += recommends(low, masked, s, e, ents, carried, workload, t, topic)
     # 5b. what the hardware is designed for (its role); its "适用于" is then not also a verdict
     role = roles(masked, s, e, ents, carried, t)
     out += role
@@ -213,7 +248,6 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     out += bottlenecks(low, masked, s, e, ents, carried, row, t)
     out += effects(low, masked, s, e, ents, t)
     out += column_claims(low, s, e, ents, row, t, vocab)
-    context = _row_verdict(row, low, t) if verdict is None else None   # a table row: its heading's verdict
     if verdict or context:
         scale = first_match(scale_cues(vocab), low[s:e])
         if scale and not workload.get("size"):

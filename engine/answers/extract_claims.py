@@ -71,6 +71,9 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
         return before[-1].eid, 0.8
     if fit:
         return fit[0].eid, 0.65
+    for k in kinds:                # a table row: the product the line heading its table names
+        if HEADING + k in carried:
+            return carried[HEADING + k].eid, 0.6
     if any(m.kind in HARDWARE for m in ents):
         return None, 0.0          # the sentence speaks of other hardware: no subject from earlier sentences
     for k in kinds:
@@ -80,6 +83,8 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
 
 
 PRODUCTS = ("family", "instance", "product", "platform")
+#: the key prefix under which ``carried`` holds the products named by the line heading a table
+HEADING = "heading:"
 
 
 def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabulary,
@@ -258,6 +263,9 @@ def workload_of(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab
     tasks = list(dict.fromkeys(t for a, b, t in spans if not any(x <= a and b <= y and (x, y) != (a, b) for x, y, _ in spans)))
     if named:          # the most specific method named wins (cue order: qlora, lora, full, pretrain, inference)
         w["method"] = named[0]
+        alts = [m.eid.split(":", 1)[1] for m in ents if m.kind == "method"]
+        if len(set(alts)) > 1 and all(a in named for a in alts):
+            w["methods"] = list(dict.fromkeys(alts))      # methods named as alternatives ("LoRA/QLoRA")
         if len(tasks) > 1:
             w["task"] = tasks          # a list of tasks ("inference or development"): one verdict for each
     else:
@@ -342,7 +350,9 @@ def carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) 
     out = []
     hosts = [m for m in ents if m.kind in ("family", "instance")]
     for h in hosts:
-        gpus = [m for m in ents if m.kind == "gpu" and m.start >= h.end and m.start - h.end <= 40]
+        # "GN7-T4": a GPU name joined to the family's is part of the family's name
+        gpus = [m for m in ents if m.kind == "gpu" and m.start >= h.end and m.start - h.end <= 40
+                and not re.fullmatch(r"-?", masked[h.end:m.start])]
         if not gpus:
             continue
         g = gpus[0]
@@ -393,6 +403,8 @@ def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, e
         split = [{**quals, "task": [x]} for x in quals["task"]]
     elif len(quals.get("model") or ()) > 1:
         split = [{**quals, "model": [x]} for x in quals["model"]]
+    elif len(w.get("methods") or ()) > 1:        # "LoRA/QLoRA fits": one verdict for each method
+        split = [{**quals, "method": f"method:{x}"} for x in w["methods"]]
     out = []
     for attr in attrs:
         kinds = tuple(k for k in vocab.attributes[attr].applies_to if k in HARDWARE + ("product", "platform"))
