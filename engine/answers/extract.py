@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _resolve_variant
-from .extract_claims import (HARDWARE, HEADING, Candidate, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
+from .extract_claims import (HARDWARE, HEADING, Candidate, sized_variants, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
                              host_of, product_names, recommends, topic_concept, requirement, roles, scale_cues, subject_of,
                              vendor_prefix, verdict_claims, widen, workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
@@ -175,6 +175,7 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     verdict = first_match(t["verdict"], masked[s:e])
     requires = [m.start() + s for rx in t["require"] for m in rx.finditer(masked[s:e])]
     # 1. quantities, each tied to an attribute of its dimension (or a requirement of the workload)
+    variants: dict[str, float] = {}
     for q in qs:
         if q.dimension == "params" and workload.get("params_raw") == q.lo:
             continue                                        # the workload's size, not a statement of it
@@ -194,8 +195,17 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
         subj, sconf = subject_of(vocab.attributes[attr].applies_to, q.start, ents, carried, seg)
         if subj is None or (attr == "params" and _generic_model(subj, vocab)):
             continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
+        if sconf <= 0.55 and verdict and q.lo != q.hi:
+            continue                            # "单张 40GB/80GB 的显存绰绰有余": sizes in a verdict, of no product named
         if "family" in vocab.attributes[attr].inherited_by:
             subj = host_of(subj, ents, masked, s, q.start, t) or subj
+        sized = sized_variants(q, ents, vocab) if attr == "memory_gb" else {}
+        if sized:                               # "A100 或 A800 … 40GB 或 80GB": each variant of its size
+            variants.update(sized)
+            for v, size in sized.items():
+                out.append(Candidate(q.start, q.end, v, attr, size, q.unit, modality="spec",
+                                     confidence=min(conf, sconf) * 0.85, approx=q.approx))
+            continue
         value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
         if q.bound and q.lo == q.hi:
             value = f"{q.bound} {q.lo:g}"
@@ -227,7 +237,9 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
             seg = segment(masked, s, e, m.start())
             subj, sconf = subject_of(vocab.attributes["memory_type"].applies_to, m.start(), ents, carried, seg)
             subj = host_of(subj, ents, masked, s, m.start(), t) or subj
-            if subj is not None:
+            for v in variants:                  # the variants the sentence's memory figures named
+                out.append(Candidate(m.start(), m.end(), v, "memory_type", val, confidence=sconf * 0.8))
+            if subj is not None and not variants:
                 c = Candidate(m.start(), m.end(), subj, "memory_type", val, confidence=sconf * 0.9)
                 widen(c, ents, seg)
                 out.append(c)

@@ -558,3 +558,20 @@ def column_claims(low: str, s: int, e: int, ents: list[_Match], row: Row | None,
             out.append(Candidate(a, vals[-1].end, subj, attr, list(dict.fromkeys(m.eid for m in vals)),
                                  modality="recommendation", confidence=0.6))
     return out
+
+
+def sized_variants(q: Quantity, ents: list[_Match], vocab: Vocabulary) -> dict[str, float]:
+    """"搭载 A100 或 A800 … 显存 40GB 或 80GB": a sentence naming GPUs that come in sizes, and the sizes,
+    states the memory of each variant of a named size (every figure must name one): variant -> GB."""
+    sizes = {q.lo, q.hi}
+    if q.unit != "GB" or q.bound or any(not float(x).is_integer() for x in sizes):
+        return {}
+    out: dict[str, float] = {}
+    for m in ents:
+        if m.kind != "gpu":
+            continue
+        for v in vocab.entities.get(m.eid, {}).get("variants") or ():
+            for x in sizes:
+                if re.search(rf"(?<![0-9]){int(x)}\s*g", str(vocab.entities.get(v, {}).get("name", "")).lower()):
+                    out[str(v)] = x
+    return out if out and all(x in out.values() for x in sizes) else {}
