@@ -83,10 +83,11 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             if m.kind in PLACEHOLDER:
                 masked[m.start:m.end] = PLACEHOLDER[m.kind] * (m.end - m.start)
         masked_low = "".join(masked)
+        named_all = ents
         ents = _uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
         question = bool(_QUESTION.search(low[s:e]))
         found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row, topic,
-                                                        listed if bullet and row is None else None)
+                                                        listed if bullet and row is None else None, named_all)
         if not question:
             found += product_names(low, ents, named, vocab, carried, explicit)
         seen = set()
@@ -115,7 +116,8 @@ def _uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list
     compared: _Match | None = None
     for m in ents:
         if m.kind in HARDWARE:
-            chained = compared is not None and re.fullmatch(r"\s*(?:/|、|,|，|和|与|或|or|and)\s*", low[compared.end:m.start])
+            chained = compared is not None and re.fullmatch(r"\s*(?:[（(][^（(）)]*[）)])?\s*(?:/|、|,|，|和|与|或|or|and)\s*",
+                                                            low[compared.end:m.start])
             if chained or any_match(t["compared"], low[max(s, m.start - 12):m.start]):
                 compared = m
                 continue
@@ -168,7 +170,8 @@ def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
 
 def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
                      vocab: Vocabulary, t: dict[str, Any], row: Row | None = None,
-                     topic: str | None = None, listed: str | None = None) -> list[Candidate]:
+                     topic: str | None = None, listed: str | None = None,
+                     named_all: list[_Match] | None = None) -> list[Candidate]:
     out: list[Candidate] = []
     qs = quantities(masked, s, e, vocab)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
@@ -195,6 +198,10 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
         subj, sconf = subject_of(vocab.attributes[attr].applies_to, q.start, ents, carried, seg)
         if subj is None or (attr == "params" and _generic_model(subj, vocab)):
             continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
+        owner = next((m for m in reversed(named_all or ents) if m.end <= q.start and m.start >= s
+                      and re.fullmatch(r"\s*[（(][^（(）)]*", masked[m.end:q.start])), None)
+        if owner is not None and owner.kind in vocab.attributes[attr].applies_to:
+            subj, sconf = owner.eid, 0.85           # "A10（31 TFLOPS）": the figure of the name it follows
         if sconf <= 0.55 and verdict and q.lo != q.hi:
             continue                            # "单张 40GB/80GB 的显存绰绰有余": sizes in a verdict, of no product named
         if "family" in vocab.attributes[attr].inherited_by:

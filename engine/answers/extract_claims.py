@@ -241,7 +241,7 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
                     best = key
     if best is not None:
         return cands[best[3]], 0.9 if best[0] == 0 else 0.7
-    if q.dimension in ("count", "params"):
+    if q.dimension in ("count", "params", "ratio"):
         return None, 0.0                          # a bare number of things (or of parameters) could be anything
     # no word names the attribute: the dimension's first attribute (in the cues' order) that applies
     # to the nearest entity ("the T4 has 16GB": its GPU memory)
