@@ -195,6 +195,8 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
             continue
         if attr is None or (q.dimension == "count" and any_match(t["advice"], low[seg[0]:seg[1]])):
             continue
+        if any_match(t["hypothetical"], low[seg[0]:q.start]):
+            continue                            # "如果长期低于 30%": a figure in a condition states nothing
         subj, sconf = subject_of(vocab.attributes[attr].applies_to, q.start, ents, carried, seg)
         if subj is None or (attr == "params" and _generic_model(subj, vocab)):
             continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
