@@ -403,8 +403,8 @@ def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, e
         split = [{**quals, "task": [x]} for x in quals["task"]]
     elif len(quals.get("model") or ()) > 1:
         split = [{**quals, "model": [x]} for x in quals["model"]]
-    elif len(w.get("methods") or ()) > 1:        # "LoRA/QLoRA fits": one verdict for each method
-        split = [{**quals, "method": f"method:{x}"} for x in w["methods"]]
+    if len(w.get("methods") or ()) > 1:          # "LoRA/QLoRA fits": one verdict for each method
+        split = [{**q, "method": f"method:{x}"} for q in split for x in w["methods"]]
     out = []
     for attr in attrs:
         kinds = tuple(k for k in vocab.attributes[attr].applies_to if k in HARDWARE + ("product", "platform"))
@@ -461,8 +461,10 @@ def bottlenecks(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
             continue
         fit = [m for m in ents if m.kind in kinds and a <= m.start < b]
         near = [m for m in fit if m.end <= cue] or fit
+        earlier = [m for m in ents if m.kind in kinds and s <= m.start and m.end <= a]
         concept = topic_concept(low[a:cue], t)    # "AI 训练的核心瓶颈": a bottleneck of AI training in general
-        subj, conf = (near[-1].eid, 0.7) if near else (concept, 0.6) if concept else _topic(kinds, carried)
+        subj, conf = (near[-1].eid, 0.7) if near else (concept, 0.6) if concept else \
+            (earlier[-1].eid, 0.6) if earlier else _topic(kinds, carried)
         if subj is None:
             continue
         start, end = min(vals[0][0], cue), max(vals[-1][1], cue)
@@ -570,7 +572,7 @@ def sized_variants(q: Quantity, ents: list[_Match], vocab: Vocabulary) -> dict[s
     for m in ents:
         if m.kind != "gpu":
             continue
-        for v in vocab.entities.get(m.eid, {}).get("variants") or ():
+        for v in vocab.entities.get(m.eid, {}).get("variants") or (m.eid,):
             for x in sizes:
                 if re.search(rf"(?<![0-9]){int(x)}\s*g", str(vocab.entities.get(v, {}).get("name", "")).lower()):
                     out[str(v)] = x
