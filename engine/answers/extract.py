@@ -22,7 +22,7 @@ from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _resolve_variant
 from .extract_claims import (HARDWARE, HEADING, Candidate, sized_variants, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
-                             host_of, product_names, recommends, topic_concept, requirement, roles, scale_cues, subject_of,
+                             host_of, product_names, recommends, topic_concept, verdict_attributes, requirement, roles, scale_cues, subject_of,
                              vendor_prefix, verdict_claims, widen, workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
                            negated, quantities, row_at, segment, sentences, tables)
@@ -286,4 +286,26 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                 out += verdict_claims((v[0], v[1] + cut - s, v[2] + cut - s), masked, s, e, ents, carried, w, t,
                                       vocab, span=(cut, seg_end))
             cut = seg_end
+        # "…是够用的，甚至是性价比极高的选择": a piece of the sentence judging a resource of its own
+        judged = {c.attribute for c in out if c.modality == "verdict"}
+        for a, b in _pieces(masked, s, e):
+            v = first_match(t["verdict"], masked[a:b])
+            if v is None or any_match(t["open_question"], masked[a:a + v[1]]):
+                continue
+            named = [x for x in verdict_attributes(masked, a, b, v[0], t) if x not in judged and
+                     any(rx.search(masked, a, b) for rx in dict(t["verdict_attribute"]).get(x, ()))]
+            if named:
+                out += [c for c in verdict_claims((v[0], v[1] + a - s, v[2] + a - s), masked, s, e, ents, carried,
+                                                  workload, t, vocab, span=(a, b)) if c.attribute in named]
+                judged.update(named)
+    return out
+
+
+def _pieces(masked: str, s: int, e: int) -> list[tuple[int, int]]:
+    """The comma-delimited pieces of a sentence."""
+    out, a = [], s
+    while a < e:
+        b = segment(masked, s, e, a)[1]
+        out.append((a, b))
+        a = b + 1
     return out
