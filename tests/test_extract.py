@@ -315,3 +315,15 @@ def test_new_cue_groups_are_validated(tmp_path):
     assert "cues.bottleneck: unknown key 'no_such_bottleneck'" in text
     assert "cues.topic: unknown key 'concept:nope'" in text
     assert "cues.effect.reduces_memory: bad pattern" in text
+
+
+def test_line_after_an_advice_colon_lists_the_advice(vocab):
+    text = "若必须用 GN10Xp 训练，建议搭配：\ntorch.compile()+gradient_checkpointing+BF16/FP16、DeepSpeed\n"
+    got = extract(text, vocab).claims
+    tech = [c.value for c in got if c.attribute == "recommended_technique"]
+    assert tech == [["technique:torch_compile"], ["technique:gradient_checkpointing"], ["software:deepspeed"]]
+    assert [c.value for c in got if c.attribute == "recommended_precision"] == [["precision:bf16", "precision:fp16"]]
+    assert {c.subject for c in got if c.modality == "recommendation"} == {"family:GN10Xp"}
+    # a bullet after such a line has its own head and verb: it is not read as a bare list of advice
+    bullets = "如果出现 OOM，建议尝试：\n- ZeRO：分片存储优化器状态。\n"
+    assert not [c for c in extract(bullets, vocab).claims if c.attribute == "recommended_technique"]

@@ -58,6 +58,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     named: set[str] = set()                               # products already said to exist (first mention only)
     rows = layout(low)                                    # Markdown table rows: header and heading as context
     explicit = _explicit_vendors(low, mentions, t)       # products whose vendor the text names beside them
+    advising = False                                      # the previous line introduced a list of advice
     intro: str | None = None                              # the topic a line introducing a list gives its items
     listed: str | None = None                            # the verdict of the line heading a list
     for s, e in sentences(low):
@@ -87,7 +88,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         ents = _uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
         question = bool(_QUESTION.search(low[s:e]))
         found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row, topic,
-                                                        listed if bullet and row is None else None, named_all)
+                                                        listed if bullet and row is None else None, named_all,
+                                                        advising and not bullet)
         if not question:
             found += product_names(low, ents, named, vocab, carried, explicit)
         seen = set()
@@ -98,6 +100,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 claims.append(c)
         if not found:
             not_understood.append((s, e))
+        advising = bool(re.search(r"[:：]\s*$", low[s:e])) and any_match(t["advice"] + t["use"], low[s:e])
         if re.search(r"[:：]\s*$", low[s:e]):        # a line introducing a list: its topic is the items'
             intro = topic_concept(low[s:e], t, general=False) or intro
         for m in ents:
@@ -171,7 +174,7 @@ def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
 def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
                      vocab: Vocabulary, t: dict[str, Any], row: Row | None = None,
                      topic: str | None = None, listed: str | None = None,
-                     named_all: list[_Match] | None = None) -> list[Candidate]:
+                     named_all: list[_Match] | None = None, advising: bool = False) -> list[Candidate]:
     out: list[Candidate] = []
     qs = quantities(masked, s, e, vocab)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
@@ -259,7 +262,7 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     context = (_row_verdict(row, low, t) or listed) if verdict is None else None
     # 5. techniques advised for the hardware
     if context is None:
-        out += recommends(low, masked, s, e, ents, carried, workload, t, topic)
+        out += recommends(low, masked, s, e, ents, carried, workload, t, topic, advising)
     # 5b. what the hardware is designed for (its role); its "适用于" is then not also a verdict
     role = roles(masked, s, e, ents, carried, t)
     out += role

@@ -120,7 +120,7 @@ def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabula
 
 
 def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
-               w: dict[str, Any], t: dict[str, Any], topic: str | None = None) -> list[Candidate]:
+               w: dict[str, Any], t: dict[str, Any], topic: str | None = None, listing: bool = False) -> list[Candidate]:
     """"On a T4, use FP16 mixed precision and gradient checkpointing": techniques advised, one claim per
     advice verb ("启用混合精度训练：务必使用 torch.cuda.amp" is two pieces of advice). Advice is about the
     hardware the sentence names, else the topic the passage is about (out-of-memory handling, long
@@ -130,6 +130,18 @@ def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carrie
     cues = [c for i, c in enumerate(cues) if not any(o[0] <= c[0] and c[1] <= o[1] and o != c for o in cues)]
     hardware = [m for m in ents if m.kind in HARDWARE]
     out = []
+    if listing and not cues and not hardware:
+        # the line after "建议搭配：" / "we suggest:" lists the advice: one claim per item (precisions together)
+        subj, conf = subject_of(("family", "instance", "gpu"), s, ents, carried, (s, e))
+        techs = [m for m in ents if m.kind in TECHNIQUES]
+        if subj is not None:
+            precs = [m for m in techs if m.kind == "precision"]
+            if precs:
+                out.append(Candidate(precs[0].start, precs[-1].end, subj, "recommended_precision",
+                                     list(dict.fromkeys(m.eid for m in precs)), modality="recommendation", confidence=conf * 0.7))
+            out += [Candidate(m.start, m.end, subj, "recommended_technique", [m.eid], modality="recommendation",
+                              confidence=conf * 0.7) for m in techs if m.kind != "precision"]
+        return out
     for i, (a, b) in enumerate(cues):
         if re.match(r"\s*(?:用于|用来|for(?![a-z]))", low[b:b + 6]):
             continue                  # "recommended for pre-training" is a verdict on the hardware, not advice
