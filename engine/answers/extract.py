@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _resolve_variant
-from .extract_claims import (HARDWARE, HEADING, Candidate, sized_variants, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
+from .extract_claims import (HARDWARE, HEADING, Candidate, keyed_gpu, sized_variants, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
                              host_of, product_names, recommends, topic_concept, verdict_attributes, requirement, roles, scale_cues, subject_of,
                              vendor_prefix, verdict_claims, widen, workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
@@ -255,8 +255,20 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                 c = Candidate(m.start(), m.end(), subj, "memory_type", val, confidence=sconf * 0.9)
                 widen(c, ents, seg)
                 out.append(c)
-    # 4. the GPU an instance family or size carries
+    # 3b. the host interface named: of the names just before it ("A100/V100 的 PCIe 4.0"), else of the
+    # product the clause speaks of
+    for val, m in ((v, m) for v, rxs in t["host_links"] for rx in rxs for m in rx.finditer(low, s, e)):
+        owners = _owners(low, m.start(), named_all or ents, s)
+        if owners:
+            out += [Candidate(o.start, m.end(), o.eid, "host_link", val, confidence=0.75) for o in owners]
+            continue
+        seg = segment(masked, s, e, m.start())
+        subj, sconf = subject_of(vocab.attributes["host_link"].applies_to, m.start(), ents, carried, seg)
+        if subj is not None:
+            out.append(Candidate(m.start(), m.end(), subj, "host_link", val, confidence=sconf * 0.85))
+    # 4. the GPU an instance family or size carries, and the one a "GPU:" line or table row names
     out += carries(masked, s, e, ents, t)
+    out += keyed_gpu(low, s, e, ents, carried, row, t)
     # a table row or a list item says what its heading says of the workloads it names (and a technique
     # it names is part of the workload it describes, not advice)
     context = (_row_verdict(row, low, t) or listed) if verdict is None else None
@@ -295,12 +307,27 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
             v = first_match(t["verdict"], masked[a:b])
             if v is None or any_match(t["open_question"], masked[a:a + v[1]]):
                 continue
+            # the resource is named before (or in) the verdict word: "多卡互联" after "必须依赖" is a remedy
             named = [x for x in verdict_attributes(masked, a, b, v[0], t) if x not in judged and
-                     any(rx.search(masked, a, b) for rx in dict(t["verdict_attribute"]).get(x, ()))]
+                     any(rx.search(masked, a, a + v[2]) for rx in dict(t["verdict_attribute"]).get(x, ()))]
             if named:
                 out += [c for c in verdict_claims((v[0], v[1] + a - s, v[2] + a - s), masked, s, e, ents, carried,
-                                                  workload, t, vocab, span=(a, b)) if c.attribute in named]
+                                                  workload, t, vocab, span=(a, b))
+                        if c.attribute in named and c.confidence > 0.5]     # of a product the sentence names
                 judged.update(named)
+    return out
+
+
+def _owners(low: str, pos: int, ents: list[_Match], s: int) -> list[_Match]:
+    """"A100/V100 的 PCIe 4.0", "the A100's": the hardware names joined just before a possessive."""
+    out: list[_Match] = []
+    end = pos
+    for m in reversed([m for m in ents if m.kind in HARDWARE and s <= m.start and m.end <= pos]):
+        gap = low[m.end:end]
+        if not (re.fullmatch(r"\s*(?:的|'s)\s*", gap) if not out else re.fullmatch(r"\s*(?:/|、|和|与|or|and|,)\s*", gap)):
+            break
+        out.insert(0, m)
+        end = m.start
     return out
 
 

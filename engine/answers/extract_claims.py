@@ -101,8 +101,19 @@ def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabula
             continue
         if m.eid not in named:
             named.add(m.eid)
-            if m.kind == "family":   # a family name is what gets invented (sizes are checked by their figures)
+            # a family name is what gets invented (sizes are checked by their figures, unless the vocabulary
+            # knows the size only as a name some source used: its existence and family are then claims)
+            uncatalogued = vocab.entities.get(m.eid, {}).get("catalog") is False
+            if m.kind == "family" or (m.kind == "instance" and uncatalogued):
                 out.append(Candidate(m.start, m.end, m.eid, "exists", True, modality="product-name", confidence=0.6))
+            fam = vocab.entities.get(m.eid, {}).get("family")
+            if m.kind == "instance" and uncatalogued and fam:
+                out.append(Candidate(m.start, m.end, m.eid, "family", fam, modality="product-name", confidence=0.6))
+        # "GN7-V100": a family named with a GPU's name carries that GPU
+        own = next((g for g, alias in t["gpu_names"] if m.kind == "family" and re.search(r"[\-\s]" + re.escape(alias) + "$", low[m.start:m.end])), None)
+        if own is not None and "gpu " + m.eid not in named:
+            named.add("gpu " + m.eid)
+            out.append(Candidate(m.start, m.end, m.eid, "gpu", [own], modality="spec", confidence=0.6))
         if "vendor " + m.eid in named or m.kind not in vocab.attributes["vendor"].applies_to:
             continue
         prev = ents[i - 1] if i else None
@@ -150,14 +161,14 @@ def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carrie
         lead = seg[0]
         if seg[0] > s:                # "例如，使用 …": a short clause before this one leads it
             prev = segment(masked, s, e, seg[0] - 1)
-            lead = prev[0] if prev[1] - prev[0] <= 8 else lead
+            lead = prev[0] if prev[1] - prev[0] <= 4 else lead
         if any_match(t["advice_guard_before"], low[lead:a]) or any_match(t["advice_guard_after"], low[b:seg[1]]):
             continue
         attributive = _OF.search(low, b, stop)
         if attributive and not re.search(r"[\ue000-\ue003a-z0-9.)）]\s*$", masked[b:attributive.start()]) and \
                 not any(m.end <= attributive.start() and re.fullmatch(r"\s*", low[m.end:attributive.start()]) for m in ents):
             continue                  # "使用 INT8 提速的 QAT 训练": a task described, not advice
-        techs = [m for m in ents if m.kind in TECHNIQUES and m.start >= b and m.end <= stop]
+        techs = [m for m in ents if m.kind in TECHNIQUES + ("product",) and m.start >= b and m.end <= stop]
         if not techs:
             continue
         # the topic named before the advice ("如果遇到 OOM，优先减小 Batch Size"), else the list's
@@ -170,9 +181,11 @@ def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carrie
             continue
         quals = {k: v for k, v in qualifiers_of(w).items() if k != "precision"}
         # precisions advised are a recommended precision; techniques, methods and software a recommended technique
-        for attr, group in (("recommended_technique", [m for m in techs if m.kind != "precision"]),
-                            ("recommended_precision", [m for m in techs if m.kind == "precision"])):
-            if group:
+        # storage products advised are a recommended storage
+        for attr, group in (("recommended_technique", [m for m in techs if m.kind in TECHNIQUES and m.kind != "precision"]),
+                            ("recommended_precision", [m for m in techs if m.kind == "precision"]),
+                            ("recommended_storage", [m for m in techs if m.kind == "product"])):
+            if group and t["kinds_of"](subj) in t["applies"][attr]:
                 out.append(Candidate(a, group[-1].end, subj, attr, list(dict.fromkeys(m.eid for m in group)),
                                      qualifiers=quals, modality="recommendation", confidence=conf * 0.8))
     return out
@@ -326,10 +339,10 @@ def scale_cues(vocab: Vocabulary) -> tuple[tuple[str, tuple[re.Pattern[str], ...
 def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: int) -> list[Candidate]:
     """"Fully fine-tuning 7B needs 112 GB": a memory requirement of the workload."""
     # the specific model named nearest before the figure in its clause, else the only one in the sentence
-    named = [m for m in ents if m.kind == "model" and m.end <= q.start]
-    models = [m for m in named if m.start >= s] or [m for m in ents if m.kind == "model"]
+    every = [m for m in ents if m.kind == "model"]
+    models = [m for m in every if m.end <= q.start] or (every if len(every) == 1 else [])
     quals = qualifiers_of(w)
-    if models and (len(models) == 1 or models[-1].start >= s):
+    if models:
         subject = models[-1].eid
         quals.pop("model", None)
     else:
@@ -589,3 +602,24 @@ def sized_variants(q: Quantity, ents: list[_Match], vocab: Vocabulary) -> dict[s
                 if re.search(rf"(?<![0-9]){int(x)}\s*g", str(vocab.entities.get(v, {}).get("name", "")).lower()):
                     out[str(v)] = x
     return out if out and all(x in out.values() for x in sizes) else {}
+
+
+_KEY = re.compile(r"\s*[:：|｜]\s*(?:\d+\s*[x×*]\s*)?(?:nvidia\s*)?")
+
+
+def keyed_gpu(low: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match], row: Row | None,
+              t: dict[str, Any]) -> list[Candidate]:
+    """"GPU：NVIDIA Tesla T4", "| GPU | 1× NVIDIA T4 |": a line or table row keyed by the GPU attribute's
+    word names the GPU of the product the passage (or the table's heading) is about."""
+    start = row.cells[0][0] if row is not None and row.cells and s <= row.cells[0][0] < e else s
+    lead = _BULLET.match(low, start)
+    key = next((m for rx in t["attribute"].get("gpu", ()) for m in [rx.match(low, lead.end() if lead else start)] if m), None)
+    if key is None:
+        return []
+    gpu = next((m for m in ents if m.kind == "gpu" and m.start >= key.end()), None)
+    if gpu is None or not _KEY.fullmatch(low, key.end(), gpu.start):
+        return []
+    subj, conf = subject_of(("family", "instance"), s, [m for m in ents if m.kind != "gpu"], carried, (s, e))
+    if subj is None:
+        return []
+    return [Candidate(key.start(), gpu.end, subj, "gpu", [gpu.eid], modality="spec", confidence=conf * 0.9)]

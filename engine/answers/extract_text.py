@@ -87,6 +87,12 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
                                     key=lambda p: -len(p[1]))),
             "topics": tuple((eid, comp(ps)) for eid, ps in (cues.get("topic") or {}).items()),
             "effects": tuple((val, comp(ps)) for val, ps in (cues.get("effect") or {}).items()),
+            "gpu_names": tuple(sorted(((eid, str(a).lower()) for eid, spec in v.entities.items() if spec.get("kind") == "gpu"
+                                       for names in (spec.get("aliases") or {}).values() for a in names or ()),
+                                      key=lambda p: -len(p[1]))),
+            "kinds_of": v.kind_of,
+            "applies": {a: spec.applies_to for a, spec in v.attributes.items()},
+            "host_links": tuple((val, comp(ps)) for val, ps in (cues.get("host_link") or {}).items()),
             "memory_types": tuple((val, re.compile(r"(?<![a-z0-9])" + re.escape(val.lower()) + r"(?![a-z0-9])"))
                                   for val in sorted(v.enums.get("memory_type") or {}, key=len, reverse=True)),
         }
