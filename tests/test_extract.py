@@ -327,3 +327,49 @@ def test_line_after_an_advice_colon_lists_the_advice(vocab):
     # a bullet after such a line has its own head and verb: it is not read as a bare list of advice
     bullets = "如果出现 OOM，建议尝试：\n- ZeRO：分片存储优化器状态。\n"
     assert not [c for c in extract(bullets, vocab).claims if c.attribute == "recommended_technique"]
+
+
+def test_host_interface_of_the_names_before_a_possessive(vocab):
+    got = claims("V100 走 PCIe 3.0 x16（约 16GB/s），低于 A100/H100 的 PCIe 4.0。", vocab)
+    assert ("gpu:V100", "host_link", "pcie3_x16") in got
+    assert ("gpu:V100", "host_link_bandwidth", 16.0) in got
+    assert ("gpu:A100", "host_link", "pcie4") in got and ("gpu:H100", "host_link", "pcie4") in got
+    assert not any(s in ("gpu:A100", "gpu:H100") and a == "host_link_bandwidth" for s, a, _ in got)
+
+
+def test_gpu_key_line_names_the_products_gpu(vocab):
+    got = claims("GN10Xp 实例规格：\n  • GPU：NVIDIA V100，32GB 显存。\n", vocab)
+    assert ("family:GN10Xp", "gpu", ["gpu:V100"]) in got
+    got = claims("GT4 规格\n| 项目 | 配置 |\n|---|---|\n| GPU | 8× NVIDIA A100 |\n", vocab)
+    assert ("family:GT4", "gpu", ["gpu:A100"]) in got
+    # a key line about a GPU the passage does not tie to a product states no carried GPU
+    assert not by_attr("GPU：NVIDIA L4，24GB 显存。", vocab, "gpu")
+
+
+def test_family_named_with_a_gpu_and_uncatalogued_sizes(vocab):
+    got = claims("建议升级到 GN7-V100 系列。", vocab)
+    assert ("family:GN7-V100", "gpu", ["gpu:V100"]) in got
+    got = claims("型号：GN7.T4large。", vocab)
+    assert ("instance:GN7.T4large", "exists", True) in got
+    assert ("instance:GN7.T4large", "family", "family:GN7") in got
+    # a catalogued size is checked by its figures, not said to exist
+    assert not by_attr("GN7.2XLARGE32 有 8 个 vCPU。", vocab, "exists")
+
+
+def test_dedicated_bandwidth_and_scale_out_words(vocab):
+    got = claims("PNV4 的内网带宽非独占，且无法横向扩展。", vocab)
+    assert ("family:PNV4", "network_dedicated", False) in got
+    assert ("family:PNV4", "scale_out", False) in got
+
+
+def test_storage_products_advised(vocab):
+    got = by_attr("数据集存储：建议使用 CFS 或 COS。", vocab, "recommended_storage")
+    assert [(c.subject, c.value) for c in got] == [("concept:storage", ["product:cfs", "product:cos"])]
+
+
+def test_price_performance_piece_of_a_sentence(vocab):
+    got = claims("PNV4 的显存对 7B LoRA 微调是够用的，甚至是性价比很高的选择。", vocab)
+    assert ("family:PNV4", "cost_effectiveness", "recommended") in got
+    # a resource named after a requirement's verdict word is a remedy, not a verdict of its own
+    got = claims("单卡 GT4 不够，必须依赖多卡互联（NVLink）。", vocab)
+    assert not any(a == "bandwidth_verdict" for _, a, _ in got)
