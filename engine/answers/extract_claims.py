@@ -172,7 +172,7 @@ def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carrie
         if not techs:
             continue
         # the topic named before the advice ("如果遇到 OOM，优先减小 Batch Size"), else the list's
-        here = topic_concept(low[s:a], t, general=False) or topic
+        here = topic_concept(low[s:a], t, general=False) or topic_concept(low[b:seg[1]], t, general=False) or topic
         if any(h.start < stop for h in hardware) or here is None:
             subj, conf = subject_of(("family", "instance", "gpu"), a, ents, carried, (s, e))
         else:
