@@ -373,3 +373,9 @@ def test_price_performance_piece_of_a_sentence(vocab):
     # a resource named after a requirement's verdict word is a remedy, not a verdict of its own
     got = claims("单卡 GT4 不够，必须依赖多卡互联（NVLink）。", vocab)
     assert not any(a == "bandwidth_verdict" for _, a, _ in got)
+
+
+def test_a_feature_used_via_is_had_but_not_in_a_technique_list(vocab):
+    assert ("family:GT4", "rdma", True) in claims("GT4 的多机通信通过 RDMA（RoCE v2）完成。", vocab)
+    # "+ BF16" in a list of advised techniques says nothing of the GPU's native BF16
+    assert not by_attr("在 T4 上建议搭配：\ntorch.compile()+bf16\n", vocab, "bf16_native")
