@@ -328,3 +328,17 @@ def test_a_task_whose_only_role_is_inference_is_sized_as_inference(kb, audit):
 def test_the_bundled_audit_leaves_at_most_a_quarter_of_the_claims_unverifiable(audit):
     share = sum(s["status"] == "unverifiable" for s in audit.statuses.values()) / len(audit.statuses)
     assert share <= 0.25, share
+
+
+@pytest.mark.parametrize("cid", ["S001-C129", "S002-C134"])
+def test_a_speed_up_is_read_against_the_figures_that_bound_training_speed(audit, cid):
+    # "GN7-A10 is 3x the T4" / "faster than GN7": the A10 has 1.9x the T4's bandwidth and FP16 tensor
+    # throughput and 3.9x its FP32; an uncatalogued name is judged on the GPU its own source gives it
+    st = audit.status_of(cid)["status"]
+    f = next(f for f in audit.findings_for(cid) if f["rule"].startswith("audit.ref.performance."))
+    assert st == "supported" and f["kind"] == "supported"
+    assert any(e.startswith("R-A10-") for e in f["evidence"]) and any(e.startswith("R-T4-") for e in f["evidence"])
+
+
+def test_speed_figures_come_from_the_bottleneck_measures(kb):
+    assert kb.view().kb.vocab.speed_figures() == ["fp16_tensor_tflops", "fp32_tflops", "memory_bandwidth"]

@@ -308,6 +308,18 @@ def audit_records(service, view: ReleaseView, checked: list[Fact], records: list
     return _collect(view, d, premises_named, service.reasoner.ruleset)
 
 
+def _source_gpu(view: ReleaseView, source: str | None, family: str) -> Fact | None:
+    """The claim of ``source`` that gives ``family`` its GPU (the latest of them), if any."""
+    idx = view.__dict__.get("_source_gpus")
+    if idx is None:
+        idx = {}
+        for f in sorted(view.claims, key=lambda f: f.id):
+            if f.attribute == "gpu" and f.subject.startswith("family:"):
+                idx[(f.source, f.subject)] = f
+        view.__dict__["_source_gpus"] = idx
+    return idx.get((source, family))
+
+
 def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
     """The family a claim speaks in the context of (its subject, its family qualifier, else what its
     source is about) and that family's vendor, for the rules that compare products with their context."""
@@ -332,11 +344,39 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         gpu = c.qualifiers["gpu"]
     elif fam:
         carried = view.ref(fam, "gpu")
+        if carried is None and view.ref(fam, "in_catalog") is not None:
+            # a name the catalog does not list: judged on the hardware its own source gives it
+            carried = _source_gpu(view, c.source, fam)
+            if carried is not None:
+                out["ctx_gpu_by"] = carried.id
         if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
             gpu = carried.value[0]
         stated = 1 if (c.subject == fam or c.qualifiers.get("family") == fam) else 0
     if gpu:
         out["ctx_gpu"], out["ctx_stated"] = gpu, stated
+    else:
+        out.pop("ctx_gpu_by", None)
+    cmp = [str(x) for x in c.qualifiers.get("compared_to") or []]
+    if len(cmp) == 1:
+        other = view.ref(cmp[0], "gpu") if cmp[0].startswith("family:") else None
+        if cmp[0].startswith("gpu:"):
+            out["cmp_gpu"] = cmp[0]
+        elif other is not None and isinstance(other.value, list) and len(other.value) == 1:
+            out["cmp_gpu"] = other.value[0]
+    if out.get("ctx_gpu") and out.get("cmp_gpu"):
+        # how many times the claim's GPU has the other's figure, for each figure that bounds training speed
+        ratios, keys, others = [], [], []
+        for m in view.kb.vocab.speed_figures():
+            a, b = view.ref(out["ctx_gpu"], m), view.ref(out["cmp_gpu"], m)
+            if a is None or b is None or a.qualifiers or b.qualifiers:
+                continue
+            lo_a, lo_b = getattr(a.norm, "lo", None), getattr(b.norm, "lo", None)
+            if lo_a and lo_b:
+                ratios.append(lo_a / lo_b)
+                keys.append(a.key)
+                others.append(b.id)
+        if ratios:
+            out["cmp_ratios"], out["cmp_keys"], out["cmp_others"] = ratios, keys, others
     # the GPU figures that measure the resources a claim names (a bottleneck of GPU memory -> memory_gb)
     measures, unmeasured = view.kb.vocab.measures(c.attribute, c.value)
     if measures:

@@ -311,6 +311,17 @@ class Vocabulary:
         got = [(spec.get(str(v)) or {}).get("measure") for v in values]
         return sorted({m for m in got if m}), sum(1 for m in got if not m)
 
+    def speed_figures(self) -> list[str]:
+        """The GPU figures that bound training speed: the ``measure`` of each bottleneck whose figure is
+        a throughput or a bandwidth (FP16 tensor, FP32, memory bandwidth; not memory capacity)."""
+        out = []
+        for spec in (self.enums.get("bottleneck") or {}).values():
+            m = (spec or {}).get("measure")
+            a = self.attributes.get(m) if m else None
+            if a is not None and a.dimension in ("compute", "bandwidth") and m not in out:
+                out.append(m)
+        return sorted(out)
+
     def general_condition(self, text: Any) -> bool:
         """Does a free-text condition only say that a claim holds in general (cues.generality)?"""
         t = str(text or "").strip().lower()
