@@ -110,7 +110,8 @@ def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabula
             if m.kind == "instance" and uncatalogued and fam:
                 out.append(Candidate(m.start, m.end, m.eid, "family", fam, modality="product-name", confidence=0.6))
         # "GN7-V100": a family named with a GPU's name carries that GPU
-        own = next((g for g, alias in t["gpu_names"] if m.kind == "family" and re.search(r"[\-\s]" + re.escape(alias) + "$", low[m.start:m.end])), None)
+        suffix = t["gpu_names"][0].search(low, m.start, m.end) if m.kind == "family" else None
+        own = t["gpu_names"][1].get(suffix.group(1)) if suffix else None
         if own is not None and "gpu " + m.eid not in named:
             named.add("gpu " + m.eid)
             out.append(Candidate(m.start, m.end, m.eid, "gpu", [own], modality="spec", confidence=0.6))

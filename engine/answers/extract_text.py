@@ -87,9 +87,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
                                     key=lambda p: -len(p[1]))),
             "topics": tuple((eid, comp(ps)) for eid, ps in (cues.get("topic") or {}).items()),
             "effects": tuple((val, comp(ps)) for val, ps in (cues.get("effect") or {}).items()),
-            "gpu_names": tuple(sorted(((eid, str(a).lower()) for eid, spec in v.entities.items() if spec.get("kind") == "gpu"
-                                       for names in (spec.get("aliases") or {}).values() for a in names or ()),
-                                      key=lambda p: -len(p[1]))),
+            "gpu_names": _gpu_suffix(v),
             "kinds_of": v.kind_of,
             "applies": {a: spec.applies_to for a, spec in v.attributes.items()},
             "host_links": tuple((val, comp(ps)) for val, ps in (cues.get("host_link") or {}).items()),
@@ -97,6 +95,14 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
                                   for val in sorted(v.enums.get("memory_type") or {}, key=len, reverse=True)),
         }
     return _per_vocabulary(_TABLES, vocab, build)
+
+
+def _gpu_suffix(v: Vocabulary) -> tuple[re.Pattern[str], dict[str, str]]:
+    """A pattern for a GPU's name ending a longer name ("GN7-V100"), and the GPU of each spelling."""
+    names = {str(a).lower(): eid for eid, spec in v.entities.items() if spec.get("kind") == "gpu"
+             for aliases in (spec.get("aliases") or {}).values() for a in aliases or ()}
+    alts = "|".join(re.escape(a) for a in sorted(names, key=len, reverse=True))
+    return re.compile(r"[\-\s](" + alts + r")$"), names
 
 
 # --- text helpers ------------------------------------------------------------------------------------
