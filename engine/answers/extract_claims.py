@@ -513,6 +513,8 @@ def effects(low: str, masked: str, s: int, e: int, ents: list[_Match], t: dict[s
     does, said of the technique heading the line, else of the technique (software, method) named nearest
     before. Words that overlap are one statement ("减少内存占用和通信开销"); of two matches ending at the
     same word the longer wins ("降低激活值显存" over "降低…显存")."""
+    if not t["effect_any"].search(low, s, e):
+        return []
     hits = _outside_names(masked, [(m.start(), m.end(), val) for val, rxs in t["effects"] for rx in rxs
                                    for m in rx.finditer(low, s, e) if m.end() > m.start()])
     kept: list[tuple[int, int, str]] = []

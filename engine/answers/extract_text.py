@@ -86,6 +86,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
                                      for names in (spec.get("aliases") or {}).values() for a in names or ()),
                                     key=lambda p: -len(p[1]))),
             "topics": tuple((eid, comp(ps)) for eid, ps in (cues.get("topic") or {}).items()),
+            "effect_any": re.compile("|".join(f"(?:{p})" for ps in (cues.get("effect") or {}).values() for p in ps) or r"(?!x)x"),
             "effects": tuple((val, comp(ps)) for val, ps in (cues.get("effect") or {}).items()),
             "gpu_names": _gpu_suffix(v),
             "kinds_of": v.kind_of,
