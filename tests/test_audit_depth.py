@@ -342,3 +342,17 @@ def test_a_speed_up_is_read_against_the_figures_that_bound_training_speed(audit,
 
 def test_speed_figures_come_from_the_bottleneck_measures(kb):
     assert kb.view().kb.vocab.speed_figures() == ["fp16_tensor_tflops", "fp32_tflops", "memory_bandwidth"]
+
+
+def test_a_bottleneck_contradicts_a_verdict_that_the_same_resource_is_enough(audit):
+    # S001: host memory and I/O are GN7-T4's training bottleneck; S002: system RAM is usually not the bottleneck
+    for cid, other in (("S001-C055", "S002-C041"), ("S002-C041", "S001-C055")):
+        assert audit.status_of(cid)["status"] == "contradiction"
+        assert any(f["kind"] == "contradiction" and any(c["id"] == other for c in f["claims"])
+                   for f in audit.findings_for(cid)), cid
+
+
+def test_verdict_views_of_a_bottleneck_come_from_the_vocabulary(kb):
+    vocab = kb.view().kb.vocab
+    assert vocab.verdict_views("bottleneck", ["host_memory", "storage_io", "compute"]) == ["host_memory_verdict", "storage_io"]
+    assert vocab.verdict_views("strength", ["host_memory"]) == []

@@ -135,9 +135,7 @@ def probe_sizes(view: ReleaseView, families: list[str] | None = None,
     the named model families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them,
     and among sequence models (those with a hidden size: transformers) when the claim names a
     sequence length."""
-    models = catalog_models(view, families)
-    if sequence:
-        models = [m for m in models if view.ref(m[1], "hidden_size") is not None] or models
+    models = catalog_models(view, families, sequence=sequence)
     if len(models) == 1 and families:
         models = models * 2
     if len(models) < 2:
@@ -378,6 +376,9 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         if ratios:
             out["cmp_ratios"], out["cmp_keys"], out["cmp_others"] = ratios, keys, others
     # the GPU figures that measure the resources a claim names (a bottleneck of GPU memory -> memory_gb)
+    views = view.kb.vocab.verdict_views(c.attribute, c.value)
+    if views:
+        out["as_verdicts"] = views
     measures, unmeasured = view.kb.vocab.measures(c.attribute, c.value)
     if measures:
         out["measures"], out["unmeasured"] = measures, unmeasured

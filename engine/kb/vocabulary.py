@@ -209,6 +209,10 @@ class Vocabulary:
                     if r not in role_names:
                         issues.append(Issue(f"enum {enum_name} value {value}: unknown role {short(r)}", path,
                                             None, "roles", sorted(role_names)))
+                verdict = spec.get("verdict") if isinstance(spec, dict) else None
+                if verdict is not None and (verdict not in self.attributes or self.attributes[verdict].enum != "verdict"):
+                    issues.append(Issue(f"enum {enum_name} value {value}: verdict {short(verdict)} is not a verdict attribute",
+                                        path, None, "verdict", sorted(a for a, x in self.attributes.items() if x.enum == "verdict")))
                 measure = spec.get("measure") if isinstance(spec, dict) else None
                 if measure is not None and (measure not in self.attributes or self.attributes[measure].type != "quantity"):
                     issues.append(Issue(f"enum {enum_name} value {value}: measure {short(measure)} is not a quantity attribute",
@@ -310,6 +314,14 @@ class Vocabulary:
         spec = self.enums.get(attr.enum, {})
         got = [(spec.get(str(v)) or {}).get("measure") for v in values]
         return sorted({m for m in got if m}), sum(1 for m in got if not m)
+
+    def verdict_views(self, attribute: str, values: Any) -> list[str]:
+        """The verdict attributes a bottleneck claim amounts to, negatively (``verdict`` on the bottleneck
+        enum: host memory named as a bottleneck says host memory is not enough)."""
+        if attribute != "bottleneck" or not isinstance(values, list):
+            return []
+        spec = self.enums.get("bottleneck", {})
+        return sorted({(spec.get(str(v)) or {}).get("verdict") for v in values} - {None})
 
     def speed_figures(self) -> list[str]:
         """The GPU figures that bound training speed: the ``measure`` of each bottleneck whose figure is
