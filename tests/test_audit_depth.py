@@ -366,3 +366,8 @@ def test_a_gpus_fitness_for_large_scale_training_is_measured_against_the_trainin
     st = audit.status_of("S002-C021")["status"]   # "the T4 is no full-scale training card": 65 against 312 TFLOPS
     f = next(f for f in audit.findings_for("S002-C021") if f["rule"].startswith("audit.role.short_of_trainers@"))
     assert st == "supported" and f["kind"] == "supported" and cites(f, "R-T4-fp16_tensor_tflops")
+
+
+def test_a_family_has_its_gpus_figures_for_its_board_form_factor(audit):
+    st, f = top(audit, "S001-C107")        # "GN10x (A10) ... 31 TFLOPS": GN10X's V100 SXM2 gives 15.7
+    assert st == "incorrect" and cites(f, "R-V100-32GB-fp32_tflops-sxm2") and cites(f, "R-GN10X-gpu")
