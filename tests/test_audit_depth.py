@@ -366,3 +366,13 @@ def test_a_gpus_fitness_for_large_scale_training_is_measured_against_the_trainin
     st = audit.status_of("S002-C021")["status"]   # "the T4 is no full-scale training card": 65 against 312 TFLOPS
     f = next(f for f in audit.findings_for("S002-C021") if f["rule"].startswith("audit.role.short_of_trainers@"))
     assert st == "supported" and f["kind"] == "supported" and cites(f, "R-T4-fp16_tensor_tflops")
+
+
+def test_a_family_has_its_gpus_figures_for_its_board_form_factor(audit):
+    st, f = top(audit, "S001-C107")        # "GN10x (A10) ... 31 TFLOPS": GN10X's V100 SXM2 gives 15.7
+    assert st == "incorrect" and cites(f, "R-V100-32GB-fp32_tflops-sxm2") and cites(f, "R-GN10X-gpu")
+
+
+def test_a_familys_fitness_said_to_depend_on_the_model_holds_when_its_roles_cover_part_of_the_task(audit):
+    st, f = top(audit, "S000-C001")        # "no yes/no answer: it depends on model scale and strategy"
+    assert st == "supported" and f["rule"].startswith("audit.capability.depends@") and cites(f, "R-GN7-role")

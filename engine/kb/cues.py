@@ -20,7 +20,15 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # that make a verdict an open question ("whether GN7 is enough")
               "verdict_attribute", "open_question",
               # the words that state what hardware is designed or positioned for (its role)
-              "role")
+              "role",
+              # words for a task beyond its enum labels, a bottleneck and what names it, a technique's effect
+              "task", "bottleneck", "bottleneck_cue", "effect",
+              # the words that make a general concept what a statement naming no product is about
+              "topic",
+              # the words before a product's name that make it what another is compared with ("低于 A100")
+              "comparison",
+              # the words of each host interface (host_link enum)
+              "host_link")
 
 
 def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -68,7 +76,12 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "negation": {"before", "after"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
-        "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"}, "advice": {"verb", "use"},
+        "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"},
+        "advice": {"verb", "use", "not_before", "not_after"}, "comparison": {"before"},
+        "host_link": set(vocab.enums.get("host_link") or {}),
+        "task": set(vocab.enums.get("task") or {}), "bottleneck": set(vocab.enums.get("bottleneck") or {}),
+        "bottleneck_cue": {"cue", "table_header", "hypothetical"}, "effect": set(vocab.enums.get("effect") or {}),
+        "topic": {eid for eid, spec in vocab.entities.items() if spec.get("kind") == "concept"},
     }
     for group, names in allowed.items():
         for key in vocab.cues.get(group) or {}:
