@@ -376,3 +376,9 @@ def test_a_family_has_its_gpus_figures_for_its_board_form_factor(audit):
 def test_a_familys_fitness_said_to_depend_on_the_model_holds_when_its_roles_cover_part_of_the_task(audit):
     st, f = top(audit, "S000-C001")        # "no yes/no answer: it depends on model scale and strategy"
     assert st == "supported" and f["rule"].startswith("audit.capability.depends@") and cites(f, "R-GN7-role")
+
+
+def test_a_mixed_precision_saving_is_read_from_the_parts_it_saves_on(audit):
+    st, f = top(audit, "S000-C064")        # "mixed precision halves memory against FP32": Adam states stay 16 B/param
+    assert st == "inconsistent_with_derivation" and cites(f, "R-ZERO-model_states_bpp") and cites(f, "R-FP32-ADAM-states_bpp")
+    assert "activations" in f["explanation"]["en"] and "激活值" in f["explanation"]["zh"]
