@@ -382,3 +382,9 @@ def test_a_mixed_precision_saving_is_read_from_the_parts_it_saves_on(audit):
     st, f = top(audit, "S000-C064")        # "mixed precision halves memory against FP32": Adam states stay 16 B/param
     assert st == "inconsistent_with_derivation" and cites(f, "R-ZERO-model_states_bpp") and cites(f, "R-FP32-ADAM-states_bpp")
     assert "activations" in f["explanation"]["en"] and "激活值" in f["explanation"]["zh"]
+
+
+@pytest.mark.parametrize("cid", ["S000-C074", "S002-C001"])
+def test_a_verdict_for_the_vast_majority_of_a_task_that_fails_for_part_of_it_overstates(audit, cid):
+    st, f = top(audit, cid)                # "enough for the vast majority of (LLM) training": not for large models
+    assert st == "overstated" and f["rule"].startswith("audit.derive.verdict.probe@")
