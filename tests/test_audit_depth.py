@@ -388,3 +388,9 @@ def test_a_mixed_precision_saving_is_read_from_the_parts_it_saves_on(audit):
 def test_a_verdict_for_the_vast_majority_of_a_task_that_fails_for_part_of_it_overstates(audit, cid):
     st, f = top(audit, cid)                # "enough for the vast majority of (LLM) training": not for large models
     assert st == "overstated" and f["rule"].startswith("audit.derive.verdict.probe@")
+
+
+def test_a_memory_need_for_a_quantized_base_of_open_bit_width_is_sized_at_8_and_4_bits(audit):
+    st, f = top(audit, "S002-C037")        # "7B with bitsandbytes + LoRA: 8-12 GB": 8-bit yes, 4-bit less
+    assert st == "scope_dependent" and f["rule"].startswith("audit.derive.memory.bitwidth@")
+    assert "int8" in f["explanation"]["en"] and "nf4" in f["explanation"]["en"]

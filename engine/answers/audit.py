@@ -49,8 +49,11 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         q = c.qualifiers
         method = (q.get("method") or "").split(":")[-1] or CONCEPT_METHOD.get(c.subject) or task_method(q.get("task"), vocab)
         techniques = set(q.get("techniques") or [])
+        open_bits = False
         if method == "lora" and ({"technique:quantization", "software:bitsandbytes"} & techniques):
             method = "qlora"
+            # quantized, but to how many bits? bitsandbytes loads a base in 8 or in 4 bits
+            open_bits = not q.get("precision")
         if method not in scen.METHODS:
             continue
         polarity = vocab.polarity(str(c.value)) if c.attribute in ("memory_verdict", "suitability") else 0
@@ -116,6 +119,13 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
             # for "it does not"
             n = s.hi if polarity > 0 and s.hi else (s.lo or s.hi)
             body["seq_len"] = int(min(max(n, 1), 1_048_576))
+        if c.attribute == "memory_required" and open_bits:
+            # a need for a quantized base that leaves the bit width open: sized at 8 bits and at 4
+            for pick, size in sizes:
+                eight = {k: v for k, v in body.items() if k != "gradient_checkpointing"}
+                out.append((c, f"probe:most {pick} int8", {**eight, **size, "method": "lora", "precision": "int8"}))
+                out.append((c, f"probe:least {pick} nf4", {**body, **size}))
+            continue
         if c.attribute == "max_params" and not q.get("method") and method in ("full", "lora", "qlora"):
             # a largest trainable model with no method stated: it depends on the method when full
             # training and QLoRA (the most and the least demanding) disagree
@@ -717,6 +727,10 @@ def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseV
     unit = "GPUs" if c.attribute == "min_gpus" else "GB"
     comp = f"{computed:.3g} {unit}" if isinstance(computed, (int, float)) else "?"
     word = {"overstated": ("overstates", "高估了"), "understated": ("understates", "低估了"), "supported": ("matches", "符合")}.get(kind, (kind, kind))
+    if kind == "scope_dependent":
+        return {"en": f"The claim says {cv} ({_scope(c)}); gpukb computes {comp} for the last of {pick}, and the claim "
+                      "matches only some of these settings, which it leaves open.",
+                "zh": f"该说法为 {cv}（{_scope(c)}）；gpukb 对 {pick} 中最后一种计算得 {comp}，该说法只符合其中部分设置，而它并未指明是哪一种。"}
     return {"en": f"The claim says {cv} ({_scope(c)}); gpukb computes {comp} for {pick}, so the claim {word[0]} it.",
             "zh": f"该说法为 {cv}（{_scope(c)}）；gpukb 对 {pick} 计算得 {comp}，该说法{word[1]}。"}
 
