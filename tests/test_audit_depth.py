@@ -394,3 +394,10 @@ def test_a_memory_need_for_a_quantized_base_of_open_bit_width_is_sized_at_8_and_
     st, f = top(audit, "S002-C037")        # "7B with bitsandbytes + LoRA: 8-12 GB": 8-bit yes, 4-bit less
     assert st == "scope_dependent" and f["rule"].startswith("audit.derive.memory.bitwidth@")
     assert "int8" in f["explanation"]["en"] and "nf4" in f["explanation"]["en"]
+
+
+@pytest.mark.parametrize("cid, status", [("S001-C068", "understated"),   # "2-4x slower than an A100": 312/65 = 4.8
+                                         ("S001-C067", "supported")])    # "2-4x slower than an A10": 125/65 = 1.9
+def test_a_slowdown_must_reach_within_ten_percent_of_the_tensor_throughput_ratio(audit, cid, status):
+    st, f = top(audit, cid)
+    assert st == status and f["rule"].startswith("audit.ref.slowdown@")
