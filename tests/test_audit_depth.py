@@ -401,3 +401,8 @@ def test_a_memory_need_for_a_quantized_base_of_open_bit_width_is_sized_at_8_and_
 def test_a_slowdown_must_reach_within_ten_percent_of_the_tensor_throughput_ratio(audit, cid, status):
     st, f = top(audit, cid)
     assert st == status and f["rule"].startswith("audit.ref.slowdown@")
+
+
+def test_one_gpu_sends_nothing_between_gpus(audit):
+    st, f = top(audit, "S002-C052")        # "single-GPU training involves no inter-GPU communication"
+    assert st == "supported" and f["rule"].startswith("audit.capability.network.one_machine@") and cites(f, "R-DP-comm")
