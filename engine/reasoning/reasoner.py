@@ -155,7 +155,7 @@ class Reasoner:
             rname, bindings = work.popleft()
             rule, key, binds, check, absent, derive, reads = plan[rname]
             try:
-                env = {b[2:]: known[m["fk"]] for b, m in bindings.items()}
+                env = {b[2:]: known[fk] for b, fk in bindings.items()}
             except KeyError as exc:
                 raise RuleError(f"rule {key}: matched an unknown fact {exc}") from None
             premises = tuple([env[b]["fk"] for b in binds])
@@ -185,7 +185,7 @@ class Reasoner:
             known[fk] = fact
             by_type.setdefault(fact["t"], []).append(fact)
             session.assert_fact(fact)
-            work.extend(session.drain())
+            work.extend(session.drain_keys())
 
 
 def _checker(rule: Any, defaults: dict[str, dict[str, None]]) -> Callable[[dict], bool] | None:
@@ -273,7 +273,7 @@ class StagedRun:
                 self.given.add(fk)
                 self.by_type.setdefault(f["t"], []).append(f)
                 session.assert_fact(f)
-                work.extend(session.drain())
+                work.extend(session.drain_keys())
             if report is not None:
                 report("asserting facts", len(facts), len(facts))
             self.reasoner._settle(session, work, known, self.firings, self.counts, self.seen_matches, budget,
