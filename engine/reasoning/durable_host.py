@@ -26,6 +26,8 @@ from typing import Any, Callable
 
 from durable import engine as _durable_engine
 
+from . import jsontext
+
 #: durable_rules' C extension, as its own Python layer imports it (see :func:`_assert_and_record`)
 _C = _durable_engine.durable_rules_engine
 
@@ -64,7 +66,7 @@ class _ErrorLog(logging.Handler):
 
 
 #: json.dumps(x, ensure_ascii=False) without building an encoder per call (the same text)
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+_ENCODE = jsontext.encoder()
 
 # the result codes of the C core's assert_fact (durable/engine.py Ruleset._handle_result)
 _NOT_HANDLED, _OBSERVED, _DEFERRED = 1, 2, 3
@@ -98,7 +100,7 @@ def _match_keys(text: str) -> tuple[str, dict[str, str]]:
             if len(binds) == len(fks):
                 return head.group(1), dict(zip(binds, fks))
     name, bindings = _match_dict(text)
-    return name, {k: str(v["fk"]) for k, v in bindings.items()}
+    return name, {k: v["fk"] for k, v in bindings.items()}
 
 
 def _match_dict(text: str) -> tuple[str, dict[str, dict[str, Any]]]:
@@ -197,6 +199,61 @@ def condition_fields(definition: dict[str, dict]) -> frozenset[str]:
     return frozenset(out)
 
 
+class PatternFilter:
+    """Which facts some pattern of a ruleset could match, from the string literals its conditions
+    require (``{"attribute": "gpu"}`` in a pattern's ``$and``; absent patterns included).
+
+    A fact that fails a required literal of every pattern of its type (present as another string)
+    cannot take part in any match, so durable_rules is not sent it: asserting it would change nothing
+    but the cost (a question's session holds many reference facts no sizing rule reads). Anything
+    else (numbers, ranges, joins, ``$or``, a missing field) counts as a possible match. The verdict
+    is kept per fact type and the values of the fields the literals test.
+    """
+
+    def __init__(self, definition: dict[str, dict]):
+        self.open = False                          # a pattern without a literal type: anything may match
+        self.by_type: dict[str, list[dict[str, str]]] = {}
+        for rule in definition.values():
+            for part in ("all", "any"):
+                for pattern in rule.get(part, ()):
+                    for cond in pattern.values():
+                        need = self._literals(cond)
+                        if not isinstance(need.get("t"), str):
+                            self.open = True
+                        else:
+                            self.by_type.setdefault(need.pop("t"), []).append(need)
+        self.fields = {t: tuple(sorted({f for need in pats for f in need})) for t, pats in self.by_type.items()}
+        self._verdicts: dict[tuple, bool] = {}
+
+    @staticmethod
+    def _literals(cond: Any) -> dict[str, Any]:
+        parts = cond["$and"] if isinstance(cond, dict) and list(cond) == ["$and"] else [cond]
+        out: dict[str, Any] = {}
+        for c in parts:
+            if isinstance(c, dict) and len(c) == 1:
+                (field, value), = c.items()
+                if not field.startswith("$") and isinstance(value, str):
+                    out[field] = value
+        return out
+
+    def may_match(self, fact: dict[str, Any]) -> bool:
+        """False only when no pattern can match ``fact``."""
+        if self.open:
+            return True
+        t = fact.get("t")
+        fields = self.fields.get(t) if isinstance(t, str) else None
+        if fields is None:
+            return not isinstance(t, str)          # a type no pattern reads (durable: not handled)
+        key = (t,) + tuple([fact.get(f) for f in fields])
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = any(all(not isinstance(fact.get(f), str) or fact.get(f) == v for f, v in need.items())
+                          for need in self.by_type[t])
+            if len(self._verdicts) < 65536:
+                self._verdicts[key] = verdict
+        return verdict
+
+
 def _scalar_projection(fact: dict[str, Any], fields: frozenset[str] | None = None) -> dict[str, Any]:
     """What durable_rules sees of a fact (a new dict; the caller's record is never changed).
 
@@ -238,6 +295,7 @@ class CompiledRuleset:
                 rule["run"] = self._recorder(rule_name)
                 defs[rule_name] = rule
             self.fields = condition_fields(definition)
+            self.filter = PatternFilter(definition)
             _host().register_rulesets({self.name: _with_prime_rule(defs)})
             _prime(self.name)
             self._handle = _host().get_ruleset(self.name)._handle
@@ -339,6 +397,9 @@ class Session:
         fk = str(fact.get("fk"))
         if fk in self._asserted:
             return False
+        if not self.compiled.filter.may_match(fact):
+            self._asserted.add(fk)               # no pattern can match it: durable_rules would only file it
+            return True
         msg = _scalar_projection(fact, self.compiled.fields)
         msg["sid"] = self.sid
         for attempt in range(ID_ATTEMPTS):
@@ -395,7 +456,7 @@ class Session:
 
     def drain_keys(self) -> list[tuple[str, dict[str, str]]]:
         """The matches recorded since the last drain: (durable rule name, binding → fact key ``fk``)."""
-        out = [_match_keys(m) if isinstance(m, str) else (m[0], {k: str(v["fk"]) for k, v in m[1].items()})
+        out = [_match_keys(m) if isinstance(m, str) else (m[0], {k: v["fk"] for k, v in m[1].items()})
                for m in self.compiled._matches]
         self.compiled._matches.clear()
         return out
