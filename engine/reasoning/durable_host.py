@@ -83,8 +83,9 @@ MessageNotHandled = _durable_engine.MessageNotHandledException
 ID_ATTEMPTS = 8
 
 # A match as the C core hands it out (state.c, serializeResult): {"<action>":{"b_x":<message>,...}}, each
-# message the text gpukb sent, a flat object. Without a backslash in the text no string holds a quote,
-# so these patterns can only meet the action's name, the bindings' names and each message's "fk".
+# message the text gpukb sent, a flat object. Without a backslash in the text (other than in the escaped
+# \u0001 that begins the list and boolean marks) no string holds a quote, so these patterns can only
+# meet the action's name, the bindings' names and each message's "fk".
 _ACTION = re.compile(r'\{"([^"]*)":\{')
 _BINDING = re.compile(r'"(b_[^"]*)":\{')
 _FK = re.compile(r'"fk": "([^"]*)"')
@@ -93,7 +94,7 @@ _FK = re.compile(r'"fk": "([^"]*)"')
 def _match_keys(text: str) -> tuple[str, dict[str, str]]:
     """(action name, binding → fact key) of one match text, read without decoding the messages (a
     third of the cost of ``json.loads``, which is used when the text has escapes or another shape)."""
-    if "\\" not in text:
+    if "\\" not in text or text.count("\\") == text.count(_MARK_ESCAPE):
         head = _ACTION.match(text)
         if head is not None:
             binds, fks = _BINDING.findall(text), _FK.findall(text)
@@ -159,6 +160,7 @@ def _prime(name: str) -> None:
 
 LIST_MARK = "\u0001list"
 TRUE_MARK, FALSE_MARK = "\u0001true", "\u0001false"
+_MARK_ESCAPE = "\\u0001"          # how JSON writes the marks' first character
 
 
 def _parsable(x: float) -> float:

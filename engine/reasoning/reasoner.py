@@ -158,7 +158,7 @@ class Reasoner:
             raise EngineError(f"the rule engine failed: {exc}") from None
 
     def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, by_type, report=None,
-                index: dict | None = None) -> None:
+                index: dict | None = None, field_index: matcher.FieldIndex | None = None) -> None:
         steps = 0
         total = sum(counts.values())
         plan, defaults = self._plan, self._defaults
@@ -180,7 +180,7 @@ class Reasoner:
             except KeyError as exc:
                 raise RuleError(f"rule {key}: matched an unknown fact {exc}") from None
             seen_matches.add(sig)
-            if (check is not None and not check(env)) or (absent and matcher.blocked(rule, env, by_type, defaults)):
+            if (check is not None and not check(env)) or (absent and matcher.blocked(rule, env, by_type, defaults, field_index)):
                 continue
             try:
                 values = {name: fn(env) for name, fn in derive}
@@ -252,6 +252,7 @@ class StagedRun:
         self.seen_matches: set[tuple[str, tuple[str, ...]]] = set()
         self.by_type: dict[str, list[dict[str, Any]]] = {}
         self.index: dict[tuple[str, Any], list[tuple[int, dict[str, Any]]]] = {}   # see Derivation.derived_of
+        self.field_index = matcher.FieldIndex()      # by_type by field value, for absent patterns
 
     def __enter__(self) -> "StagedRun":
         return self
@@ -297,7 +298,7 @@ class StagedRun:
             if report is not None:
                 report("asserting facts", len(facts), len(facts))
             self.reasoner._settle(session, work, known, self.firings, self.counts, self.seen_matches, budget,
-                                  self.by_type, report, self.index)
+                                  self.by_type, report, self.index, self.field_index)
             session.check()
         finally:
             session.pause()
