@@ -246,7 +246,7 @@ class PatternFilter:
         fields = self.fields.get(t) if isinstance(t, str) else None
         if fields is None:
             return not isinstance(t, str)          # a type no pattern reads (durable: not handled)
-        key = (t,) + tuple([fact.get(f) for f in fields])
+        key = (t,) + tuple([v if isinstance(v := fact.get(f), str) else None for f in fields])   # non-strings: "maybe"
         verdict = self._verdicts.get(key)
         if verdict is None:
             verdict = any(all(not isinstance(fact.get(f), str) or fact.get(f) == v for f, v in need.items())
