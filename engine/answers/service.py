@@ -19,7 +19,7 @@ from . import ask_choice, audit_gaps
 from . import without as without_mod
 from . import check as check_mod
 from .audit import audit_answer, claimreview
-from .audit_run import run_audit
+from .audit_run import collector_paused, run_audit
 from .. import limits
 from ..errors import BadInput, Issue
 from ..kb.store import KB, ReleaseView, load_kb
@@ -36,7 +36,8 @@ class GpuKB:
                  cache_size: int = 512, include_pending: bool = False):
         self.kb_dir, self.rules_dir = Path(kb_dir), Path(rules_dir)
         self.include_pending = include_pending
-        self.kb: KB = load_kb(self.kb_dir, include_pending=include_pending)
+        with collector_paused():           # a large KB is millions of objects that all stay
+            self.kb: KB = load_kb(self.kb_dir, include_pending=include_pending)
         ref_ids = {f.id for f in self.kb.all_facts if f.tier == "reference"}
         self.rules: RuleSet = load_rules(self.rules_dir, ref_ids)
         self.reasoner = Reasoner(self.rules)
