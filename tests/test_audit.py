@@ -63,8 +63,10 @@ def test_full_fine_tuning_memory_of_7b_hundreds_vs_at_least_24(audit):
     ("S002-C057", "misattributed"),          # CPFS is Alibaba Cloud's
     ("S002-C111", "misattributed"),          # ossfs is Alibaba Cloud's
     ("S002-C128", "misattributed"),          # GN7-A10: not a Tencent family; Alibaba's gn7i carries the A10
-    ("S002-C016", "overstated"),             # T4 tensor cores "FP32": not in the product brief
-    ("S001-C065", "overstated"),             # T4 FP32 "1/3~1/2" of the A10's: it is 0.26
+    ("S002-C016", "incorrect"),              # T4 tensor cores "FP32": the brief's complete list has no FP32
+    ("S002-C079", "incorrect"),              # ZeRO "to reduce communication": it moves 2Ψ-3Ψ, like data parallelism
+    ("S000-C052", "understated"),            # "start with at least 4 GN7 cards" for 13B-30B full fine-tuning
+    ("S001-C065", "inconsistent_with_derivation"),  # T4 FP32 "1/3~1/2" of the A10's: the figures give 0.26
     ("S000-C025", "incorrect"),              # GN7 for 30B-70B LoRA, said on the false premise that GN7 has 80 GB cards
     ("S002-C083", "supported"),              # QLoRA of 13B on one T4 with QLoRA's own defaults (checkpointing on)
     ("S001-C034", "supported"),              # LoRA of Llama-2-7B needs ≥ 12 GB

@@ -145,9 +145,11 @@ def test_another_sources_verdict_in_a_different_scope_is_shown_but_decides_nothi
 def test_a_gpus_role_is_read_from_the_families_built_on_it(audit):
     got, f = top(audit, "S002-C020")            # T4: inference and light training / fine-tuning
     assert got == "supported" and (cites(f, "R-GN7-role") or cites(f, "R-GI3X-role"))   # both carry the T4
-    got, f = top(audit, "S002-C022")            # A100: full-scale training (GT4 carries A100 40GB)
-    assert got == "supported" and cites(f, "R-GT4-role")
-    assert audit.status_of("S002-C023")["status"] == "unverifiable"    # no Tencent family carries the H100
+    assert audit.status_of("S002-C022")["status"] == "supported"      # A100: full-scale training (GT4 carries A100 40GB)
+    assert any(f["rule"].startswith("audit.inherit.gpu_role@") and cites(f, "R-GT4-role")
+               for f in audit.findings_for("S002-C022"))
+    # no Tencent family carries the H100: its role is read from its figures instead (trainer_class)
+    assert not any(f["rule"].startswith("audit.inherit.gpu_role@") for f in audit.findings_for("S002-C023"))
 
 
 @pytest.mark.parametrize("cid, status, evidence", [
@@ -223,3 +225,144 @@ def test_a_condition_that_restricts_a_verdict_keeps_it_apart_from_a_narrower_opp
 ])
 def test_which_conditions_only_say_in_general(kb, text, general):
     assert kb.kb.vocab.general_condition(text) is general
+
+
+@pytest.mark.parametrize("cid, status, evidence", [
+    ("S000-C083", "supported", ["R-NVSMI-effect"]),      # nvidia-smi to watch GPU memory
+    ("S001-C146", "supported", ["R-IFTOP-effect"]),      # iftop to watch network load
+    ("S002-C074", "supported", ["R-NCCL-IFNAME-effect"]),  # NCCL_SOCKET_IFNAME to pick the private NIC
+    ("S002-C079", "incorrect", ["R-ZERO-comm"]),         # ZeRO "to reduce communication": 2-3Ψ against DP's 2Ψ
+])
+def test_advice_is_checked_against_its_stated_purpose(audit, cid, status, evidence):
+    st, f = top(audit, cid)
+    assert st == status and f is not None and all(cites(f, e) for e in evidence), (st, f and f["evidence"])
+    assert f["rule"].startswith("audit.advice.technique.")
+    if status == "supported":
+        assert "does:" in f["explanation"]["en"] and "作用" in f["explanation"]["zh"]
+    else:
+        assert "data parallelism" in f["explanation"]["en"] and "数据并行" in f["explanation"]["zh"]
+
+
+def test_a_list_with_an_item_outside_a_complete_reference_list_is_incorrect(audit):
+    st, f = top(audit, "S002-C016")          # T4 tensor cores "FP16/INT8/FP32": FP32 runs on the CUDA cores
+    assert st == "incorrect" and cites(f, "R-T4-tensor_core_precisions") and f["rule"].startswith("audit.ref.set.extra@")
+
+
+def test_a_recommended_minimum_gpu_count_is_a_starting_point(audit):
+    st, f = top(audit, "S000-C052")          # "start with at least 4 cards" for 13B-30B full fine-tuning
+    assert st == "understated" and f["rule"].startswith("audit.derive.min_gpus@")
+
+
+@pytest.mark.parametrize("cid, evidence", [
+    ("S000-C027", "R-TRAINMEM-depends"),   # what fits under LoRA depends on context length and batch size
+    ("S001-C150", "R-TRAINMEM-depends"),   # memory is estimated from parameters, input size and batch size
+    ("S000-C059", "R-ACT-depends"),        # activation memory grows with the sequence length
+])
+def test_what_a_memory_need_depends_on_is_read_from_the_formulas_variables(audit, kb, cid, evidence):
+    st, f = top(audit, cid)
+    assert st == "supported" and cites(f, evidence)
+    claimed = set(kb.view().facts[cid].value)
+    assert claimed <= set(kb.view().facts[evidence].value)
+
+
+def test_a_family_figure_said_to_vary_by_size_is_checked_against_the_sizes(audit):
+    st, f = top(audit, "S001-C015")        # "CPU and host memory depend on the size": 4-80 vCPUs, 20-320 GB
+    assert st == "supported" and f["rule"].startswith("audit.size.varies@")
+    assert "differ in" in f["explanation"]["en"] and "规格" in f["explanation"]["zh"]
+
+
+def test_a_verdict_whose_stated_reason_is_refuted_is_incorrect_and_names_it(audit):
+    st, f = top(audit, "S001-C042")        # "stability risk slightly higher" because of "no ECC": the T4 has ECC
+    assert st == "incorrect" and cites(f, "R-T4-ecc") and f["rule"].startswith("audit.context.refuted_reason@")
+    assert "S001-C041" in f["explanation"]["en"]
+    assert any(p["id"] == "S001-C041" and p["status"] == "incorrect" for p in audit.status_of("S001-C042")["premises"])
+
+
+def test_a_verdict_for_some_cases_holds_when_some_task_is_within_the_roles(audit):
+    st, f = top(audit, "S001-C069")        # "in which scenarios is GN7-T4 enough": light training is a GN7 role
+    assert st == "supported"
+    # an existential verdict contradicts no other source's verdict on a scope
+    assert not any(f["kind"] == "contradiction" for f in audit.findings_for("S001-C069"))
+
+
+def test_a_verdict_offered_in_bf16_on_a_gpu_without_it_holds_only_for_the_other_precision(audit):
+    st, f = top(audit, "S000-C015")        # small models on one GN7 card "with FP16/BF16 mixed precision"
+    assert st == "scope_dependent" and cites(f, "R-T4-bf16_native") and f["rule"].startswith("audit.advice.precision.verdict@")
+
+
+def test_data_parallelism_recommended_for_a_family_with_one_gpu_sizes_depends_on_the_size(audit):
+    st, f = top(audit, "S002-C078")        # "data parallelism within a single node" on GN7: 1-GPU sizes exist
+    assert st == "scope_dependent" and f["rule"].startswith("audit.advice.technique.single_gpu@")
+    assert "GN7.2XLARGE32" in f["explanation"]["en"]
+
+
+def test_a_catalogued_name_exists_even_when_its_source_gives_it_the_wrong_gpu(audit):
+    assert audit.status_of("S001-C101")["status"] == "supported"      # "GN10x" exists (its A10 is the error)
+    assert audit.status_of("S001-C102")["status"] == "misattributed"
+
+
+def test_a_vit_is_sized_with_its_own_tokens_per_sample(kb):
+    vit = kb.query({"model": "vit-base", "method": "full", "gpu": "T4", "batch": 64})
+    assert vit["scenario"]["seq_len"] == 197
+    assert any("197" in n for n in vit["notes"])
+    llm = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "T4"})
+    assert llm["scenario"]["seq_len"] == 512       # no tokens-per-sample fact: the general default
+
+
+def test_a_largest_trainable_model_is_sized_there(audit):
+    st, f = top(audit, "S000-C026")        # "GN7 LoRA-tunes models up to 70B": 70B does not fit four T4s in 16 bit
+    assert st == "overstated" and f["rule"].startswith("audit.derive.max_params@")
+    assert "70B" in f["explanation"]["en"]
+    st = audit.status_of("S001-C143")["status"]   # "keep to at most 1B", no method: full training no, QLoRA yes
+    assert st == "scope_dependent" and any(f["rule"].startswith("audit.derive.max_params.method@") and f["kind"] == st
+                                           for f in audit.findings_for("S001-C143"))
+
+
+def test_a_task_whose_only_role_is_inference_is_sized_as_inference(kb, audit):
+    from gpukb.engine.answers.audit import task_method
+    vocab = kb.view().kb.vocab
+    assert task_method(["rag"], vocab) == "inference" and task_method(["inference"], vocab) == "inference"
+    assert task_method(["fine_tuning"], vocab) == "full" and task_method(["few_shot"], vocab) is None
+    st = audit.status_of("S000-C078")          # "GN7's memory is enough for RAG development": depends on the model
+    assert st["status"] == "scope_dependent"
+
+
+def test_the_bundled_audit_leaves_at_most_a_quarter_of_the_claims_unverifiable(audit):
+    share = sum(s["status"] == "unverifiable" for s in audit.statuses.values()) / len(audit.statuses)
+    assert share <= 0.25, share
+
+
+@pytest.mark.parametrize("cid", ["S001-C129", "S002-C134"])
+def test_a_speed_up_is_read_against_the_figures_that_bound_training_speed(audit, cid):
+    # "GN7-A10 is 3x the T4" / "faster than GN7": the A10 has 1.9x the T4's bandwidth and FP16 tensor
+    # throughput and 3.9x its FP32; an uncatalogued name is judged on the GPU its own source gives it
+    st = audit.status_of(cid)["status"]
+    f = next(f for f in audit.findings_for(cid) if f["rule"].startswith("audit.ref.performance."))
+    assert st == "supported" and f["kind"] == "supported"
+    assert any(e.startswith("R-A10-") for e in f["evidence"]) and any(e.startswith("R-T4-") for e in f["evidence"])
+
+
+def test_speed_figures_come_from_the_bottleneck_measures(kb):
+    assert kb.view().kb.vocab.speed_figures() == ["fp16_tensor_tflops", "fp32_tflops", "memory_bandwidth"]
+
+
+def test_a_bottleneck_contradicts_a_verdict_that_the_same_resource_is_enough(audit):
+    # S001: host memory and I/O are GN7-T4's training bottleneck; S002: system RAM is usually not the bottleneck
+    for cid, other in (("S001-C055", "S002-C041"), ("S002-C041", "S001-C055")):
+        assert audit.status_of(cid)["status"] == "contradiction"
+        assert any(f["kind"] == "contradiction" and any(c["id"] == other for c in f["claims"])
+                   for f in audit.findings_for(cid)), cid
+
+
+def test_verdict_views_of_a_bottleneck_come_from_the_vocabulary(kb):
+    vocab = kb.view().kb.vocab
+    assert vocab.verdict_views("bottleneck", ["host_memory", "storage_io", "compute"]) == ["host_memory_verdict", "storage_io"]
+    assert vocab.verdict_views("strength", ["host_memory"]) == []
+
+
+def test_a_gpus_fitness_for_large_scale_training_is_measured_against_the_training_families_gpus(audit):
+    st, f = top(audit, "S002-C023")        # "the H100 is a full-scale training card": 989 TFLOPS and NVLink
+    assert st == "supported" and f["rule"].startswith("audit.role.trainer_class@") and cites(f, "R-H100-80GB-fp16_tensor_tflops")
+    st = audit.status_of("S002-C021")["status"]   # "the T4 is no full-scale training card": 65 against 312 TFLOPS
+    f = next(f for f in audit.findings_for("S002-C021") if f["rule"].startswith("audit.role.short_of_trainers@"))
+    assert st == "supported" and f["kind"] == "supported" and cites(f, "R-T4-fp16_tensor_tflops")

@@ -168,6 +168,7 @@ FUNCTION_CASES = [
     ("scope_conflict('method=full', 'method=full;model=model:llm')", []),
     ("scope_conflict('task=training;condition=a', 'task=training;scale=single_node')", ["condition"]),
     ("scope_conflict('task=training', 'task=training;scale=single_node;model=model:llm')", []),
+    ("scope_conflict('task=training;generality=some', 'task=training;model=model:llm')", ["generality"]),
     ("scope_conflict('condition=a', 'condition=b')", ["condition"]),
     ("scope_conflict('method=full;task=fine_tuning>training', 'method=lora;task=training')", ["method"]),
     ("rel_diff(100, 80)", 0.2),
@@ -179,6 +180,9 @@ FUNCTION_CASES = [
     ("qhas('software:nccl|software:pytorch-ddp', 'software:pytorch-ddp')", True),
     ("qhas(null, 'x')", False),
     ("qhas('distributed_training>training|inference', 'training')", True),
+    ("qitems('distributed_training>training|inference')", ["distributed_training", "inference"]),
+    ("qitems(null)", []),
+    ("subset(qitems('monitors_gpu_memory'), ['monitors_gpu_memory', 'monitors_gpu_utilization'])", True),
     ("qhas('distributed_training>training', 'distributed')", False),
     ("lookup('b', ['a', 'b'], [1, 2])", 2),
     ("lookup('z', ['a', 'b'], [1, 2])", None),
@@ -229,7 +233,7 @@ def test_function_arity_table_is_enforced_at_parse_time():
 PARSE_ERRORS = [
     ("sqrt(4)", r"unknown function 'sqrt' \(column 1\); allowed: abs, agree, all_covered, ceil, coalesce, convert, "
                 r"count_agree, first_agree, first_disagree, floor, has, if, intersects, len, lookup, max, min, "
-                r"none_covered, overlaps, pow, qdiff, qhas, qonly, rel_diff, round, same_set, scope_conflict, scope_diff, subset, within"),
+                r"none_covered, overlaps, pow, qdiff, qhas, qitems, qonly, rel_diff, round, same_set, scope_conflict, scope_diff, subset, within"),
     ("max()", r"max\(\) takes 1\.\.16 arguments, got 0"),
     ("ceil(1, 2)", r"ceil\(\) takes 1\.\.1 arguments, got 2"),
     ("if(1, 2)", r"if\(\) takes 3\.\.3 arguments, got 2"),

@@ -64,8 +64,8 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
-    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4"]
-    first, second, last, newest, recoded = (kb.release(n) for n in names)
+    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5"]
+    first, second, last, newest, recoded, purposes = (kb.release(n) for n in names)
     assert {c.source for c in first.claims} == {"S000", "S001"}
     assert {c.source for c in second.claims} == {"S000", "S001", "S002"}
     # the T4 bandwidth is revised in 2026.12: old value before, new value after
@@ -83,6 +83,10 @@ def test_releases_tell_the_history(kb):
     # a claim re-encoded in 2026.12.4 keeps its free-text version in the earlier releases
     assert newest.facts["S002-C091"].attribute == "note" and newest.facts["S002-C091"].version == 1
     assert recoded.facts["S002-C091"].attribute == "weakness" and recoded.facts["S002-C091"].version == 2
+    # 2026.12.5 gives recommendations their purpose and documents the tools they name
+    assert "purpose" not in recoded.facts["S002-C079"].qualifiers and "R-NVSMI-effect" not in recoded.facts
+    assert purposes.facts["S002-C079"].qualifiers["purpose"] == ["reduces_communication"]
+    assert purposes.facts["R-NVSMI-effect"].version == 1
 
 
 def test_a_named_release_yields_exactly_its_facts(kb):

@@ -28,7 +28,7 @@ from ..terms import FINDING_KINDS, label as term_label
 
 KINDS = FINDING_KINDS
 SEVERITY = {k: i for i, k in enumerate(KINDS)}
-CHECKED_ATTRS = {"memory_verdict", "suitability", "memory_required", "min_gpus"}
+CHECKED_ATTRS = {"memory_verdict", "suitability", "memory_required", "min_gpus", "max_params"}
 CONCEPT_METHOD = {"concept:llm-full-finetune": "full", "concept:llm-peft": "lora", "concept:llm-pretrain": "pretrain"}
 RATING = {"supported": 5, "scope_dependent": 4, "unverifiable": 3, "understated": 2, "overstated": 2,
           "contradiction": 2, "inconsistent_with_derivation": 1, "incorrect": 1, "misattributed": 1}
@@ -60,6 +60,10 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
                 sizes.append((m.split(":")[1], {"model": m}))
         if c.subject.startswith("model:") and view.ref(c.subject, "params") is not None and not sizes:
             sizes.append((c.subject.split(":")[1], {"model": c.subject}))
+        if c.attribute == "max_params" and isinstance(c.norm, Interval) and (c.norm.hi or c.norm.lo):
+            # "it trains models up to X": X must fit
+            top = c.norm.hi or c.norm.lo
+            sizes = [(f"{top / 1e9:g}B", {"params": top})]
         p = q.get("params")
         if not sizes and isinstance(p, Interval):
             if polarity > 0 and p.hi is not None:
@@ -69,7 +73,8 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         if not sizes and polarity != 0:
             # the claim leaves the model open: probe the smallest and the largest model of the catalog;
             # if the verdict differs between them the claim depends on a scope it does not state
-            sizes = probe_sizes(view, [m for m in q.get("model") or [] if view.ref(m, "params") is None])
+            sizes = probe_sizes(view, [m for m in q.get("model") or [] if view.ref(m, "params") is None],
+                                sequence=isinstance(q.get("seq_len"), Interval))
         if not sizes:
             continue
         hw: dict[str, Any] = {}
@@ -82,7 +87,7 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         elif q.get("instance"):
             hw = {"instance": q["instance"]}
         if not hw:
-            if c.attribute in ("memory_verdict", "suitability", "min_gpus"):
+            if c.attribute in ("memory_verdict", "suitability", "min_gpus", "max_params"):
                 continue
             hw = {"vram_gb": 80}  # memory needs do not depend on the card; any capacity will do
         body: dict[str, Any] = {"method": method, **hw}
@@ -105,15 +110,32 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         g = q.get("gpus")
         if isinstance(g, Interval) and (g.lo or g.hi):
             body["gpus"] = int(g.lo or g.hi)
+        s = q.get("seq_len")
+        if isinstance(s, Interval) and (s.lo or s.hi):
+            # checked at the end that would refute the claim: the longest for "it fits", the shortest
+            # for "it does not"
+            n = s.hi if polarity > 0 and s.hi else (s.lo or s.hi)
+            body["seq_len"] = int(min(max(n, 1), 1_048_576))
+        if c.attribute == "max_params" and not q.get("method") and method in ("full", "lora", "qlora"):
+            # a largest trainable model with no method stated: it depends on the method when full
+            # training and QLoRA (the most and the least demanding) disagree
+            for pick, size in sizes:
+                out.append((c, f"probe:most {pick} full", {**body, **size, "method": "full"}))
+                least = {k: v for k, v in body.items() if k not in ("precision", "optimizer")}
+                out.append((c, f"probe:least {pick} qlora", {**least, **size, "method": "qlora", "gradient_checkpointing": True}))
+            continue
         for pick, size in sizes:
             out.append((c, pick, {**body, **size}))
     return out
 
 
-def probe_sizes(view: ReleaseView, families: list[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
+def probe_sizes(view: ReleaseView, families: list[str] | None = None,
+                sequence: bool = False) -> list[tuple[str, dict[str, Any]]]:
     """The smallest and the largest model of the catalog (by parameter count), as probe picks; within
-    the named model families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them."""
-    models = catalog_models(view, families)
+    the named model families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them,
+    and among sequence models (those with a hidden size: transformers) when the claim names a
+    sequence length."""
+    models = catalog_models(view, families, sequence=sequence)
     if len(models) == 1 and families:
         models = models * 2
     if len(models) < 2:
@@ -126,8 +148,9 @@ def task_method(tasks: Any, vocab) -> str | None:
     """The method a claim means when it names only a task: inference for serving, full training for a
     kind of training (what a claim of "training" a named model means unless it names LoRA or QLoRA)."""
     names = [str(t) for t in (tasks or [])]
-    if names and all(t == "inference" for t in names):
-        return "inference"
+    roles = lambda t: set((vocab.enums.get("task", {}).get(t) or {}).get("roles") or ())   # noqa: E731
+    if names and all(t == "inference" or roles(t) == {"inference"} for t in names):
+        return "inference"      # serving, or a task whose only role is inference (RAG application work)
     if any("training" in vocab.enum_chain("task", t) and t != "pretraining" for t in names):
         return "full"
     return None
@@ -276,11 +299,23 @@ def audit_records(service, view: ReleaseView, checked: list[Fact], records: list
             rec = scen.record(s, qid, purpose="audit")
             rec["has_arch"] = int(all(view.ref(s.get("model"), a) is not None for a in ("layers", "hidden_size", "heads"))) if s.get("model") else 0
             scenarios[qid] = rec
-        probe = 1 if pick.startswith("probe:smallest") else 2 if pick.startswith("probe:largest") else 0
+        probe = {"probe:smallest": 1, "probe:largest": 2, "probe:most": 3, "probe:least": 4}.get(" ".join(pick.split()[:1]), 0)
         records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
     records += list(scenarios.values())
     d = service.reasoner.run(records, progress=progress)
     return _collect(view, d, premises_named, service.reasoner.ruleset)
+
+
+def _source_gpu(view: ReleaseView, source: str | None, family: str) -> Fact | None:
+    """The claim of ``source`` that gives ``family`` its GPU (the latest of them), if any."""
+    idx = view.__dict__.get("_source_gpus")
+    if idx is None:
+        idx = {}
+        for f in sorted(view.claims, key=lambda f: f.id):
+            if f.attribute == "gpu" and f.subject.startswith("family:"):
+                idx[(f.source, f.subject)] = f
+        view.__dict__["_source_gpus"] = idx
+    return idx.get((source, family))
 
 
 def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
@@ -307,12 +342,46 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         gpu = c.qualifiers["gpu"]
     elif fam:
         carried = view.ref(fam, "gpu")
+        if carried is None and view.ref(fam, "in_catalog") is not None:
+            # a name the catalog does not list: judged on the hardware its own source gives it
+            carried = _source_gpu(view, c.source, fam)
+            if carried is not None:
+                out["ctx_gpu_by"] = carried.id
         if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
             gpu = carried.value[0]
         stated = 1 if (c.subject == fam or c.qualifiers.get("family") == fam) else 0
     if gpu:
         out["ctx_gpu"], out["ctx_stated"] = gpu, stated
+    else:
+        out.pop("ctx_gpu_by", None)
+    variants = view.kb.vocab.entities.get(c.subject, {}).get("variants") if c.subject.startswith("gpu:") else None
+    if variants:
+        out["gpu_variants"] = [str(v) for v in variants]
+    cmp = [str(x) for x in c.qualifiers.get("compared_to") or []]
+    if len(cmp) == 1:
+        other = view.ref(cmp[0], "gpu") if cmp[0].startswith("family:") else None
+        if cmp[0].startswith("gpu:"):
+            out["cmp_gpu"] = cmp[0]
+        elif other is not None and isinstance(other.value, list) and len(other.value) == 1:
+            out["cmp_gpu"] = other.value[0]
+    if out.get("ctx_gpu") and out.get("cmp_gpu"):
+        # how many times the claim's GPU has the other's figure, for each figure that bounds training speed
+        ratios, keys, others = [], [], []
+        for m in view.kb.vocab.speed_figures():
+            a, b = view.ref(out["ctx_gpu"], m), view.ref(out["cmp_gpu"], m)
+            if a is None or b is None or a.qualifiers or b.qualifiers:
+                continue
+            lo_a, lo_b = getattr(a.norm, "lo", None), getattr(b.norm, "lo", None)
+            if lo_a and lo_b:
+                ratios.append(lo_a / lo_b)
+                keys.append(a.key)
+                others.append(b.id)
+        if ratios:
+            out["cmp_ratios"], out["cmp_keys"], out["cmp_others"] = ratios, keys, others
     # the GPU figures that measure the resources a claim names (a bottleneck of GPU memory -> memory_gb)
+    views = view.kb.vocab.verdict_views(c.attribute, c.value)
+    if views:
+        out["as_verdicts"] = views
     measures, unmeasured = view.kb.vocab.measures(c.attribute, c.value)
     if measures:
         out["measures"], out["unmeasured"] = measures, unmeasured
@@ -572,7 +641,9 @@ def _templated(template: dict[str, str] | None, f: dict, c: Fact, other: Fact | 
         ctx = {"subject": vocab.label(c.subject), "attribute": attr(c), "claim": val(c),
                "own": val(own), "own_subject": vocab.label(own.subject) if own else "?", "own_attribute": attr(own),
                "own_cite": cite(own), "other": val(other), "other_subject": vocab.label(other.subject) if other else "?",
-               "other_cite": cite(other), "via_subject": vocab.label(via.subject) if via else "?", "via_cite": cite(via)}
+               "other_cite": cite(other), "via_subject": vocab.label(via.subject) if via else "?", "via_cite": cite(via),
+               "purpose": (", " if lang == "en" else "、").join(
+                   vocab.enum_label("effect", str(x), lang) for x in c.qualifiers.get("purpose") or []) or "?"}
         out[lang] = template[lang].format(**ctx)
     return out
 
@@ -638,6 +709,11 @@ def _explain(f: dict, c: Fact, other: Fact | None, d: Derivation, view: ReleaseV
         lab = fact_label(ev, view, vocab) if ev else {"en": "?", "zh": "?"}
         return {"en": f"The claim says {subj} is {cv} for this scope ({_scope(c)}); gpukb's sizing for {pick} says it {lab['en']}.",
                 "zh": f"该说法称 {subj} 在此范围（{_scope(c)}）内{vocab.enum_label('verdict', str(c.value), 'zh')}；gpukb 对 {pick} 的计算结果为{lab['zh']}。"}
+    if c.attribute == "max_params":
+        lab = fact_label(ev, view, vocab) if ev else {"en": "?", "zh": "?"}
+        return {"en": f"The claim says {subj} trains models of up to {cv} ({_scope(c)}); gpukb's sizing for {pick} says "
+                      f"such a model {lab['en']}.",
+                "zh": f"该说法称 {subj} 可训练至多 {cv} 的模型（{_scope(c)}）；gpukb 对 {pick} 的计算结果为{lab['zh']}。"}
     unit = "GPUs" if c.attribute == "min_gpus" else "GB"
     comp = f"{computed:.3g} {unit}" if isinstance(computed, (int, float)) else "?"
     word = {"overstated": ("overstates", "高估了"), "understated": ("understates", "低估了"), "supported": ("matches", "符合")}.get(kind, (kind, kind))

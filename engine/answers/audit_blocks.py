@@ -82,15 +82,20 @@ def probe_models(view: ReleaseView) -> set[str]:
     return {models[0][1], models[-1][1]} if models else set()
 
 
-def catalog_models(view: ReleaseView, families: list[str] | None = None) -> list[tuple[float, str]]:
+def catalog_models(view: ReleaseView, families: list[str] | None = None,
+                   sequence: bool = False) -> list[tuple[float, str]]:
     """The catalog's models with their parameter counts, smallest first; within the named model
-    families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them."""
+    families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them, and among
+    sequence models (those with a hidden size: transformers) when ``sequence`` (a claim that names a
+    sequence length)."""
     models = sorted((f.norm.point(), f.subject) for f in view.reference
                     if f.attribute == "params" and f.subject.startswith("model:") and isinstance(f.norm, Interval)
                     and f.norm.point())
     stems = [m.split(":", 1)[1] + "-" for m in families or []]
-    members = [x for x in models if any(x[1].split(":", 1)[1].startswith(st) for st in stems)]
-    return members or models
+    members = [x for x in models if any(x[1].split(":", 1)[1].startswith(st) for st in stems)] or models
+    if sequence:
+        members = [m for m in members if view.ref(m[1], "hidden_size") is not None] or members
+    return members
 
 
 def _tier_index(view: ReleaseView) -> dict[str, Any]:
@@ -132,12 +137,16 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
     idx = _tier_index(view)
     sizes = idx["sizes"]
     keep = reachable_subjects(view, other, sizes) | idx["probes"]
-    if any(vocab.measures(c.attribute, c.value)[0] for c in claims):
-        keep |= idx["peers"]
+    if any(vocab.measures(c.attribute, c.value)[0] for c in claims) \
+            or any(vocab.kind_of(c.subject) == "gpu" and c.attribute in ("role", "suitability") for c in claims):
+        keep |= idx["peers"]      # measured against the GPUs of the large-scale-training families
+    for c in claims:              # a claim about a generic GPU reads its variants' figures
+        keep |= {str(v) for v in vocab.entities.get(c.subject, {}).get("variants") or ()}
     for c in claims:        # a model family a claim names is probed through its smallest and largest member
         fams = [m for m in _entities(c.qualifiers.get("model") or [], vocab.entities) if view.ref(m, "params") is None]
-        if fams:
-            members = catalog_models(view, fams)
+        sequence = isinstance(c.qualifiers.get("seq_len"), Interval)
+        if fams or sequence:
+            members = catalog_models(view, fams, sequence=sequence)
             keep |= {members[0][1], members[-1][1]} if members else set()
     partial: dict[str, set[str]] = {}
     for c in spec:
@@ -290,13 +299,14 @@ CLAIM_JOINS = {
     "audit.claims.value.contradiction": "pairs", "audit.claims.verdict.contradiction": "pairs",
     "audit.claims.verdict.scope": "pairs", "audit.claims.agreement": "pairs",
     "audit.claims.member": "pairs", "policy.claims": "pairs",
+    "audit.claims.bottleneck.contradiction": "pairs", "audit.claims.bottleneck.contradicted": "pairs",
     # a claim and its source's claims of the GPU of the same subject (the family's GPU, a product's vendor)
     "audit.context.refuted_premise": "source_gpu", "audit.context.refuted_derivation": "source_gpu",
     "audit.product.exists.misattributed": "source_gpu", "audit.product.exists.renamed": "source_gpu",
     # a GPU specification stated for a family, and the source's claim of the family's GPU
     "audit.context.premise": "source_gpu",
     # a premise a curator recorded
-    "audit.context.curated": "rests_on",
+    "audit.context.curated": "rests_on", "audit.context.refuted_reason": "rests_on",
     # a recommended instance, and the source's claims of the GPU of the products it names
     "audit.product.recommended.misnamed": "source_gpu", "audit.product.recommended.unlisted_misnamed": "source_gpu",
 }
@@ -322,7 +332,8 @@ class Unit:
 
 def bucket(g: dict[str, Any]) -> tuple:
     """The groups a group may be compared with share its bucket (see :func:`group_pairs`)."""
-    return (g["subject"], "verdict") if g.get("polarity") is not None else (g["subject"], g["attribute"])
+    verdictlike = g.get("polarity") is not None or g.get("as_verdicts")     # a bottleneck is a negative verdict
+    return (g["subject"], "verdict") if verdictlike else (g["subject"], g["attribute"])
 
 
 def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]], groups: list[dict[str, Any]],

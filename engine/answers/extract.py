@@ -21,13 +21,15 @@ from typing import Any
 from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .ask_parser import _cues as _question_cues, _generic_model, _match_entities, _Match, _resolve_variant
-from .extract_claims import (Candidate, attribute_for, carries, gpus_needed, host_of, product_names,
-                             recommends, requirement, roles, scale_cues, subject_of, verdict_claims, widen, workload_of)
-from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, aligned_lower, any_match, first_match, negated,
-                           quantities, segment, sentences, tables)
+from .extract_claims import (HARDWARE, HEADING, Candidate, keyed_gpu, sized_variants, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
+                             host_of, product_names, recommends, topic_concept, verdict_attributes, requirement, roles, scale_cues, subject_of,
+                             vendor_prefix, verdict_claims, widen, workload_of)
+from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
+                           negated, quantities, row_at, segment, sentences, tables)
 
 __all__ = ["Candidate", "Extraction", "aligned_lower", "extract", "quantities", "sentences"]
 
+_BULLET = re.compile(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*")
 _QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$|吗\s*[。.]?\s*$")     # a question states nothing
 
 
@@ -54,7 +56,26 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     not_understood: list[tuple[int, int]] = []
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences
     named: set[str] = set()                               # products already said to exist (first mention only)
+    rows = layout(low)                                    # Markdown table rows: header and heading as context
+    explicit = _explicit_vendors(low, mentions, t)       # products whose vendor the text names beside them
+    advising = False                                      # the previous line introduced a list of advice
+    intro: str | None = None                              # the topic a line introducing a list gives its items
+    listed: str | None = None                            # the verdict of the line heading a list
     for s, e in sentences(low):
+        row = row_at(rows, s)
+        for k in [k for k in carried if k.startswith(HEADING)]:
+            del carried[k]
+        if row is not None and row.heading is not None:   # the products the table's heading names
+            for m in mentions:
+                if row.heading[0] <= m.start < row.heading[1] and m.kind in HARDWARE:
+                    carried[HEADING + m.kind] = m
+        bullet = bool(_BULLET.match(low, s)) or (s > 0 and low[s - 1] in "•▪●")
+        heading = _heading_line(low, s, e)
+        if not bullet or heading:
+            intro = None
+        if heading or not bullet:
+            listed = _heading_verdict(low, s, e, t) if heading else None
+        topic = intro
         ents = [m for m in mentions if m.start >= s and m.end <= e]
         # "A100（40GB…" or "80GB A100": the sized variant the memory beside a generic GPU names
         ents = [_Match(m.start, m.end, _resolve_variant(m, low, vocab), m.kind) if m.kind == "gpu" else m for m in ents]
@@ -63,10 +84,14 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             if m.kind in PLACEHOLDER:
                 masked[m.start:m.end] = PLACEHOLDER[m.kind] * (m.end - m.start)
         masked_low = "".join(masked)
+        named_all = ents
+        ents = _uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
         question = bool(_QUESTION.search(low[s:e]))
-        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t)
+        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row, topic,
+                                                        listed if bullet and row is None else None, named_all,
+                                                        advising and not bullet)
         if not question:
-            found += product_names(low, ents, named, vocab)
+            found += product_names(low, ents, named, vocab, carried, explicit)
         seen = set()
         for c in found:
             key = (c.subject, c.attribute, repr(c.value), repr(sorted(c.qualifiers.items(), key=str)))
@@ -75,19 +100,88 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 claims.append(c)
         if not found:
             not_understood.append((s, e))
+        advising = bool(re.search(r"[:：]\s*$", low[s:e])) and any_match(t["advice"] + t["use"], low[s:e])
+        if re.search(r"[:：]\s*$", low[s:e]):        # a line introducing a list: its topic is the items'
+            intro = topic_concept(low[s:e], t, general=False) or intro
         for m in ents:
             carried[m.kind] = m
+            v = vendor_prefix(m, low, t) if m.kind in ("family", "instance") else None
+            if v is not None:                  # "腾讯云 GN7": the vendor the text speaks of
+                carried["vendor"] = _Match(m.start, m.end, v, "vendor")
     return Extraction(text, out_lang, claims, not_understood)
 
 
+def _uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list[_Match]:
+    """The mentions of a sentence without the hardware it compares with ("低于 A100/V100 的 PCIe 4.0",
+    "slower than the A10"): a comparison word before a name, or before a list of names, makes them
+    the reference of a comparison, not what the sentence speaks of."""
+    out: list[_Match] = []
+    compared: _Match | None = None
+    for m in ents:
+        if m.kind in HARDWARE:
+            chained = compared is not None and re.fullmatch(r"\s*(?:[（(][^（(）)]*[）)])?\s*(?:/|、|,|，|和|与|或|or|and)\s*",
+                                                            low[compared.end:m.start])
+            if chained or any_match(t["compared"], low[max(s, m.start - 12):m.start]):
+                compared = m
+                continue
+        out.append(m)
+    return out
+
+
+def _explicit_vendors(low: str, mentions: list[_Match], t: dict[str, Any]) -> set[str]:
+    """The products a text names with their vendor beside them somewhere ("腾讯云 TI-ONE 平台")."""
+    out = set()
+    for i, m in enumerate(mentions):
+        prev = mentions[i - 1] if i else None
+        if vendor_prefix(m, low, t) or (prev is not None and prev.kind == "vendor" and
+                                        re.fullmatch(r"\s*(?:'s|的)?\s*", low[prev.end:m.start])):
+            out.add(m.eid)
+    return out
+
+
+def _heading_line(low: str, s: int, e: int) -> bool:
+    """A sentence that is a whole short line without a sentence's ending: a heading."""
+    line_start = low.rfind("\n", 0, s) + 1
+    line_end = low.find("\n", s)
+    line_end = len(low) if line_end < 0 else line_end
+    return not low[line_start:s].strip(" \t-*•▪●#") and not low[e:line_end].strip() and e - s <= 40 and \
+        not re.search(r"[。.!！:：;；,，]\s*$", low[s:e])
+
+
+def _heading_verdict(low: str, s: int, e: int, t: dict[str, Any]) -> str | None:
+    """The verdict of a heading ("✅ 适合的场景", "Where it is not enough"): what the items of the list
+    it heads say of the workloads they name."""
+    if _QUESTION.search(low[s:e]):
+        return None
+    v = first_match(t["verdict"], low[s:e])
+    if v is None or any_match(t["open_question"], low[s:s + v[1]]):
+        return None
+    return v[0]
+
+
+def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
+    """The verdict the line heading a table states ("什么场景下“够用”？", "Where the T4 is not enough"):
+    it is what the table's rows say of the workloads they name."""
+    if row is None or row.is_header or row.heading is None:
+        return None
+    a, b = row.heading
+    v = first_match(t["verdict"], low[a:b])
+    if v is None or any_match(t["open_question"], low[a:a + v[1]]):
+        return None
+    return v[0]
+
+
 def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
-                     vocab: Vocabulary, t: dict[str, Any]) -> list[Candidate]:
+                     vocab: Vocabulary, t: dict[str, Any], row: Row | None = None,
+                     topic: str | None = None, listed: str | None = None,
+                     named_all: list[_Match] | None = None, advising: bool = False) -> list[Candidate]:
     out: list[Candidate] = []
     qs = quantities(masked, s, e, vocab)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
     verdict = first_match(t["verdict"], masked[s:e])
     requires = [m.start() + s for rx in t["require"] for m in rx.finditer(masked[s:e])]
     # 1. quantities, each tied to an attribute of its dimension (or a requirement of the workload)
+    variants: dict[str, float] = {}
     for q in qs:
         if q.dimension == "params" and workload.get("params_raw") == q.lo:
             continue                                        # the workload's size, not a statement of it
@@ -104,11 +198,26 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
             continue
         if attr is None or (q.dimension == "count" and any_match(t["advice"], low[seg[0]:seg[1]])):
             continue
+        if any_match(t["hypothetical"], low[seg[0]:q.start]):
+            continue                            # "如果长期低于 30%": a figure in a condition states nothing
         subj, sconf = subject_of(vocab.attributes[attr].applies_to, q.start, ents, carried, seg)
         if subj is None or (attr == "params" and _generic_model(subj, vocab)):
             continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
+        owner = next((m for m in reversed(named_all or ents) if m.end <= q.start and m.start >= s
+                      and re.fullmatch(r"\s*[（(][^（(）)]*", masked[m.end:q.start])), None)
+        if owner is not None and owner.kind in vocab.attributes[attr].applies_to:
+            subj, sconf = owner.eid, 0.85           # "A10（31 TFLOPS）": the figure of the name it follows
+        if sconf <= 0.55 and verdict and q.lo != q.hi:
+            continue                            # "单张 40GB/80GB 的显存绰绰有余": sizes in a verdict, of no product named
         if "family" in vocab.attributes[attr].inherited_by:
             subj = host_of(subj, ents, masked, s, q.start, t) or subj
+        sized = sized_variants(q, ents, vocab) if attr == "memory_gb" else {}
+        if sized:                               # "A100 或 A800 … 40GB 或 80GB": each variant of its size
+            variants.update(sized)
+            for v, size in sized.items():
+                out.append(Candidate(q.start, q.end, v, attr, size, q.unit, modality="spec",
+                                     confidence=min(conf, sconf) * 0.85, approx=q.approx))
+            continue
         value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
         if q.bound and q.lo == q.hi:
             value = f"{q.bound} {q.lo:g}"
@@ -140,26 +249,50 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
             seg = segment(masked, s, e, m.start())
             subj, sconf = subject_of(vocab.attributes["memory_type"].applies_to, m.start(), ents, carried, seg)
             subj = host_of(subj, ents, masked, s, m.start(), t) or subj
-            if subj is not None:
+            for v in variants:                  # the variants the sentence's memory figures named
+                out.append(Candidate(m.start(), m.end(), v, "memory_type", val, confidence=sconf * 0.8))
+            if subj is not None and not variants:
                 c = Candidate(m.start(), m.end(), subj, "memory_type", val, confidence=sconf * 0.9)
                 widen(c, ents, seg)
                 out.append(c)
-    # 4. the GPU an instance family or size carries
+    # 3b. the host interface named: of the names just before it ("A100/V100 的 PCIe 4.0"), else of the
+    # product the clause speaks of
+    for val, m in ((v, m) for v, rxs in t["host_links"] for rx in rxs for m in rx.finditer(low, s, e)):
+        owners = _owners(low, m.start(), named_all or ents, s)
+        if owners:
+            out += [Candidate(o.start, m.end(), o.eid, "host_link", val, confidence=0.75) for o in owners]
+            continue
+        seg = segment(masked, s, e, m.start())
+        subj, sconf = subject_of(vocab.attributes["host_link"].applies_to, m.start(), ents, carried, seg)
+        if subj is not None:
+            out.append(Candidate(m.start(), m.end(), subj, "host_link", val, confidence=sconf * 0.85))
+    # 4. the GPU an instance family or size carries, and the one a "GPU:" line or table row names
     out += carries(masked, s, e, ents, t)
+    out += keyed_gpu(low, s, e, ents, carried, row, t)
+    # a table row or a list item says what its heading says of the workloads it names (and a technique
+    # it names is part of the workload it describes, not advice)
+    context = (_row_verdict(row, low, t) or listed) if verdict is None else None
     # 5. techniques advised for the hardware
-    out += recommends(low, masked, s, e, ents, carried, workload, t)
+    if context is None:
+        out += recommends(low, masked, s, e, ents, carried, workload, t, topic, advising)
     # 5b. what the hardware is designed for (its role); its "适用于" is then not also a verdict
     role = roles(masked, s, e, ents, carried, t)
     out += role
     # 6. verdicts about hardware: one per clause ("with QLoRA it fits, but full fine-tuning needs several
     # GPUs"), each with the method named nearest before it, unless the clause asks ("whether it is enough")
-    if verdict:
+    # 7. bottlenecks, effects of techniques, table columns headed by an attribute
+    out += bottlenecks(low, masked, s, e, ents, carried, row, t)
+    out += effects(low, masked, s, e, ents, t)
+    out += column_claims(low, s, e, ents, row, t, vocab)
+    if verdict or context:
         scale = first_match(scale_cues(vocab), low[s:e])
         if scale and not workload.get("size"):
             workload = {**workload, "condition": low[s + scale[1]:s + scale[2]]}
         cut = s
         for seg_end in [m.start() for m in CLAUSE.finditer(low, s, e)] + [e]:
             v = first_match(t["verdict"], masked[cut:seg_end])
+            if v is None and context is not None:
+                v = (context, 0, 0)
             if v is not None and not any_match(t["open_question"], masked[cut:cut + v[1]]) and \
                     not (role and v[0] in ("suitable", "recommended")):
                 # the most specific method named in this clause (cue order: qlora, lora, full ...), else the sentence's
@@ -168,4 +301,41 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                 out += verdict_claims((v[0], v[1] + cut - s, v[2] + cut - s), masked, s, e, ents, carried, w, t,
                                       vocab, span=(cut, seg_end))
             cut = seg_end
+        # "…是够用的，甚至是性价比极高的选择": a piece of the sentence judging a resource of its own
+        judged = {c.attribute for c in out if c.modality == "verdict"}
+        for a, b in _pieces(masked, s, e):
+            v = first_match(t["verdict"], masked[a:b])
+            if v is None or any_match(t["open_question"], masked[a:a + v[1]]):
+                continue
+            # the resource is named before (or in) the verdict word: "多卡互联" after "必须依赖" is a remedy
+            named = [x for x in verdict_attributes(masked, a, b, v[0], t) if x not in judged and
+                     any(rx.search(masked, a, a + v[2]) for rx in dict(t["verdict_attribute"]).get(x, ()))]
+            if named:
+                out += [c for c in verdict_claims((v[0], v[1] + a - s, v[2] + a - s), masked, s, e, ents, carried,
+                                                  workload, t, vocab, span=(a, b))
+                        if c.attribute in named and c.confidence > 0.5]     # of a product the sentence names
+                judged.update(named)
+    return out
+
+
+def _owners(low: str, pos: int, ents: list[_Match], s: int) -> list[_Match]:
+    """"A100/V100 的 PCIe 4.0", "the A100's": the hardware names joined just before a possessive."""
+    out: list[_Match] = []
+    end = pos
+    for m in reversed([m for m in ents if m.kind in HARDWARE and s <= m.start and m.end <= pos]):
+        gap = low[m.end:end]
+        if not (re.fullmatch(r"\s*(?:的|'s)\s*", gap) if not out else re.fullmatch(r"\s*(?:/|、|和|与|or|and|,)\s*", gap)):
+            break
+        out.insert(0, m)
+        end = m.start
+    return out
+
+
+def _pieces(masked: str, s: int, e: int) -> list[tuple[int, int]]:
+    """The comma-delimited pieces of a sentence."""
+    out, a = [], s
+    while a < e:
+        b = segment(masked, s, e, a)[1]
+        out.append((a, b))
+        a = b + 1
     return out

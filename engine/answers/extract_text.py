@@ -13,6 +13,7 @@ from .ask_parser import _per_vocabulary
 
 _SENTENCE = re.compile(r"[^。！？!?；;\n•▪●]+[。！？!?；;]*")     # a bullet starts a statement of its own
 _ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])\.(?=\s+\S)")     # "… BF16. Next" (not "1.5", "e.g.x")
+_LIST_NUMBER = re.compile(r"\s*\d{1,2}\.")
 COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
 # where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
 CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)")
@@ -71,12 +72,38 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "possess": comp((cues.get("possess") or {}).get("verb", ())),
             "advice": comp((cues.get("advice") or {}).get("verb", ())),
             "use": comp((cues.get("advice") or {}).get("use", ())),
-            "tasks": tuple((task, re.compile("|".join(re.escape(str(x).lower()) for x in (spec.get("en"), spec.get("zh")) if x)))
+            "advice_guard_before": comp((cues.get("advice") or {}).get("not_before", ())),
+            "advice_guard_after": comp((cues.get("advice") or {}).get("not_after", ())),
+            "compared": comp((cues.get("comparison") or {}).get("before", ())),
+            "tasks": tuple((task, re.compile("|".join([re.escape(str(x).lower()) for x in (spec.get("en"), spec.get("zh")) if x]
+                                                     + list((cues.get("task") or {}).get(task, ())))))
                            for task, spec in (v.enums.get("task") or {}).items() if isinstance(spec, dict)),
+            "bottlenecks": tuple((val, comp(ps)) for val, ps in (cues.get("bottleneck") or {}).items()),
+            "bottleneck_cue": comp((cues.get("bottleneck_cue") or {}).get("cue", ())),
+            "problem_header": comp((cues.get("bottleneck_cue") or {}).get("table_header", ())),
+            "hypothetical": comp((cues.get("bottleneck_cue") or {}).get("hypothetical", ())),
+            "vendors": tuple(sorted(((eid, str(a).lower()) for eid, spec in v.entities.items() if spec.get("kind") == "vendor"
+                                     for names in (spec.get("aliases") or {}).values() for a in names or ()),
+                                    key=lambda p: -len(p[1]))),
+            "topics": tuple((eid, comp(ps)) for eid, ps in (cues.get("topic") or {}).items()),
+            "effect_any": re.compile("|".join(f"(?:{p})" for ps in (cues.get("effect") or {}).values() for p in ps) or r"(?!x)x"),
+            "effects": tuple((val, comp(ps)) for val, ps in (cues.get("effect") or {}).items()),
+            "gpu_names": _gpu_suffix(v),
+            "kinds_of": v.kind_of,
+            "applies": {a: spec.applies_to for a, spec in v.attributes.items()},
+            "host_links": tuple((val, comp(ps)) for val, ps in (cues.get("host_link") or {}).items()),
             "memory_types": tuple((val, re.compile(r"(?<![a-z0-9])" + re.escape(val.lower()) + r"(?![a-z0-9])"))
                                   for val in sorted(v.enums.get("memory_type") or {}, key=len, reverse=True)),
         }
     return _per_vocabulary(_TABLES, vocab, build)
+
+
+def _gpu_suffix(v: Vocabulary) -> tuple[re.Pattern[str], dict[str, str]]:
+    """A pattern for a GPU's name ending a longer name ("GN7-V100"), and the GPU of each spelling."""
+    names = {str(a).lower(): eid for eid, spec in v.entities.items() if spec.get("kind") == "gpu"
+             for aliases in (spec.get("aliases") or {}).values() for a in aliases or ()}
+    alts = "|".join(re.escape(a) for a in sorted(names, key=len, reverse=True))
+    return re.compile(r"[\-\s](" + alts + r")$"), names
 
 
 # --- text helpers ------------------------------------------------------------------------------------
@@ -96,10 +123,24 @@ def sentences(low: str) -> list[tuple[int, int]]:
     for m in _SENTENCE.finditer(low):
         start = m.start()
         for stop in _ENGLISH_STOP.finditer(low, m.start(), m.end()):
+            if _LIST_NUMBER.fullmatch(low, start, stop.end()):
+                continue                  # "3. 数据预取优化": a list item's number, not a sentence
             out.append((start, stop.end()))
             start = stop.end()
         out.append((start, m.end()))
     return [(s + len(low[s:e]) - len(low[s:e].lstrip()), e) for s, e in out if low[s:e].strip().strip(".。").strip()]
+
+
+def spans_of(pairs: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...], text: str, a: int, b: int) -> list[tuple[int, int, str]]:
+    """Every (start, end, value) match of (value, patterns) pairs in ``text[a:b]``, in text order; of two
+    overlapping matches the longer (then the earlier listed) is kept."""
+    hits = [(m.start(), m.end(), order, val) for order, (val, rxs) in enumerate(pairs) for rx in rxs
+            for m in rx.finditer(text, a, b) if m.end() > m.start()]
+    kept: list[tuple[int, int, str]] = []
+    for h in sorted(hits, key=lambda h: (h[0] - h[1], h[2], h[0])):
+        if all(h[1] <= k[0] or h[0] >= k[1] for k in kept):
+            kept.append((h[0], h[1], h[3]))
+    return sorted(kept)
 
 
 def any_match(rxs: tuple[re.Pattern[str], ...], text: str) -> bool:
@@ -173,3 +214,72 @@ def segment(low: str, s: int, e: int, pos: int) -> tuple[int, int]:
     left = max([m.end() for m in COMMA.finditer(low, s, pos)] or [s])
     right = next((m.start() for m in COMMA.finditer(low, pos, e)), e)
     return left, right
+
+
+# --- layout: Markdown tables and the line that heads them -------------------------------------------
+_PIPE_LINE = re.compile(r"[ \t]*\|[^\n]*")
+_RULE_ROW = re.compile(r"[\s|:\-]+")
+
+
+@dataclass
+class Row:
+    """One line of a Markdown table, with the table's header row and the line heading the table."""
+
+    start: int
+    end: int
+    cells: list[tuple[int, int]]
+    header: list[tuple[int, int]]
+    heading: tuple[int, int] | None
+    is_header: bool = False
+
+    def cell_at(self, pos: int) -> int | None:
+        """The index of the cell holding ``pos`` (None between cells)."""
+        return next((i for i, (a, b) in enumerate(self.cells) if a <= pos < b), None)
+
+
+def _cells(low: str, start: int, end: int) -> list[tuple[int, int]]:
+    bars = [i for i in range(start, end) if low[i] in "|｜"]
+    out = []
+    for a, b in zip(bars, bars[1:] + ([end] if low[start:end].rstrip()[-1:] not in "|｜" else [])):
+        a += 1
+        while a < b and low[a].isspace():
+            a += 1
+        e2 = b
+        while e2 > a and low[e2 - 1].isspace():
+            e2 -= 1
+        if e2 > a:
+            out.append((a, e2))
+    return out
+
+
+def layout(low: str) -> list[Row]:
+    """The rows of the Markdown tables in ``low`` (a table is a run of lines starting with a pipe; a
+    paragraph line may precede it without a blank line, as in text copied from web pages)."""
+    lines, pos = [], 0
+    for part in low.split("\n"):
+        lines.append((pos, pos + len(part)))
+        pos += len(part) + 1
+    rows: list[Row] = []
+    i = 0
+    while i < len(lines):
+        s, e = lines[i]
+        if not _PIPE_LINE.fullmatch(low, s, e):
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and _PIPE_LINE.fullmatch(low, *lines[j]):
+            j += 1
+        heading = next(((a, b) for a, b in reversed(lines[max(0, i - 3):i]) if low[a:b].strip()), None)
+        header = _cells(low, s, e)
+        for k in range(i, j):
+            a, b = lines[k]
+            if _RULE_ROW.fullmatch(low, a, b):
+                continue
+            rows.append(Row(a, b, _cells(low, a, b), header, heading, is_header=k == i))
+        i = j
+    return rows
+
+
+def row_at(rows: list[Row], pos: int) -> Row | None:
+    """The table row holding ``pos``."""
+    return next((r for r in rows if r.start <= pos < r.end), None)

@@ -96,6 +96,15 @@ def _native_bf16(s: dict[str, Any], view: Any) -> bool | None:
     return None if f is None else bool(f.value)
 
 
+def _input_tokens(s: dict[str, Any], view: Any) -> int | None:
+    """The sequence length a model sees at its standard input size (a ViT-B/16 at 224 px: 197 tokens),
+    when the reference gives it; None otherwise."""
+    if view is None or not s.get("model"):
+        return None
+    f = view.ref(s["model"], "input_tokens")
+    return int(f.norm.point()) if f is not None and getattr(f.norm, "point", None) else None
+
+
 def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str, Any], list[str]]:
     """Validate a query body; return the normalised scenario and the notes on what was assumed.
 
@@ -196,8 +205,10 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             s[key] = _number(key, b[key], issues)
     for key, val in DEFAULTS.items():
         if key not in s:
-            s[key] = val
-            notes.append(f"{key} not given: assumed {val}")
+            native = _input_tokens(s, view) if key == "seq_len" else None
+            s[key] = native or val
+            notes.append(f"{key} not given: assumed {native}, the model's tokens per sample at its standard input size"
+                         if native else f"{key} not given: assumed {val}")
     if method in ("lora", "qlora"):
         if "lora_rank" not in s:
             s["lora_rank"] = 64 if method == "qlora" else 16

@@ -77,7 +77,7 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
 
 
 GROUP_FIELDS = ("subject", "attribute", "value", "vstr", "lo", "hi", "vkind", "polarity", "modality", "qsig",
-                "q_task", "q_gpu")
+                "q_task", "q_gpu", "as_verdicts")
 
 
 def group_records(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:

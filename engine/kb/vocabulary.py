@@ -91,7 +91,15 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # that make a verdict an open question ("whether GN7 is enough")
               "verdict_attribute", "open_question",
               # the words that state what hardware is designed or positioned for (its role)
-              "role")
+              "role",
+              # words for a task beyond its enum labels, a bottleneck and what names it, a technique's effect
+              "task", "bottleneck", "bottleneck_cue", "effect",
+              # the words that make a general concept what a statement naming no product is about
+              "topic",
+              # the words before a product's name that make it what another is compared with ("低于 A100")
+              "comparison",
+              # the words of each host interface (host_link enum)
+              "host_link")
 
 
 def _load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -201,6 +209,10 @@ class Vocabulary:
                     if r not in role_names:
                         issues.append(Issue(f"enum {enum_name} value {value}: unknown role {short(r)}", path,
                                             None, "roles", sorted(role_names)))
+                verdict = spec.get("verdict") if isinstance(spec, dict) else None
+                if verdict is not None and (verdict not in self.attributes or self.attributes[verdict].enum != "verdict"):
+                    issues.append(Issue(f"enum {enum_name} value {value}: verdict {short(verdict)} is not a verdict attribute",
+                                        path, None, "verdict", sorted(a for a, x in self.attributes.items() if x.enum == "verdict")))
                 measure = spec.get("measure") if isinstance(spec, dict) else None
                 if measure is not None and (measure not in self.attributes or self.attributes[measure].type != "quantity"):
                     issues.append(Issue(f"enum {enum_name} value {value}: measure {short(measure)} is not a quantity attribute",
@@ -235,7 +247,10 @@ class Vocabulary:
             "negation": {"before", "after"},
             "verdict_attribute": {a for a, spec in self.attributes.items() if spec.enum == "verdict"},
             "open_question": {"cue"}, "role": {"verb"}, "generality": set(self.enums.get("generality") or {}),
-            "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"}, "advice": {"verb", "use"},
+            "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"}, "advice": {"verb", "use", "not_before", "not_after"}, "comparison": {"before"}, "host_link": set(self.enums.get("host_link") or {}),
+            "task": set(self.enums.get("task") or {}), "bottleneck": set(self.enums.get("bottleneck") or {}),
+            "bottleneck_cue": {"cue", "table_header", "hypothetical"}, "effect": set(self.enums.get("effect") or {}),
+            "topic": {eid for eid, spec in self.entities.items() if spec.get("kind") == "concept"},
         }
         for group, names in allowed.items():
             for key in self.cues.get(group) or {}:
@@ -299,6 +314,25 @@ class Vocabulary:
         spec = self.enums.get(attr.enum, {})
         got = [(spec.get(str(v)) or {}).get("measure") for v in values]
         return sorted({m for m in got if m}), sum(1 for m in got if not m)
+
+    def verdict_views(self, attribute: str, values: Any) -> list[str]:
+        """The verdict attributes a bottleneck claim amounts to, negatively (``verdict`` on the bottleneck
+        enum: host memory named as a bottleneck says host memory is not enough)."""
+        if attribute != "bottleneck" or not isinstance(values, list):
+            return []
+        spec = self.enums.get("bottleneck", {})
+        return sorted({(spec.get(str(v)) or {}).get("verdict") for v in values} - {None})
+
+    def speed_figures(self) -> list[str]:
+        """The GPU figures that bound training speed: the ``measure`` of each bottleneck whose figure is
+        a throughput or a bandwidth (FP16 tensor, FP32, memory bandwidth; not memory capacity)."""
+        out = []
+        for spec in (self.enums.get("bottleneck") or {}).values():
+            m = (spec or {}).get("measure")
+            a = self.attributes.get(m) if m else None
+            if a is not None and a.dimension in ("compute", "bandwidth") and m not in out:
+                out.append(m)
+        return sorted(out)
 
     def general_condition(self, text: Any) -> bool:
         """Does a free-text condition only say that a claim holds in general (cues.generality)?"""

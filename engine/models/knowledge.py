@@ -54,6 +54,7 @@ class Claim(Model):
     normalized: Normalized = OMIT
     approx: bool = OMIT
     note: str = OMIT
+    rests_on: str = spec(OMIT, "The claim of the same source this one presupposes.")
     audit: ClaimAudit | str | None = spec(OMIT, "The claim's audit status.")
 
 

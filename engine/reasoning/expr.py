@@ -89,6 +89,11 @@ def _qhas(q, x):
     return isinstance(q, str) and any(x in item.split(">") for item in q.split("|"))
 
 
+def _qitems(q):
+    """The items of a flattened list qualifier (each without its ancestors); [] when absent."""
+    return [item.split(">")[0] for item in q.split("|")] if isinstance(q, str) and q else []
+
+
 def _lookup(x, keys, values):
     """The value paired with key x in two parallel lists (None when x is not a key)."""
     for k, v in zip(_as_list(keys), _as_list(values)):
@@ -249,9 +254,13 @@ def _scope_conflict(a, b):
     """Scope keys on which two scopes may not overlap: both state the key with conflicting values. A key
     only one states narrows that scope inside the other, so the two overlap (a general verdict and a
     narrower one can contradict each other), except a free-text condition, whose restriction cannot be
-    compared: stated by one side, or differently by both, it separates them."""
+    compared: stated by one side, or differently by both, it separates them. A verdict said to hold
+    only in some cases (generality=some) contradicts no verdict on a scope: it claims an instance, not
+    a rule."""
     x, y = _qparse(a), _qparse(b)
     out = ["condition"] if ("condition" in x or "condition" in y) and x.get("condition") != y.get("condition") else []
+    if "some" in (x.get("generality"), y.get("generality")):
+        out.append("generality")
     return out + [k for k in SCOPE_KEYS if k in x and k in y and _qval_conflict(x[k], y[k])]
 
 
@@ -289,6 +298,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
     "has": (_has, 2, 2),
     "len": (_len, 1, 1),
     "qhas": (_qhas, 2, 2),
+    "qitems": (_qitems, 1, 1),
     "all_covered": (_all_covered, 2, 2),
     "none_covered": (_none_covered, 2, 2),
     "lookup": (_lookup, 3, 3),

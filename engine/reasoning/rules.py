@@ -24,7 +24,7 @@ RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", 
 #: finding cites as its own evidence and the other fact it names (each: value, subject and citation),
 #: and the fact that links them (a family's GPU)
 EXPLAIN_FIELDS = ("subject", "attribute", "claim", "own", "own_subject", "own_attribute", "own_cite", "other",
-                  "other_subject", "other_cite", "via_subject", "via_cite")
+                  "other_subject", "other_cite", "via_subject", "via_cite", "purpose")
 PATTERN_FIELDS = {"bind", "type", "where", "absent"}
 # `!=` is evaluated by gpukb: durable_rules' $neq never matches a fact without the field, where gpukb's
 # null != x is true (and $or with $nex is rejected by its C core)
