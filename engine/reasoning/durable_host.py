@@ -270,7 +270,10 @@ def _scalar_projection(fact: dict[str, Any], fields: frozenset[str] | None = Non
     for k, v in fact.items():
         if k in ("id", "sid") or v is None or (fields is not None and k not in fields):
             continue
-        if isinstance(v, bool):
+        t = type(v)
+        if t is str or t is int:            # the usual case, first (never a bool: its type is bool)
+            out[k] = v
+        elif isinstance(v, bool):
             out[k] = TRUE_MARK if v else FALSE_MARK
         elif isinstance(v, float):
             if v != v or v in (float("inf"), float("-inf")):
