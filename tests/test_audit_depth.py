@@ -366,3 +366,25 @@ def test_a_gpus_fitness_for_large_scale_training_is_measured_against_the_trainin
     st = audit.status_of("S002-C021")["status"]   # "the T4 is no full-scale training card": 65 against 312 TFLOPS
     f = next(f for f in audit.findings_for("S002-C021") if f["rule"].startswith("audit.role.short_of_trainers@"))
     assert st == "supported" and f["kind"] == "supported" and cites(f, "R-T4-fp16_tensor_tflops")
+
+
+def test_a_family_has_its_gpus_figures_for_its_board_form_factor(audit):
+    st, f = top(audit, "S001-C107")        # "GN10x (A10) ... 31 TFLOPS": GN10X's V100 SXM2 gives 15.7
+    assert st == "incorrect" and cites(f, "R-V100-32GB-fp32_tflops-sxm2") and cites(f, "R-GN10X-gpu")
+
+
+def test_a_familys_fitness_said_to_depend_on_the_model_holds_when_its_roles_cover_part_of_the_task(audit):
+    st, f = top(audit, "S000-C001")        # "no yes/no answer: it depends on model scale and strategy"
+    assert st == "supported" and f["rule"].startswith("audit.capability.depends@") and cites(f, "R-GN7-role")
+
+
+def test_a_mixed_precision_saving_is_read_from_the_parts_it_saves_on(audit):
+    st, f = top(audit, "S000-C064")        # "mixed precision halves memory against FP32": Adam states stay 16 B/param
+    assert st == "inconsistent_with_derivation" and cites(f, "R-ZERO-model_states_bpp") and cites(f, "R-FP32-ADAM-states_bpp")
+    assert "activations" in f["explanation"]["en"] and "激活值" in f["explanation"]["zh"]
+
+
+@pytest.mark.parametrize("cid", ["S000-C074", "S002-C001"])
+def test_a_verdict_for_the_vast_majority_of_a_task_that_fails_for_part_of_it_overstates(audit, cid):
+    st, f = top(audit, cid)                # "enough for the vast majority of (LLM) training": not for large models
+    assert st == "overstated" and f["rule"].startswith("audit.derive.verdict.probe@")
