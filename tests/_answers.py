@@ -52,6 +52,7 @@ QUESTIONS = [
     "hello", "Does the T4 support BF16?", "T4 or A10 for 7B LoRA?",
     "Does GN7 support BF16?",                                          # a family's fact via its GPU
     "what's the lowest-cost Tencent instance that runs Mistral 7B inference in fp16",   # a size that fails
+    "why not H100-80GB for 1B LoRA",                                   # why not, but it fits: a note says so
 ]
 #: Bad inputs: (method, path, keyword arguments of the test client's open()).
 BAD = [

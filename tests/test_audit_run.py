@@ -217,3 +217,25 @@ def test_a_dask_cluster_gives_the_findings_of_one_process(synthetic_dir, monkeyp
     assert dask.run.batches > 1
     assert _statuses(dask) == _statuses(one)
     assert _findings(dask) == _findings(one)
+
+
+def test_the_collector_is_paused_during_an_audit_and_restored_after():
+    """run_audit turns Python's cyclic collector off while it runs (its records all live until it ends)
+    and back on after, also when the audit fails; a collector that was off stays off."""
+    import gc
+    from gpukb.engine.answers.audit_run import collector_paused
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        with collector_paused():
+            raise RuntimeError("an audit that fails")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -512,3 +512,66 @@ def test_the_host_runs_no_background_dispatch_threads():
     names = {getattr(getattr(t, "function", None), "__name__", "") for t in threading.enumerate()}
     assert not names & {"dispatch_ruleset", "dispatch_timers"}, names
     assert not hasattr(durable_host._host(), "_d_timer")
+
+
+# --------------------------------------------------------------------------------------------------
+# what the session leaves out of durable_rules' work, and how it reads matches back
+
+
+def _question_filter():
+    from tests._engine import bundled
+    kb = bundled()
+    return kb, durable_host.PatternFilter(definition(kb.question_reasoner.ruleset))
+
+
+def test_the_pattern_filter_leaves_out_only_facts_no_pattern_can_match():
+    kb, flt = _question_filter()
+    ref = {"t": "ref", "fk": "x", "fid": "R-X", "subject": "gpu:T4", "attribute": "effect", "skind": "gpu"}
+    assert not flt.may_match(ref)                                    # no sizing pattern reads an 'effect'
+    assert flt.may_match({**ref, "attribute": "memory_gb"})          # the GPUs' memory is read
+    assert flt.may_match({**ref, "fid": "R-BPP-fp16"})               # a formula is read by its id
+    assert flt.may_match({**ref, "attribute": "bytes_per_param", "skind": "optimizer"})
+    assert not flt.may_match({"t": "recommendation", "fk": "y"})     # a type no pattern reads
+    assert flt.may_match({**ref, "attribute": ["memory_gb"]})        # not a string: counted as a possible match
+    # a literal a pattern requires: `purpose == 'answer'` patterns and others that do not require it
+    assert flt.may_match({"t": "scenario", "fk": "s", "purpose": "probe", "method": "full"})
+
+
+def test_facts_left_out_of_durable_change_no_answer(monkeypatch):
+    """A question answered with the filter and with every fact sent to durable_rules: the same answer,
+    with fewer facts sent."""
+    from tests._engine import bundled
+    kb = bundled()
+    kb.query({"params": 5e9, "method": "lora", "gpu": "T4"})         # the audit and the error bands, computed once
+    sent = []
+    real = durable_host.CompiledRuleset._assert_and_record
+
+    def counting(self, msg):
+        sent.append(msg["fk"])
+        return real(self, msg)
+    monkeypatch.setattr(durable_host.CompiledRuleset, "_assert_and_record", counting)
+    body = {"params": 21e9, "method": "full", "gpu": "A10"}
+    filtered = json.dumps(kb.query(dict(body)), sort_keys=True)
+    n_filtered = len(sent)
+    kb._cache.clear()
+    sent.clear()
+    monkeypatch.setattr(durable_host.PatternFilter, "may_match", lambda self, fact: True)
+    everything = json.dumps(kb.query(dict(body)), sort_keys=True)
+    kb._cache.clear()
+    assert filtered == everything
+    assert n_filtered < len(sent)
+
+
+@pytest.mark.parametrize("bindings", [
+    {"b_s": {"t": "scenario", "fk": "scenario:q1", "qid": "q1", "n": 2.5}},
+    {"b_c": {"t": "claim", "fk": "S1-C1@1", "value": durable_host.LIST_MARK, "ok": durable_host.TRUE_MARK},
+     "b_r": {"fk": "R-1@1", "t": "ref", "subject": "gpu:T4"}},
+    {"b_c": {"t": "claim", "fk": "S1-C2@1", "quote": 'a "quoted" \\ text', "v": durable_host.FALSE_MARK}},
+    {"b_c": {"t": "claim", "fk": 'odd "key"', "note": '"fk": "not-this", "b_x":{'}},
+    {"b_c": {"t": "claim", "fk": "k", "lit": "\\u0001list"}},
+])
+def test_match_keys_reads_the_keys_json_reads(bindings):
+    """The bindings' fact keys read from a match's text, with or without escapes, are those json.loads reads."""
+    text = '{"r7":{' + ",".join(f'"{b}":{durable_host._ENCODE(m)}' for b, m in bindings.items()) + "}}"
+    assert durable_host._match_keys(text) == ("r7", {b: m["fk"] for b, m in bindings.items()})
+    assert durable_host._match_dict(text) == ("r7", bindings)

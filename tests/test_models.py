@@ -16,7 +16,7 @@ import pytest
 
 from gpukb.engine import models, terms
 from gpukb.engine.answers import ask_choice, scenario
-from gpukb.engine.kb.store import MODALITIES
+from gpukb.engine.kb.loader import MODALITIES
 from gpukb.engine.models.base import OMIT, Model, ModelError, json_name
 from gpukb.engine.models.schema import Variants
 

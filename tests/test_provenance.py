@@ -14,7 +14,7 @@ import pytest
 
 from gpukb.engine.reasoning.provenance import (build_graph, dependents, labels, origin_of, premises_of, proof_sizes, proof_tree,
                                supports_of, surviving)
-from gpukb.engine.reasoning.reasoner import Reasoner
+from gpukb.engine.reasoning.reasoner import Derivation, Reasoner
 from gpukb.engine.reasoning.rules import load_rules
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -342,3 +342,28 @@ def test_derivation_with_a_cycle_of_paths():
     assert tree["rule"] == "path.base@1" and tree["alternatives"] == 1
     assert surviving(g, [f"{p}:E0-1"]) == {f"{p}:E1-0", key_of(d, "path", a=1, b=0)}
     assert surviving(g, ["input"]) == set()
+
+
+def test_a_proof_tree_from_the_ancestor_graph_equals_one_from_the_whole_graph():
+    """Every derived fact of a question's staged session (its scenario and every variant): the proof
+    tree read from the part of the graph the fact rests on is the whole graph's, node for node."""
+    from gpukb.engine.reasoning.provenance import ancestor_graph
+    from tests._engine import bundled
+    kb = bundled()
+    view = kb.view(None)
+    with kb.staged(view) as run:
+        kb._cache.clear()
+        kb.query({"params": 13e9, "method": "full", "gpu": "T4"})
+        d = Derivation(dict(run.known), list(run.firings), set(run.given))
+    kb._cache.clear()
+    whole = build_graph(d.facts, d.firings, d.given)
+    sizes = proof_sizes(whole)
+    checked = 0
+    for fk in d.facts:
+        if fk in d.given:
+            continue
+        part = ancestor_graph(d.facts, d.firings, d.given, fk)
+        assert proof_tree(part, fk, d.facts, proof_sizes(part)) == proof_tree(whole, fk, d.facts, sizes)
+        assert part.number_of_nodes() < whole.number_of_nodes()
+        checked += 1
+    assert checked > 100

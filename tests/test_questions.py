@@ -108,3 +108,13 @@ def test_the_kv_cache_of_a_sliding_window_model_stops_at_its_window(gpukb):
     long_ = gpukb.query({"model": "mistral-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 32768})
     assert long_["memory"]["kv_cache"] == pytest.approx(short["memory"]["kv_cache"]) == pytest.approx(
         2 * 32 * 4096 * 4096 * (8 / 32) * 2 / 1e9, rel=1e-3)
+
+
+def test_a_why_not_question_whose_scenario_fits_is_answered_over_the_api_with_its_note(client):
+    """"why not" of something that fits: the answer says it does fit (the note was missing from the
+    answer's model, so the API answered 500)."""
+    r = client.get("/v1/ask", query_string={"q": "why not H100-80GB for 1B LoRA"})
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    assert body["verdict"] == "fits" and body["negated"] is True
+    assert body["note"]["en"].startswith("The question asks why not") and body["note"]["zh"]

@@ -703,3 +703,35 @@ def test_a_firings_values_are_read_lazily_and_pickle_with_them():
     f = next(x for x in d.firings if x.rule == "path.step@1")
     g = pickle.loads(pickle.dumps(f))
     assert g == f and g.values == f.values and dict(g.values) == {"p.a": 0, "e.b": 2}
+
+
+def test_absent_patterns_found_by_the_field_index_are_those_a_scan_finds():
+    """matcher.blocked with the FieldIndex (a lookup by the pattern's equality) and without (every fact
+    of the type tested): the same answer for names that are blocked, not blocked, lists and missing."""
+    from gpukb.engine.reasoning import matcher
+    r = reasoner("rules_absent")
+    rule = next(x for x in r.ruleset.rules if any(p.absent for p in x.patterns))
+    defaults = matcher.defaults_of(r.ruleset.types)
+    blocks = [{"t": "block", "fk": f"b{i}", "name": n} for i, n in enumerate(["a", "b", 3, None, ["c"], "a"])]
+    blocks.append({"t": "block", "fk": "bx"})                  # no name at all: reads as null
+    by_type = {"block": []}
+    index = matcher.FieldIndex()
+    for grown in range(len(blocks) + 1):                      # the index catches up as the list grows
+        by_type["block"] = blocks[:grown]
+        for name in ["a", "b", "c", 3, 3.0, None, "z", True]:
+            env = {"i": {"t": "item", "fk": "i", "name": name}}
+            assert matcher.blocked(rule, env, by_type, defaults, index) == matcher.blocked(rule, env, by_type, defaults), (grown, name)
+
+
+def test_a_staged_snapshot_reads_only_the_facts_derived_before_it():
+    """Derivation.derived_of on a stage's snapshot: the facts derived up to that stage, in order, the
+    same as an index built from the snapshot's own facts, while later stages add more."""
+    with reasoner("rules_paths").staged() as run:
+        first = run.add(edges({(0, 1), (1, 2)}))
+        n_first = len(first.derived_of("path", None))
+        second = run.add(edges({(2, 3)}))
+        assert len(first.derived_of("path", None)) == n_first == 3
+        assert len(second.derived_of("path", None)) == 6
+        for d in (first, second):
+            rebuilt = Derivation(d.facts, d.firings, d.given)
+            assert d.derived_of("path", None) == rebuilt.derived_of("path", None) == d.derived("path")

@@ -258,3 +258,17 @@ def test_questions_run_only_the_rules_they_need(kb):
     part = sizing.run(kb.question_reasoner, view, kb.seeds(view), s, notes).derivation
     assert {k: f for k, f in whole.facts.items() if "qid" in f} == {k: f for k, f in part.facts.items() if "qid" in f}
     assert len(part.facts) < len(whole.facts)        # the audit's inherited properties are not derived
+
+
+def test_the_answer_that_filled_the_cache_is_the_cached_one_and_cannot_change_it(kb):
+    """The caller that computed an answer gets it without a second copy; changing it leaves the cache's."""
+    import json
+    body = {"params": 9.5e9, "method": "lora", "gpu": "T4"}
+    kb._cache.clear()
+    first = kb.query(dict(body))
+    shown = json.dumps(first, sort_keys=True)
+    first["verdict"] = "changed"
+    first["recommendations"].clear()
+    again = kb.query(dict(body))
+    assert json.dumps(again, sort_keys=True) == shown
+    assert again is not first

@@ -36,8 +36,11 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         q = c.qualifiers
         method = (q.get("method") or "").split(":")[-1] or CONCEPT_METHOD.get(c.subject) or task_method(q.get("task"), vocab)
         techniques = set(q.get("techniques") or [])
+        open_bits = False
         if method == "lora" and ({"technique:quantization", "software:bitsandbytes"} & techniques):
             method = "qlora"
+            # quantized, but to how many bits? bitsandbytes loads a base in 8 or in 4 bits
+            open_bits = not q.get("precision")
         if method not in scen.METHODS:
             continue
         polarity = vocab.polarity(str(c.value)) if c.attribute in ("memory_verdict", "suitability") else 0
@@ -47,6 +50,7 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
                 sizes.append((m.split(":")[1], {"model": m}))
         if c.subject.startswith("model:") and view.ref(c.subject, "params") is not None and not sizes:
             sizes.append((c.subject.split(":")[1], {"model": c.subject}))
+        top = None
         if c.attribute == "max_params" and isinstance(c.norm, Interval) and (c.norm.hi or c.norm.lo):
             # "it trains models up to X": X must fit
             top = c.norm.hi or c.norm.lo
@@ -103,13 +107,26 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
             # for "it does not"
             n = s.hi if polarity > 0 and s.hi else (s.lo or s.hi)
             body["seq_len"] = int(min(max(n, 1), 1_048_576))
+        if c.attribute == "memory_required" and open_bits:
+            # a need for a quantized base that leaves the bit width open: sized at 8 bits and at 4
+            for pick, size in sizes:
+                eight = {k: v for k, v in body.items() if k != "gradient_checkpointing"}
+                out.append((c, f"probe:most {pick} int8", {**eight, **size, "method": "lora", "precision": "int8"}))
+                out.append((c, f"probe:least {pick} nf4", {**body, **size}))
+            continue
         if c.attribute == "max_params" and not q.get("method") and method in ("full", "lora", "qlora"):
             # a largest trainable model with no method stated: it depends on the method when full
             # training and QLoRA (the most and the least demanding) disagree
+            least = {k: v for k, v in body.items() if k not in ("precision", "optimizer")}
             for pick, size in sizes:
                 out.append((c, f"probe:most {pick} full", {**body, **size, "method": "full"}))
-                least = {k: v for k, v in body.items() if k not in ("precision", "optimizer")}
                 out.append((c, f"probe:least {pick} qlora", {**least, **size, "method": "qlora", "gradient_checkpointing": True}))
+            if c.modality == "recommendation" and top:
+                # a recommended cap is too cautious when a clearly larger model (25% more) fits the least
+                # demanding method
+                above = top * 1.25
+                out.append((c, f"probe:above {above / 1e9:g}B qlora",
+                            {**least, "params": above, "method": "qlora", "gradient_checkpointing": True}))
             continue
         for pick, size in sizes:
             out.append((c, pick, {**body, **size}))
@@ -159,7 +176,7 @@ def check_records(view: ReleaseView, checked: list[Fact]) -> list[dict[str, Any]
             rec = scen.record(s, qid, purpose="audit")
             rec["has_arch"] = int(all(view.ref(s.get("model"), a) is not None for a in ("layers", "hidden_size", "heads"))) if s.get("model") else 0
             scenarios[qid] = rec
-        probe = {"probe:smallest": 1, "probe:largest": 2, "probe:most": 3, "probe:least": 4}.get(" ".join(pick.split()[:1]), 0)
+        probe = {"probe:smallest": 1, "probe:largest": 2, "probe:most": 3, "probe:least": 4, "probe:above": 5}.get(" ".join(pick.split()[:1]), 0)
         records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
     return records + list(scenarios.values())
 

@@ -82,6 +82,16 @@ def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> tuple[dict[s
 
     out: dict[str, bytes] = {}
     rep2: dict[str, dict] = {}
+    seen: dict[tuple[int, bool], bytes] = {}    # a partner's digest depends on it and on same_source only
+
+    def partner(g: dict[str, Any], h: dict[str, Any]) -> bytes:
+        pv = partner_view(g, h)
+        key = (id(h), pv["same_source"])
+        found = seen.get(key)
+        if found is None:
+            found = seen[key] = one(pv)
+        return found
+
     for u in units:
         by_gid = {g["gid"]: g for g in u.context_groups}
         by_gid.update((g["gid"], g) for g in u.groups)
@@ -93,7 +103,7 @@ def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> tuple[dict[s
             h = hashlib.sha256(one(own) + (digests.get(g.get("rep2"), b"-") if g.get("rep2") else b"0"))
             for b in sorted(partners.get(g["gid"], ())):
                 hb = by_gid[b]
-                h.update(b.encode() + one(partner_view(g, hb)))
+                h.update(b.encode() + partner(g, hb))
                 rep2.setdefault(g["gid"], {}).setdefault(hb.get("rep_source"), []).append((b, hb.get("rep2")))
             out[g["gid"]] = h.digest()
     return out, rep2

@@ -15,12 +15,14 @@ processes (``workers=N``) or on a Dask cluster (``scheduler="tcp://host:port"``,
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from ..kb.store import Fact, ReleaseView
 from ..reasoning.reasoner import Derivation
@@ -142,7 +144,8 @@ def batch_job(kb_dir: str, rules_dir: str, include_pending: bool, release: str, 
     view = state.view(release)
     by_key = {f.key: f for f in view.reference}
     refs = [[by_key[k] for k in ks if k in by_key] for ks in references]
-    return audit_batch(state, view, parts, keys, refs, claim_recs, keep_proofs)
+    with collector_paused():
+        return audit_batch(state, view, parts, keys, refs, claim_recs, keep_proofs)
 
 
 def _run_pool(service, view, todo, claim_recs, keep_proofs, workers, scheduler, progress) -> list[list[BlockResult]]:
@@ -184,6 +187,21 @@ def plan(view: ReleaseView) -> tuple[list[Unit], dict[str, dict[str, Any]]]:
     return units(view, claims, recs, groups, group_pairs(groups)), {c.id: r for c, r in zip(claims, recs)}
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for a block (restored after): an audit allocates millions
+    of records that live until it ends, and each full collection traversed all of them and the KB (a
+    sixth of a 10,000-claim audit's CPU time, two thirds of a re-audit's). Nothing the audit frees is
+    cyclic, so reference counting frees it as before."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | None = None,
               previous: AuditResult | None = None, keep_proofs: bool = True,
               progress: Callable[[str, int, int | None], None] | None = None) -> AuditResult:
@@ -194,6 +212,13 @@ def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | 
     of its claims whose inputs are unchanged; without ``keep_proofs`` the derivations are dropped once
     read (a large audit's memory) and recomputed for the unit an explanation asks for.
     """
+    with collector_paused():
+        return _run_audit(service, view, workers=workers, scheduler=scheduler, previous=previous,
+                          keep_proofs=keep_proofs, progress=progress)
+
+
+def _run_audit(service, view: ReleaseView, *, workers: int, scheduler: str | None, previous: AuditResult | None,
+               keep_proofs: bool, progress: Callable[[str, int, int | None], None] | None) -> AuditResult:
     progress = progress if progress is not None else getattr(service, "progress", None)
     parts, claim_recs = plan(view)
     refs = [reach(view, u.claims + u.context_claims) for u in parts]

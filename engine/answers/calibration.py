@@ -73,8 +73,10 @@ MIN_POINTS = 2      # a band from fewer measured points than this is not given
 
 def band_of(state: GpuKB, view: ReleaseView, method: str) -> dict[str, Any] | None:
     """The error band of a method's estimates in a release (None without enough measured points)."""
-    rep = state.cached(("calibration", view.name), lambda: calibrate(state, view))
-    return rep["by_method"].get(method)
+    bands = state.memo(("calibration-bands", view.name),
+                       lambda: state.cached(("calibration", view.name), lambda: calibrate(state, view))["by_method"])
+    band = bands.get(method)
+    return dict(band) if band is not None else None
 
 
 def report_text(rep: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 from ..reasoning import matcher
 from ..kb.store import ReleaseView
 from ..kb.labels import fact_label
-from ..reasoning.provenance import build_graph, proof_sizes, proof_tree
+from ..reasoning.provenance import ancestor_graph, build_graph, proof_sizes, proof_tree
 from ..reasoning.reasoner import Derivation
 from ..reasoning.rules import RuleSet
 
@@ -29,9 +29,10 @@ def graph_of(d: Derivation):
 
 def tree(d: Derivation, fact: str, view: ReleaseView, ruleset: RuleSet,
          corroboration: dict[str, list[dict]] | None = None) -> dict[str, Any]:
-    """The enriched proof tree of ``fact`` (shortest proof first, shared sub-proofs once)."""
-    g = graph_of(d)
-    raw = proof_tree(g, fact, d.facts, d._sizes)
+    """The enriched proof tree of ``fact`` (shortest proof first, shared sub-proofs once), read from the
+    part of the provenance graph that ``fact`` rests on."""
+    g = ancestor_graph(d.facts, d.firings, d.given, fact)
+    raw = proof_tree(g, fact, d.facts, proof_sizes(g))
     return _enrich(raw, d, view, ruleset, corroboration or {})
 
 

@@ -19,7 +19,7 @@ from . import ask_choice, audit_gaps
 from . import without as without_mod
 from . import check as check_mod
 from .audit import audit_answer, claimreview
-from .audit_run import run_audit
+from .audit_run import collector_paused, run_audit
 from .. import limits
 from ..errors import BadInput, Issue
 from ..kb.loader import load_kb
@@ -37,7 +37,8 @@ class GpuKB:
                  cache_size: int = 512, include_pending: bool = False):
         self.kb_dir, self.rules_dir = Path(kb_dir), Path(rules_dir)
         self.include_pending = include_pending
-        self.kb: KB = load_kb(self.kb_dir, include_pending=include_pending)
+        with collector_paused():           # a large KB is millions of objects that all stay
+            self.kb: KB = load_kb(self.kb_dir, include_pending=include_pending)
         ref_ids = {f.id for f in self.kb.all_facts if f.tier == "reference"}
         self.rules: RuleSet = load_rules(self.rules_dir, ref_ids)
         self.reasoner = Reasoner(self.rules)
@@ -46,6 +47,7 @@ class GpuKB:
         self._relevant: OrderedDict[tuple, list[dict]] = OrderedDict()   # (release, entities) -> seeds
         self._local = threading.local()          # this thread's open staged run (see :meth:`staged`)
         self._cache: OrderedDict[tuple, Any] = OrderedDict()
+        self._memo: dict[tuple, Any] = {}
         self._cache_size = cache_size
         self._lock = threading.RLock()
         self._audits: dict[str, Any] = {}
@@ -84,7 +86,8 @@ class GpuKB:
 
     def cached(self, key: tuple, fn):
         """``fn()`` memoised under ``key`` (least recently used out first); callers get their own copy
-        (the cache keeps a pickle, which copies a JSON-like answer several times faster than deepcopy)."""
+        (the cache keeps a pickle, which copies a JSON-like answer several times faster than deepcopy;
+        the caller that computed the value gets the value itself, pickled before anyone can change it)."""
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
@@ -95,7 +98,17 @@ class GpuKB:
             self._cache[key] = blob
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
-        return pickle.loads(blob)
+        return value
+
+    def memo(self, key: tuple, fn):
+        """``fn()`` computed once per key and kept (never evicted): small read-only values every answer
+        reads, such as a release's error bands. Callers must not change what they get."""
+        with self._lock:
+            if key in self._memo:
+                return self._memo[key]
+        value = fn()
+        with self._lock:
+            return self._memo.setdefault(key, value)
 
     # -- answers (each a function of this state, in its own module) -------------------------------
     @property

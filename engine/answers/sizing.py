@@ -35,14 +35,7 @@ class SizingRun:
 
     def _mine(self, ftype: str) -> list[dict[str, Any]]:
         """The derived facts of one type about this scenario (a run may hold several scenarios)."""
-        index = self.derivation.__dict__.get("_by_type_qid")
-        if index is None:
-            index = {}
-            for k, f in self.derivation.facts.items():
-                if k not in self.derivation.given:
-                    index.setdefault((f["t"], f.get("qid")), []).append(f)
-            self.derivation.__dict__["_by_type_qid"] = index
-        return index.get((ftype, self.qid), [])
+        return self.derivation.derived_of(ftype, self.qid)
 
     def one(self, ftype: str) -> dict[str, Any] | None:
         found = self._mine(ftype)

@@ -88,6 +88,14 @@ class Summary(Model):
 
 
 @dataclass(kw_only=True)
+class Note(Model):
+    """A remark on the question itself, in English and Chinese."""
+
+    en: str
+    zh: str
+
+
+@dataclass(kw_only=True)
 class OffloadCost(Model):
     """What CPU offload moves to host memory and over PCIe each step."""
 
@@ -301,6 +309,7 @@ class SizingAnswer(Asked):
     borderline: bool = spec(OMIT, "the usable memory lies inside the error band")
     offload: OffloadCost = OMIT
     negated: bool = OMIT
+    note: Note = spec(OMIT, "a why-not question whose scenario fits: says that it does")
     alternatives: list[Alternative] = spec(OMIT, "other readings of an ambiguous question, each sized")
     assumed: list[Assumed] = spec(OMIT, "what the parser assumed (a generic GPU name taken as its smaller card) "
                                   "and the alternatives")

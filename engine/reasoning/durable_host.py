@@ -20,10 +20,13 @@ import itertools
 import json
 import logging
 import math
+import re
 import threading
 from typing import Any, Callable
 
 from durable import engine as _durable_engine
+
+from . import jsontext
 
 #: durable_rules' C extension, as its own Python layer imports it (see :func:`_assert_and_record`)
 _C = _durable_engine.durable_rules_engine
@@ -63,7 +66,7 @@ class _ErrorLog(logging.Handler):
 
 
 #: json.dumps(x, ensure_ascii=False) without building an encoder per call (the same text)
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+_ENCODE = jsontext.encoder()
 
 # the result codes of the C core's assert_fact (durable/engine.py Ruleset._handle_result)
 _NOT_HANDLED, _OBSERVED, _DEFERRED = 1, 2, 3
@@ -78,6 +81,34 @@ MessageNotHandled = _durable_engine.MessageNotHandledException
 
 #: ids a fact is offered under before durable_rules' refusal is an error (see Session.assert_fact)
 ID_ATTEMPTS = 8
+
+# A match as the C core hands it out (state.c, serializeResult): {"<action>":{"b_x":<message>,...}}, each
+# message the text gpukb sent, a flat object. Without a backslash in the text (other than in the escaped
+# \u0001 that begins the list and boolean marks) no string holds a quote, so these patterns can only
+# meet the action's name, the bindings' names and each message's "fk".
+_ACTION = re.compile(r'\{"([^"]*)":\{')
+_BINDING = re.compile(r'"(b_[^"]*)":\{')
+_FK = re.compile(r'"fk": "([^"]*)"')
+
+
+def _match_keys(text: str) -> tuple[str, dict[str, str]]:
+    """(action name, binding → fact key) of one match text, read without decoding the messages (a
+    third of the cost of ``json.loads``, which is used when the text has escapes or another shape)."""
+    if "\\" not in text or text.count("\\") == text.count(_MARK_ESCAPE):
+        head = _ACTION.match(text)
+        if head is not None:
+            binds, fks = _BINDING.findall(text), _FK.findall(text)
+            if len(binds) == len(fks):
+                return head.group(1), dict(zip(binds, fks))
+    name, bindings = _match_dict(text)
+    return name, {k: v["fk"] for k, v in bindings.items()}
+
+
+def _match_dict(text: str) -> tuple[str, dict[str, dict[str, Any]]]:
+    """(action name, binding → message) of one match text, decoded."""
+    for name, bindings in json.loads(text).items():
+        return name, bindings
+    raise EngineFault(f"durable_rules handed out an empty match: {text[:200]!r}")
 
 
 def lock() -> threading.RLock:
@@ -129,6 +160,7 @@ def _prime(name: str) -> None:
 
 LIST_MARK = "\u0001list"
 TRUE_MARK, FALSE_MARK = "\u0001true", "\u0001false"
+_MARK_ESCAPE = "\\u0001"          # how JSON writes the marks' first character
 
 
 def _parsable(x: float) -> float:
@@ -169,6 +201,61 @@ def condition_fields(definition: dict[str, dict]) -> frozenset[str]:
     return frozenset(out)
 
 
+class PatternFilter:
+    """Which facts some pattern of a ruleset could match, from the string literals its conditions
+    require (``{"attribute": "gpu"}`` in a pattern's ``$and``; absent patterns included).
+
+    A fact that fails a required literal of every pattern of its type (present as another string)
+    cannot take part in any match, so durable_rules is not sent it: asserting it would change nothing
+    but the cost (a question's session holds many reference facts no sizing rule reads). Anything
+    else (numbers, ranges, joins, ``$or``, a missing field) counts as a possible match. The verdict
+    is kept per fact type and the values of the fields the literals test.
+    """
+
+    def __init__(self, definition: dict[str, dict]):
+        self.open = False                          # a pattern without a literal type: anything may match
+        self.by_type: dict[str, list[dict[str, str]]] = {}
+        for rule in definition.values():
+            for part in ("all", "any"):
+                for pattern in rule.get(part, ()):
+                    for cond in pattern.values():
+                        need = self._literals(cond)
+                        if not isinstance(need.get("t"), str):
+                            self.open = True
+                        else:
+                            self.by_type.setdefault(need.pop("t"), []).append(need)
+        self.fields = {t: tuple(sorted({f for need in pats for f in need})) for t, pats in self.by_type.items()}
+        self._verdicts: dict[tuple, bool] = {}
+
+    @staticmethod
+    def _literals(cond: Any) -> dict[str, Any]:
+        parts = cond["$and"] if isinstance(cond, dict) and list(cond) == ["$and"] else [cond]
+        out: dict[str, Any] = {}
+        for c in parts:
+            if isinstance(c, dict) and len(c) == 1:
+                (field, value), = c.items()
+                if not field.startswith("$") and isinstance(value, str):
+                    out[field] = value
+        return out
+
+    def may_match(self, fact: dict[str, Any]) -> bool:
+        """False only when no pattern can match ``fact``."""
+        if self.open:
+            return True
+        t = fact.get("t")
+        fields = self.fields.get(t) if isinstance(t, str) else None
+        if fields is None:
+            return not isinstance(t, str)          # a type no pattern reads (durable: not handled)
+        key = (t,) + tuple([v if isinstance(v := fact.get(f), str) else None for f in fields])   # non-strings: "maybe"
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = any(all(not isinstance(fact.get(f), str) or fact.get(f) == v for f, v in need.items())
+                          for need in self.by_type[t])
+            if len(self._verdicts) < 65536:
+                self._verdicts[key] = verdict
+        return verdict
+
+
 def _scalar_projection(fact: dict[str, Any], fields: frozenset[str] | None = None) -> dict[str, Any]:
     """What durable_rules sees of a fact (a new dict; the caller's record is never changed).
 
@@ -183,7 +270,10 @@ def _scalar_projection(fact: dict[str, Any], fields: frozenset[str] | None = Non
     for k, v in fact.items():
         if k in ("id", "sid") or v is None or (fields is not None and k not in fields):
             continue
-        if isinstance(v, bool):
+        t = type(v)
+        if t is str or t is int:            # the usual case, first (never a bool: its type is bool)
+            out[k] = v
+        elif isinstance(v, bool):
             out[k] = TRUE_MARK if v else FALSE_MARK
         elif isinstance(v, float):
             if v != v or v in (float("inf"), float("-inf")):
@@ -202,13 +292,15 @@ class CompiledRuleset:
     def __init__(self, definition: dict[str, dict], prefix: str = "gpukb"):
         with _LOCK:
             self.name = f"{prefix}_{next(_NAMES)}"
-            self._matches: list[tuple[str, dict[str, dict]]] = []
+            # the matches since the last drain: the C core's texts, or (name, bindings) from the Python layer
+            self._matches: list[str | tuple[str, dict[str, dict]]] = []
             defs = {}
             for rule_name, rule in definition.items():
                 rule = dict(rule)
                 rule["run"] = self._recorder(rule_name)
                 defs[rule_name] = rule
             self.fields = condition_fields(definition)
+            self.filter = PatternFilter(definition)
             _host().register_rulesets({self.name: _with_prime_rule(defs)})
             _prime(self.name)
             self._handle = _host().get_ruleset(self.name)._handle
@@ -235,7 +327,8 @@ class CompiledRuleset:
         need: no ``Closure`` per match (two ``datetime.now()`` calls each), and the state text the core
         hands out is handed back to ``update_state`` as it came instead of being parsed and re-serialised.
         The calls into the core, their order and their arguments are the same, so matching is unchanged;
-        it was 3/4 of the time of a fact's round trip. Returns the core's result code (``_OBSERVED``,
+        it was 3/4 of the time of a fact's round trip. Each match is kept as the core's text and decoded
+        when drained (:meth:`Session.drain_keys` reads only the fact keys). Returns the core's result code (``_OBSERVED``,
         ``_NOT_HANDLED`` where ``Host.assert_fact`` raises); whatever else the core raises propagates.
         """
         handle = self._handle
@@ -247,16 +340,13 @@ class CompiledRuleset:
         started = _C.start_action_for_state(handle, state)
         if not started:
             return code
-        state_text, pending = started[0], json.loads(started[1])
+        state_text, pending = started
         matches = self._matches
         while pending:
-            for action_name, message in pending.items():
-                break
-            if action_name != "prime":
-                matches.append((action_name, message))
+            if not pending.startswith('{"prime":'):
+                matches.append(pending)
             _C.update_state(handle, state_text)
-            nxt = _C.complete_and_start_action(handle, state)
-            pending = json.loads(nxt) if nxt else None
+            pending = _C.complete_and_start_action(handle, state)
         return code
 
 
@@ -312,6 +402,9 @@ class Session:
         fk = str(fact.get("fk"))
         if fk in self._asserted:
             return False
+        if not self.compiled.filter.may_match(fact):
+            self._asserted.add(fk)               # no pattern can match it: durable_rules would only file it
+            return True
         msg = _scalar_projection(fact, self.compiled.fields)
         msg["sid"] = self.sid
         for attempt in range(ID_ATTEMPTS):
@@ -331,7 +424,13 @@ class Session:
         raise EngineFault(f"durable_rules refused fact {fk!r} under {ID_ATTEMPTS} different ids", self._last_rule())
 
     def _last_rule(self) -> str | None:
-        return self.compiled._matches[-1][0] if self.compiled._matches else None
+        if not self.compiled._matches:
+            return None
+        last = self.compiled._matches[-1]
+        if isinstance(last, str):
+            head = _ACTION.match(last)
+            return head.group(1) if head is not None else None
+        return last[0]
 
     def _raise_logged(self, during: str) -> None:
         if _ERRORS.records:
@@ -340,9 +439,9 @@ class Session:
             _ERRORS.records.clear()
             raise EngineFault(f"durable_rules logged an error while {during}: {first}"
                               + (f" (and {n - 1} more)" if n > 1 else ""), self._last_rule())
-        for name, binding in self.compiled._matches:
-            if "$error" in binding:
-                raise EngineFault(f"recording a match failed: {binding['$error']}", name)
+        for match in self.compiled._matches:
+            if not isinstance(match, str) and "$error" in match[1]:
+                raise EngineFault(f"recording a match failed: {match[1]['$error']}", match[0])
 
     def check(self) -> None:
         """Raise if durable_rules logged an error or recorded an exception in this session's state."""
@@ -356,7 +455,14 @@ class Session:
 
     def drain(self) -> list[tuple[str, dict[str, dict]]]:
         """The matches recorded since the last drain: (durable rule name, binding → fact)."""
-        out = list(self.compiled._matches)
+        out = [_match_dict(m) if isinstance(m, str) else m for m in self.compiled._matches]
+        self.compiled._matches.clear()
+        return out
+
+    def drain_keys(self) -> list[tuple[str, dict[str, str]]]:
+        """The matches recorded since the last drain: (durable rule name, binding → fact key ``fk``)."""
+        out = [_match_keys(m) if isinstance(m, str) else (m[0], {k: v["fk"] for k, v in m[1].items()})
+               for m in self.compiled._matches]
         self.compiled._matches.clear()
         return out
 

@@ -56,14 +56,72 @@ def holds(rule: Rule, env: dict[str, dict], defaults: dict[str, dict]) -> bool:
     return all(truth(c, env) for c in rule.guard)
 
 
-def blocked(rule: Rule, env: dict[str, dict], by_type: dict[str, list[dict]], defaults: dict[str, dict]) -> bool:
-    """Some fact matches one of the rule's absent patterns, so the match must not fire."""
+def blocked(rule: Rule, env: dict[str, dict], by_type: dict[str, list[dict]], defaults: dict[str, dict],
+            index: "FieldIndex | None" = None) -> bool:
+    """Some fact matches one of the rule's absent patterns, so the match must not fire. With ``index``
+    only the facts whose field equals what the pattern's first usable equality asks for are tested
+    (the same facts that can pass it; see :func:`equality_key`)."""
     for p in rule.patterns:
         if p.absent:
-            for f in by_type.get(p.type, ()):
+            facts = by_type.get(p.type, ())
+            key = equality_key(p, env) if index is not None and facts else None
+            if key is not None:
+                facts = index.lookup(p.type, key[0], key[1], facts)
+            for f in facts:
                 if all(truth(c, local_env(defaults, p.type, f, env)) for c in p.conditions):
                     return True
     return False
+
+
+def equality_key(p: Any, env: dict[str, dict]) -> tuple[str, Any] | None:
+    """(field, value) of the first condition of pattern ``p`` of the form ``field == expression`` whose
+    expression reads only the match's bindings (``attribute == 'kv_heads'``, ``subject == s.model``),
+    evaluated in ``env``: a fact can pass that condition only if its field equals the value (a missing
+    field reads as null). None when no condition has that form or its value cannot be read."""
+    for c in p.conditions:
+        node = c.node
+        if node[0] != "cmp" or node[1] != "==":
+            continue
+        for own, other in ((node[2], node[3]), (node[3], node[2])):
+            if own[0] != "name" or len(own[1]) != 1 or own[1][0] in env:
+                continue
+            names = expr.names(other)
+            if any(len(n) < 2 or n[0] not in env for n in names):
+                continue
+            try:
+                value = expr.evaluate(other, env)
+                hash(value)
+            except (expr.ExprError, TypeError):
+                return None
+            return own[1][0], value
+    return None
+
+
+class FieldIndex:
+    """Facts by type, field and value, built from a run's append-only ``by_type`` lists as they grow
+    (for the absent patterns' equality lookups)."""
+
+    def __init__(self) -> None:
+        self._maps: dict[tuple[str, str], tuple[list[int], dict[Any, list[dict]], list[dict]]] = {}
+
+    def lookup(self, ftype: str, field: str, value: Any, facts: list[dict]) -> list[dict]:
+        """The facts of ``facts`` (the type's list) whose ``field`` may equal ``value``, in their order:
+        those whose value equals it and those whose value cannot be hashed (tested by the caller)."""
+        entry = self._maps.get((ftype, field))
+        if entry is None:
+            entry = self._maps[(ftype, field)] = ([0], {}, [])
+        done, by_value, odd = entry
+        for i in range(done[0], len(facts)):
+            v = facts[i].get(field)
+            try:
+                by_value.setdefault(v, []).append((i, facts[i]))
+            except TypeError:              # an unhashable value (a list): always a candidate
+                odd.append((i, facts[i]))
+        done[0] = len(facts)
+        found = by_value.get(value, [])
+        if odd:
+            found = sorted(found + odd, key=lambda x: x[0])
+        return [f for _, f in found]
 
 
 def first_failure(rule: Rule, facts: Iterable[dict], defaults: dict[str, dict], qid: str | None = None) -> dict[str, Any]:

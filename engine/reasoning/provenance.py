@@ -14,8 +14,9 @@ import networkx as nx
 MAX_ENVIRONMENTS = 64
 
 
-def build_graph(facts: dict[str, dict], firings: Iterable, given: set[str]) -> nx.DiGraph:
-    """Build the provenance DiGraph of a derivation.
+def build_graph(facts: dict[str, dict], firings: Iterable, given: set[str], numbered: bool = False) -> nx.DiGraph:
+    """Build the provenance DiGraph of a derivation (``numbered``: ``firings`` are (number, firing)
+    pairs, the number naming the firing's node; else they are numbered in order).
 
     Each given fact hangs from its origin: ``src:<source>`` for a claim, ``ref:<citation>`` for a
     reference fact, ``input`` for anything else (a question's scenario).
@@ -36,13 +37,48 @@ def build_graph(facts: dict[str, dict], firings: Iterable, given: set[str]) -> n
             origin = origin_of(f)
             g.add_node(origin, kind="origin")
             g.add_edge(origin, fk)
-    for i, firing in enumerate(firings):
+    for i, firing in (firings if numbered else enumerate(firings)):
         node = f"F{i}"
         g.add_node(node, kind="firing", rule=firing.rule, values=dict(firing.values))
         for p in firing.premises:
             g.add_edge(p, node)
         g.add_edge(node, firing.derived)
     return g
+
+
+def ancestor_graph(facts: dict[str, dict], firings: list, given: set[str], fact: str) -> nx.DiGraph:
+    """The part of :func:`build_graph` that ``fact`` rests on: the facts and firings it can be proved
+    from, every support of each (so proof sizes and alternatives are the same), with the same node
+    names and in the same order. A proof tree of ``fact`` read from it equals one read from the whole
+    graph; building it costs the proof's size instead of the derivation's (a question's session holds
+    every variant it evaluated).
+
+    Examples
+    --------
+    >>> from collections import namedtuple
+    >>> F = namedtuple("F", "rule premises derived values")
+    >>> facts = {k: {"t": "x"} for k in "abcd"}
+    >>> fs = [F("r@1", ("a",), "b", ()), F("r@1", ("c",), "d", ())]
+    >>> sorted(ancestor_graph(facts, fs, {"a", "c"}, "b").nodes)
+    ['F0', 'a', 'b', 'input']
+    """
+    supports: dict[str, list[int]] = {}
+    for i, firing in enumerate(firings):
+        supports.setdefault(firing.derived, []).append(i)
+    keep: set[str] = set()
+    used: set[int] = set()
+    todo = [fact]
+    while todo:
+        fk = todo.pop()
+        if fk in keep:
+            continue
+        keep.add(fk)
+        for i in supports.get(fk, ()):
+            if i not in used:
+                used.add(i)
+                todo.extend(firings[i].premises)
+    return build_graph({k: f for k, f in facts.items() if k in keep},
+                       [(i, firings[i]) for i in sorted(used)], given, numbered=True)
 
 
 def origin_of(fact: dict[str, Any]) -> str:

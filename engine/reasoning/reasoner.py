@@ -75,11 +75,16 @@ class Derivation:
     fact key → the firings that derived it) is indexed when first read."""
 
     def __init__(self, facts: dict[str, dict[str, Any]], firings: list[Firing], given: set[str],
-                 supports: dict[str, list[Firing]] | None = None):
+                 supports: dict[str, list[Firing]] | None = None,
+                 index: dict[tuple[str, Any], list[tuple[int, dict[str, Any]]]] | None = None):
         self.facts = facts
         self.firings = firings
         self.given = given
         self._supports = supports or None
+        # (type, qid) -> (position, fact) of each derived fact, kept by a staged run as it derives; a
+        # snapshot reads the entries before its own size (facts are only ever added)
+        self._index = index
+        self._size = len(facts)
 
     @property
     def supports(self) -> dict[str, list[Firing]]:
@@ -88,6 +93,17 @@ class Derivation:
             for f in self.firings:
                 self._supports.setdefault(f.derived, []).append(f)
         return self._supports
+
+    def derived_of(self, ftype: str, qid: Any) -> list[dict[str, Any]]:
+        """The derived facts of one type and ``qid`` field, in the order they were derived."""
+        if self._index is None:
+            index: dict[tuple[str, Any], list[tuple[int, dict[str, Any]]]] = {}
+            for i, (k, f) in enumerate(self.facts.items()):
+                if k not in self.given:
+                    index.setdefault((f["t"], f.get("qid")), []).append((i, f))
+            self._index = index
+        size = self._size
+        return [f for i, f in self._index.get((ftype, qid), ()) if i < size]
 
     def derived(self, ftype: str | None = None) -> list[dict[str, Any]]:
         return [f for k, f in self.facts.items() if k not in self.given and (ftype is None or f["t"] == ftype)]
@@ -108,9 +124,9 @@ class Reasoner:
         # the names each rule's derivation reads, recorded with every firing (computed once per rule)
         self._reads = {r.key: [n for node in r.derive.values() for n in expr.names(node)] for r in ruleset.rules}
         # what the firing loop needs of each durable rule, read once: the rule, its key, the bindings of
-        # its premises, whether gpukb must check conditions or a guard (matcher.holds) or absent patterns
+        # its premises (as durable names them, b_<bind>), whether gpukb must check conditions or a guard (matcher.holds) or absent patterns
         # (its guard and conditions, and its derived values, as closures: expr_compile)
-        self._plan = {name: (r, r.key, tuple(p.bind for p in r.patterns if not p.absent), _checker(r, self._defaults),
+        self._plan = {name: (r, r.key, tuple("b_" + p.bind for p in r.patterns if not p.absent), _checker(r, self._defaults),
                              any(p.absent for p in r.patterns),
                              tuple((field, compile_node(node)) for field, node in r.derive.items()), self._reads[r.key])
                       for name, r in self._by_name.items()}
@@ -141,7 +157,8 @@ class Reasoner:
                 raise
             raise EngineError(f"the rule engine failed: {exc}") from None
 
-    def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, by_type, report=None) -> None:
+    def _settle(self, session, work: deque, known, firings, counts, seen_matches, budget, by_type, report=None,
+                index: dict | None = None, field_index: matcher.FieldIndex | None = None) -> None:
         steps = 0
         total = sum(counts.values())
         plan, defaults = self._plan, self._defaults
@@ -155,15 +172,15 @@ class Reasoner:
             rname, bindings = work.popleft()
             rule, key, binds, check, absent, derive, reads = plan[rname]
             try:
-                env = {b[2:]: known[m["fk"]] for b, m in bindings.items()}
+                premises = tuple([bindings[b] for b in binds])
+                sig = (key, premises)
+                if sig in seen_matches:
+                    continue
+                env = {b[2:]: known[fk] for b, fk in bindings.items()}
             except KeyError as exc:
                 raise RuleError(f"rule {key}: matched an unknown fact {exc}") from None
-            premises = tuple([env[b]["fk"] for b in binds])
-            sig = (key, premises)
-            if sig in seen_matches:
-                continue
             seen_matches.add(sig)
-            if (check is not None and not check(env)) or (absent and matcher.blocked(rule, env, by_type, defaults)):
+            if (check is not None and not check(env)) or (absent and matcher.blocked(rule, env, by_type, defaults, field_index)):
                 continue
             try:
                 values = {name: fn(env) for name, fn in derive}
@@ -182,10 +199,12 @@ class Reasoner:
             if fk in known:
                 continue
             fact = {"t": rule.derive_type, "fk": fk, **values}
+            if index is not None:
+                index.setdefault((fact["t"], fact.get("qid")), []).append((len(known), fact))
             known[fk] = fact
             by_type.setdefault(fact["t"], []).append(fact)
             session.assert_fact(fact)
-            work.extend(session.drain())
+            work.extend(session.drain_keys())
 
 
 def _checker(rule: Any, defaults: dict[str, dict[str, None]]) -> Callable[[dict], bool] | None:
@@ -232,6 +251,8 @@ class StagedRun:
         self.counts: Counter[str] = Counter()
         self.seen_matches: set[tuple[str, tuple[str, ...]]] = set()
         self.by_type: dict[str, list[dict[str, Any]]] = {}
+        self.index: dict[tuple[str, Any], list[tuple[int, dict[str, Any]]]] = {}   # see Derivation.derived_of
+        self.field_index = matcher.FieldIndex()      # by_type by field value, for absent patterns
 
     def __enter__(self) -> "StagedRun":
         return self
@@ -254,7 +275,7 @@ class StagedRun:
             budget = max(self.reasoner.budget, 100 * (len(self.given) + len(facts)))
         d = self.reasoner._guarded(lambda: self._add(facts, budget, progress))
         if snapshot:
-            return Derivation(dict(d.facts), list(d.firings), set(d.given))
+            return Derivation(dict(d.facts), list(d.firings), set(d.given), index=self.index)
         return d
 
     def _add(self, facts: list[dict[str, Any]], budget: int,
@@ -273,15 +294,15 @@ class StagedRun:
                 self.given.add(fk)
                 self.by_type.setdefault(f["t"], []).append(f)
                 session.assert_fact(f)
-                work.extend(session.drain())
+                work.extend(session.drain_keys())
             if report is not None:
                 report("asserting facts", len(facts), len(facts))
             self.reasoner._settle(session, work, known, self.firings, self.counts, self.seen_matches, budget,
-                                  self.by_type, report)
+                                  self.by_type, report, self.index, self.field_index)
             session.check()
         finally:
             session.pause()
-        return Derivation(known, self.firings, self.given)
+        return Derivation(known, self.firings, self.given, index=self.index)
 
 
 def _busiest(counts: Counter) -> str:

@@ -8,12 +8,11 @@ are written in gpukb's expression language (:mod:`engine.expr`); nothing is eval
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import expr
+from . import expr, jsontext
 from ..errors import Issue, ValidationError
 from ..files import read_bytes, tree_files
 from ..yamlio import LineDict, load_file
@@ -363,7 +362,7 @@ def _never_matches(node: tuple, ftype: FactType) -> str | None:
 
 
 #: json.dumps(x, sort_keys=True, ensure_ascii=False, default=str) without building an encoder per call
-_KEY_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode
+_KEY_ENCODE = jsontext.encoder(sort_keys=True, default=str)
 
 
 def fact_key(ftype: str, values: dict[str, Any]) -> str:
