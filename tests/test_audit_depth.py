@@ -405,3 +405,16 @@ def test_a_slowdown_must_reach_within_ten_percent_of_the_tensor_throughput_ratio
 def test_one_gpu_sends_nothing_between_gpus(audit):
     st, f = top(audit, "S002-C052")        # "single-GPU training involves no inter-GPU communication"
     assert st == "supported" and f["rule"].startswith("audit.capability.network.one_machine@") and cites(f, "R-DP-comm")
+
+
+def test_a_figure_some_variants_of_a_generic_gpu_have_depends_on_the_variant(audit):
+    st, f = top(audit, "S002-C131")        # "the V100 has more than 16 GB": the 32 GB card does, the 16 GB card not
+    assert st == "scope_dependent" and f["rule"].startswith("audit.variant.generic_some@") and cites(f, "R-V100-16GB-memory_gb")
+
+
+@pytest.mark.parametrize("lo, lo_strict, v, held", [(16, True, 16, False), (16, True, 32, True), (16, False, 15, True),
+                                                    (16, False, 14, False)])
+def test_a_strict_bound_excludes_its_own_value(lo, lo_strict, v, held):
+    from gpukb.engine.answers.audit import _holds
+    from gpukb.engine.kb.vocabulary import Interval
+    assert _holds(Interval(lo=lo, hi=None, lo_strict=lo_strict), v) is held
