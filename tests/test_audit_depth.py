@@ -405,3 +405,29 @@ def test_a_slowdown_must_reach_within_ten_percent_of_the_tensor_throughput_ratio
 def test_one_gpu_sends_nothing_between_gpus(audit):
     st, f = top(audit, "S002-C052")        # "single-GPU training involves no inter-GPU communication"
     assert st == "supported" and f["rule"].startswith("audit.capability.network.one_machine@") and cites(f, "R-DP-comm")
+
+
+def test_a_figure_some_variants_of_a_generic_gpu_have_depends_on_the_variant(audit):
+    st, f = top(audit, "S002-C131")        # "the V100 has more than 16 GB": the 32 GB card does, the 16 GB card not
+    assert st == "scope_dependent" and f["rule"].startswith("audit.variant.generic_some@") and cites(f, "R-V100-16GB-memory_gb")
+
+
+@pytest.mark.parametrize("lo, lo_strict, v, held", [(16, True, 16, False), (16, True, 32, True), (16, False, 15, True),
+                                                    (16, False, 14, False)])
+def test_a_strict_bound_excludes_its_own_value(lo, lo_strict, v, held):
+    from gpukb.engine.answers.audit import _holds
+    from gpukb.engine.kb.vocabulary import Interval
+    assert _holds(Interval(lo=lo, hi=None, lo_strict=lo_strict), v) is held
+
+
+def test_a_familys_gpu_does_not_depend_on_supply(audit):
+    st, f = top(audit, "S000-C003")        # "the configuration follows the resource pool and the supply chain"
+    assert st == "incorrect" and f["rule"].startswith("audit.capability.fixed_gpu@") and cites(f, "R-GN7-gpu")
+
+
+def test_the_gold_set_goals_hold(kb):
+    """Issue 15's measured goals on the project's gold set: label accuracy at least 90%, no harmful call."""
+    from gpukb.engine.answers.eval_audit import evaluate, load_gold
+    from gpukb.engine.paths import BUNDLED_KB
+    rep = evaluate(kb.audit_result(kb.kb.latest), load_gold(BUNDLED_KB / "gold" / "audit.yaml"))
+    assert rep["label_accuracy"] >= 0.90 and not rep["harmful"], (rep["label_accuracy"], rep["harmful"])

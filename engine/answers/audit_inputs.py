@@ -202,6 +202,22 @@ def reference_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any
     return [factrec.record(f, vocab) for f in refs] + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
 
 
+def _holds(claim: Interval, v: float, tol: float = 0.1) -> bool:
+    """Does the value ``v`` satisfy the claimed interval? Within 10% of an inclusive end; a strict end
+    (\"more than 16\") excludes the value itself."""
+    if claim.lo is not None:
+        if claim.lo_strict and v <= claim.lo:
+            return False
+        if not claim.lo_strict and v < claim.lo - abs(claim.lo) * tol:
+            return False
+    if claim.hi is not None:
+        if claim.hi_strict and v >= claim.hi:
+            return False
+        if not claim.hi_strict and v > claim.hi + abs(claim.hi) * tol:
+            return False
+    return True
+
+
 def _source_gpu(view: ReleaseView, source: str | None, family: str) -> Fact | None:
     """The claim of ``source`` that gives ``family`` its GPU (the latest of them), if any."""
     idx = view.__dict__.get("_source_gpus")
@@ -253,6 +269,19 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
     variants = view.kb.vocab.entities.get(c.subject, {}).get("variants") if c.subject.startswith("gpu:") else None
     if variants:
         out["gpu_variants"] = [str(v) for v in variants]
+        # a figure claimed for a generic GPU: which of its variants have it (the V100's 16 GB card is not
+        # "more than 16 GB", its 32 GB card is)
+        if isinstance(c.norm, Interval):
+            held, missed = [], []
+            for v in variants:
+                ref = view.ref(str(v), c.attribute)
+                if ref is None or ref.qualifiers or not isinstance(ref.norm, Interval) or ref.norm.point() is None:
+                    held = missed = []
+                    break
+                (held if _holds(c.norm, ref.norm.point()) else missed).append(ref.key)
+            if held or missed:
+                out["var_n"], out["var_held"] = len(held) + len(missed), len(held)
+                out["var_key"] = (missed or held)[0]
     cmp = [str(x) for x in c.qualifiers.get("compared_to") or []]
     if len(cmp) == 1:
         other = view.ref(cmp[0], "gpu") if cmp[0].startswith("family:") else None
