@@ -7,6 +7,8 @@ import subprocess
 
 import pytest
 
+from gpukb.engine.errors import BadInput
+
 from ._engine import bundled
 
 QUESTIONS = ["why not T4 for 13B full fine-tune", "为什么 T4 不能全量微调 13B 模型"]
@@ -111,3 +113,13 @@ def test_bad_explain_requests(kb, cid, fmt, lang):
     with pytest.raises(GpukbError) as e:
         kb.explain(cid, fmt, lang)
     assert e.value.status in (400, 404)
+
+
+def test_an_inference_conclusion_explains_from_its_own_id(kb):
+    # the id carries the normalised scenario, whose optimizer for inference is "none"
+    ans = kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "T4"})
+    cid = ans["conclusion_id"]
+    out = kb.explain(cid)
+    assert out["conclusion_id"] == cid and out["tree"]
+    with pytest.raises(BadInput):
+        kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "T4", "optimizer": "adamw"})

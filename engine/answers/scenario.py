@@ -190,7 +190,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
     if compute != prec:
         s["compute_precision"] = compute
     if method == "inference":
-        if "optimizer" in b:
+        if b.get("optimizer", "none") != "none":       # "none" is what a normalised scenario (and its id) says
             issues.append(Issue("inference keeps no optimizer state; drop the optimizer", field="optimizer"))
         s["optimizer"] = "none"
     else:
