@@ -379,3 +379,21 @@ def test_a_feature_used_via_is_had_but_not_in_a_technique_list(vocab):
     assert ("family:GT4", "rdma", True) in claims("GT4 的多机通信通过 RDMA（RoCE v2）完成。", vocab)
     # "+ BF16" in a list of advised techniques says nothing of the GPU's native BF16
     assert not by_attr("在 T4 上建议搭配：\ntorch.compile()+bf16\n", vocab, "bf16_native")
+
+
+@pytest.mark.parametrize("text, subject, factors", [
+    ("Activation memory scales with the sequence length and the batch size.",
+     "concept:activation-memory", ["seq_len", "batch_size"]),
+    ("微调所需的显存取决于参数量和序列长度。", "concept:training-memory", ["params", "seq_len"]),
+    ("GPU memory for training can be estimated from the parameter count and the batch size.",
+     "concept:training-memory", ["params", "batch_size"]),
+])
+def test_what_memory_depends_on_is_read_with_its_factors(vocab, text, subject, factors):
+    got = [c for c in claims(text, vocab) if c[1] == "depends_on"]
+    assert got == [(subject, "depends_on", factors)], claims(text, vocab)
+
+
+@pytest.mark.parametrize("text", ["The price depends on the region and the batch size.",     # no memory named
+                                  "显存是 16GB，取决于实例规格。"])                               # no factor named
+def test_a_dependence_without_memory_or_factors_gives_no_claim(vocab, text):
+    assert not [c for c in claims(text, vocab) if c[1] == "depends_on"]

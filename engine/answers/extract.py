@@ -22,7 +22,7 @@ from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .lexicon import (Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model,
                       match_entities as _match_entities, resolve_variant as _resolve_variant)
-from .extract_claims import (HARDWARE, HEADING, Candidate, keyed_gpu, sized_variants, attribute_for, bottlenecks, carries, column_claims, effects, gpus_needed,
+from .extract_claims import (HARDWARE, HEADING, Candidate, keyed_gpu, sized_variants, attribute_for, bottlenecks, carries, column_claims, depends, effects, gpus_needed,
                              host_of, product_names, recommends, topic_concept, verdict_attributes, requirement, roles, scale_cues, subject_of,
                              vendor_prefix, verdict_claims, widen, workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
@@ -284,6 +284,7 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     # 7. bottlenecks, effects of techniques, table columns headed by an attribute
     out += bottlenecks(low, masked, s, e, ents, carried, row, t)
     out += effects(low, masked, s, e, ents, t)
+    out += depends(low, s, e, t)
     out += column_claims(low, s, e, ents, row, t, vocab)
     if verdict or context:
         scale = first_match(scale_cues(vocab), low[s:e])

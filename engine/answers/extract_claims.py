@@ -546,6 +546,24 @@ def effects(low: str, masked: str, s: int, e: int, ents: list[_Match], t: dict[s
     return out
 
 
+def depends(low: str, s: int, e: int, t: dict[str, Any]) -> list[Candidate]:
+    """"Estimate GPU memory from the parameter count, input size and batch size": what GPU memory (or
+    activation memory) is said to depend on, when the statement names the memory, a cue (取决于, depends
+    on, estimated from) and at least one factor after the cue. A statement that names no memory gives none."""
+    cue = next((m for rx in t["depends_cue"] for m in [rx.search(low, s, e)] if m), None)
+    if cue is None:
+        return []
+    acts = any(rx.search(low, s, e) for rx in t["depends_activations"])
+    if not acts and not any(rx.search(low, s, e) for rx in t["depends_memory"]):
+        return []
+    found = sorted((m.start(), val) for val, rxs in t["factors"] for rx in rxs for m in rx.finditer(low, cue.start(), e))
+    if not found:
+        return []
+    subject = "concept:activation-memory" if acts else "concept:training-memory"
+    values = list(dict.fromkeys(v for _, v in found))
+    return [Candidate(s, e, subject, "depends_on", values, modality="spec", confidence=0.6)]
+
+
 def vendor_prefix(m: _Match, low: str, t: dict[str, Any]) -> str | None:
     """The vendor whose name opens a product's mention ("腾讯云 GN7" as one alias)."""
     for eid, alias in t["vendors"]:

@@ -23,6 +23,8 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               "role",
               # words for a task beyond its enum labels, a bottleneck and what names it, a technique's effect
               "task", "bottleneck", "bottleneck_cue", "effect",
+              # what a quantity is said to depend on: the cue words and the words of each factor
+              "depends", "factor",
               # the words that make a general concept what a statement naming no product is about
               "topic",
               # the words before a product's name that make it what another is compared with ("低于 A100")
@@ -81,6 +83,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "host_link": set(vocab.enums.get("host_link") or {}),
         "task": set(vocab.enums.get("task") or {}), "bottleneck": set(vocab.enums.get("bottleneck") or {}),
         "bottleneck_cue": {"cue", "table_header", "hypothetical"}, "effect": set(vocab.enums.get("effect") or {}),
+        "depends": {"cue", "memory", "activations"}, "factor": set(vocab.enums.get("factor") or {}),
         "topic": {eid for eid, spec in vocab.entities.items() if spec.get("kind") == "concept"},
     }
     for group, names in allowed.items():
