@@ -415,7 +415,7 @@ def test_a_figure_some_variants_of_a_generic_gpu_have_depends_on_the_variant(aud
 @pytest.mark.parametrize("lo, lo_strict, v, held", [(16, True, 16, False), (16, True, 32, True), (16, False, 15, True),
                                                     (16, False, 14, False)])
 def test_a_strict_bound_excludes_its_own_value(lo, lo_strict, v, held):
-    from gpukb.engine.answers.audit import _holds
+    from gpukb.engine.answers.audit_inputs import _holds
     from gpukb.engine.kb.vocabulary import Interval
     assert _holds(Interval(lo=lo, hi=None, lo_strict=lo_strict), v) is held
 

@@ -117,16 +117,16 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         if c.attribute == "max_params" and not q.get("method") and method in ("full", "lora", "qlora"):
             # a largest trainable model with no method stated: it depends on the method when full
             # training and QLoRA (the most and the least demanding) disagree
-            least = {k: v for k, v in body.items() if k not in ("precision", "optimizer")}
+            qlora = {**{k: v for k, v in body.items() if k not in ("precision", "optimizer")},
+                     "method": "qlora", "gradient_checkpointing": True}
             for pick, size in sizes:
                 out.append((c, f"probe:most {pick} full", {**body, **size, "method": "full"}))
-                out.append((c, f"probe:least {pick} qlora", {**least, **size, "method": "qlora", "gradient_checkpointing": True}))
+                out.append((c, f"probe:least {pick} qlora", {**qlora, **size}))
             if c.modality == "recommendation" and top:
                 # a recommended cap is too cautious when a clearly larger model (25% more) fits the least
                 # demanding method
                 above = top * 1.25
-                out.append((c, f"probe:above {above / 1e9:g}B qlora",
-                            {**least, "params": above, "method": "qlora", "gradient_checkpointing": True}))
+                out.append((c, f"probe:above {above / 1e9:g}B qlora", {**qlora, "params": above}))
             continue
         for pick, size in sizes:
             out.append((c, pick, {**body, **size}))
@@ -152,12 +152,16 @@ def task_method(tasks: Any, vocab) -> str | None:
     """The method a claim means when it names only a task: inference for serving, full training for a
     kind of training (what a claim of "training" a named model means unless it names LoRA or QLoRA)."""
     names = [str(t) for t in (tasks or [])]
-    roles = lambda t: set((vocab.enums.get("task", {}).get(t) or {}).get("roles") or ())   # noqa: E731
-    if names and all(t == "inference" or roles(t) == {"inference"} for t in names):
+    if names and all(set(vocab.task_roles(t)) == {"inference"} for t in names):
         return "inference"      # serving, or a task whose only role is inference (RAG application work)
     if any("training" in vocab.enum_chain("task", t) and t != "pretraining" for t in names):
         return "full"
     return None
+
+
+#: a check's pick prefix -> its ``probe`` number (rules/types.yaml): the catalog's smallest and largest
+#: model, the most and the least demanding training method, a model 25% above a recommended cap
+PROBES = {"probe:smallest": 1, "probe:largest": 2, "probe:most": 3, "probe:least": 4, "probe:above": 5}
 
 
 def check_records(view: ReleaseView, checked: list[Fact]) -> list[dict[str, Any]]:
@@ -176,7 +180,7 @@ def check_records(view: ReleaseView, checked: list[Fact]) -> list[dict[str, Any]
             rec = scen.record(s, qid, purpose="audit")
             rec["has_arch"] = int(all(view.ref(s.get("model"), a) is not None for a in ("layers", "hidden_size", "heads"))) if s.get("model") else 0
             scenarios[qid] = rec
-        probe = {"probe:smallest": 1, "probe:largest": 2, "probe:most": 3, "probe:least": 4, "probe:above": 5}.get(" ".join(pick.split()[:1]), 0)
+        probe = PROBES.get(pick.split(" ", 1)[0], 0)
         records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
     return records + list(scenarios.values())
 
@@ -216,6 +220,11 @@ def _holds(claim: Interval, v: float, tol: float = 0.1) -> bool:
         if not claim.hi_strict and v > claim.hi + abs(claim.hi) * tol:
             return False
     return True
+
+
+def _only(f: Fact | None) -> str | None:
+    """The one GPU a fact of a family's GPUs names, else None (a family with several GPUs, or no fact)."""
+    return str(f.value[0]) if f is not None and isinstance(f.value, list) and len(f.value) == 1 else None
 
 
 def _source_gpu(view: ReleaseView, source: str | None, family: str) -> Fact | None:
@@ -259,8 +268,7 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
             carried = _source_gpu(view, c.source, fam)
             if carried is not None:
                 out["ctx_gpu_by"] = carried.id
-        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
-            gpu = carried.value[0]
+        gpu = _only(carried)
         stated = 1 if (c.subject == fam or c.qualifiers.get("family") == fam) else 0
     if gpu:
         out["ctx_gpu"], out["ctx_stated"] = gpu, stated
@@ -271,24 +279,18 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         out["gpu_variants"] = [str(v) for v in variants]
         # a figure claimed for a generic GPU: which of its variants have it (the V100's 16 GB card is not
         # "more than 16 GB", its 32 GB card is)
-        if isinstance(c.norm, Interval):
-            held, missed = [], []
-            for v in variants:
-                ref = view.ref(str(v), c.attribute)
-                if ref is None or ref.qualifiers or not isinstance(ref.norm, Interval) or ref.norm.point() is None:
-                    held = missed = []
-                    break
-                (held if _holds(c.norm, ref.norm.point()) else missed).append(ref.key)
-            if held or missed:
-                out["var_n"], out["var_held"] = len(held) + len(missed), len(held)
-                out["var_key"] = (missed or held)[0]
+        refs = [view.ref(str(v), c.attribute) for v in variants]
+        if isinstance(c.norm, Interval) and all(r is not None and not r.qualifiers and isinstance(r.norm, Interval)
+                                                and r.norm.point() is not None for r in refs):
+            held = [r.key for r in refs if _holds(c.norm, r.norm.point())]
+            missed = [r.key for r in refs if r.key not in held]
+            out["var_n"], out["var_held"] = len(refs), len(held)
+            out["var_key"] = (missed or held)[0]
     cmp = [str(x) for x in c.qualifiers.get("compared_to") or []]
     if len(cmp) == 1:
-        other = view.ref(cmp[0], "gpu") if cmp[0].startswith("family:") else None
-        if cmp[0].startswith("gpu:"):
-            out["cmp_gpu"] = cmp[0]
-        elif other is not None and isinstance(other.value, list) and len(other.value) == 1:
-            out["cmp_gpu"] = other.value[0]
+        other = cmp[0] if cmp[0].startswith("gpu:") else _only(view.ref(cmp[0], "gpu")) if cmp[0].startswith("family:") else None
+        if other:
+            out["cmp_gpu"] = other
     if out.get("ctx_gpu") and out.get("cmp_gpu"):
         # how many times the claim's GPU has the other's figure, for each figure that bounds training speed
         ratios, keys, others = [], [], []
@@ -303,10 +305,11 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
                 others.append(b.id)
         if ratios:
             out["cmp_ratios"], out["cmp_keys"], out["cmp_others"] = ratios, keys, others
-    # the GPU figures that measure the resources a claim names (a bottleneck of GPU memory -> memory_gb)
+    # the verdicts a bottleneck claim amounts to (host memory named as a bottleneck: not enough host memory)
     views = view.kb.vocab.verdict_views(c.attribute, c.value)
     if views:
         out["as_verdicts"] = views
+    # the GPU figures that measure the resources a claim names (a bottleneck of GPU memory -> memory_gb)
     measures, unmeasured = view.kb.vocab.measures(c.attribute, c.value)
     if measures:
         out["measures"], out["unmeasured"] = measures, unmeasured
