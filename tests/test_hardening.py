@@ -289,29 +289,41 @@ def test_a_request_over_its_time_limit_is_a_503_in_the_error_shape(app, client, 
 
 
 ABORTS = """
-import random, time
+import json, random, time
 from gpukb.engine import limits
 from gpukb.engine.errors import TimeLimitExceeded
 from gpukb.engine.answers.service import GpuKB
-kb, rnd, n = GpuKB(), random.Random(1), 0
+
+def statuses(kb):
+    res = kb.audit_result(kb.kb.latest)
+    return {c: s["status"] for c, s in sorted(res.statuses.items())}, len(res.findings)
+
+kb, rnd, n, done = GpuKB(), random.Random(1), 0, 0
 for i in range(25):
     try:
         with limits.time_limit(rnd.uniform(0.05, 0.8), "test"):
             kb.audit_result(kb.kb.latest)
+        done += 1
     except TimeLimitExceeded:
         n += 1
     time.sleep(rnd.uniform(0, 0.3))
-print("aborted", n)
+after = statuses(kb)            # the stopped runs left nothing half-made behind
+clean = statuses(GpuKB())
+print(json.dumps({"aborted": n, "completed": done, "same": after == clean, "findings": after[1]}))
 """
 
 
 @pytest.mark.slow
 def test_derivations_stopped_midway_do_not_crash_the_process():
-    # durable_rules' background dispatcher threads used to pick up actions of a session being deleted
+    # durable_rules' background dispatcher threads used to pick up actions of a session being deleted.
+    # How many of the 25 runs a limit stops depends on the machine's speed; that some are stopped, that
+    # the process survives them and that the audit afterwards equals a clean one does not.
     r = subprocess.run([sys.executable, "-X", "faulthandler", "-c", ABORTS], env={**os.environ, "PYTHONPATH": str(ROOT)},
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "Fatal Python error" not in r.stderr, r.stderr[-2000:]
-    assert r.stdout.strip() == "aborted 25"
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["aborted"] >= 5 and out["aborted"] + out["completed"] == 25, out
+    assert out["same"] and out["findings"] > 0, out
 
 
 def test_shared_work_is_not_cut_short_by_a_request_deadline():
