@@ -22,9 +22,11 @@ from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .lexicon import (Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model,
                       match_entities as _match_entities, resolve_variant as _resolve_variant)
-from .extract_claims import (HARDWARE, HEADING, Candidate, keyed_gpu, sized_variants, attribute_for, bottlenecks, carries, column_claims, depends, effects, gpus_needed,
-                             host_of, product_names, recommends, topic_concept, verdict_attributes, requirement, roles, scale_cues, subject_of,
-                             vendor_prefix, verdict_claims, widen, workload_of)
+from .extract_claims import (attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, product_names,
+                             recommends, roles, sized_variants)
+from .extract_subject import (HARDWARE, HEADING, Candidate, carries, host_of, subject_of, topic_concept, vendor_prefix,
+                              widen)
+from .extract_workload import (gpus_needed, requirement, scale_cues, verdict_attributes, verdict_claims, workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
                            negated, quantities, row_at, segment, sentences, tables)
 

@@ -1,90 +1,20 @@
-"""Claim assembly for the extractor: the subject a statement is about, and one builder per kind of
-statement (a quantity's attribute, a requirement, a GPU count, the GPU a family carries, advice, a
-workload verdict, a product's name and vendor)."""
+"""Claim builders for the extractor, one per kind of statement: a product's name and vendor, advice,
+roles, a quantity's attribute, bottlenecks, a technique's effects, what memory depends on, table columns
+headed by an attribute, sized GPU variants and the GPU a keyed line names. Who a statement is about lives
+in :mod:`.extract_subject`, workloads and verdicts in :mod:`.extract_workload`."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..kb.vocabulary import Vocabulary
-from .lexicon import Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model
+from .lexicon import Match as _Match
+from .extract_subject import (HARDWARE, PRODUCTS, Candidate, subject_of, topic as _topic, topic_concept,
+                              vendor_prefix, widen)
 from .extract_text import (GPU_AFTER, NAME_MARKS, Quantity, Row, any_match, negated, segment, spans_of, tables)
+from .extract_workload import qualifiers_of
 
-#: the concept a requirement of a method is stated about when the text names no model
-METHOD_CONCEPT = {"full": "concept:llm-full-finetune", "lora": "concept:llm-peft", "qlora": "concept:llm-peft",
-                  "pretrain": "concept:llm-pretrain"}
-HARDWARE = ("gpu", "family", "instance")
 TECHNIQUES = ("technique", "precision", "method", "software")
-VERDICT_ATTRS = ("memory_verdict", "suitability")
-
-MEMORY_WORDS = re.compile(r"(?<![a-z])(?:memory|vram|fit|oom)(?![a-z])|显存|放不下|装不下|放得下|装得下|爆显存")
-_TRAIN_TASK = re.compile(r"(?<![a-z])train(?:s|ed|ing)?(?![a-z])|训练")
-_INFER_TASK = re.compile(r"(?<![a-z])(?:inference|serv(?:e|es|ing)|deploy\w*)(?![a-z])|推理|部署")
-
-@dataclass
-class Candidate:
-    """One claim read from the text, before the audit judges it."""
-
-    start: int
-    end: int
-    subject: str
-    attribute: str
-    value: Any
-    unit: str | None = None
-    qualifiers: dict[str, Any] = field(default_factory=dict)
-    modality: str = "spec"
-    confidence: float = 0.8
-    approx: bool = False
-
-    def as_dict(self, text: str) -> dict[str, Any]:
-        d = {"span": [self.start, self.end], "quote": text[self.start:self.end], "subject": self.subject,
-             "attribute": self.attribute, "value": self.value, "qualifiers": self.qualifiers,
-             "modality": self.modality, "confidence": round(self.confidence, 2)}
-        if self.unit is not None:
-            d["unit"] = self.unit
-        if self.approx:
-            d["approx"] = True
-        return d
-
-
-
-def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: dict[str, _Match],
-             seg: tuple[int, int], topic_first: bool = False) -> tuple[str | None, float]:
-    """The entity a statement at ``pos`` is about: the nearest one of a fitting kind before it (in its
-    clause first), else after it in its clause, else the last one of the previous sentences. With
-    ``topic_first`` (verdicts, which judge the product a passage is about), the passage's product comes
-    before hardware named later in the sentence ("…扩展性差；低于 A100" judges the passage's product)."""
-    fit = [m for m in ents if m.kind in kinds]
-    if topic_first and not [m for m in fit if m.end <= pos or m.start < seg[1]]:
-        for k in kinds:
-            if k in carried:
-                return carried[k].eid, 0.55
-    before = [m for m in fit if m.end <= pos]
-    in_seg = [m for m in before if m.start >= seg[0]]
-    if in_seg:
-        return in_seg[-1].eid, 0.9
-    after = [m for m in fit if m.start >= pos and m.end <= seg[1]]
-    if after:
-        return after[0].eid, 0.8
-    if before:
-        return before[-1].eid, 0.8
-    if fit:
-        return fit[0].eid, 0.65
-    for k in kinds:                # a table row: the product the line heading its table names
-        if HEADING + k in carried:
-            return carried[HEADING + k].eid, 0.6
-    if any(m.kind in HARDWARE for m in ents):
-        return None, 0.0          # the sentence speaks of other hardware: no subject from earlier sentences
-    for k in kinds:
-        if k in carried:
-            return carried[k].eid, 0.55
-    return None, 0.0
-
-
-PRODUCTS = ("family", "instance", "product", "platform")
-#: the key prefix under which ``carried`` holds the products named by the line heading a table
-HEADING = "heading:"
 
 
 def product_names(low: str, ents: list[_Match], named: set[str], vocab: Vocabulary,
@@ -218,26 +148,6 @@ def roles(masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _M
     return []
 
 
-def host_of(subject: str | None, ents: list[_Match], masked: str, s: int, pos: int, t: dict[str, Any]) -> str | None:
-    """In "GN7 carries the T4 and supports X", X is said of GN7: a GPU that is the object of a family's
-    "carries" earlier in the sentence hands the statement back to the family, unless the statement sits
-    in a parenthesis right after the GPU's name ("A10（24GB 显存）" is the A10's)."""
-    gpu = next((m for m in reversed(ents) if m.eid == subject and m.end <= pos), None)
-    if gpu is not None and re.match(r"\s*[（(][^）)]*$", masked[gpu.end:pos]):
-        return None
-    for h in carries(masked, s, pos, [m for m in ents if m.end <= pos], t):
-        if subject in h.value:
-            return h.subject
-    return None
-
-
-def widen(c: Candidate, ents: list[_Match], seg: tuple[int, int]) -> None:
-    """Grow a claim's span to its subject when the subject is named in the same clause."""
-    for m in ents:
-        if m.eid == c.subject and seg[0] <= m.start <= seg[1]:
-            c.start, c.end = min(c.start, m.start), max(c.end, m.end)
-
-
 def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: int, e: int, ents: list[_Match],
                    carried: dict[str, _Match], vocab: Vocabulary, t: dict[str, Any]) -> tuple[str | None, float]:
     """The attribute a quantity states: the one of its dimension whose word is nearest in the clause,
@@ -277,187 +187,10 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
     return (fitting[0], 0.55) if fitting else (None, 0.0)
 
 
-def workload_of(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab: Vocabulary,
-              qs: list[Quantity]) -> dict[str, Any]:
-    """The workload a sentence speaks of: method (or task), model or parameter count, precision."""
-    text = low[s:e]
-    w: dict[str, Any] = {}
-    cues = _question_cues(vocab)
-    named = [val for val, rx in cues.get("method", ()) if rx.search(text)]
-    # the tasks named by the task enum's labels (a label inside a longer one, "训练" in "预训练", is not one)
-    spans = [(m.start(), m.end(), task) for task, rx in tables(vocab)["tasks"] if rx.pattern for m in rx.finditer(text)]
-    tasks = list(dict.fromkeys(t for a, b, t in spans if not any(x <= a and b <= y and (x, y) != (a, b) for x, y, _ in spans)))
-    if named:          # the most specific method named wins (cue order: qlora, lora, full, pretrain, inference)
-        w["method"] = named[0]
-        alts = [m.eid.split(":", 1)[1] for m in ents if m.kind == "method"]
-        if len(set(alts)) > 1 and all(a in named for a in alts):
-            w["methods"] = list(dict.fromkeys(alts))      # methods named as alternatives ("LoRA/QLoRA")
-        if len(tasks) > 1:
-            w["task"] = tasks          # a list of tasks ("inference or development"): one verdict for each
-    else:
-        if tasks:
-            w["task"] = tasks
-        elif _TRAIN_TASK.search(text):
-            w["task"] = ["training"]
-        elif _INFER_TASK.search(text):
-            w["task"] = ["inference"]
-    models = [m.eid for m in ents if m.kind == "model"]
-    if models:
-        w["model"] = models
-        w["size"] = any(not _generic_model(mid, vocab) for mid in models)
-    params = [q for q in qs if q.dimension == "params"]
-    if params and not models:
-        w["params"], w["size"] = params[0].lo * (vocab.unit_factor("params", params[0].unit) or 1), True
-        w["params_raw"] = params[0].lo
-    precs = [m.eid for m in ents if m.kind == "precision"]
-    if precs:
-        w["precision"] = precs
-    return w
-
-
-def qualifiers_of(w: dict[str, Any]) -> dict[str, Any]:
-    q: dict[str, Any] = {}
-    if w.get("method"):
-        q["method"] = f"method:{w['method']}"
-    if w.get("task"):
-        q["task"] = list(w["task"])
-    if w.get("model"):
-        q["model"] = list(w["model"])
-    if w.get("params"):
-        q["params"] = w["params"]
-    if w.get("precision"):
-        q["precision"] = list(w["precision"])
-    if w.get("condition"):
-        q["condition"] = w["condition"]
-    return q
-
-
-def scale_cues(vocab: Vocabulary) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
-    """The scale-of-training words (large-scale, small models) as (role, patterns) pairs."""
-    return tuple((role, tuple(re.compile(p) for p in ps)) for role, ps in (vocab.cues.get("scale") or {}).items())
-
-
-def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: int) -> list[Candidate]:
-    """"Fully fine-tuning 7B needs 112 GB": a memory requirement of the workload."""
-    # the specific model named nearest before the figure in its clause, else the only one in the sentence
-    every = [m for m in ents if m.kind == "model"]
-    models = [m for m in every if m.end <= q.start] or (every if len(every) == 1 else [])
-    quals = qualifiers_of(w)
-    if models:
-        subject = models[-1].eid
-        quals.pop("model", None)
-    else:
-        subject = METHOD_CONCEPT.get(str(w.get("method")))
-        if subject is None:
-            return []
-    value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
-    if q.bound and q.lo == q.hi:
-        value = f"{q.bound} {q.lo:g}"
-    c = Candidate(s, q.end, subject, "memory_required", value, q.unit, quals, "estimate", 0.75, q.approx)
-    widen(c, ents, (s, e))
-    return [c]
-
-
-def gpus_needed(q: Quantity, masked: str, w: dict[str, Any], ents: list[_Match], seg: tuple[int, int]) -> list[Candidate]:
-    """A count of GPUs stated for a workload is a claim about how many such GPUs it needs."""
-    gpu = next((m for m in ents if m.kind == "gpu" and m.start >= q.start and m.start - q.end <= 12), None)
-    if gpu is None:
-        return []
-    value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
-    if q.bound and q.lo == q.hi:
-        value = f"{q.bound} {q.lo:g}"
-    c = Candidate(q.start, gpu.end, gpu.eid, "min_gpus", value, None, qualifiers_of(w), "estimate", 0.75, q.approx)
-    widen(c, ents, seg)
-    return [c]
-
-
-def carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) -> list[Candidate]:
-    """"GN7 is based on the T4", "GN7 实例搭载 T4": the GPU of an instance family or size."""
-    out = []
-    hosts = [m for m in ents if m.kind in ("family", "instance")]
-    for h in hosts:
-        # "GN7-T4": a GPU name joined to the family's is part of the family's name
-        gpus = [m for m in ents if m.kind == "gpu" and m.start >= h.end and m.start - h.end <= 40
-                and not re.fullmatch(r"-?", masked[h.end:m.start])]
-        if not gpus:
-            continue
-        g = gpus[0]
-        between = masked[h.end:g.start]
-        if not any_match(t["carries"], between) and not re.fullmatch(r"\s*(?:实例|系列|instances?|series)?\s*[（(:：]\s*(?:nvidia\s*)?", between):
-            continue                  # "GN7-T4" is a product name, "GN7 vs T4" a comparison
-        value = [g.eid] + [m.eid for m in gpus[1:] if re.fullmatch(r"\s*(?:/|或|or|and|和|、)\s*", masked[gpus[0].end:m.start]) ]
-        if negated(masked, h.end, g.start, g.end, min(e, g.end + 8), t) and "\ue000" not in between:
-            continue                              # "GN7 does not use an A100" is not a statement of its GPU
-        out.append(Candidate(h.start, g.end, h.eid, "gpu", value, confidence=0.85))
-    return out
-
-
-def verdict_attributes(masked: str, a: int, b: int, verdict: str, t: dict[str, Any]) -> list[str]:
-    """The verdict attributes a clause speaks of, by the resources it names (the longer of two
-    overlapping words wins; "内存和带宽够用" is two verdicts); with none named, a suitability verdict
-    (or a memory verdict for "enough" and "not enough", which say how much of something there is)."""
-    hits = sorted(((m.start(), m.end(), attr) for attr, rxs in t["verdict_attribute"] for rx in rxs
-                   for m in rx.finditer(masked, a, b)), key=lambda h: (h[0] - h[1], h[0]))
-    kept: list[tuple[int, int, str]] = []
-    for h in hits:
-        if all(h[1] <= k[0] or h[0] >= k[1] for k in kept):
-            kept.append(h)
-    attrs = list(dict.fromkeys(h[2] for h in sorted(kept)))
-    if attrs:
-        return attrs
-    return ["memory_verdict" if verdict in ("insufficient", "sufficient") else "suitability"]
-
-
-def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, ents: list[_Match],
-                   carried: dict[str, _Match], w: dict[str, Any], t: dict[str, Any], vocab: Vocabulary,
-                   span: tuple[int, int] | None = None) -> list[Candidate]:
-    """"A T4 cannot fine-tune a 13B model", "GN7 的内存和带宽够用": verdicts about hardware, one per
-    resource the clause names and per task (or model) it lists."""
-    a, b = span or (s, e)
-    # the resources named in the verdict's own comma-delimited piece ("单卡 GN7 不够，必须依赖多卡互联":
-    # the interconnect is a remedy, not what is judged)
-    ra, rb = segment(masked, s, e, s + verdict[1])
-    attrs = verdict_attributes(masked, max(a, ra), min(b, rb), verdict[0], t)
-    resource = attrs != ["suitability"] and attrs != ["memory_verdict"] or any_match(
-        dict(t["verdict_attribute"]).get("memory_verdict", ()), masked[max(a, ra):min(b, rb)])
-    if not (w.get("method") or w.get("task") or w.get("model") or resource):
-        return []
-    pos = s + verdict[1]
-    quals = qualifiers_of(w)
-    split: list[dict[str, Any]] = [quals]
-    if len(quals.get("task") or ()) > 1:
-        split = [{**quals, "task": [x]} for x in quals["task"]]
-    elif len(quals.get("model") or ()) > 1:
-        split = [{**quals, "model": [x]} for x in quals["model"]]
-    if len(w.get("methods") or ()) > 1:          # "LoRA/QLoRA fits": one verdict for each method
-        split = [{**q, "method": f"method:{x}"} for q in split for x in w["methods"]]
-    out = []
-    for attr in attrs:
-        kinds = tuple(k for k in vocab.attributes[attr].applies_to if k in HARDWARE + ("product", "platform"))
-        subj, conf = subject_of(kinds, pos, ents, carried, (ra, rb), topic_first=True)
-        if subj is None:
-            continue
-        subj = host_of(subj, ents, masked, s, pos, t) or subj
-        for q in split:
-            c = Candidate(a + len(masked[a:b]) - len(masked[a:b].lstrip(" ,，;；|")), b, subj, attr, verdict[0],
-                          qualifiers=dict(q), modality="verdict", confidence=conf * 0.85)
-            widen(c, ents, (a, b))
-            out.append(c)
-    return out
-
-
 _OF = re.compile(r"的")
 _AND = re.compile(r"和|与|及|以及|、|(?<![a-z])and(?![a-z])")
 _BULLET = re.compile(r"[\s\-–•*·▪●#>|0-9.、)）]*")
 _HEAD_COLON = re.compile(r"\s*(?:[（(][^）)\n]{0,40}[）)])?\s*[：:]")
-
-
-def _topic(kinds: tuple[str, ...], carried: dict[str, _Match]) -> tuple[str | None, float]:
-    """The product a passage is about: the last one named of the first fitting kind."""
-    for k in kinds:
-        if k in carried:
-            return carried[k].eid, 0.5
-    return None, 0.0
 
 
 def _outside_names(masked: str, hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -562,21 +295,6 @@ def depends(low: str, s: int, e: int, t: dict[str, Any]) -> list[Candidate]:
     subject = "concept:activation-memory" if acts else "concept:training-memory"
     values = list(dict.fromkeys(v for _, v in found))
     return [Candidate(s, e, subject, "depends_on", values, modality="spec", confidence=0.6)]
-
-
-def vendor_prefix(m: _Match, low: str, t: dict[str, Any]) -> str | None:
-    """The vendor whose name opens a product's mention ("腾讯云 GN7" as one alias)."""
-    for eid, alias in t["vendors"]:
-        if low.startswith(alias, m.start) and m.end - m.start > len(alias):
-            return eid
-    return None
-
-
-def topic_concept(text: str, t: dict[str, Any], general: bool = True) -> str | None:
-    """The general concept a statement naming no product is about, by the words of ``text`` (the last
-    concept of ``cues.topic`` is the most general one, only taken with ``general``)."""
-    topics = t["topics"] if general else t["topics"][:-1]
-    return next((eid for eid, rxs in topics if any_match(rxs, text)), None)
 
 
 def column_claims(low: str, s: int, e: int, ents: list[_Match], row: Row | None, t: dict[str, Any],
