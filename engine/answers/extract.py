@@ -22,6 +22,8 @@ from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .lexicon import (Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model,
                       match_entities as _match_entities, resolve_variant as _resolve_variant)
+from .extract_compare import comparisons
+from .extract_lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_to_referents
 from .extract_claims import (attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, product_names,
                              recommends, roles, sized_variants)
 from .extract_subject import (HARDWARE, HEADING, Candidate, carries, host_of, subject_of, topic_concept, vendor_prefix,
@@ -55,6 +57,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     out_lang = lang if lang in ("en", "zh") else ("zh" if re.search(r"[\u4e00-\u9fff]", text) else "en")
     t = tables(vocab)
     mentions = _match_entities(low, vocab)
+    mentions = sorted(mentions + abbreviated(low, mentions, vocab), key=lambda m: m.start)   # "ZeRO-2/3"
     claims: list[Candidate] = []
     not_understood: list[tuple[int, int]] = []
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences
@@ -64,6 +67,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     advising = False                                      # the previous line introduced a list of advice
     intro: str | None = None                              # the topic a line introducing a list gives its items
     listed: str | None = None                            # the verdict of the line heading a list
+    last_run: list[_Match] = []                           # the products the last sentence naming any spoke of
     for s, e in sentences(low):
         row = row_at(rows, s)
         for k in [k for k in carried if k.startswith(HEADING)]:
@@ -94,6 +98,18 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                                                         listed if bullet and row is None else None, named_all,
                                                         advising and not bullet)
         if not question:
+            runs = groups(low, ents, t)
+            plural = pronoun_list(low, s, e, t)
+            if not runs and plural:           # "they", "二者": the products the previous sentences named
+                found += spread_to_referents(found, last_run)
+            found += spread(found, runs, t)   # "A 和 B 都支持 X": the statement of each
+            referents = last_run if not runs and (plural or any_match(t["coref"]["singular"], low[s:e])) else []
+            found += comparisons(low, s, e, [m for m in named_all if m.kind in HARDWARE], ents, referents, carried, t)
+            verdict = _heading_verdict(low, s, e, t) if heading else None
+            if verdict and not any(c.modality == "verdict" for c in found):
+                found += heading_verdict(low, masked_low, s, e, verdict, ents, carried, t, vocab)
+            if runs:
+                last_run = runs[0]
             found += product_names(low, ents, named, vocab, carried, explicit)
         seen = set()
         for c in found:
@@ -122,8 +138,8 @@ def _uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list
     compared: _Match | None = None
     for m in ents:
         if m.kind in HARDWARE:
-            chained = compared is not None and re.fullmatch(r"\s*(?:[（(][^（(）)]*[）)])?\s*(?:/|、|,|，|和|与|或|or|and)\s*",
-                                                            low[compared.end:m.start])
+            gap = low[compared.end:m.start] if compared is not None else ""
+            chained = compared is not None and any_match(t["coref"]["joiner"], re.sub(r"[（(][^（(）)]*[）)]|'s", "", gap))
             if chained or any_match(t["compared"], low[max(s, m.start - 12):m.start]):
                 compared = m
                 continue

@@ -30,7 +30,9 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # the words before a product's name that make it what another is compared with ("低于 A100")
               "comparison",
               # the words of each host interface (host_link enum)
-              "host_link")
+              "host_link",
+              # pronouns that stand for the products named before, and the words joining a list of products
+              "coreference")
 
 
 def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -79,7 +81,9 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
         "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"},
-        "advice": {"verb", "use", "not_before", "not_after"}, "comparison": {"before"},
+        "advice": {"verb", "use", "not_before", "not_after"},
+        "comparison": {"before", "metric", "ratio", "behind", "ahead", "condition"},
+        "coreference": {"plural", "singular", "joiner"},
         "host_link": set(vocab.enums.get("host_link") or {}),
         "task": set(vocab.enums.get("task") or {}), "bottleneck": set(vocab.enums.get("bottleneck") or {}),
         "bottleneck_cue": {"cue", "table_header", "hypothetical"}, "effect": set(vocab.enums.get("effect") or {}),

@@ -1,0 +1,94 @@
+"""Comparison frames for the claim extractor: one GPU's throughput stated against other GPUs', as a ratio
+("A 的 FP16 算力仅为 B、C 的 1/3~1/2", "only 25% of the B's") or as a direction ("远不如 B", "falls far
+behind the B": below 1; "强于 B", "more FP16 compute than the B": above 1). One claim per GPU compared
+with. The subject is the hardware the sentence speaks of (a family stands for the GPU its name carries),
+else the products a pronoun stands for; the GPU compared with is the one named in the frame, else the
+one the passage was about. Every word is vocabulary data (``cues.comparison``); a comparison in a
+condition or of anything but throughput (memory, price) states nothing here."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .lexicon import Match as _Match
+from .extract_subject import HARDWARE, Candidate
+from .extract_lists import groups
+from .extract_text import any_match
+
+_NUMBER = r"(\d{1,4}(?:\.\d{1,3})?)"
+_FRACTION = re.compile(rf"{_NUMBER}\s*/\s*{_NUMBER}(?![0-9])")
+_PERCENT = re.compile(rf"{_NUMBER}\s*%")
+_RANGE = re.compile(r"\s*(?:~|～|-|–|—|到|至|to)\s*")
+
+
+def _gpu_of(m: _Match, low: str, t: dict[str, Any]) -> str | None:
+    """The GPU a hardware mention stands for: itself, or the GPU a family's name ends with ("GN7-V100")."""
+    if m.kind == "gpu":
+        return m.eid
+    suffix = t["gpu_names"][0].search(low, m.start, m.end) if m.kind == "family" else None
+    return t["gpu_names"][1].get(suffix.group(1)) if suffix else None
+
+
+def _ratio(low: str, a: int, b: int) -> tuple[int, int, Any] | None:
+    """The first fraction or percentage in ``low[a:b]`` (a range of two of them), as (start, end, value)."""
+    best = None
+    for rx, scale in ((_FRACTION, None), (_PERCENT, 0.01)):
+        m = rx.search(low, a, b)
+        if m is None or (best is not None and best[0] <= m.start()):
+            continue
+        def val(x: re.Match[str]) -> float:
+            return float(x.group(1)) / float(x.group(2)) if scale is None else float(x.group(1)) * scale
+        lo = hi = val(m)
+        start, end = m.start(), m.end()
+        j = _RANGE.match(low, end)
+        n = rx.match(low, j.end()) if j else None
+        if n is not None and n.end() <= b:
+            hi, end = val(n), n.end()
+        elif scale is not None:               # "30-50%": a bare number before the percentage
+            bare = re.search(rf"{_NUMBER}\s*(?:~|～|-|–|—|到|至)\s*$", low[max(a, start - 10):start])
+            if bare:
+                lo, start = float(bare.group(1)) * scale, start - len(bare.group(0))
+        best = (start, end, round(lo, 4) if lo == hi else [round(min(lo, hi), 4), round(max(lo, hi), 4)])
+    return best
+
+
+def comparisons(low: str, s: int, e: int, named: list[_Match], subjects: list[_Match], referents: list[_Match],
+                carried: dict[str, _Match], t: dict[str, Any]) -> list[Candidate]:
+    """The throughput comparisons sentence ``[s, e)`` states (see the module's description).
+    ``named``: every hardware mention of the sentence; ``subjects``: the ones it speaks of (not compared
+    with); ``referents``: the products a pronoun of the sentence stands for."""
+    cues = t["cmp"]
+    text = low[s:e]
+    if not any_match(cues["metric"], text) or any_match(cues["condition"], text):
+        return []
+    runs = groups(low, subjects, t)
+    own = runs[0] if runs else []             # the first product (or list of products) named: the subject
+    subj = [g for g in (_gpu_of(m, low, t) for m in (own or referents)) if g]
+    if not subj:
+        return []
+    first = min((m.start for m in own), default=s)
+    others = [m for m in named if m.kind == "gpu" and m.eid not in subj]
+    value: Any = None
+    span_end = e
+    ratio_cue = next((m for rx in cues["ratio"] for m in [rx.search(low, first, e)] if m), None)
+    frac = _ratio(low, ratio_cue.end(), e) if ratio_cue is not None and others else None
+    if frac is not None:
+        value, span_end = frac[2], frac[1]
+    else:
+        hits = sorted((m.start(), m.end(), d) for d, key in (("< 1", "behind"), ("> 1", "ahead"))
+                      for rx in cues[key] for m in rx.finditer(low, first, e))
+        if not hits:
+            return []
+        value = hits[0][2]
+        span_end = max([hits[0][1]] + [m.end for m in others if m.start >= hits[0][0]])
+        if not others and "gpu" in carried and carried["gpu"].eid not in subj:
+            others = [carried["gpu"]]           # "they offer more FP16 compute": than the passage's GPU
+    if not others:
+        return []
+    start = min([first] + [m.start for m in own])
+    out = []
+    for g in subj:
+        for o in dict.fromkeys(m.eid for m in others):
+            out.append(Candidate(start, max(span_end, start + 1), g, "compute_ratio", value, "x",
+                                 qualifiers={"compared_to": [o]}, modality="spec", confidence=0.6))
+    return out

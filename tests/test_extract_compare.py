@@ -1,0 +1,82 @@
+"""Comparison frames of the claim extractor (engine/answers/extract_compare.py) on sentences written for
+these tests, none taken from the bundled articles: a ratio of one GPU's throughput to others', one GPU
+said to fall behind or to outdo others, and sentences that compare nothing."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpukb.engine.answers.extract import extract
+from gpukb.engine.kb.vocabulary import Vocabulary
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def vocab() -> Vocabulary:
+    return Vocabulary.load(ROOT / "kb" / "vocabulary.yaml")
+
+
+def ratios(text: str, vocab: Vocabulary) -> list[tuple[str, object, list[str]]]:
+    return sorted((c.subject, c.value, c.qualifiers.get("compared_to")) for c in extract(text, vocab).claims
+                  if c.attribute == "compute_ratio")
+
+
+@pytest.mark.parametrize("text", [
+    "L4 的 FP16 算力只有 H100 的 1/4。",
+    "L4 的 FP16 算力仅为 H100 的 25%。",
+    "The L4's FP16 throughput is only 1/4 of the H100's.",
+    "The L4 delivers just 25% of the FP16 throughput of the H100.",
+])
+def test_a_ratio_to_one_gpu(vocab, text):
+    [(subject, value, against)] = ratios(text, vocab)
+    assert subject == "gpu:L4" and against == ["gpu:H100"]
+    assert value == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("text", [
+    "V100 的 INT8 吞吐量仅为 A10、H100 的 30%~50%。",
+    "The V100's INT8 throughput is only 30%-50% of the A10's and the H100's.",
+])
+def test_a_ratio_to_each_gpu_of_a_list(vocab, text):
+    got = ratios(text, vocab)
+    assert [g[2] for g in got] == [["gpu:A10"], ["gpu:H100"]]
+    assert all(g[0] == "gpu:V100" and g[1] == pytest.approx([0.3, 0.5]) for g in got)
+
+
+@pytest.mark.parametrize("text, subject, against", [
+    ("V100 的吞吐量远不如 H100。", "gpu:V100", ["gpu:H100"]),
+    ("在 FP16 算力上，L4 明显不及 A100。", "gpu:L4", ["gpu:A100"]),
+    ("The V100 falls far behind the H100 in throughput.", "gpu:V100", ["gpu:H100"]),
+    ("For FP16 compute, the L4 is well below the A100.", "gpu:L4", ["gpu:A100"]),
+])
+def test_one_gpu_behind_another(vocab, text, subject, against):
+    assert ratios(text, vocab) == [(subject, "< 1", against)]
+
+
+@pytest.mark.parametrize("text, subject, against", [
+    ("H100 的算力远强于 V100。", "gpu:H100", ["gpu:V100"]),
+    ("相比 L4，A100 拥有更强的 FP16 算力。", "gpu:A100", ["gpu:L4"]),
+    ("The A10 has more FP16 compute than the L4.", "gpu:A10", ["gpu:L4"]),
+    ("The H100 offers far higher throughput than the V100.", "gpu:H100", ["gpu:V100"]),
+])
+def test_one_gpu_ahead_of_another(vocab, text, subject, against):
+    assert ratios(text, vocab) == [(subject, "> 1", against)]
+
+
+def test_behind_each_gpu_of_a_list(vocab):
+    got = ratios("The L4's FP32 throughput is far below the A10 and the H100.", vocab)
+    assert got == [("gpu:L4", "< 1", ["gpu:A10"]), ("gpu:L4", "< 1", ["gpu:H100"])]
+
+
+@pytest.mark.parametrize("text", [
+    "The A100 has 80 GB of memory, more than the L4.",          # memory, not throughput
+    "Compare the L4 with the A10 before you buy.",              # no direction
+    "L4 的显存只有 24GB。",                                         # a figure, no second GPU
+    "H100 比 V100 贵得多。",                                        # price, not throughput
+    "Is the H100 faster than the V100?",                        # a question states nothing
+    "如果 L4 的算力不如 A10，就换卡。",                                # a condition
+])
+def test_sentences_that_state_no_throughput_comparison(vocab, text):
+    assert ratios(text, vocab) == [], text
