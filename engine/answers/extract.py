@@ -102,7 +102,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             plural = pronoun_list(low, s, e, t)
             if not runs and plural:           # "they", "二者": the products the previous sentences named
                 found += spread_to_referents(found, last_run)
-            found += spread(found, runs, t)   # "A 和 B 都支持 X": the statement of each
+            found += spread(low, found, runs)   # "A 和 B 都支持 X": the statement of each
             referents = last_run if not runs and (plural or any_match(t["coref"]["singular"], low[s:e])) else []
             found += comparisons(low, s, e, [m for m in named_all if m.kind in HARDWARE], ents, referents, carried, t)
             verdict = _heading_verdict(low, s, e, t) if heading else None

@@ -13,11 +13,12 @@ from typing import Any
 from .lexicon import Match as _Match
 from .extract_subject import HARDWARE, Candidate
 from .extract_lists import groups
-from .extract_text import any_match
+from .extract_text import any_match, segment
 
 _NUMBER = r"(\d{1,4}(?:\.\d{1,3})?)"
 _FRACTION = re.compile(rf"{_NUMBER}\s*/\s*{_NUMBER}(?![0-9])")
 _PERCENT = re.compile(rf"{_NUMBER}\s*%")
+_TIMES = re.compile(r"\d\s*(?:倍|×|x(?![a-z0-9]))")
 _RANGE = re.compile(r"\s*(?:~|～|-|–|—|到|至|to)\s*")
 
 
@@ -75,9 +76,14 @@ def comparisons(low: str, s: int, e: int, named: list[_Match], subjects: list[_M
     if frac is not None:
         value, span_end = frac[2], frac[1]
     else:
+        # a direction word in the clause that names the throughput, or after a clause naming it ("在 FP16 算力
+        # 上，B 不及 C"); "更高内存/带宽，比 T4 性能提升 3×": the higher is memory's, and a figure of times is
+        # a speed-up, read with its number elsewhere
         hits = sorted((m.start(), m.end(), d) for d, key in (("< 1", "behind"), ("> 1", "ahead"))
-                      for rx in cues[key] for m in rx.finditer(low, first, e))
-        if not hits:
+                      for rx in cues[key] for m in rx.finditer(low, first, e)
+                      if any_match(cues["metric"], low[slice(*segment(low, s, e, m.start()))])
+                      or any_match(cues["metric"], low[s:first]))
+        if not hits or _TIMES.search(low, s, e):
             return []
         value = hits[0][2]
         span_end = max([hits[0][1]] + [m.end for m in others if m.start >= hits[0][0]])

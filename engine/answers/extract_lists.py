@@ -40,16 +40,17 @@ def groups(low: str, ents: list[_Match], t: dict[str, Any]) -> list[list[_Match]
     return out
 
 
-def spread(found: list[Candidate], runs: list[list[_Match]], t: dict[str, Any]) -> list[Candidate]:
+def spread(low: str, found: list[Candidate], runs: list[list[_Match]]) -> list[Candidate]:
     """"A 和 B 都支持 X": a claim about the last-named member of a list (the subject nearest before its
-    statement) is the same claim about every member. Claims about a name itself are not spread."""
+    statement) is the same claim about every member. Claims about a name itself are not spread, nor
+    those of a list whose names each carry a parenthesis of their own."""
     out: list[Candidate] = []
     for c in found:
         if c.attribute in _OWN:
             continue
         run = next((r for r in reversed(runs) if len(r) > 1 and r[-1].eid == c.subject and r[-1].end <= c.end), None)
-        if run is None:
-            continue
+        if run is None or any(_PAREN.search(low, a.end, b.start) for a, b in zip(run, run[1:])):
+            continue                  # "A（24GB）、B（40GB）": each name with a figure of its own
         for m in run[:-1]:
             if m.eid != c.subject:
                 out.append(replace(c, subject=m.eid, qualifiers=dict(c.qualifiers), start=min(c.start, m.start)))
