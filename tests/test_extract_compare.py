@@ -65,6 +65,14 @@ def test_one_gpu_ahead_of_another(vocab, text, subject, against):
     assert ratios(text, vocab) == [(subject, "> 1", against)]
 
 
+@pytest.mark.parametrize("text", [
+    "If you need more speed, move to the A10 or the L4, as they offer far higher FP16 throughput than the T4.",
+    "如果追求速度，可以换成 A10 或 L4，它们的 FP16 算力远强于 T4。",
+])
+def test_a_condition_in_another_clause_leaves_the_comparison(vocab, text):
+    assert ratios(text, vocab) == [("gpu:A10", "> 1", ["gpu:T4"]), ("gpu:L4", "> 1", ["gpu:T4"])]
+
+
 def test_behind_each_gpu_of_a_list(vocab):
     got = ratios("The L4's FP32 throughput is far below the A10 and the H100.", vocab)
     assert got == [("gpu:L4", "< 1", ["gpu:A10"]), ("gpu:L4", "< 1", ["gpu:H100"])]

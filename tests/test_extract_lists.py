@@ -111,3 +111,22 @@ def test_a_heading_states_its_verdict_of_the_product(vocab, text, expected):
 def test_a_heading_that_asks_or_names_no_product_states_nothing(vocab, text):
     first = text.index("\n")
     assert [c for c in extract(text, vocab).claims if c.start < first] == []
+
+
+# -- a GPU named with the size of a variant -------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    ("GI3N instances use the A100 80GB.", [("gpu:A100-80GB", 80.0)]),
+    ("我们在 80GB 的 A100 上做了测试。", [("gpu:A100-80GB", 80.0)]),
+    ("H100（80GB 显存）适合大模型。", [("gpu:H100-80GB", 80.0)]),
+])
+def test_a_gpu_named_with_a_variant_size_states_its_memory(vocab, text, expected):
+    assert sorted(set(said(text, vocab, "memory_gb"))) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "The A100 is a data-centre GPU.",            # no size: no variant named
+    "The T4 has no larger variant.",             # a GPU without sized variants
+    "A100 节点配 64GB 内存。",                      # a size that names no variant (host memory)
+])
+def test_a_gpu_without_a_variant_size_states_no_memory_by_its_name(vocab, text):
+    assert said(text, vocab, "memory_gb") == []

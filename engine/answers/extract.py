@@ -23,7 +23,7 @@ from ..kb.vocabulary import Vocabulary
 from .lexicon import (Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model,
                       match_entities as _match_entities, resolve_variant as _resolve_variant)
 from .extract_compare import comparisons
-from .extract_lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_to_referents
+from .extract_lists import abbreviated, sized_names, groups, heading_verdict, pronoun_list, spread, spread_to_referents
 from .extract_claims import (attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, product_names,
                              recommends, roles, sized_variants)
 from .extract_subject import (HARDWARE, HEADING, Candidate, carries, host_of, subject_of, topic_concept, vendor_prefix,
@@ -110,6 +110,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 found += heading_verdict(low, masked_low, s, e, verdict, ents, carried, t, vocab)
             if runs:
                 last_run = runs[0]
+            found += sized_names(low, ents, vocab)    # "A100 80GB", "80GB A100": the variant's memory
             found += product_names(low, ents, named, vocab, carried, explicit)
         seen = set()
         for c in found:

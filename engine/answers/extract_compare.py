@@ -60,7 +60,7 @@ def comparisons(low: str, s: int, e: int, named: list[_Match], subjects: list[_M
     with); ``referents``: the products a pronoun of the sentence stands for."""
     cues = t["cmp"]
     text = low[s:e]
-    if not any_match(cues["metric"], text) or any_match(cues["condition"], text):
+    if not any_match(cues["metric"], text):
         return []
     runs = groups(low, subjects, t)
     own = runs[0] if runs else []             # the first product (or list of products) named: the subject
@@ -73,7 +73,7 @@ def comparisons(low: str, s: int, e: int, named: list[_Match], subjects: list[_M
     span_end = e
     ratio_cue = next((m for rx in cues["ratio"] for m in [rx.search(low, first, e)] if m), None)
     frac = _ratio(low, ratio_cue.end(), e) if ratio_cue is not None and others else None
-    if frac is not None:
+    if frac is not None and not any_match(cues["condition"], low[segment(low, s, e, first)[0]:frac[1]]):
         value, span_end = frac[2], frac[1]
     else:
         # a direction word in the clause that names the throughput, or after a clause naming it ("在 FP16 算力
@@ -83,6 +83,8 @@ def comparisons(low: str, s: int, e: int, named: list[_Match], subjects: list[_M
                       for rx in cues[key] for m in rx.finditer(low, first, e)
                       if any_match(cues["metric"], low[slice(*segment(low, s, e, m.start()))])
                       or any_match(cues["metric"], low[s:first]))
+        # a comparison inside a condition ("如果 B 的算力不如 C，…") states nothing
+        hits = [h for h in hits if not any_match(cues["condition"], low[segment(low, s, e, min(first, h[0]))[0]:h[1]])]
         if not hits or _TIMES.search(low, s, e):
             return []
         value = hits[0][2]
