@@ -37,6 +37,9 @@ def _one(result, attribute):
     ("GN7 instances have NVLink.", "nvlink", "family:GN7", "incorrect", "R-T4-nvlink"),
     ("腾讯云 GN7 实例搭载 T4 GPU。", "gpu", "family:GN7", "supported", "R-GN7-gpu"),
     ("Tesla T4 的 INT8 算力为 130 TOPS。", "int8_tops", "gpu:T4", "supported", "R-T4-int8_tops"),
+    # near misses: within 10% of the reference holds, beyond it does not
+    ("The A10 comes with 20 GB of GPU memory.", "memory_gb", "gpu:A10", "incorrect", "R-A10-memory_gb"),
+    ("T4 的显存大约 15GB。", "memory_gb", "gpu:T4", "supported", "R-T4-memory_gb"),
 ])
 def test_spec_statements_get_the_status_and_evidence(gpukb, text, attribute, subject, status, evidence):
     c = _one(gpukb.check(text), attribute)

@@ -156,6 +156,11 @@ FUNCTION_CASES = [
     ("agree(100, 100, 104, 104, 0.05)", True),
     ("agree(100, 100, 120, 120, 0.05)", False),
     ("agree(null, 10, 5, null, 0)", True),
+    # the tolerance is the checked-against value's: 20 GB is a 17% miss of 24 GB, 22 GB an 8% one
+    ("agree(20, 20, 24, 24, 0.1)", False),
+    ("agree(22, 22, 24, 24, 0.1)", True),
+    ("agree(26.4, 26.4, 24, 24, 0.1)", True),
+    ("agree(27, 27, 24, 24, 0.1)", False),
     ("qdiff('method=full;gpus=[1, 1]', 'method=lora;gpus=[1, 1]')", ["method"]),
     ("qdiff('gpus=[1, 4]', 'gpus=[2, 8]')", []),
     ("qdiff('task=fine_tuning>training', 'task=training')", []),
