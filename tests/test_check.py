@@ -70,6 +70,18 @@ def test_a_workload_verdict_is_checked_against_the_sizing(gpukb):
     assert right["status"] == "supported"
 
 
+@pytest.mark.parametrize("text, status, usable", [
+    # an instance size is sized with what it has: a quarter, a half or a whole T4
+    ("GN7.LARGE20 has enough GPU memory to serve Llama-2-7B in FP16.", "inconsistent_with_derivation", "3.48 GB"),
+    ("GN7.2XLARGE40 不够跑 Llama-2-7B 的 FP16 推理。", "supported", "7.48 GB"),
+    ("GN7.5XLARGE80 can serve Llama-2-7B in FP16.", "supported", "15.5 GB"),
+])
+def test_a_workload_verdict_on_an_instance_size_uses_its_share_of_the_gpu(gpukb, text, status, usable):
+    c = _one(gpukb.check(text), "memory_verdict")
+    assert c["subject"].startswith("instance:GN7.") and c["status"] == status, c["findings"]
+    assert any(usable in f["explanation"]["en"] for f in c["findings"]), c["findings"]
+
+
 def test_a_requirement_with_a_bound_is_read_as_a_bound(gpukb):
     c = _one(gpukb.check("7B 模型全量微调至少需要 112GB 显存。"), "memory_required")
     assert c["value"] == ">= 112" and c["qualifiers"]["params"]["lo"] == 7e9

@@ -77,6 +77,8 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
             hw = {"family": c.subject}
         elif q.get("instance"):
             hw = {"instance": q["instance"]}
+        elif c.subject.startswith("instance:"):
+            hw = {"instance": c.subject}       # an instance size: its GPUs (or its share of one)
         if not hw:
             if c.attribute in ("memory_verdict", "suitability", "min_gpus", "max_params"):
                 continue
