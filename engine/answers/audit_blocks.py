@@ -19,7 +19,8 @@ from typing import Any, Iterable
 
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
-from ..reasoning.expr_functions import SCOPE_KEYS, _qparse as qparse
+from ..kb.qualifiers import scope as qparse
+from .audit_functions import SCOPE_KEYS
 
 #: attributes of the catalog's structure, kept for every subject
 STRUCTURE = frozenset({"gpu", "family", "in_catalog", "vendor", "exists", "role", "product_kind"})

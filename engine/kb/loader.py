@@ -2,7 +2,6 @@
 against the vocabulary, every problem reported with its file and line (:func:`load_kb`)."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -10,14 +9,12 @@ from .. import ranges
 from ..errors import Issue, ValidationError, short
 from ..files import read_text, resolve_inside, tree_files
 from ..yamlio import LineDict, check_top_keys, load_file
+from .ids import CLAIM_ID, REF_ID, SOURCE_ID
 from .store import KB, Fact, Release, Source
 from .vocabulary import Interval, Vocabulary
 
 MODALITIES = ("spec", "estimate", "verdict", "recommendation", "product-name")
 CONFIDENCES = ("high", "medium", "low")
-CLAIM_ID = re.compile(r"^S\d{3}-C\d{3,4}$")
-SOURCE_ID = re.compile(r"^S\d{3}$")
-REF_ID = re.compile(r"^R-[A-Za-z0-9_.+\-]+$")
 CLAIM_FIELDS = {"id", "version", "quote", "span", "subject", "attribute", "value", "unit", "qualifiers",
                 "modality", "gloss_en", "approx", "note", "rests_on", "review"}
 REF_FIELDS = {"id", "version", "subject", "attribute", "value", "unit", "qualifiers", "citation",
