@@ -18,8 +18,9 @@ from ..kb.ids import bare, finding_id, source_of
 from .audit_blocks import group_pairs
 from .audit_gaps import reason as unverifiable_reason
 from .audit_inputs import (  # noqa: F401  (the inputs' names stay importable from here, where they were)
-    CHECKED_ATTRS, CONCEPT_METHOD, check_records, check_scenarios, claim_context, claim_records, effect_record,
-    probe_sizes, reference_records, size_records, task_method, variant_records)
+    claim_context, claim_records, effect_record, reference_records, size_records, variant_records)
+from .audit_scenarios import (  # noqa: F401  (likewise)
+    CHECKED_ATTRS, CONCEPT_METHOD, check_records, check_scenarios, probe_sizes, task_method)
 from .audit_wording import explanation, premise_sentence
 from .explain import walk
 from ..kb.store import Fact, ReleaseView
