@@ -49,3 +49,9 @@ def test_values_conflict(a, b, want):
 def test_a_signature_round_trips(d):
     sig = ";".join(f"{k}={v}" for k, v in sorted(d.items()))
     assert dict(q.scope(sig)) == d
+
+
+def test_a_chain_written_is_read_back():
+    flat = q.flat_list([q.flat_chain(["fine_tuning", "training"]), q.flat_chain(["inference"])])
+    assert flat == "fine_tuning>training|inference"
+    assert q.chains(flat) == (("fine_tuning", "training"), ("inference",))

@@ -11,6 +11,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..kb import facts as factrec
+from ..kb import qualifiers as qual
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
 
@@ -157,7 +158,7 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
         elif len(said) == 1 and set(roles) > said:      # the condition says which scale of training
             roles = tuple(said)
         if roles:
-            sets.append("|".join(sorted(roles)))
+            sets.append(qual.flat_list(roles))      # read back by all_covered/none_covered
     if sets:
         out["task_roles"] = sets
     # the hardware capabilities the techniques a claim relies on need (NVLink needs nvlink, RDMA rdma)

@@ -10,7 +10,7 @@ import hashlib
 from typing import Any
 
 from .store import Fact
-from .qualifiers import canon as _canon, flat_list
+from .qualifiers import canon as _canon, flat_chain, flat_list
 from .vocabulary import Interval, Vocabulary
 
 
@@ -57,7 +57,7 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
         if k == "task" and isinstance(v, list):
             # a task carries its ancestors ("fine_tuning>training") so a general claim about training
             # overlaps a claim about one kind of training, while two different kinds do not overlap
-            v = [">".join(vocab.enum_chain("task", t)) for t in v]
+            v = [flat_chain(vocab.enum_chain("task", t)) for t in v]
         if isinstance(v, Interval):
             r[f"q_{k}_lo"], r[f"q_{k}_hi"] = v.lo, v.hi
         else:

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from .. import ranges
 from .vocabulary import Interval
 
-__all__ = ["canon", "flat_list", "scope", "chains", "items", "has_item", "members", "values_conflict"]
+__all__ = ["canon", "flat_list", "flat_chain", "scope", "chains", "items", "has_item", "members", "values_conflict"]
 
 # distinct strings seen in one audit stay well below this; the caches only bound memory
 _CACHE = 1 << 16
@@ -48,6 +48,11 @@ def canon(v: Any) -> str:
     if isinstance(v, Interval):
         return json.dumps([v.lo, v.hi, v.lo_strict, v.hi_strict])
     return str(v)
+
+
+def flat_chain(chain: Any) -> str:
+    """An item with its ancestors as one text, ``fine_tuning>training`` (read back by :func:`chains`)."""
+    return ">".join(chain)
 
 
 @lru_cache(maxsize=_CACHE)
