@@ -13,6 +13,7 @@ flat qualifier forms are parsed once, by :mod:`gpukb.engine.kb.qualifiers`.
 """
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any, Callable
 
@@ -98,17 +99,13 @@ def scope_conflict(a: Any, b: Any) -> list[str]:
     return out + [k for k in SCOPE_KEYS if k in x and k in y and qual.values_conflict(x[k], y[k])]
 
 
-# name: (function, fewest and most arguments)
-FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
-    "qhas": (qhas, 2, 2),
-    "qitems": (qitems, 1, 1),
-    "all_covered": (all_covered, 2, 2),
-    "none_covered": (none_covered, 2, 2),
-    "qdiff": (qdiff, 2, 2),
-    "qonly": (qonly, 2, 2),
-    "scope_diff": (scope_diff, 2, 2),
-    "scope_conflict": (scope_conflict, 2, 2),
-}
+def _fixed_arity(*fns: Callable[..., Any]) -> dict[str, tuple[Callable[..., Any], int, int]]:
+    """Functions of fixed positional parameters as a function table: name -> (function, n, n)."""
+    return {fn.__name__: (fn, n, n) for fn in fns for n in [len(inspect.signature(fn).parameters)]}
+
+
+# name: (function, fewest and most arguments), as expr.register takes them
+FUNCTIONS = _fixed_arity(qhas, qitems, all_covered, none_covered, qdiff, qonly, scope_diff, scope_conflict)
 
 
 def register() -> None:

@@ -97,28 +97,33 @@ class Parser:
             raise ExprError(f"unexpected {t[1]!r} (column {t[2]})")
         return node
 
-    def or_(self):
-        node = self.and_()
-        while self.peek()[:2] == ("kw", "or"):
+    def _logic(self, kw: str, operand: Callable[[], tuple]) -> tuple:
+        """``operand (kw operand)*``, left associative: ``(kw, left, right)`` nodes."""
+        node = operand()
+        while self.peek()[:2] == ("kw", kw):
             self.take()
-            node = ("or", node, self.and_())
+            node = (kw, node, operand())
         return node
 
+    def or_(self):
+        return self._logic("or", self.and_)
+
     def and_(self):
-        node = self.not_()
-        while self.peek()[:2] == ("kw", "and"):
-            self.take()
-            node = ("and", node, self.not_())
+        return self._logic("and", self.not_)
+
+    def _prefix(self, token: tuple[str, str], kind: str, operand: Callable[[], tuple],
+                otherwise: Callable[[], tuple]) -> tuple:
+        """``token operand`` as ``(kind, operand)`` (nesting counted), else what ``otherwise`` reads."""
+        if self.peek()[:2] != token:
+            return otherwise()
+        self.take()
+        self.nest()
+        node = (kind, operand())
+        self.depth -= 1
         return node
 
     def not_(self):
-        if self.peek()[:2] == ("kw", "not"):
-            self.take()
-            self.nest()
-            node = ("not", self.not_())
-            self.depth -= 1
-            return node
-        return self.compare()
+        return self._prefix(("kw", "not"), "not", self.not_, self.compare)
 
     def compare(self):
         node = self.sum()
@@ -143,13 +148,7 @@ class Parser:
         return node
 
     def unary(self):
-        if self.peek()[:2] == ("op", "-"):
-            self.take()
-            self.nest()
-            node = ("neg", self.unary())
-            self.depth -= 1
-            return node
-        return self.atom()
+        return self._prefix(("op", "-"), "neg", self.unary, self.atom)
 
     def args(self, close):
         items = []
