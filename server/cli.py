@@ -287,9 +287,8 @@ def _preflight(kb_dir: str, rules_dir: str) -> None:
     """Load the KB and the rules as data (nothing is compiled into durable_rules in the gunicorn master),
     so that a broken KB is reported here, with its issues, instead of as a worker boot failure."""
     from gpukb.engine.kb.loader import load_kb
-    from gpukb.engine.reasoning.rules import load_rules
-    kb = load_kb(kb_dir)
-    load_rules(rules_dir, {f.id for f in kb.all_facts if f.tier == "reference"})
+    from gpukb.engine.answers.audit_functions import load_rules_for
+    load_rules_for(load_kb(kb_dir), rules_dir)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

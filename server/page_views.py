@@ -9,6 +9,7 @@ from typing import Any, Callable
 from markupsafe import Markup, escape
 
 from gpukb.engine.terms import MEMORY_COMPONENTS
+from gpukb.engine.kb.ids import bare
 
 from .i18n import LANGS, catalog, fmt_number, html_lang, t, tm, verbatim
 
@@ -18,7 +19,7 @@ MEMORY_PARTS = tuple(k for k in MEMORY_COMPONENTS if k != "adapters")
 
 def claim_id(fact_id: str) -> str:
     """S001-C005@1 → S001-C005."""
-    return str(fact_id).split("@", 1)[0]
+    return bare(fact_id)
 
 
 def params_text(n: Any) -> str:

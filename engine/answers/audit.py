@@ -14,11 +14,13 @@ from typing import Any
 
 from ..kb import facts as factrec
 from ..errors import BadInput, Issue
+from ..kb.ids import bare, finding_id, source_of
 from .audit_blocks import group_pairs
 from .audit_gaps import reason as unverifiable_reason
 from .audit_inputs import (  # noqa: F401  (the inputs' names stay importable from here, where they were)
-    CHECKED_ATTRS, CONCEPT_METHOD, check_records, check_scenarios, claim_context, claim_records, effect_record,
-    probe_sizes, reference_records, size_records, task_method, variant_records)
+    claim_context, claim_records, effect_record, reference_records, size_records, variant_records)
+from .audit_scenarios import (  # noqa: F401  (likewise)
+    CHECKED_ATTRS, CONCEPT_METHOD, check_records, check_scenarios, probe_sizes, task_method)
 from .audit_wording import explanation, premise_sentence
 from .explain import walk
 from ..kb.store import Fact, ReleaseView
@@ -87,7 +89,7 @@ class AuditResult:
     def summary(self) -> dict[str, Any]:
         out: dict[str, dict[str, int]] = {}
         for cid, st in self.statuses.items():
-            src = cid.split("-")[0]
+            src = source_of(cid)
             out.setdefault(src, {k: 0 for k in KINDS})[st["status"]] += 1
         return {s: {"claims": sum(v.values()), "by_status": v} for s, v in sorted(out.items())}
 
@@ -173,7 +175,7 @@ def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True, rule
             continue
         other = view.facts.get(f.get("other") or "")
         if other is None and f["basis"] == "reference" and f.get("evidence"):
-            other = view.facts.get(str(f["evidence"]).split("@")[0])
+            other = view.facts.get(bare(f["evidence"]))
         if f["basis"] == "claims" and isinstance(f.get("detail"), list) and not f["detail"]:
             f = {**f, "detail": None}
         pair = None
@@ -181,8 +183,7 @@ def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True, rule
             pair = (f["fkind"],) + tuple(sorted((c.id, other.id)))
         item = seen_pairs.get(pair) if pair else None
         if item is None:
-            fid = f"A-{c.id}-{f['fkind']}" + (f"-{other.id}" if other is not None else "") + \
-                  (f"-{f['detail']}" if isinstance(f.get("detail"), str) else "")
+            fid = finding_id(c.id, f["fkind"], other.id if other is not None else None, f.get("detail"))
             item = {
                 "id": fid,
                 "kind": f["fkind"],

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..kb.labels import fact_label
+from ..kb.ids import bare
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
 from ..kb.wording import Template
@@ -65,8 +66,8 @@ class _Context(dict):
         super().__init__()
         self.f, self.c, self.other, self.d, self.view, self.lang, self.case = f, c, other, d, view, lang, case
         self.vocab = view.kb.vocab
-        self.own = view.facts.get(str(f.get("evidence") or "").split("@")[0])
-        self.via = view.facts.get(str(f.get("via") or "").split("@")[0])
+        self.own = view.facts.get(bare(f.get("evidence") or ""))
+        self.via = view.facts.get(bare(f.get("via") or ""))
 
     def __missing__(self, name: str) -> str:
         value = _FIELDS[name](self)

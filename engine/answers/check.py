@@ -12,6 +12,7 @@ import hashlib
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInput, Issue, NotFound, TooLarge, require_text
+from ..kb.ids import bare, finding_source
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
 from ..terms import FINDING_KINDS, label as term_label
@@ -122,7 +123,7 @@ def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dic
     if top is None:
         return None
     attr = vocab.attributes[c.attribute]
-    refs = [view.facts.get(str(k).split("@")[0]) for f in [top] + wrong for k in f.get("evidence") or []]
+    refs = [view.facts.get(bare(k)) for f in [top] + wrong for k in f.get("evidence") or []]
     refs = [r for r in refs if r is not None and r.tier == "reference" and r.attribute == c.attribute]
     refs.sort(key=lambda r: r.subject != c.subject)         # the claim's own subject first, then what it inherits from
     for ref in refs[:1]:
@@ -149,7 +150,7 @@ def summary(claims: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict
 
 def finding_of(state: GpuKB, fid: str) -> tuple[AuditResult, dict[str, Any]]:
     """A finding of a recent check, by id (``A-X<digest>-C001-...``)."""
-    sid = fid[2:].split("-", 1)[0]
+    sid = finding_source(fid)
     res = state.recalled_check(sid)
     if res is None:
         raise NotFound(f"no recent check holds {fid[:120]!r}; check the text again to explain its findings",

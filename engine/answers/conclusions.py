@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import export
+from . import export, export_dot, export_prov
 from . import scenario as scen
 from ..errors import BadInput, Issue, NotFound
 from .explain import tree
@@ -67,5 +67,5 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
     if fmt == "text":
         return export.to_text(doc["tree"], lang)
     if fmt == "dot":
-        return export.to_dot(doc["tree"], lang)
-    return export.to_prov(doc["tree"], {k: v.as_dict() for k, v in state.kb.sources.items()})
+        return export_dot.to_dot(doc["tree"], lang)
+    return export_prov.to_prov(doc["tree"], {k: v.as_dict() for k, v in state.kb.sources.items()})

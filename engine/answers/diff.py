@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Issue, ValidationError
+from ..kb.ids import bare
 from .explain import leaves
 from ..yamlio import load_file
 
@@ -61,7 +62,7 @@ def diff(service, a: str, b: str) -> dict[str, Any]:
     changed_ids = {x["id"] for x in facts["added"]} | {x["id"] for x in facts["retired"]} | {x["id"] for x in facts["revised"]}
     rules = []
     for r in service.rules.rules:
-        hit = sorted({c.split("@")[0] for c in r.cites} & changed_ids)
+        hit = sorted({bare(c) for c in r.cites} & changed_ids)
         if hit:
             rules.append({"rule": r.key, "change": "cites a fact that changed", "facts": hit})
     conclusions: list[dict[str, Any]] = []
@@ -80,7 +81,7 @@ def diff(service, a: str, b: str) -> dict[str, Any]:
             f = next((x for x in ab.findings if x["id"] == fid), None)
             if f:
                 because = [c["id"] for c in f["claims"] if c["source"] in new_sources]
-                because += [e.split("@")[0] for e in f["evidence"] if e.split("@")[0] in changed_ids and e.split("@")[0] not in because]
+                because += [bare(e) for e in f["evidence"] if bare(e) in changed_ids and bare(e) not in because]
                 causes.append({"finding_added": fid, "kind": f["kind"], "because": because})
         for fid in sorted(fa - fb):
             causes.append({"finding_removed": fid})
@@ -97,7 +98,7 @@ def diff(service, a: str, b: str) -> dict[str, Any]:
             continue
         if any(before.get(k) != after.get(k) for k in keys):
             used = set(before["facts"]) | set(after["facts"])
-            causes = sorted({u.split("@")[0] for u in used} & changed_ids)
+            causes = sorted({bare(u) for u in used} & changed_ids)
             conclusions.append({"type": "watch", "question": q["id"], "title": q["title"],
                                 "from": {k: before.get(k) for k in keys}, "to": {k: after.get(k) for k in keys},
                                 "flipped": before.get("verdict") != after.get("verdict"),

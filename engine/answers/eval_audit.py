@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput, Issue
+from ..kb.ids import bare
 from ..terms import FINDING_KINDS
 from ..yamlio import load_file
 
@@ -51,7 +52,7 @@ def _cited(finding: dict[str, Any]) -> set[str]:
     ids |= {str(x) for x in finding.get("grounds") or []}
     for p in finding.get("premises") or []:
         ids.add(p.get("id") if isinstance(p, dict) else str(p))
-    return {i.split("@")[0] for i in ids}      # a reference id cited at a version: R-T4-memory_gb@1
+    return {bare(i) for i in ids}      # a reference id cited at a version: R-T4-memory_gb@1
 
 
 def evaluate(audit: Any, gold: list[dict[str, Any]]) -> dict[str, Any]:

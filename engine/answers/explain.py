@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..reasoning import matcher
+from ..kb.ids import bare
 from ..kb.store import ReleaseView
 from ..kb.labels import fact_label
 from ..reasoning.provenance import ancestor_graph, build_graph, proof_sizes, proof_tree
@@ -75,7 +76,7 @@ def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr
 
 
 def _cite(view: ReleaseView, fid: str) -> dict[str, Any]:
-    f = view.facts.get(fid.split("@")[0])
+    f = view.facts.get(bare(fid))
     if f is None:
         return {"id": fid, "missing_in_release": view.name}
     return {"id": f.key, "label": fact_label({"t": "ref", "fid": f.id, "subject": f.subject, "attribute": f.attribute,

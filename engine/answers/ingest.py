@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput, GpukbError, Issue
-from ..kb.loader import SOURCE_ID, load_kb
+from ..kb.ids import SOURCE_ID
+from ..kb.loader import load_kb
 from .check import claims_of
 
 MAX_SOURCE_BYTES = 2_000_000

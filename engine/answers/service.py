@@ -25,7 +25,8 @@ from ..errors import BadInput, Issue
 from ..kb.loader import load_kb
 from ..kb.store import KB, ReleaseView
 from ..reasoning.reasoner import Reasoner, StagedRun
-from ..reasoning.rules import RuleSet, load_rules
+from ..reasoning.rules import RuleSet
+from .audit_functions import load_rules_for
 from ..paths import DEFAULT_KB, DEFAULT_RULES
 
 
@@ -39,8 +40,7 @@ class GpuKB:
         self.include_pending = include_pending
         with collector_paused():           # a large KB is millions of objects that all stay
             self.kb: KB = load_kb(self.kb_dir, include_pending=include_pending)
-        ref_ids = {f.id for f in self.kb.all_facts if f.tier == "reference"}
-        self.rules: RuleSet = load_rules(self.rules_dir, ref_ids)
+        self.rules: RuleSet = load_rules_for(self.kb, self.rules_dir)
         self.reasoner = Reasoner(self.rules)
         self._question_reasoner: Reasoner | None = None
         self._seeds: dict[str, list[dict]] = {}
@@ -297,7 +297,7 @@ def validate_dirs(kb_dir: str | Path = DEFAULT_KB, rules_dir: str | Path = DEFAU
     """Validate a KB and rules directory without building an engine; with ``fill_spans`` write the
     spans of claims that have only a quote. Raises ValidationError listing every problem."""
     kb = load_kb(kb_dir, fill_spans=fill_spans)
-    rules = load_rules(rules_dir, {f.id for f in kb.all_facts if f.tier == "reference"})
+    rules = load_rules_for(kb, rules_dir)
     return {"ok": True, "claims": sum(1 for f in kb.all_facts if f.tier == "claim"),
             "reference": sum(1 for f in kb.all_facts if f.tier == "reference"), "rules": len(rules.rules),
             "releases": len(kb.releases), "sources": len(kb.sources)}

@@ -1,26 +1,17 @@
 """Engine records: the flat dicts the reasoner asserts, built from KB facts and scenarios.
 
 durable_rules matches scalar fields only, so a KB fact becomes a record with its value spread over
-``value``/``vstr``/``v0``/``lo``/``hi`` and its qualifiers flattened to ``q_<key>`` fields.
+``value``/``vstr``/``v0``/``lo``/``hi`` and its qualifiers flattened to ``q_<key>`` fields (the flat forms
+and their parsing back are :mod:`.qualifiers`).
 """
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from .store import Fact
+from .qualifiers import canon as _canon, flat_chain, flat_list
 from .vocabulary import Interval, Vocabulary
-
-
-def _canon(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, list):
-        return "|".join(sorted(map(str, v)))
-    if isinstance(v, Interval):
-        return json.dumps([v.lo, v.hi, v.lo_strict, v.hi_strict])
-    return str(v)
 
 
 def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
@@ -66,11 +57,11 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
         if k == "task" and isinstance(v, list):
             # a task carries its ancestors ("fine_tuning>training") so a general claim about training
             # overlaps a claim about one kind of training, while two different kinds do not overlap
-            v = [">".join(vocab.enum_chain("task", t)) for t in v]
+            v = [flat_chain(vocab.enum_chain("task", t)) for t in v]
         if isinstance(v, Interval):
             r[f"q_{k}_lo"], r[f"q_{k}_hi"] = v.lo, v.hi
         else:
-            r[f"q_{k}"] = "|".join(sorted(map(str, v))) if isinstance(v, list) else v
+            r[f"q_{k}"] = flat_list(v) if isinstance(v, list) else v
         sig.append(f"{k}={_canon(v)}")
     r["qsig"] = ";".join(sig)
     return r

@@ -2,7 +2,6 @@
 against the vocabulary, every problem reported with its file and line (:func:`load_kb`)."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -10,14 +9,13 @@ from .. import ranges
 from ..errors import Issue, ValidationError, short
 from ..files import read_text, resolve_inside, tree_files
 from ..yamlio import LineDict, check_top_keys, load_file
-from .store import KB, Fact, Release, Source
+from .ids import CLAIM_ID, REF_ID, SOURCE_ID
+from .releases import load_releases
+from .store import KB, Fact, Source
 from .vocabulary import Interval, Vocabulary
 
 MODALITIES = ("spec", "estimate", "verdict", "recommendation", "product-name")
 CONFIDENCES = ("high", "medium", "low")
-CLAIM_ID = re.compile(r"^S\d{3}-C\d{3,4}$")
-SOURCE_ID = re.compile(r"^S\d{3}$")
-REF_ID = re.compile(r"^R-[A-Za-z0-9_.+\-]+$")
 CLAIM_FIELDS = {"id", "version", "quote", "span", "subject", "attribute", "value", "unit", "qualifiers",
                 "modality", "gloss_en", "approx", "note", "rests_on", "review"}
 REF_FIELDS = {"id", "version", "subject", "attribute", "value", "unit", "qualifiers", "citation",
@@ -51,7 +49,7 @@ def load_kb(root: str | Path, fill_spans: bool = False, include_pending: bool = 
     for name in sorted(n for n in names if n.startswith("reference/") and n.endswith(".yaml") and n.count("/") == 1):
         facts += _load_reference_file(root / name, rel(root / name), vocab, issues)
     _check_restates(facts, issues)
-    releases = _load_releases(root / "versions.yaml", rel(root / "versions.yaml"), sources, facts, issues)
+    releases = load_releases(root / "versions.yaml", rel(root / "versions.yaml"), sources, facts, issues)
     seen: dict[str, Fact] = {}
     for f in facts:
         if f.key in seen:
@@ -351,54 +349,3 @@ def _values_agree(a: Fact, b: Fact) -> bool:
             return ranges.subset([str(v) for v in b.value], [str(v) for v in a.value])
         return b.value in a.value
     return a.value == b.value
-
-
-def _load_releases(path: Path, fname: str, sources: dict[str, Source], facts: list[Fact],
-                   issues: list[Issue]) -> list[Release]:
-    data = load_file(path, fname, path.parent)
-    check_top_keys(data, ("releases",), fname, issues)
-    items = data.get("releases") if isinstance(data, dict) else None
-    if not isinstance(items, list) or not items:
-        issues.append(Issue("expected a non-empty 'releases' list", fname, 1, "releases"))
-        return [Release("empty", "", "", 0)]
-    out: list[Release] = []
-    keys = {f.key for f in facts}
-    ids = {f.id for f in facts}
-    names: set[str] = set()
-    for i, item in enumerate(items):
-        line = getattr(item, "line", 0)
-        if not isinstance(item, LineDict):
-            issues.append(Issue("each release must be a mapping", fname, line))
-            continue
-        for k in sorted(set(item) - {"name", "date", "note", "adds", "revises", "retires"}, key=str):
-            issues.append(Issue(f"unknown field {short(k)}", fname, item.line_of(k), str(k), ["name", "date", "note", "adds", "revises", "retires"]))
-        name = str(item.get("name", ""))
-        if not name or name in names:
-            issues.append(Issue(f"release name {short(name)} is missing or repeated", fname, line, "name"))
-        names.add(name)
-        adds = item.get("adds") or {}
-        srcs = list(adds.get("sources") or []) if isinstance(adds, dict) else []
-        for s in srcs:
-            if s not in sources:
-                issues.append(Issue(f"release adds unknown source {short(s)}", fname, item.line_of("adds"), "adds.sources", set(sources)))
-        revises = [str(x) for x in item.get("revises") or []]
-        for k in revises:
-            if k not in keys:
-                issues.append(Issue(f"release revises unknown fact version {short(k)}", fname, item.line_of("revises"), "revises"))
-        retires = [str(x) for x in item.get("retires") or []]
-        for k in retires:
-            if k not in ids:
-                issues.append(Issue(f"release retires unknown fact {short(k)}", fname, item.line_of("retires"), "retires"))
-        out.append(Release(name, str(item.get("date", "")), str(item.get("note", "")), i, srcs, revises, retires, line))
-    rel_names = {r.name for r in out}
-    for f in facts:
-        if f.version > 1 and not any(f.key in r.revises for r in out):
-            issues.append(Issue(f"{f.key} is not listed under 'revises' of any release in {fname}", f.file, f.line, "version"))
-        if f.since and f.since not in rel_names:
-            issues.append(Issue(f"unknown release {f.since!r}", f.file, f.line, "since", sorted(rel_names)))
-    added = {s for r in out for s in r.adds_sources}
-    under_review = {f.source for f in facts if f.pending} - {f.source for f in facts if f.tier == "claim" and not f.pending}
-    for s in sources:
-        if s not in added and s not in under_review:
-            issues.append(Issue(f"source {s} is not added by any release", fname, 1, "adds.sources"))
-    return out

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput, Issue, NotFound, UnknownRelease, short
+from .ids import FactRef, bare
 from .vocabulary import Interval, Vocabulary
 
 @dataclass
@@ -222,8 +223,8 @@ class KB:
         ignored: in ``release`` when one is given, else in the latest release that holds exactly that
         version; a version no release holds is a NotFound that lists the versions there are.
         """
-        fid, sep, ver = str(ref).partition("@")
-        if not sep:
+        fid, ver = FactRef.parse(ref)
+        if ver is None:
             view = self.release(release)
             f = view.facts.get(fid)
             if f is None:
@@ -294,7 +295,7 @@ class ReleaseView:
         return cands[0]
 
     def get(self, fact_id: str) -> Fact:
-        f = self.facts.get(fact_id.split("@")[0])
+        f = self.facts.get(bare(fact_id))
         if f is None:
             raise NotFound(f"no fact {fact_id!r} in release {self.name}",
                            [Issue(f"no fact {fact_id!r} in release {self.name}", field="id")])

@@ -4,8 +4,8 @@ It is the schema claims and reference facts are checked against, and the lexicon
 matches aliases with. Values are normalised here so every other module compares canonical numbers.
 Its ``cues`` section is read by :mod:`.cues`, its ``findings`` and ``labels`` templates by :mod:`.wording`.
 
-It is a little over 400 lines: one class, the schema every claim is checked against, with its lookups
-and the value normalisation they share.
+A value's checking and normalisation against this schema is :mod:`.values` (the methods here delegate
+to it); the normalised quantity, :class:`Interval`, is :mod:`.interval` (still importable from here).
 """
 from __future__ import annotations
 
@@ -17,60 +17,14 @@ from typing import Any
 
 from ..errors import short, Issue, ValidationError
 from ..yamlio import LineDict, load_file
+from . import values
 from .cues import check_cue_keys, load_cues
+from .interval import Interval
 from .wording import Wording
 
 UNITLESS_OK = ("count", "ratio", "params")
 ENTITY_FIELDS = ("name", "aliases", "catalog", "family", "variants", "requires", "presented_as")
 VALUE_TYPES = ("quantity", "boolean", "enum", "enums", "entity", "entities", "text")
-_BOUND = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
-_NUMBER_TEXT = re.compile(r"^\s*[~≈]?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A normalised quantity: a number is lo == hi; a bound leaves one side open-ended (None)."""
-
-    lo: float | None
-    hi: float | None
-    lo_strict: bool = False
-    hi_strict: bool = False
-
-    @property
-    def kind(self) -> str:
-        if self.lo is not None and self.hi is not None:
-            return "number" if self.lo == self.hi else "range"
-        return "bound"
-
-    def point(self) -> float | None:
-        """A representative number: the value, the range's midpoint, or the bound's limit."""
-        if self.lo is not None and self.hi is not None:
-            return (self.lo + self.hi) / 2
-        return self.lo if self.lo is not None else self.hi
-
-    def as_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind, "lo": self.lo, "hi": self.hi}
-        if self.lo_strict or self.hi_strict:
-            d["lo_strict"], d["hi_strict"] = self.lo_strict, self.hi_strict
-        return d
-
-    def text(self, unit: str = "") -> str:
-        u = f" {unit}" if unit and unit != "1" else ""
-        if self.kind == "number":
-            return f"{_fmt(self.lo)}{u}"
-        if self.kind == "range":
-            return f"{_fmt(self.lo)}–{_fmt(self.hi)}{u}"
-        if self.lo is not None:
-            return f"{'>' if self.lo_strict else '≥'} {_fmt(self.lo)}{u}"
-        return f"{'<' if self.hi_strict else '≤'} {_fmt(self.hi)}{u}"
-
-
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "?"
-    if abs(x) >= 1e6:
-        return f"{x:.3g}"
-    return f"{x:.4g}" if x != int(x) else str(int(x))
 
 
 @dataclass(frozen=True)
@@ -306,142 +260,19 @@ class Vocabulary:
     def canonical_unit(self, dimension: str) -> str:
         return next(iter(self.units[dimension]))
 
-    # -- values --------------------------------------------------------------------------------
+    # -- values (checked and normalised by :mod:`.values`) ---------------------------------------
     def parse_quantity(self, value: Any, unit: Any, dimension: str, where: dict) -> tuple[Interval | None, list[Issue]]:
         """Turn a number, ``[lo, hi]`` or ``">= 24"`` in ``unit`` into an Interval in the canonical unit."""
-        issues: list[Issue] = []
-        factor = self.unit_factor(dimension, None if unit is None else str(unit))
-        if factor is None:
-            if unit is None:
-                issues.append(Issue(f"a {dimension} quantity needs a unit", field="unit", allowed=set(self.units[dimension]), **where))
-            else:
-                issues.append(Issue(f"unknown unit {short(unit)} for a {dimension} quantity", field="unit", allowed=set(self.units[dimension]), **where))
-            return None, issues
-
-        def num(x: Any) -> float | None:
-            if isinstance(x, bool):
-                return None
-            if isinstance(x, (int, float)):
-                return float(x) if math.isfinite(x) else None
-            if isinstance(x, str):
-                m = _NUMBER_TEXT.match(x)
-                if m:
-                    return float(m.group(1))
-            return None
-
-        if isinstance(value, list):
-            if len(value) != 2 or num(value[0]) is None or num(value[1]) is None:
-                issues.append(Issue("a range must be [low, high] with two numbers", field="value", **where))
-                return None, issues
-            lo, hi = num(value[0]), num(value[1])
-            if lo > hi:
-                issues.append(Issue(f"range [{lo}, {hi}] has low > high", field="value", **where))
-                return None, issues
-            return Interval(lo * factor, hi * factor), issues
-        if isinstance(value, str):
-            m = _BOUND.match(value)
-            if m:
-                op = {"≥": ">=", "≤": "<="}.get(m.group(1), m.group(1))
-                x = float(m.group(2)) * factor
-                if op.startswith(">"):
-                    return Interval(x, None, lo_strict=(op == ">")), issues
-                return Interval(None, x, hi_strict=(op == "<")), issues
-        x = num(value)
-        if x is None:
-            got = type(value).__name__
-            hint = "; in YAML remove the quotes" if isinstance(value, str) and _looks_numeric(value) else ""
-            issues.append(Issue(f"expected a number, a range [lo, hi] or a bound like '>= 24', got {got} {short(value)}{hint}", field="value", **where))
-            return None, issues
-        return Interval(x * factor, x * factor), issues
+        return values.parse_quantity(self, value, unit, dimension, where)
 
     def check_value(self, attribute: str, value: Any, unit: Any, where: dict) -> tuple[Any, list[Issue]]:
         """Validate ``value`` against the attribute's type; return its normalised form and issues."""
-        attr = self.attributes[attribute]
-        t = attr.type
-        if t == "quantity":
-            return self.parse_quantity(value, unit, attr.dimension, where)
-        issues: list[Issue] = []
-        if t == "boolean":
-            if not isinstance(value, bool):
-                issues.append(Issue(f"expected true or false, got {short(value)}", field="value", allowed=["true", "false"], **where))
-            return value, issues
-        if t == "text":
-            if not isinstance(value, str) or not value.strip():
-                issues.append(Issue(f"expected a non-empty string, got {short(value)}", field="value", **where))
-            return value, issues
-        if t in ("enum", "enums"):
-            allowed = set(self.enums[attr.enum])
-            vals = value if t == "enums" else [value]
-            if t == "enums" and not isinstance(value, list):
-                issues.append(Issue(f"expected a list of {attr.enum} values", field="value", allowed=allowed, **where))
-                return None, issues
-            for v in vals:
-                if not isinstance(v, str) or v not in allowed:
-                    issues.append(Issue(f"unknown {attr.enum} value {short(v)}", field="value", allowed=allowed, **where))
-            return (list(value) if t == "enums" else value), issues
-        # entity / entities
-        vals = value if t == "entities" else [value]
-        if t == "entities" and not isinstance(value, list):
-            issues.append(Issue("expected a list of entity ids", field="value", **where))
-            return None, issues
-        for v in vals:
-            issues += self.check_entity(v, attr.kinds, "value", where)
-        return (list(value) if t == "entities" else value), issues
+        return values.check_value(self, attribute, value, unit, where)
 
     def check_entity(self, eid: Any, kinds: tuple[str, ...], field: str, where: dict) -> list[Issue]:
-        if not isinstance(eid, str) or eid not in self.entities:
-            allowed = {e for e in self.entities if not kinds or self.kind_of(e) in kinds}
-            return [Issue(f"unknown entity {short(eid)}", field=field, allowed=allowed, **where)]
-        if kinds and self.kind_of(eid) not in kinds:
-            return [Issue(f"{eid} is a {self.kind_of(eid)}, expected a {' or '.join(kinds)}", field=field, **where)]
-        return []
+        """Issues when ``eid`` is not an entity of one of ``kinds`` (any kind when empty)."""
+        return values.check_entity(self, eid, kinds, field, where)
 
     def check_qualifiers(self, quals: Any, where: dict) -> tuple[dict, list[Issue]]:
         """Validate a qualifiers mapping; quantities become Intervals under the same key."""
-        if quals is None:
-            return {}, []
-        if not isinstance(quals, dict):
-            return {}, [Issue("qualifiers must be a mapping", field="qualifiers", **where)]
-        out: dict[str, Any] = {}
-        issues: list[Issue] = []
-        for key, val in quals.items():
-            w = dict(where)
-            if not isinstance(key, str):
-                issues.append(Issue(f"qualifier names are text, got {short(key)}", field="qualifiers", allowed=set(self.qualifiers), **w))
-                continue
-            if isinstance(quals, LineDict):
-                w["line"] = quals.line_of(key)
-            spec = self.qualifiers.get(key)
-            if spec is None:
-                issues.append(Issue(f"unknown qualifier {short(key)}", field="qualifiers", allowed=set(self.qualifiers), **w))
-                continue
-            t = spec["type"]
-            kinds = spec.get("kind") or ()
-            kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
-            if t == "quantity":
-                iv, errs = self.parse_quantity(val, spec.get("unit", "1") if spec["dimension"] in ("count", "params") else None, spec["dimension"], w)
-                issues += [Issue(e.message, e.file, e.line, f"qualifiers.{key}", e.allowed) for e in errs]
-                out[key] = iv
-            elif t in ("entity", "entities"):
-                vals = val if isinstance(val, list) else [val]
-                if t == "entity" and isinstance(val, list):
-                    issues.append(Issue("expected one entity id, got a list", field=f"qualifiers.{key}", **w))
-                for v in vals:
-                    issues += self.check_entity(v, kinds, f"qualifiers.{key}", w)
-                out[key] = list(vals) if t == "entities" else val
-            elif t in ("enum", "enums"):
-                vals = val if isinstance(val, list) else [val]
-                allowed = set(self.enums[spec["enum"]])
-                for v in vals:
-                    if not isinstance(v, str) or v not in allowed:
-                        issues.append(Issue(f"unknown {spec['enum']} value {short(v)}", field=f"qualifiers.{key}", allowed=allowed, **w))
-                out[key] = list(vals) if t == "enums" else val
-            else:
-                if not isinstance(val, str):
-                    issues.append(Issue(f"expected text, got {short(val)}", field=f"qualifiers.{key}", **w))
-                out[key] = val
-        return out, issues
-
-
-def _looks_numeric(s: str) -> bool:
-    return bool(_NUMBER_TEXT.match(s))
+        return values.check_qualifiers(self, quals, where)

@@ -11,7 +11,7 @@ of that behind :class:`CompiledRuleset`:
   them back, so no exception can be swallowed inside an action;
 * each run uses its own ``sid`` and deletes it afterwards, so runs never see each other's facts.
 
-It is a little over 400 lines because the design keeps every use of durable_rules in this one module
+It is over 500 lines because the design keeps every use of durable_rules in this one module
 (including the direct driver of its C core and the benchmark baseline).
 """
 from __future__ import annotations

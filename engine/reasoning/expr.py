@@ -14,8 +14,9 @@ Grammar (lowest to highest precedence)::
               | "[" args "]"
 
 Names are read from an environment of bound facts (``s.params`` is field ``params`` of the fact bound
-to ``s``). Only the functions in :data:`FUNCTIONS` (:mod:`.expr_functions`) can be called. Nothing is ever handed to Python's
-own evaluator: text is tokenised, parsed into tuples and interpreted here.
+to ``s``). Only the functions in :data:`FUNCTIONS` can be called: the built-ins of :mod:`.expr_functions`
+and those a domain adds with :func:`register`. Nothing is ever handed to Python's own evaluator: text is
+tokenised and parsed into tuples (:mod:`.expr_parser`) and interpreted here.
 
 >>> evaluate(parse("max(2, a.x) * 1.5"), {"a": {"x": 4}})
 6.0
@@ -33,194 +34,47 @@ import math
 import re
 from typing import Any, Callable
 
-from .expr_functions import FUNCTIONS, ExprError, _num
+from .expr_functions import BUILTINS, ExprError, _num
+from .expr_parser import MAX_DEPTH, Parser
 
-__all__ = ["ExprError", "parse", "evaluate", "names", "FUNCTIONS", "unparse"]
+__all__ = ["ExprError", "parse", "evaluate", "names", "FUNCTIONS", "register", "unparse", "MAX_DEPTH"]
 
+# Every function a rule may call: the built-ins, then what :func:`register` adds (name -> (function,
+# fewest and most arguments)). Parsing checks calls against it; evaluation calls through it.
+FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = dict(BUILTINS)
 
-_TOKEN = re.compile(r"""
-    (?P<ws>\s+)
-  | (?P<num>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)
-  | (?P<str>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
-  | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
-  | (?P<op>==|!=|<=|>=|[-+*/<>(),.\[\]])
-""", re.VERBOSE)
-
-_CONSTS = {"true": True, "false": False, "null": None}
+_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\Z")
+_RESERVED = frozenset(("and", "or", "not", "in", "true", "false", "null"))
 
 
-def _tokens(text: str) -> list[tuple[str, Any, int]]:
-    out = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m:
-            raise ExprError(f"unexpected character {text[pos]!r} (column {pos + 1})")
-        kind = m.lastgroup
-        val = m.group(kind)
-        if kind == "num":
-            num = float(val) if any(ch in val for ch in ".eE") else int(val)
-            if isinstance(num, float) and not math.isfinite(num):
-                raise ExprError(f"number {val} is out of range (column {pos + 1})")
-            if isinstance(num, int) and num.bit_length() > 64:
-                raise ExprError(f"number {val[:20]}... is out of range (column {pos + 1})")
-            out.append(("num", num, pos + 1))
-        elif kind == "str":
-            out.append(("str", re.sub(r"\\(.)", r"\1", val[1:-1]), pos + 1))
-        elif kind == "name":
-            out.append(("kw" if val in ("and", "or", "not", "in") else "name", val, pos + 1))
-        elif kind == "op":
-            out.append(("op", val, pos + 1))
-        pos = m.end()
-    out.append(("end", None, len(text) + 1))
-    return out
+def register(name: str, fn: Callable[..., Any], min_args: int, max_args: int) -> None:
+    """Make ``fn`` callable from expressions as ``name(...)`` with ``min_args`` to ``max_args`` arguments.
 
+    This is how a domain adds its notions to the language (the audit registers its scope comparisons)
+    without the language knowing them. Registering the same function with the same arity again
+    changes nothing; another function or arity under a name already taken is an error, so a built-in
+    can never be replaced.
 
-MAX_DEPTH = 60
-
-
-class _Parser:
-    def __init__(self, text: str):
-        self.toks = _tokens(text)
-        self.i = 0
-        self.depth = 0
-
-    def nest(self):
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise ExprError(f"expression nested deeper than {MAX_DEPTH} levels")
-
-    def peek(self):
-        return self.toks[self.i]
-
-    def take(self):
-        t = self.toks[self.i]
-        self.i += 1
-        return t
-
-    def expect(self, kind, val=None):
-        t = self.take()
-        if t[0] != kind or (val is not None and t[1] != val):
-            want = val or kind
-            got = "end of expression" if t[0] == "end" else repr(t[1])
-            raise ExprError(f"expected {want!r}, got {got} (column {t[2]})")
-        return t
-
-    def parse(self):
-        if self.peek()[0] == "end":
-            raise ExprError("empty expression")
-        node = self.or_()
-        t = self.peek()
-        if t[0] != "end":
-            raise ExprError(f"unexpected {t[1]!r} (column {t[2]})")
-        return node
-
-    def or_(self):
-        node = self.and_()
-        while self.peek()[:2] == ("kw", "or"):
-            self.take()
-            node = ("or", node, self.and_())
-        return node
-
-    def and_(self):
-        node = self.not_()
-        while self.peek()[:2] == ("kw", "and"):
-            self.take()
-            node = ("and", node, self.not_())
-        return node
-
-    def not_(self):
-        if self.peek()[:2] == ("kw", "not"):
-            self.take()
-            self.nest()
-            node = ("not", self.not_())
-            self.depth -= 1
-            return node
-        return self.compare()
-
-    def compare(self):
-        node = self.sum()
-        t = self.peek()
-        if (t[0] == "op" and t[1] in ("==", "!=", "<", "<=", ">", ">=")) or t[:2] == ("kw", "in"):
-            self.take()
-            node = ("cmp", t[1], node, self.sum())
-        return node
-
-    def sum(self):
-        node = self.product()
-        while self.peek()[0] == "op" and self.peek()[1] in "+-" and len(self.peek()[1]) == 1:
-            op = self.take()[1]
-            node = ("bin", op, node, self.product())
-        return node
-
-    def product(self):
-        node = self.unary()
-        while self.peek()[0] == "op" and self.peek()[1] in ("*", "/"):
-            op = self.take()[1]
-            node = ("bin", op, node, self.unary())
-        return node
-
-    def unary(self):
-        if self.peek()[:2] == ("op", "-"):
-            self.take()
-            self.nest()
-            node = ("neg", self.unary())
-            self.depth -= 1
-            return node
-        return self.atom()
-
-    def args(self, close):
-        items = []
-        if self.peek()[:2] == ("op", close):
-            self.take()
-            return items
-        while True:
-            items.append(self.or_())
-            t = self.take()
-            if t[:2] == ("op", close):
-                return items
-            if t[:2] != ("op", ","):
-                got = "end of expression" if t[0] == "end" else repr(t[1])
-                raise ExprError(f"expected ',' or {close!r}, got {got} (column {t[2]})")
-
-    def atom(self):
-        t = self.take()
-        kind, val, col = t
-        if kind == "num" or kind == "str":
-            return ("lit", val)
-        if kind == "op" and val == "(":
-            self.nest()
-            node = self.or_()
-            self.expect("op", ")")
-            self.depth -= 1
-            return node
-        if kind == "op" and val == "[":
-            self.nest()
-            node = ("list", self.args("]"))
-            self.depth -= 1
-            return node
-        if kind == "name":
-            if val in _CONSTS:
-                return ("lit", _CONSTS[val])
-            if self.peek()[:2] == ("op", "("):
-                self.take()
-                if val not in FUNCTIONS:
-                    raise ExprError(f"unknown function {val!r} (column {col}); allowed: {', '.join(sorted(FUNCTIONS))}")
-                self.nest()
-                args = self.args(")")
-                self.depth -= 1
-                _, lo, hi = FUNCTIONS[val]
-                if not lo <= len(args) <= hi:
-                    raise ExprError(f"{val}() takes {lo}..{hi} arguments, got {len(args)} (column {col})")
-                return ("call", val, args)
-            path = [val]
-            while self.peek()[:2] == ("op", "."):
-                self.take()
-                path.append(self.expect("name")[1])
-            return ("name", tuple(path))
-        if kind == "end":
-            raise ExprError(f"unexpected end of expression (column {col})")
-        raise ExprError(f"unexpected {val!r} (column {col})")
+    >>> register("twice", lambda x: 2 * x, 1, 1)
+    >>> evaluate(parse("twice(a.x) + 1"), {"a": {"x": 4}})
+    9
+    >>> register("max", min, 1, 16)
+    Traceback (most recent call last):
+    ...
+    ValueError: expression function 'max' is already registered
+    >>> del FUNCTIONS["twice"]
+    """
+    if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED:
+        raise ValueError(f"{name!r} cannot name an expression function")
+    if not callable(fn):
+        raise ValueError(f"expression function {name!r} must be callable")
+    if not (isinstance(min_args, int) and isinstance(max_args, int) and 0 <= min_args <= max_args):
+        raise ValueError(f"expression function {name!r}: arity {min_args}..{max_args} is not a range")
+    entry = (fn, min_args, max_args)
+    have = FUNCTIONS.get(name)
+    if have is not None and have != entry:
+        raise ValueError(f"expression function {name!r} is already registered")
+    FUNCTIONS[name] = entry
 
 
 def parse(text: Any) -> tuple:
@@ -235,7 +89,7 @@ def parse(text: Any) -> tuple:
         raise ExprError(f"expected an expression string, got {type(text).__name__}")
     if len(text) > 2000:
         raise ExprError("expression longer than 2000 characters")
-    return _Parser(text).parse()
+    return Parser(text, FUNCTIONS).parse()
 
 
 def names(node: tuple) -> set[tuple[str, ...]]:

@@ -1,8 +1,10 @@
-"""The expression language's functions (``FUNCTIONS``: name -> (function, fewest and most arguments)).
+"""The expression language's built-in functions (``BUILTINS``: name -> (function, fewest and most arguments)).
 
-Arithmetic helpers, unit conversion, list and set tests, interval agreement (on :mod:`gpukb.engine.ranges`)
-and the qualifier and scope comparisons the audit rules call. Every function checks its arguments and
-raises :class:`ExprError` rather than a Python error; the grammar and evaluator are in :mod:`.expr`.
+Arithmetic helpers, unit conversion, list and set tests and interval agreement (on
+:mod:`gpukb.engine.ranges`): nothing about what facts or scopes mean. Functions of a domain (the
+audit's scope comparisons) are added with :func:`gpukb.engine.reasoning.expr.register`. Every function
+checks its arguments and raises :class:`ExprError` rather than a Python error; the grammar is in
+:mod:`.expr_parser`, the evaluator in :mod:`.expr`.
 """
 from __future__ import annotations
 
@@ -51,35 +53,12 @@ def _has(xs, x):
     return x in (xs if isinstance(xs, (list, tuple)) else [xs])
 
 
-def _qhas(q, x):
-    """Does a flattened list qualifier (items joined with |) contain x? A task item carries its
-    ancestors ("distributed_training>training"), and x may name any of them."""
-    return isinstance(q, str) and any(x in item.split(">") for item in q.split("|"))
-
-
-def _qitems(q):
-    """The items of a flattened list qualifier (each without its ancestors); [] when absent."""
-    return [item.split(">")[0] for item in q.split("|")] if isinstance(q, str) and q else []
-
-
 def _lookup(x, keys, values):
     """The value paired with key x in two parallel lists (None when x is not a key)."""
     for k, v in zip(_as_list(keys), _as_list(values)):
         if k == x:
             return v
     return None
-
-
-def _all_covered(sets, roles):
-    """Is every |-joined set in ``sets`` contained in ``roles``?"""
-    have = set(_as_list(roles))
-    return bool(_as_list(sets)) and all(set(x.split("|")) <= have for x in _as_list(sets))
-
-
-def _none_covered(sets, roles):
-    """Is every |-joined set in ``sets`` disjoint from ``roles``?"""
-    have = set(_as_list(roles))
-    return bool(_as_list(sets)) and all(not (set(x.split("|")) & have) for x in _as_list(sets))
 
 
 def _len(xs):
@@ -139,86 +118,6 @@ def _first_disagree(lo, hi, values, keys, tol):
     return None
 
 
-def _qparse(sig):
-    out = {}
-    for part in (sig or "").split(";"):
-        if "=" in part:
-            k, v = part.split("=", 1)
-            out[k] = v
-    return out
-
-
-def _qval_conflict(a: str, b: str) -> bool:
-    if a.startswith("[") and b.startswith("["):
-        import json as _json
-        try:
-            x, y = _json.loads(a), _json.loads(b)
-            return not _agree(x[0], x[1], y[0], y[1], 0.0)
-        except (ValueError, IndexError, TypeError):
-            return a != b
-    if "|" in a or "|" in b or ">" in a or ">" in b:
-        # list values; an item "x>parent" (a value and its ancestors) overlaps its ancestors
-        def chains(s):
-            return [c.split(">") for c in s.split("|")]
-        for ca in chains(a):
-            for cb in chains(b):
-                if ca[0] == cb[0] or ca[0] in cb or cb[0] in ca:
-                    return False
-        return True
-    return a != b
-
-
-IGNORED_QUALIFIERS = ("condition",)
-
-
-def _qdiff(a, b):
-    """Qualifier keys on which two claims' scopes conflict (keys present in only one never conflict)."""
-    x, y = _qparse(a), _qparse(b)
-    return sorted(k for k in set(x) & set(y) if k not in IGNORED_QUALIFIERS and _qval_conflict(x[k], y[k]))
-
-
-def _qonly(a, b):
-    """Qualifier keys that only the first scope has (its extra restrictions)."""
-    x, y = _qparse(a), _qparse(b)
-    return sorted(k for k in set(x) - set(y) if k not in IGNORED_QUALIFIERS)
-
-
-# qualifiers that define a claim's scope; the others (gpu, family, techniques, condition ...) describe it
-SCOPE_KEYS = ("method", "model", "params", "task", "scale", "instance", "precision", "batch", "seq_len", "gpus",
-              "component", "compared_to")
-
-
-def _scope_diff(a, b):
-    """Scope keys on which two claims differ: both state them and they conflict, or only one states it."""
-    x, y = _qparse(a), _qparse(b)
-    out = []
-    if "condition" in x and "condition" in y and x["condition"] != y["condition"]:
-        out.append("condition")
-    for k in SCOPE_KEYS:
-        if k in x and k in y:
-            if _qval_conflict(x[k], y[k]):
-                out.append(k)
-            elif k == "task" and {t.split(">")[0] for t in x[k].split("|")} != {t.split(">")[0] for t in y[k].split("|")}:
-                out.append(k)  # overlapping but not the same tasks: one claim is about a narrower task
-        elif k in x or k in y:
-            out.append(k)
-    return out
-
-
-def _scope_conflict(a, b):
-    """Scope keys on which two scopes may not overlap: both state the key with conflicting values. A key
-    only one states narrows that scope inside the other, so the two overlap (a general verdict and a
-    narrower one can contradict each other), except a free-text condition, whose restriction cannot be
-    compared: stated by one side, or differently by both, it separates them. A verdict said to hold
-    only in some cases (generality=some) contradicts no verdict on a scope: it claims an instance, not
-    a rule."""
-    x, y = _qparse(a), _qparse(b)
-    out = ["condition"] if ("condition" in x or "condition" in y) and x.get("condition") != y.get("condition") else []
-    if "some" in (x.get("generality"), y.get("generality")):
-        out.append("generality")
-    return out + [k for k in SCOPE_KEYS if k in x and k in y and _qval_conflict(x[k], y[k])]
-
-
 def _coalesce(*xs):
     for x in xs:
         if x is not None:
@@ -239,9 +138,9 @@ def _pow(x, y):
     return float(x) ** y
 
 
-FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
+# name: (function, fewest and most arguments)
+BUILTINS: dict[str, tuple[Callable[..., Any], int, int]] = {
     "pow": (_pow, 2, 2),
-    # name: (function, min args, max args)
     "min": (min, 1, 16),
     "max": (max, 1, 16),
     "ceil": (_ceil, 1, 1),
@@ -252,10 +151,6 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
     "convert": (_convert, 3, 3),
     "has": (_has, 2, 2),
     "len": (_len, 1, 1),
-    "qhas": (_qhas, 2, 2),
-    "qitems": (_qitems, 1, 1),
-    "all_covered": (_all_covered, 2, 2),
-    "none_covered": (_none_covered, 2, 2),
     "lookup": (_lookup, 3, 3),
     "overlaps": (_overlaps, 4, 4),
     "within": (_within, 3, 3),
@@ -267,9 +162,5 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], int, int]] = {
     "count_agree": (_count_agree, 4, 4),
     "first_agree": (_first_agree, 5, 5),
     "first_disagree": (_first_disagree, 5, 5),
-    "qdiff": (_qdiff, 2, 2),
-    "qonly": (_qonly, 2, 2),
-    "scope_diff": (_scope_diff, 2, 2),
-    "scope_conflict": (_scope_conflict, 2, 2),
     "rel_diff": (_rel_diff, 2, 2),
 }

@@ -15,6 +15,7 @@ from typing import Any
 from . import expr, jsontext
 from ..errors import Issue, ValidationError
 from ..files import read_bytes, tree_files
+from ..kb.ids import bare, ref_head
 from ..yamlio import LineDict, load_file
 from ..kb.wording import check_template
 from .durable_json import compile_condition, definition  # noqa: F401  (definition: API of this module)
@@ -193,8 +194,8 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
         cites = []
     if cited_ids is not None:
         for c in cites:
-            if str(c).split("@")[0] not in cited_ids:
-                close = sorted(x for x in cited_ids if x.split("-")[:2] == str(c).split("-")[:2])[:10]
+            if bare(c) not in cited_ids:
+                close = sorted(x for x in cited_ids if ref_head(x) == ref_head(c))[:10]
                 issues.append(Issue(f"rule {rid} cites unknown reference fact {c!r}", fname, item.line_of("cites"), "cites",
                                     close or "the id of a reference fact in kb/reference/"))
     when = item.get("when")

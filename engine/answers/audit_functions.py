@@ -1,0 +1,121 @@
+"""The functions the audit's rules call on scopes and qualifiers, registered with the expression language.
+
+The expression language (:mod:`gpukb.engine.reasoning.expr`) knows arithmetic, comparisons and generic
+list and interval functions; what a claim's scope is (:data:`SCOPE_KEYS`), when two scopes differ or
+conflict, and how a flattened qualifier list is read are the audit's notions, so they live here and
+:func:`register` adds them to the language before the rules are loaded (:func:`load_rules_for`). The
+flat qualifier forms are parsed once, by :mod:`gpukb.engine.kb.qualifiers`.
+
+>>> scope_diff("method=full", "method=full;batch=[1, 1]")
+['batch']
+>>> scope_conflict("method=full;task=fine_tuning>training", "method=lora;task=training")
+['method']
+"""
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any, Callable
+
+from .. import ranges
+from ..kb import qualifiers as qual
+from ..kb.store import KB
+from ..reasoning import expr
+from ..reasoning.rules import RuleSet, load_rules
+
+__all__ = ["SCOPE_KEYS", "IGNORED_QUALIFIERS", "FUNCTIONS", "register", "load_rules_for"]
+
+# qualifiers that define a claim's scope; the others (gpu, family, techniques, condition ...) describe it
+SCOPE_KEYS = ("method", "model", "params", "task", "scale", "instance", "precision", "batch", "seq_len", "gpus",
+              "component", "compared_to")
+
+# qualifiers never compared as a scope restriction by qdiff/qonly
+IGNORED_QUALIFIERS = ("condition",)
+
+
+def qhas(q: Any, x: Any) -> bool:
+    """Does a flattened list qualifier (items joined with |) contain x? A task item carries its
+    ancestors ("distributed_training>training"), and x may name any of them."""
+    return qual.has_item(q, x)
+
+
+def qitems(q: Any) -> list[str]:
+    """The items of a flattened list qualifier (each without its ancestors); [] when absent."""
+    return list(qual.items(q))
+
+
+def all_covered(sets: Any, roles: Any) -> bool:
+    """Is every |-joined set in ``sets`` contained in ``roles``?"""
+    have = set(ranges.as_list(roles))
+    return bool(ranges.as_list(sets)) and all(qual.members(x) <= have for x in ranges.as_list(sets))
+
+
+def none_covered(sets: Any, roles: Any) -> bool:
+    """Is every |-joined set in ``sets`` disjoint from ``roles``?"""
+    have = set(ranges.as_list(roles))
+    return bool(ranges.as_list(sets)) and all(not (qual.members(x) & have) for x in ranges.as_list(sets))
+
+
+def qdiff(a: Any, b: Any) -> list[str]:
+    """Qualifier keys on which two claims' scopes conflict (keys present in only one never conflict)."""
+    x, y = qual.scope(a), qual.scope(b)
+    return sorted(k for k in set(x) & set(y) if k not in IGNORED_QUALIFIERS and qual.values_conflict(x[k], y[k]))
+
+
+def qonly(a: Any, b: Any) -> list[str]:
+    """Qualifier keys that only the first scope has (its extra restrictions)."""
+    x, y = qual.scope(a), qual.scope(b)
+    return sorted(k for k in set(x) - set(y) if k not in IGNORED_QUALIFIERS)
+
+
+def scope_diff(a: Any, b: Any) -> list[str]:
+    """Scope keys on which two claims differ: both state them and they conflict, or only one states it."""
+    x, y = qual.scope(a), qual.scope(b)
+    out = []
+    if "condition" in x and "condition" in y and x["condition"] != y["condition"]:
+        out.append("condition")
+    for k in SCOPE_KEYS:
+        if k in x and k in y:
+            if qual.values_conflict(x[k], y[k]):
+                out.append(k)
+            elif k == "task" and {c[0] for c in qual.chains(x[k])} != {c[0] for c in qual.chains(y[k])}:
+                out.append(k)  # overlapping but not the same tasks: one claim is about a narrower task
+        elif k in x or k in y:
+            out.append(k)
+    return out
+
+
+def scope_conflict(a: Any, b: Any) -> list[str]:
+    """Scope keys on which two scopes may not overlap: both state the key with conflicting values. A key
+    only one states narrows that scope inside the other, so the two overlap (a general verdict and a
+    narrower one can contradict each other), except a free-text condition, whose restriction cannot be
+    compared: stated by one side, or differently by both, it separates them. A verdict said to hold
+    only in some cases (generality=some) contradicts no verdict on a scope: it claims an instance, not
+    a rule."""
+    x, y = qual.scope(a), qual.scope(b)
+    out = ["condition"] if ("condition" in x or "condition" in y) and x.get("condition") != y.get("condition") else []
+    if "some" in (x.get("generality"), y.get("generality")):
+        out.append("generality")
+    return out + [k for k in SCOPE_KEYS if k in x and k in y and qual.values_conflict(x[k], y[k])]
+
+
+def _fixed_arity(*fns: Callable[..., Any]) -> dict[str, tuple[Callable[..., Any], int, int]]:
+    """Functions of fixed positional parameters as a function table: name -> (function, n, n)."""
+    return {fn.__name__: (fn, n, n) for fn in fns for n in [len(inspect.signature(fn).parameters)]}
+
+
+# name: (function, fewest and most arguments), as expr.register takes them
+FUNCTIONS = _fixed_arity(qhas, qitems, all_covered, none_covered, qdiff, qonly, scope_diff, scope_conflict)
+
+
+def register() -> None:
+    """Make the audit's functions callable from rules (idempotent: registering again changes nothing)."""
+    for name, (fn, lo, hi) in FUNCTIONS.items():
+        expr.register(name, fn, lo, hi)
+
+
+def load_rules_for(kb: KB, rules_dir: str | Path) -> RuleSet:
+    """The rules under ``rules_dir``, with the audit's functions registered and the citations checked
+    against the KB's reference facts."""
+    register()
+    return load_rules(rules_dir, {f.id for f in kb.all_facts if f.tier == "reference"})
