@@ -19,10 +19,10 @@ from typing import Any
 from ..errors import require_text
 from ..kb.vocabulary import Vocabulary
 from ..terms import METHODS, OPTIMIZERS, PRECISIONS
-from .ask_patterns import (  # noqa: F401  (EXAMPLES, FACT_KEYWORDS, OPTIMIZER_KEYWORDS: the parser's API)
-    EXAMPLES, FACT_KEYWORDS, OPTIMIZER_KEYWORDS, _BATCH_RE, _CJK, _FACT_RES, _FLASH_RE, _GB, _GB_GPU_AFTER,
+from .ask_patterns import (  # noqa: F401  (EXAMPLES: the parser's API)
+    EXAMPLES, _BATCH_RE, _CJK, _FLASH_RE, _GB, _GB_GPU_AFTER,
     _GB_GPU_BEFORE, _GB_HOST_AFTER, _GB_HOST_BEFORE, _GC_RE, _GPUS_RES, _MIN_GPUS_RES, _NEGATED_RES,
-    _NOT_PARAMS_AFTER, _OFF_BEFORE, _OPTIMIZER_RES, _PARAMS_AFTER, _PARAMS_EN, _PARAMS_NEEDS_CONTEXT,
+    _NOT_PARAMS_AFTER, _OFF_BEFORE, _PARAMS_AFTER, _PARAMS_EN, _PARAMS_NEEDS_CONTEXT,
     _PARAMS_UNITS, _PARAMS_ZH, _PH, _PH_OTHER, _PRIVATE_USE, _RANK_RES, _SEQ_RES, _SIZING_CUES, _SPACES,
     _WORD_COUNTS, _ZERO_RE, _ZH_COUNTS)
 from .lexicon import (Match as _Match, cue_patterns as _cues, generic_model as _generic_model,
@@ -215,7 +215,7 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
     if precision:
         scenario["precision"] = precision
     optimizer = _earliest([(m.start, name(m.eid)) for m in of_kind("optimizer") if name(m.eid) in OPTIMIZERS]
-                          + [(x.start(), v) for v, rx in _OPTIMIZER_RES for x in rx.finditer(masked)])
+                          + [(x.start(), v) for v, rx in cues["optimizer"] for x in rx.finditer(masked)])
     if optimizer:
         scenario["optimizer"] = optimizer
 
@@ -383,9 +383,10 @@ def _first_int(rxs: re.Pattern[str] | tuple[re.Pattern[str], ...], low: str, cap
 def _fact(low: str, matches: list[_Match], vocab: Vocabulary) -> tuple[str | None, str | None, str | None]:
     """(attribute, subject, first attribute keyword seen): the first keyword rule with a fitting entity."""
     seen: str | None = None
-    for attr, rxs in _FACT_RES:
+    cues = _cues(vocab)
+    for attr, rx in cues["question_fact"] + cues["question_fact_fallback"]:
         spec = vocab.attributes.get(attr)
-        if spec is None or not any(rx.search(low) for rx in rxs):
+        if spec is None or not rx.search(low):
             continue
         seen = seen or attr
         # an instance or family named beside its GPU is what the question is about ("the A100s in GT4")

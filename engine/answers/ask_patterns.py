@@ -1,77 +1,11 @@
-"""The question parser's word lists and patterns, compiled once: optimizer and fact keywords, example
-questions, and the regular expressions that read numbers with units, GPU counts, sequence lengths,
+"""The question parser's patterns, compiled once: example questions, and the regular expressions that read numbers with units, GPU counts, sequence lengths,
 batch sizes, LoRA ranks and switches (gradient checkpointing, FlashAttention, ZeRO) from a question.
-Method, precision and intent cues are data (the ``cues`` section of kb/vocabulary.yaml); these are the
-patterns the vocabulary does not cover. Used by :mod:`.ask_parser`.
+The words of methods, precisions, intents, optimizers and fact attributes are data (the ``cues``
+section of kb/vocabulary.yaml); these are the number and switch patterns around them. Used by :mod:`.ask_parser`.
 """
 from __future__ import annotations
 
 import re
-
-#: Method, precision and intent cues are data: the ``cues`` section of kb/vocabulary.yaml.
-#: Optimizer keywords the vocabulary's aliases do not cover.
-OPTIMIZER_KEYWORDS: tuple[tuple[str, str], ...] = (
-    ("adamw8bit", r"(?<![a-z])(?:paged[\s\-_]*)?adamw?[\s\-_]*8[\s\-_]*bit(?![a-z])|bnb[\s\-_]*adamw?"),
-)
-
-#: Fact keywords → attribute, tried in order (specific phrasings before bare words). An attribute may
-#: appear twice: a bare "bandwidth" is the network's on an instance and the memory's on a GPU — the
-#: first rule with an entity the attribute applies to wins.
-FACT_KEYWORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("tensor_core_precisions", (r"precisions", r"tensor[\s\-_]*cores?.{0,40}support", r"support.{0,30}tensor[\s\-_]*cores?",
-                                r"supports?\s+(?:fp16|int8|int4|tf32|fp8)(?![a-z0-9])",
-                                r"哪些精度|什么精度|支持.{0,8}精度|tensor\s*core.{0,10}精度", r"支持\s*(?:fp16|int8|int4|tf32|fp8)")),
-    ("bf16_native", (r"(?<![a-z0-9])(?:bf16|bfloat16)(?![a-z0-9])",)),
-    ("fp16_tensor_tflops", (r"(?:fp16|half|tensor).{0,20}(?:tflops|flops|throughput|算力|性能)", r"(?:tflops|算力).{0,10}(?:fp16|tensor)")),
-    ("int8_tops", (r"int8.{0,20}(?:tops|算力|throughput|性能)",)),
-    ("int4_tops", (r"int4.{0,20}(?:tops|算力|throughput|性能)",)),
-    ("fp32_tflops", (r"(?:fp32|float32|单精度).{0,20}(?:tflops|flops|throughput|compute|performance|算力|性能)",
-                     r"(?:tflops|flops|算力).{0,10}(?:fp32|float32|单精度)",
-                     r"(?<![a-z])(?:tflops|flops)(?![a-z])", r"算力", r"compute\s+(?:throughput|power)")),
-    ("compute_capability", (r"compute\s*capability|cuda\s*capability|计算能力|(?<![a-z])sm[\s_]?\d{2}(?![0-9])",)),
-    ("nvlink_bandwidth", (r"nvlink.{0,10}(?:bandwidth|speed|带宽|速度)",)),
-    ("host_link_bandwidth", (r"pcie.{0,10}(?:bandwidth|speed|带宽|速度)",)),
-    ("memory_bandwidth", (r"memory\s*bandwidth|mem(?:ory)?\s*bw|hbm\s*bandwidth|显存带宽|访存带宽",)),
-    ("public_bandwidth", (r"public\s*(?:network\s*)?bandwidth|公网带宽|公网",)),
-    ("network_bandwidth", (r"network\s*(?:bandwidth|speed)|private\s*(?:network\s*)?bandwidth|内网带宽|网络带宽|内网",)),
-    ("network_bandwidth", (r"bandwidth|带宽",)),
-    ("memory_bandwidth", (r"bandwidth|带宽",)),
-    ("nvlink", (r"nvlink",)),
-    ("p2p", (r"(?<![a-z])p2p(?![a-z])|peer[\s\-]*to[\s\-]*peer|多卡直连",)),
-    ("rdma", (r"rdma|infiniband|(?<![a-z])roce|(?<![a-z])ib(?![a-z])",)),
-    ("host_link", (r"pcie|host\s*interface|主机接口",)),
-    ("ecc", (r"(?<![a-z])ecc(?![a-z])|纠错",)),
-    ("tdp_w", (r"(?<![a-z])tdp(?![a-z])|功耗|耗电|power\s*(?:draw|consumption|usage|limit)|watt", )),
-    ("architecture", (r"architecture|架构",)),
-    ("memory_type", (r"memory\s*type|(?:type|kind)\s+of\s+memory|(?<![a-z])gddr\d*|(?<![a-z])hbm\d*e?(?![a-z])|显存类型|显存颗粒",)),
-    ("usable_memory", (r"usable\s+(?:gpu\s+)?memory|available\s+(?:gpu\s+)?memory|可用显存|可见显存",)),
-    ("host_memory_gb", (r"host\s*(?:memory|ram)|system\s*(?:memory|ram)|cpu\s*memory|(?<![a-z])ram(?![a-z])|主机内存|系统内存|内存",)),
-    ("vcpu", (r"vcpus?|cpu\s*cores?|how\s+many\s+(?:cpus|cores)|几核|核数|多少核|cpu\s*(?:数|核)",)),
-    ("cpu", (r"(?:what|which)\s+(?:kind\s+of\s+)?cpu|cpu\s*(?:model|型号)|什么\s*cpu|哪(?:种|款|个)\s*cpu|处理器",)),
-    ("gpu_count", (r"how\s+many\s+(?:gpus?|cards?)|number\s+of\s+(?:gpus|cards)|gpu\s*(?:count|数量|个数)",
-                   r"几张卡|几块卡|几卡|多少(?:张|块)?(?:卡|gpu)")),
-    ("gpu", (r"(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:gpus?|graphics\s+cards?|cards?|accelerators?)|gpu\s+(?:model|type)",
-             r"什么\s*(?:型号的?\s*)?(?:gpu|显卡|卡)|哪(?:种|款|个|一种|一款|张|块)?\s*(?:gpu|显卡|卡)|gpu\s*型号|显卡型号|配的?(?:是)?什么")),
-    ("memory_gb", (r"how\s+much\s+(?:gpu\s+)?(?:memory|vram)|memory\s*size|(?<![a-z])vram(?![a-z])|(?<![a-z])memory(?![a-z])|frame\s*buffer",
-                   r"显存")),
-    ("system_disk_gb", (r"system\s*disk|boot\s*disk|系统盘",)),
-    ("family", (r"which\s+(?:instance\s+)?family|what\s+(?:instance\s+)?family|实例族|哪个系列|属于哪",)),
-    ("vendor", (r"vendor|who\s+(?:sells|makes|offers|provides|runs|owns|builds)|(?:made|sold|offered|provided)\s+by|"
-                r"which\s+(?:company|cloud|provider)|from\s+which\s+(?:company|cloud|provider)",
-                r"(?:tencent|alibaba|aliyun|aws|azure|google)\s*(?:cloud\s*)?(?:product|service)",
-                r"厂商|哪家|谁家|哪个公司|哪个云|供应商|谁的产品|(?:阿里云|腾讯云)(?:还是(?:阿里云|腾讯云))?的产品")),
-    ("in_catalog", (r"(?<![a-z])(?:real|exists?|existence|fake|made[\s\-]+up|fictional)(?![a-z])|in\s+(?:the\s+)?catalog",
-                    r"存在|真的有|真实|有没有这个|目录|虚构")),
-    ("role", (r"intended\s+use|(?:used|good|designed|meant)\s+for\s*\??$|what\s+is\s+.{1,30}\s+for\s*\??$",
-              r"定位|用途|适合(?:做)?什么|用来做什么|干什么")),
-    ("params", (r"how\s+many\s+param|parameter\s*count|number\s+of\s+param|how\s+big\s+is|(?<![a-z])params?\s*\??$",
-                r"参数量|参数规模|参数数量|多少参数|几个参数")),
-    ("kv_heads", (r"kv\s*heads|key[\s/]*value\s+heads|kv\s*头",)),
-    ("heads", (r"(?:attention\s+)?heads|头数",)),
-    ("layers", (r"(?<![a-z])layers(?![a-z])|层数|几层|多少层",)),
-    ("hidden_size", (r"hidden\s*(?:size|dim)|d_model|隐藏(?:维度|层大小)",)),
-    ("vocab_size", (r"vocab(?:ulary)?\s*size|词表",)),
-)
 
 #: Example questions offered when a question is not understood (and alongside every answer).
 EXAMPLES: dict[str, tuple[str, ...]] = {
@@ -100,8 +34,6 @@ _SPACES = re.compile(r"[\s\-]+")
 _G = "\ue000+"  # one GPU name in the masked text
 _NUM = r"(?<![0-9.])(\d{1,7}(?:\.\d{1,4})?)(?![0-9]|\.[0-9])"
 
-_OPTIMIZER_RES = tuple((v, re.compile(p)) for v, p in OPTIMIZER_KEYWORDS)
-_FACT_RES = tuple((a, tuple(re.compile(p) for p in ps)) for a, ps in FACT_KEYWORDS)
 
 _PARAMS_EN = re.compile(_NUM + r"\s*(trillion|billion|million|bn|mn|[bmt])(?![a-z0-9/])")
 _PARAMS_ZH = re.compile(_NUM + r"\s*(万亿|千亿|百亿|亿|千万|百万|万)")

@@ -13,6 +13,9 @@ from ..errors import Issue, short
 
 
 CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
+              # the question parser's: a fact question's attribute (specific words, then bare ones) and
+              # optimizer words beyond the optimizers' aliases
+              "question_fact", "question_fact_fallback", "optimizer",
               # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
               # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
               "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require", "possess", "advice",
@@ -74,6 +77,8 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
     ("dimension:unit"), verdicts and bound operators."""
     allowed = {
         "attribute": set(vocab.attributes),
+        "question_fact": set(vocab.attributes), "question_fact_fallback": set(vocab.attributes),
+        "optimizer": {eid.split(":", 1)[1] for eid, spec in vocab.entities.items() if spec.get("kind") == "optimizer"},
         "unit": {f"{d}:{u}" for d, us in vocab.units.items() for u in us},
         "verdict": set(vocab.enums.get("verdict") or {}),
         "bound": {">=", "<=", ">", "<"},
