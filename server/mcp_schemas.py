@@ -89,6 +89,7 @@ def query_schema(kb: GpuKB) -> dict[str, Any]:
                           if key == "params" else {**number, "description": help_})
         else:
             props[key] = {"type": "boolean", "description": help_}
+    props["without"] = without_schema(kb)
     return _object(props)
 
 
@@ -113,10 +114,17 @@ def explain_schema(kb: GpuKB) -> dict[str, Any]:
                     "lang": _string("label language (default en)", LANGS)}, ("conclusion_id",))
 
 
+def without_schema(kb: GpuKB) -> dict[str, Any]:
+    """Sources to answer as if removed (the API's ``?without=``)."""
+    return _string("source ids to answer as if they were removed (comma-separated, e.g. "
+                   f"{','.join(sorted(kb.kb.sources)[:2])}): what still holds without their claims", max_len=MAX_ID_CHARS)
+
+
 def audit_schema(kb: GpuKB) -> dict[str, Any]:
     return _object({"source": _string("only findings about this source's claims", sorted(kb.kb.sources)),
                     "kind": _string("only findings of this kind", FINDING_KINDS),
                     "status": _string("only claims whose audit status (top-ranked finding) is this", FINDING_KINDS),
+                    "without": without_schema(kb),
                     "kb_version": _string(KB_VERSION_HELP, _releases(kb))})
 
 

@@ -102,8 +102,9 @@ def call_audit(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
     """The API's audit; ``status`` keeps the claims with that audit status and the findings about them."""
     status = _choice(a.get("status"), "status", FINDING_KINDS, "audit status")
     if status is not None and "status" in inspect.signature(kb.audit).parameters:
-        return kb.audit(source=a.get("source"), kind=a.get("kind"), kb_version=a.get("kb_version"), status=status)
-    res = kb.audit(source=a.get("source"), kind=a.get("kind"), kb_version=a.get("kb_version"))
+        return kb.audit(source=a.get("source"), kind=a.get("kind"), kb_version=a.get("kb_version"), status=status,
+                        without=a.get("without"))
+    res = kb.audit(source=a.get("source"), kind=a.get("kind"), kb_version=a.get("kb_version"), without=a.get("without"))
     if status is not None:
         res["statuses"] = [s for s in res.get("statuses", []) if s.get("status") == status]
         keep = {s["claim"] for s in res["statuses"]}
@@ -167,8 +168,10 @@ TOOLS: tuple[ToolSpec, ...] = (
              "Size a precise scenario: the model (model or params), the method, the hardware (exactly one of gpu, "
              "instance, family, vram_gb) and optional settings. Defaults are stated in `notes`. Returns the "
              "verdict fits / does_not_fit, the memory breakdown in GB, the smallest GPU count that fits, ranked "
-             "changes that would make it fit, and numbered citations. Same answer as POST /v1/query.",
-             query_schema, lambda kb, a: kb.query(a), render.sizing),
+             "changes that would make it fit, and numbered citations. Same answer as POST /v1/query; `without` "
+             "answers as if some sources were removed.",
+             query_schema, lambda kb, a: kb.query({k: v for k, v in a.items() if k != "without"}, a.get("without")),
+             render.sizing),
     ToolSpec("check", "Check a draft text",
              "Check a draft answer or article (English or Chinese) against the KB before sending it: every "
              "checkable statement with its span in the text, its audit status and a correction when it is wrong.",
@@ -181,7 +184,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("audit", "Audit the sources' claims",
              "Which claims of the source articles are wrong, and why: findings of the kinds "
              f"{', '.join(FINDING_KINDS)}, each with the quoted claims and an explanation, and every claim's audit "
-             "status (its top-ranked finding). The whole audit is large: filter by source, kind or status.",
+             "status (its top-ranked finding). The whole audit is large: filter by source, kind or status. `without` "
+             "answers what still holds if some sources are removed (from the audit's ATMS labels).",
              audit_schema, call_audit, render.audit),
     ToolSpec("claim", "Look up one claim",
              "One claim of a source: its verbatim quote with source id and span, its value, its audit status and "

@@ -124,7 +124,7 @@ def test_tools_are_listed_with_schemas_from_the_vocabulary(stdio, gpukb):
     tools = {t.name: t for t in stdio.run(lambda c: c.list_tools()).tools}
     assert set(tools) == TOOLS
     q = tools["query"].input_schema["properties"]
-    assert set(q) == set(scen.KEYS)
+    assert set(q) == set(scen.KEYS) | {"without"}     # the scenario, and the sources to leave out
     assert q["method"]["enum"] == list(terms.METHODS) and q["precision"]["enum"] == list(terms.PRECISIONS)
     gpus = {e.split(":", 1)[1] for e in gpukb.kb.vocab.entities_of("gpu")}
     assert "T4" in q["gpu"]["enum"] and set(q["gpu"]["enum"]) <= gpus
@@ -197,6 +197,19 @@ def test_audit_matches_the_api_and_filters_by_status(stdio, client):
     r = stdio.call("audit", {"status": "incorrect"}).structured_content
     assert want and {s["claim"] for s in r["statuses"]} == want
     assert r["findings"] and all(any(c["id"] in want for c in f["claims"]) for f in r["findings"])
+
+
+def test_audit_and_query_without_a_source_match_the_api(stdio, client):
+    api = client.get("/v1/audit", query_string={"source": "S002", "without": "S001"}).get_json()
+    r = stdio.call("audit", {"source": "S002", "without": "S001"})
+    assert not r.is_error and _same(r.structured_content, api)
+    assert r.structured_content["without"]["sources"] == ["S001"]
+    body = {"params": "13B", "method": "full", "gpu": "T4"}
+    api = client.post("/v1/query", query_string={"without": "S001"}, json=body).get_json()
+    r = stdio.call("query", {**body, "without": "S001"})
+    assert not r.is_error and _same(r.structured_content, api) and r.structured_content["without"]
+    bad = stdio.call("audit", {"without": "S999"})
+    assert bad.is_error and "S999" in _text(bad)
 
 
 def test_claim_and_fact_match_the_api(stdio, client):
