@@ -12,6 +12,7 @@ from .lexicon import Match as _Match
 from .extract_subject import (HARDWARE, PRODUCTS, Candidate, subject_of, topic as _topic, topic_concept,
                               vendor_prefix, widen)
 from .extract_text import (GPU_AFTER, NAME_MARKS, Quantity, Row, any_match, negated, segment, spans_of, tables)
+from .extract_mentions import advised
 from .extract_workload import qualifiers_of
 
 TECHNIQUES = ("technique", "precision", "method", "software")
@@ -68,6 +69,7 @@ def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carrie
     hardware the sentence names, else the topic the passage is about (out-of-memory handling, long
     context: ``topic``), else the product the text speaks of. A technique used in a condition or an
     example ("when using LoRA", "即使开启混合精度", "使用 X 提速的 QAT 训练") is not advised."""
+    ents = advised(ents, low, t)             # "use mixed precision": the technique, not a precision
     cues = sorted({(m.start(), m.end()) for rx in t["advice"] + t["use"] for m in rx.finditer(low, s, e)})
     cues = [c for i, c in enumerate(cues) if not any(o[0] <= c[0] and c[1] <= o[1] and o != c for o in cues)]
     hardware = [m for m in ents if m.kind in HARDWARE]

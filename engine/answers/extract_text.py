@@ -94,6 +94,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "depends_memory": comp((cues.get("depends") or {}).get("memory", ())),
             "depends_activations": comp((cues.get("depends") or {}).get("activations", ())),
             "factors": tuple((val, comp(ps)) for val, ps in (cues.get("factor") or {}).items()),
+            "advised_as": tuple((eid, comp(ps)) for eid, ps in (cues.get("advised_as") or {}).items()),
             "gpu_names": _gpu_suffix(v),
             "kinds_of": v.kind_of,
             "applies": {a: spec.applies_to for a, spec in v.attributes.items()},

@@ -32,7 +32,9 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # the words of each host interface (host_link enum)
               "host_link",
               # pronouns that stand for the products named before, and the words joining a list of products
-              "coreference")
+              "coreference",
+              # the technique a precision's words stand for when they are advised ("use mixed precision")
+              "advised_as")
 
 
 def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -89,6 +91,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "bottleneck_cue": {"cue", "table_header", "hypothetical"}, "effect": set(vocab.enums.get("effect") or {}),
         "depends": {"cue", "memory", "activations"}, "factor": set(vocab.enums.get("factor") or {}),
         "topic": {eid for eid, spec in vocab.entities.items() if spec.get("kind") == "concept"},
+        "advised_as": {eid for eid, spec in vocab.entities.items() if spec.get("kind") == "technique"},
     }
     for group, names in allowed.items():
         for key in vocab.cues.get(group) or {}:
