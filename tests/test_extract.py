@@ -397,3 +397,19 @@ def test_what_memory_depends_on_is_read_with_its_factors(vocab, text, subject, f
                                   "显存是 16GB，取决于实例规格。"])                               # no factor named
 def test_a_dependence_without_memory_or_factors_gives_no_claim(vocab, text):
     assert not [c for c in claims(text, vocab) if c[1] == "depends_on"]
+
+
+# -- a table row's own product is what its cells speak of -------------------------------------------------
+@pytest.mark.parametrize("table, subject", [
+    ("| 场景 | 实例 |\n|---|---|\n| 推理 | GN10Xp |\n| 训练性价比高 | GN7-A10 |\n", "family:GN7-A10"),
+    ("| Need | Instance |\n|---|---|\n| Inference | GN10Xp |\n| Best value for money | GN7 |\n", "family:GN7"),
+])
+def test_a_table_rows_verdict_is_about_the_rows_product(vocab, table, subject):
+    got = [c for c in extract(table, vocab).claims if c.attribute == "cost_effectiveness"]
+    assert [c.subject for c in got] == [subject]
+
+
+def test_a_table_row_naming_no_product_keeps_the_passages(vocab):
+    table = "GN10Xp 实例：\n| 场景 | 说明 |\n|---|---|\n| 推理 | 性价比高 |\n"
+    got = [c for c in extract(table, vocab).claims if c.attribute == "cost_effectiveness"]
+    assert [c.subject for c in got] == ["family:GN10Xp"]

@@ -28,7 +28,8 @@ from .extract_claims import (attribute_for, bottlenecks, column_claims, depends,
                              recommends, roles, sized_variants)
 from .extract_subject import (HARDWARE, HEADING, Candidate, carries, host_of, subject_of, topic_concept, vendor_prefix,
                               widen)
-from .extract_workload import (gpus_needed, requirement, scale_cues, verdict_attributes, verdict_claims, workload_of)
+from .extract_workload import (gpus_needed, requirement, scale_cues, task_verdict, verdict_attributes, verdict_claims,
+                               workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
                            negated, quantities, row_at, segment, sentences, tables)
 
@@ -94,7 +95,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         named_all = ents
         ents = _uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
         question = bool(_QUESTION.search(low[s:e]))
-        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row, topic,
+        context = _row_context(row, ents, carried)
+        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, context, vocab, t, row, topic,
                                                         listed if bullet and row is None else None, named_all,
                                                         advising and not bullet)
         if not question:
@@ -129,6 +131,19 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             if v is not None:                  # "腾讯云 GN7": the vendor the text speaks of
                 carried["vendor"] = _Match(m.start, m.end, v, "vendor")
     return Extraction(text, out_lang, claims, not_understood)
+
+
+def _row_context(row: Row | None, ents: list[_Match], carried: dict[str, _Match]) -> dict[str, _Match]:
+    """The products a statement may be about when it names none before it: in a table row, the first
+    product of each kind the row names ("| best value | GN7-A10 | …": the row's product, not the one
+    of the row above); elsewhere the products carried from earlier sentences."""
+    if row is None or row.is_header:
+        return carried
+    own: dict[str, _Match] = {}
+    for m in ents:
+        if m.kind in HARDWARE and row.start <= m.start < row.end:
+            own.setdefault(m.kind, m)
+    return {**carried, **own} if own else carried
 
 
 def _uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list[_Match]:
@@ -309,7 +324,7 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
         scale = first_match(scale_cues(vocab), low[s:e])
         if scale and not workload.get("size"):
             workload = {**workload, "condition": low[s + scale[1]:s + scale[2]]}
-        cut = s
+        cut, taken = s, []
         for seg_end in [m.start() for m in CLAUSE.finditer(low, s, e)] + [e]:
             v = first_match(t["verdict"], masked[cut:seg_end])
             if v is None and context is not None:
@@ -321,6 +336,7 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                 w = {**workload, "method": mine[0]} if mine and workload.get("method") else workload
                 out += verdict_claims((v[0], v[1] + cut - s, v[2] + cut - s), masked, s, e, ents, carried, w, t,
                                       vocab, span=(cut, seg_end))
+                taken.append(cut + v[1])
             cut = seg_end
         # "…是够用的，甚至是性价比极高的选择": a piece of the sentence judging a resource of its own
         judged = {c.attribute for c in out if c.modality == "verdict"}
@@ -336,6 +352,9 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                                                   workload, t, vocab, span=(a, b))
                         if c.attribute in named and c.confidence > 0.5]     # of a product the sentence names
                 judged.update(named)
+            elif not any(a <= x < b for x in taken) and not (role and v[0] in ("suitable", "recommended")):
+                # "…够用的，尤其适合微调": a verdict on tasks of its own
+                out += task_verdict(low, masked, s, e, (a, b), v, ents, carried, t, vocab)
     return out
 
 

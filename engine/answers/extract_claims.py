@@ -277,8 +277,23 @@ def effects(low: str, masked: str, s: int, e: int, ents: list[_Match], t: dict[s
             if not before or any(m.kind in HARDWARE for m in ents if before[-1].end <= m.start < a):
                 continue
             subj, conf = before[-1], 0.6
-        out.append(Candidate(a, b, subj.eid, "effect", list(dict.fromkeys(x[2] for x in g)), modality="spec", confidence=conf))
+        value = list(dict.fromkeys(x[2] for x in g))
+        for m in _run_of(low, subj, ents, t):      # "ZeRO Stage 2/3 reduces memory": each stage does
+            out.append(Candidate(min(a, m.start), b, m.eid, "effect", value, modality="spec", confidence=conf))
     return out
+
+
+def _run_of(low: str, last: _Match, ents: list[_Match], t: dict[str, Any]) -> list[_Match]:
+    """The names of ``last``'s kind joined to it by list words before it ("ZeRO-2/3", "LoRA 和 QLoRA"),
+    with ``last`` itself."""
+    run = [last]
+    for m in reversed([m for m in ents if m.end <= last.start]):
+        gap = low[m.end:run[0].start]
+        # a comma alone joins a list only before its last "and" ("A, B and C"): "After A, B does X" is none
+        if m.kind != last.kind or not any_match(t["coref"]["joiner"], gap) or (len(run) == 1 and gap.strip() in (",", "，")):
+            break
+        run.insert(0, m)
+    return run
 
 
 def depends(low: str, s: int, e: int, t: dict[str, Any]) -> list[Candidate]:
