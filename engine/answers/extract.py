@@ -36,7 +36,7 @@ from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, 
 __all__ = ["Candidate", "Extraction", "aligned_lower", "extract", "quantities", "sentences"]
 
 _BULLET = re.compile(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*")
-_QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$|吗\s*[。.]?\s*$")     # a question states nothing
+_QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$|吗\s*[。.]?\s*$")     # a question states nothing (see _asks)
 
 
 @dataclass
@@ -94,7 +94,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         masked_low = "".join(masked)
         named_all = ents
         ents = _uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
-        question = bool(_QUESTION.search(low[s:e]))
+        question = _asks(low, s, e, t)
         context = _row_context(row, ents, carried)
         found = [] if question else _sentence_claims(low, masked_low, s, e, ents, context, vocab, t, row, topic,
                                                         listed if bullet and row is None else None, named_all,
@@ -174,6 +174,12 @@ def _explicit_vendors(low: str, mentions: list[_Match], t: dict[str, Any]) -> se
     return out
 
 
+def _asks(low: str, s: int, e: int, t: dict[str, Any]) -> bool:
+    """A question states nothing, unless it takes its content as given ("为何 T4 不够用？", "why is the T4
+    too small?", "什么场景下够用？": it is not enough; it is enough somewhere)."""
+    return bool(_QUESTION.search(low[s:e])) and not any_match(t["presupposed"], low[s:e])
+
+
 def _heading_line(low: str, s: int, e: int) -> bool:
     """A sentence that is a whole short line without a sentence's ending: a heading."""
     line_start = low.rfind("\n", 0, s) + 1
@@ -186,7 +192,7 @@ def _heading_line(low: str, s: int, e: int) -> bool:
 def _heading_verdict(low: str, s: int, e: int, t: dict[str, Any]) -> str | None:
     """The verdict of a heading ("✅ 适合的场景", "Where it is not enough"): what the items of the list
     it heads say of the workloads they name."""
-    if _QUESTION.search(low[s:e]):
+    if _asks(low, s, e, t):
         return None
     v = first_match(t["verdict"], low[s:e])
     if v is None or any_match(t["open_question"], low[s:s + v[1]]):

@@ -67,6 +67,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
                                    if isinstance(spec, dict) for x in (spec.get("en"), spec.get("zh")) if x),
                                   key=lambda p: -len(p[1].pattern))),
             "open_question": comp((cues.get("open_question") or {}).get("cue", ())),
+            "presupposed": comp((cues.get("open_question") or {}).get("presupposed", ())),
             "carries": comp((cues.get("carries") or {}).get("verb", ())),
             "require": comp((cues.get("require") or {}).get("verb", ())),
             "possess": comp((cues.get("possess") or {}).get("verb", ())),

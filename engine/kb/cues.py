@@ -81,7 +81,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "bound": {">=", "<=", ">", "<"},
         "negation": {"before", "after"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
-        "open_question": {"cue"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
+        "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
         "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"},
         "advice": {"verb", "use", "not_before", "not_after"},
         "comparison": {"before", "metric", "ratio", "behind", "ahead", "condition"},
