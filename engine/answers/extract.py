@@ -22,7 +22,8 @@ from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .lexicon import (Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model,
                       match_entities as _match_entities, resolve_variant as _resolve_variant)
-from .extract_compare import comparisons
+from .extract_compare import advantages, comparisons, per_compared
+from .extract_relations import upgrades
 from .extract_lists import abbreviated, sized_names, groups, heading_verdict, pronoun_list, spread, spread_to_referents
 from .extract_claims import (attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, product_names,
                              recommends, roles, sized_variants)
@@ -106,7 +107,9 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 found += spread_to_referents(found, last_run)
             found += spread(low, found, runs)   # "A 和 B 都支持 X": the statement of each
             referents = last_run if not runs and (plural or any_match(t["coref"]["singular"], low[s:e])) else []
-            found += comparisons(low, s, e, [m for m in named_all if m.kind in HARDWARE], ents, referents, carried, t)
+            hardware = [m for m in named_all if m.kind in HARDWARE]
+            found += comparisons(low, s, e, hardware, ents, referents, carried, t)
+            found += advantages(low, masked_low, s, e, hardware, ents, referents, carried, t, claims)   # "更多显存", "提升训练速度"
             verdict = _heading_verdict(low, s, e, t) if heading else None
             if verdict and not any(c.modality == "verdict" for c in found):
                 found += heading_verdict(low, masked_low, s, e, verdict, ents, carried, t, vocab)
@@ -156,7 +159,7 @@ def _uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list
         if m.kind in HARDWARE:
             gap = low[compared.end:m.start] if compared is not None else ""
             chained = compared is not None and any_match(t["coref"]["joiner"], re.sub(r"[（(][^（(）)]*[）)]|'s", "", gap))
-            if chained or any_match(t["compared"], low[max(s, m.start - 12):m.start]):
+            if chained or any_match(t["compared"], low[max(s, m.start - 20):m.start]):
                 compared = m
                 continue
         out.append(m)
@@ -262,9 +265,9 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
         value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
         if q.bound and q.lo == q.hi:
             value = f"{q.bound} {q.lo:g}"
-        out.append(Candidate(q.start, q.end, subj, attr, value, q.unit,
-                             modality="spec", confidence=min(conf, sconf), approx=q.approx))
-        widen(out[-1], ents, seg)
+        c = Candidate(q.start, q.end, subj, attr, value, q.unit, modality="spec", confidence=min(conf, sconf), approx=q.approx)
+        widen(c, ents, seg)
+        out += per_compared(c, q.dimension, named_all or ents, ents, vocab)     # "慢 2–4 倍" than each GPU compared
     # 2. yes/no attributes stated or denied
     for attr, rxs in t["attribute"].items():
         if vocab.attributes[attr].type != "boolean":
@@ -326,6 +329,7 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     out += effects(low, masked, s, e, ents, t)
     out += depends(low, s, e, t)
     out += column_claims(low, s, e, ents, row, t, vocab)
+    out += upgrades(low, masked, s, e, ents, carried, t)
     if verdict or context:
         scale = first_match(scale_cues(vocab), low[s:e])
         if scale and not workload.get("size"):

@@ -73,10 +73,11 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "possess": comp((cues.get("possess") or {}).get("verb", ())),
             "advice": comp((cues.get("advice") or {}).get("verb", ())),
             "use": comp((cues.get("advice") or {}).get("use", ())),
+            "upgrade": comp((cues.get("advice") or {}).get("upgrade", ())),
             "advice_guard_before": comp((cues.get("advice") or {}).get("not_before", ())),
             "advice_guard_after": comp((cues.get("advice") or {}).get("not_after", ())),
             "compared": comp((cues.get("comparison") or {}).get("before", ())),
-            "cmp": {k: comp((cues.get("comparison") or {}).get(k, ())) for k in ("metric", "ratio", "behind", "ahead", "condition")},
+            "cmp": {k: comp((cues.get("comparison") or {}).get(k, ())) for k in ("metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup")},
             "coref": {k: comp((cues.get("coreference") or {}).get(k, ())) for k in ("plural", "singular", "joiner")},
             "tasks": tuple((task, re.compile("|".join([re.escape(str(x).lower()) for x in (spec.get("en"), spec.get("zh")) if x]
                                                      + list((cues.get("task") or {}).get(task, ())))))
