@@ -397,3 +397,57 @@ def test_what_memory_depends_on_is_read_with_its_factors(vocab, text, subject, f
                                   "显存是 16GB，取决于实例规格。"])                               # no factor named
 def test_a_dependence_without_memory_or_factors_gives_no_claim(vocab, text):
     assert not [c for c in claims(text, vocab) if c[1] == "depends_on"]
+
+
+# -- a table row's own product is what its cells speak of -------------------------------------------------
+@pytest.mark.parametrize("table, subject", [
+    ("| 场景 | 实例 |\n|---|---|\n| 推理 | GN10Xp |\n| 训练性价比高 | GN7-A10 |\n", "family:GN7-A10"),
+    ("| Need | Instance |\n|---|---|\n| Inference | GN10Xp |\n| Best value for money | GN7 |\n", "family:GN7"),
+])
+def test_a_table_rows_verdict_is_about_the_rows_product(vocab, table, subject):
+    got = [c for c in extract(table, vocab).claims if c.attribute == "cost_effectiveness"]
+    assert [c.subject for c in got] == [subject]
+
+
+def test_a_table_row_naming_no_product_keeps_the_passages(vocab):
+    table = "GN10Xp 实例：\n| 场景 | 说明 |\n|---|---|\n| 推理 | 性价比高 |\n"
+    got = [c for c in extract(table, vocab).claims if c.attribute == "cost_effectiveness"]
+    assert [c.subject for c in got] == ["family:GN10Xp"]
+
+
+# -- questions that take their content as given; "not designed for" as a verdict -----------------------------
+@pytest.mark.parametrize("text, subject, polarity", [
+    ("GN10Xp 实例很常见。\n为何 GN10Xp 通常不够用于预训练？\n", "family:GN10Xp", "insufficient"),
+    ("Why is the L4 not enough for full fine-tuning?", "gpu:L4", "insufficient"),
+    ("The A10 is common.\n\nIn which scenarios is the A10 enough for LoRA fine-tuning?\n", "gpu:A10", "sufficient"),
+    ("V100 很常见。\n什么场景下 V100 够用？\n", "gpu:V100", "sufficient"),
+])
+def test_a_question_taking_its_content_as_given_states_it(vocab, text, subject, polarity):
+    got = [(c.subject, c.value) for c in extract(text, vocab).claims if c.modality == "verdict"]
+    assert (subject, polarity) in got
+
+
+@pytest.mark.parametrize("text", [
+    "Is the L4 enough for full fine-tuning?",
+    "GN10Xp 够用于预训练吗？",
+    "V100 是否足够用于 LoRA 微调？",
+    "How can the A10 be enough for LoRA fine-tuning?",
+])
+def test_an_open_question_states_no_verdict(vocab, text):
+    assert not [c for c in extract(text, vocab).claims if c.modality == "verdict"]
+
+
+@pytest.mark.parametrize("text, subject", [
+    ("GN10Xp 并非专为大规模模型训练设计。", "family:GN10Xp"),
+    ("V100 不是专门为推理打造的。", "gpu:V100"),
+    ("The L4 is not designed for large-scale training.", "gpu:L4"),
+])
+def test_not_designed_for_a_task_is_unsuitable(vocab, text, subject):
+    got = [(c.subject, c.value) for c in extract(text, vocab).claims if c.attribute == "suitability"]
+    assert got == [(subject, "unsuitable")]
+    assert not [c for c in extract(text, vocab).claims if c.attribute == "role"]
+
+
+def test_designed_for_a_task_is_a_role_not_unsuitable(vocab):
+    got = extract("GN10Xp 专为大规模模型训练设计。", vocab).claims
+    assert not [c for c in got if c.value == "unsuitable"]

@@ -88,3 +88,65 @@ def test_behind_each_gpu_of_a_list(vocab):
 ])
 def test_sentences_that_state_no_throughput_comparison(vocab, text):
     assert ratios(text, vocab) == [], text
+
+
+# -- a ratio of times said against several GPUs: one claim per GPU compared -----------------------------------
+def relative(text: str, vocab: Vocabulary, attribute: str) -> list[tuple[str, object, object]]:
+    return sorted((c.subject, c.value, (c.qualifiers.get("compared_to") or [None])[0]) for c in extract(text, vocab).claims
+                  if c.attribute == attribute)
+
+
+@pytest.mark.parametrize("text, attribute, expected", [
+    ("相比 A10、H100，L4 的训练速度慢 2–3 倍。", "slowdown",
+     [("gpu:L4", [2.0, 3.0], "gpu:A10"), ("gpu:L4", [2.0, 3.0], "gpu:H100")]),
+    ("Compared with the A100 and the H100, the V100 is 3x slower.", "slowdown",
+     [("gpu:V100", 3.0, "gpu:A100"), ("gpu:V100", 3.0, "gpu:H100")]),
+    ("比起 T4，A10 性能提升 3 倍。", "performance_gain", [("gpu:A10", 3.0, "gpu:T4")]),
+])
+def test_a_ratio_of_times_is_one_claim_per_gpu_compared(vocab, text, attribute, expected):
+    assert relative(text, vocab, attribute) == expected
+
+
+def test_a_ratio_of_times_with_nothing_compared_keeps_no_comparison(vocab):
+    assert relative("L4 的训练速度慢 2 倍。", vocab, "slowdown") == [("gpu:L4", 2.0, None)]
+
+
+# -- more memory than a GPU whose size the text gave; a speed-up with no figure -----------------------------
+@pytest.mark.parametrize("text, expected", [
+    ("T4 的显存是 16GB。GN7-V100 和 GN7-A10 拥有更多显存。", [("gpu:A10", "> 16"), ("gpu:V100", "> 16")]),
+    ("The T4 has 16 GB of memory. The L4 has more memory than the T4.", [("gpu:L4", "> 16")]),
+    ("L4 有 24GB 显存。\nH100 的显存更大，比 L4 强很多。", [("gpu:H100", "> 24")]),
+])
+def test_more_memory_than_a_gpu_of_a_stated_size(vocab, text, expected):
+    got = sorted((c.subject, c.value) for c in extract(text, vocab).claims if c.attribute == "memory_gb" and isinstance(c.value, str))
+    assert got == expected
+
+
+@pytest.mark.parametrize("text", [
+    "The L4 has more memory than the T4.",                          # the T4's size was never given
+    "T4 有 16GB 显存。如果 L4 拥有更多显存，就能跑 13B。",                  # a condition
+    "T4 有 16GB 显存。更多显存意味着更大的 batch。",                        # no product said to have it
+])
+def test_more_memory_without_a_stated_size_or_subject_states_no_bound(vocab, text):
+    assert not [c for c in extract(text, vocab).claims if c.attribute == "memory_gb" and isinstance(c.value, str)]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("GN7 是常见选择。建议改用 GN10Xp，它能显著提升训练速度。", [("family:GN10Xp", "family:GN7")]),
+    ("Most teams start on GN7. A GN10Xp instance speeds up training considerably.", [("family:GN10Xp", "family:GN7")]),
+    ("A10 比 T4 能明显加快推理速度。", [("gpu:A10", "gpu:T4")]),
+])
+def test_a_speed_up_with_no_figure_is_a_gain_above_one(vocab, text, expected):
+    got = sorted((c.subject, c.qualifiers["compared_to"][0]) for c in extract(text, vocab).claims
+                 if c.attribute == "performance_gain" and c.value == "> 1")
+    assert got == expected
+
+
+@pytest.mark.parametrize("text", [
+    "GN10Xp speeds up training.",                                   # nothing to compare with
+    "GN7 很常见。如果 GN10Xp 能提升训练速度，就换掉它。",                   # a condition
+    "GN7 很常见。GN10Xp 的训练速度提升 3 倍。",                           # a figure: read with its number
+    "Mixed precision speeds up training on the T4.",                # a technique's effect, not hardware's gain
+])
+def test_a_speed_up_without_a_base_or_with_a_figure_is_no_bound(vocab, text):
+    assert not [c for c in extract(text, vocab).claims if c.attribute == "performance_gain" and c.value == "> 1"]

@@ -13,10 +13,10 @@ same statement made twice in a text) is counted as a duplicate, not as spurious.
 Precision is matched / extracted, recall matched / curated, per source and overall. Recall is also
 given over two smaller sets of curated claims, both printed beside the full one:
 
-- *expressible* (``recall_expr``, the one the 60% goal is read against): claims whose value the
-  vocabulary can state as data. Claims of a free-text attribute (``note``, ``features``, ``cpu``,
-  ``product_kind``: type ``text``) are a curator's paraphrase; no extractor can produce the same string,
-  and the audit never compares them, so they are excluded. Everything else stays in, however hard.
+- *expressible* (``recall_expr``, extra information: the 60% goal of issue 17 is read against the
+  full recall): claims whose value the vocabulary can state as data. Claims of a free-text attribute
+  (``note``, ``features``, ``cpu``, ``product_kind``: type ``text``) are a curator's paraphrase; no
+  extractor can produce the same string, and the audit never compares them, so they are excluded. Everything else stays in, however hard.
 - *covered* (``recall*``): claims whose attribute the extractor has words for, which says how much of
   the gap is coverage (attributes with no cue words yet) rather than accuracy.
 """
@@ -146,9 +146,13 @@ def report_text(rep: dict[str, Any], verbose: bool = False) -> str:
         lines.append(f"  {sid:8} {r['extracted']:9d} {r['curated']:8d} {r['matched']:8d} {pct(r['precision']):>9} "
                      f"{pct(r['recall']):>8} {r['curated_expressible']:6d} {pct(r['recall_expressible']):>11} {pct(r['recall_covered']):>8}")
     g = rep["goal"]
-    lines.append(f"  goal: precision >= {100 * g['precision']:.0f}%, recall_expr >= {100 * g['recall']:.0f}%"
-                 "  (recall_expr: over the curated claims that are not free text;")
-    lines.append("  recall*: over curated claims of attributes the extractor has words for)")
+    o = rep["overall"]
+    met = o["precision"] is not None and o["recall"] is not None and \
+        o["precision"] >= g["precision"] and o["recall"] >= g["recall"]
+    lines.append(f"  goal (issue 17): precision >= {100 * g['precision']:.0f}%, recall >= {100 * g['recall']:.0f}% overall"
+                 f"  -- {'met' if met else 'not met'}")
+    lines.append("  (also shown: recall_expr, over the curated claims that are not free text; recall*, over curated")
+    lines.append("  claims of attributes the extractor has words for)")
     if verbose:
         lines.append("  spurious (extracted, no curated match):")
         lines += [f"    {x['source']}: {x['subject']} {x['attribute']} = {x['value']}  \u201c{x['quote'][:60]}\u201d" for x in rep["spurious"]]

@@ -22,20 +22,22 @@ from ..errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from .lexicon import (Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model,
                       match_entities as _match_entities, resolve_variant as _resolve_variant)
-from .extract_compare import comparisons
+from .extract_compare import advantages, comparisons, per_compared
+from .extract_relations import upgrades
 from .extract_lists import abbreviated, sized_names, groups, heading_verdict, pronoun_list, spread, spread_to_referents
 from .extract_claims import (attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, product_names,
                              recommends, roles, sized_variants)
 from .extract_subject import (HARDWARE, HEADING, Candidate, carries, host_of, subject_of, topic_concept, vendor_prefix,
                               widen)
-from .extract_workload import (gpus_needed, requirement, scale_cues, verdict_attributes, verdict_claims, workload_of)
+from .extract_workload import (gpus_needed, requirement, scale_cues, task_verdict, verdict_attributes, verdict_claims,
+                               workload_of)
 from .extract_text import (CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout,
                            negated, quantities, row_at, segment, sentences, tables)
 
 __all__ = ["Candidate", "Extraction", "aligned_lower", "extract", "quantities", "sentences"]
 
 _BULLET = re.compile(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*")
-_QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$|吗\s*[。.]?\s*$")     # a question states nothing
+_QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$|吗\s*[。.]?\s*$")     # a question states nothing (see _asks)
 
 
 @dataclass
@@ -93,8 +95,9 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         masked_low = "".join(masked)
         named_all = ents
         ents = _uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
-        question = bool(_QUESTION.search(low[s:e]))
-        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, carried, vocab, t, row, topic,
+        question = _asks(low, s, e, t)
+        context = _row_context(row, ents, carried)
+        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, context, vocab, t, row, topic,
                                                         listed if bullet and row is None else None, named_all,
                                                         advising and not bullet)
         if not question:
@@ -104,7 +107,9 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 found += spread_to_referents(found, last_run)
             found += spread(low, found, runs)   # "A 和 B 都支持 X": the statement of each
             referents = last_run if not runs and (plural or any_match(t["coref"]["singular"], low[s:e])) else []
-            found += comparisons(low, s, e, [m for m in named_all if m.kind in HARDWARE], ents, referents, carried, t)
+            hardware = [m for m in named_all if m.kind in HARDWARE]
+            found += comparisons(low, s, e, hardware, ents, referents, carried, t)
+            found += advantages(low, masked_low, s, e, hardware, ents, referents, carried, t, claims)   # "更多显存", "提升训练速度"
             verdict = _heading_verdict(low, s, e, t) if heading else None
             if verdict and not any(c.modality == "verdict" for c in found):
                 found += heading_verdict(low, masked_low, s, e, verdict, ents, carried, t, vocab)
@@ -131,6 +136,19 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     return Extraction(text, out_lang, claims, not_understood)
 
 
+def _row_context(row: Row | None, ents: list[_Match], carried: dict[str, _Match]) -> dict[str, _Match]:
+    """The products a statement may be about when it names none before it: in a table row, the first
+    product of each kind the row names ("| best value | GN7-A10 | …": the row's product, not the one
+    of the row above); elsewhere the products carried from earlier sentences."""
+    if row is None or row.is_header:
+        return carried
+    own: dict[str, _Match] = {}
+    for m in ents:
+        if m.kind in HARDWARE and row.start <= m.start < row.end:
+            own.setdefault(m.kind, m)
+    return {**carried, **own} if own else carried
+
+
 def _uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list[_Match]:
     """The mentions of a sentence without the hardware it compares with ("低于 A100/V100 的 PCIe 4.0",
     "slower than the A10"): a comparison word before a name, or before a list of names, makes them
@@ -141,7 +159,7 @@ def _uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list
         if m.kind in HARDWARE:
             gap = low[compared.end:m.start] if compared is not None else ""
             chained = compared is not None and any_match(t["coref"]["joiner"], re.sub(r"[（(][^（(）)]*[）)]|'s", "", gap))
-            if chained or any_match(t["compared"], low[max(s, m.start - 12):m.start]):
+            if chained or any_match(t["compared"], low[max(s, m.start - 20):m.start]):
                 compared = m
                 continue
         out.append(m)
@@ -159,6 +177,12 @@ def _explicit_vendors(low: str, mentions: list[_Match], t: dict[str, Any]) -> se
     return out
 
 
+def _asks(low: str, s: int, e: int, t: dict[str, Any]) -> bool:
+    """A question states nothing, unless it takes its content as given ("为何 T4 不够用？", "why is the T4
+    too small?", "什么场景下够用？": it is not enough; it is enough somewhere)."""
+    return bool(_QUESTION.search(low[s:e])) and not any_match(t["presupposed"], low[s:e])
+
+
 def _heading_line(low: str, s: int, e: int) -> bool:
     """A sentence that is a whole short line without a sentence's ending: a heading."""
     line_start = low.rfind("\n", 0, s) + 1
@@ -171,7 +195,7 @@ def _heading_line(low: str, s: int, e: int) -> bool:
 def _heading_verdict(low: str, s: int, e: int, t: dict[str, Any]) -> str | None:
     """The verdict of a heading ("✅ 适合的场景", "Where it is not enough"): what the items of the list
     it heads say of the workloads they name."""
-    if _QUESTION.search(low[s:e]):
+    if _asks(low, s, e, t):
         return None
     v = first_match(t["verdict"], low[s:e])
     if v is None or any_match(t["open_question"], low[s:s + v[1]]):
@@ -241,9 +265,9 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
         value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
         if q.bound and q.lo == q.hi:
             value = f"{q.bound} {q.lo:g}"
-        out.append(Candidate(q.start, q.end, subj, attr, value, q.unit,
-                             modality="spec", confidence=min(conf, sconf), approx=q.approx))
-        widen(out[-1], ents, seg)
+        c = Candidate(q.start, q.end, subj, attr, value, q.unit, modality="spec", confidence=min(conf, sconf), approx=q.approx)
+        widen(c, ents, seg)
+        out += per_compared(c, q.dimension, named_all or ents, ents, vocab)     # "慢 2–4 倍" than each GPU compared
     # 2. yes/no attributes stated or denied
     for attr, rxs in t["attribute"].items():
         if vocab.attributes[attr].type != "boolean":
@@ -305,11 +329,12 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
     out += effects(low, masked, s, e, ents, t)
     out += depends(low, s, e, t)
     out += column_claims(low, s, e, ents, row, t, vocab)
+    out += upgrades(low, masked, s, e, ents, carried, t)
     if verdict or context:
         scale = first_match(scale_cues(vocab), low[s:e])
         if scale and not workload.get("size"):
             workload = {**workload, "condition": low[s + scale[1]:s + scale[2]]}
-        cut = s
+        cut, taken = s, []
         for seg_end in [m.start() for m in CLAUSE.finditer(low, s, e)] + [e]:
             v = first_match(t["verdict"], masked[cut:seg_end])
             if v is None and context is not None:
@@ -321,6 +346,7 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                 w = {**workload, "method": mine[0]} if mine and workload.get("method") else workload
                 out += verdict_claims((v[0], v[1] + cut - s, v[2] + cut - s), masked, s, e, ents, carried, w, t,
                                       vocab, span=(cut, seg_end))
+                taken.append(cut + v[1])
             cut = seg_end
         # "…是够用的，甚至是性价比极高的选择": a piece of the sentence judging a resource of its own
         judged = {c.attribute for c in out if c.modality == "verdict"}
@@ -336,6 +362,9 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                                                   workload, t, vocab, span=(a, b))
                         if c.attribute in named and c.confidence > 0.5]     # of a product the sentence names
                 judged.update(named)
+            elif not any(a <= x < b for x in taken) and not (role and v[0] in ("suitable", "recommended")):
+                # "…够用的，尤其适合微调": a verdict on tasks of its own
+                out += task_verdict(low, masked, s, e, (a, b), v, ents, carried, t, vocab)
     return out
 
 

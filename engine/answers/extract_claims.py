@@ -12,6 +12,7 @@ from .lexicon import Match as _Match
 from .extract_subject import (HARDWARE, PRODUCTS, Candidate, subject_of, topic as _topic, topic_concept,
                               vendor_prefix, widen)
 from .extract_text import (GPU_AFTER, NAME_MARKS, Quantity, Row, any_match, negated, segment, spans_of, tables)
+from .extract_mentions import advised
 from .extract_workload import qualifiers_of
 
 TECHNIQUES = ("technique", "precision", "method", "software")
@@ -68,6 +69,7 @@ def recommends(low: str, masked: str, s: int, e: int, ents: list[_Match], carrie
     hardware the sentence names, else the topic the passage is about (out-of-memory handling, long
     context: ``topic``), else the product the text speaks of. A technique used in a condition or an
     example ("when using LoRA", "即使开启混合精度", "使用 X 提速的 QAT 训练") is not advised."""
+    ents = advised(ents, low, t)             # "use mixed precision": the technique, not a precision
     cues = sorted({(m.start(), m.end()) for rx in t["advice"] + t["use"] for m in rx.finditer(low, s, e)})
     cues = [c for i, c in enumerate(cues) if not any(o[0] <= c[0] and c[1] <= o[1] and o != c for o in cues)]
     hardware = [m for m in ents if m.kind in HARDWARE]
@@ -275,8 +277,23 @@ def effects(low: str, masked: str, s: int, e: int, ents: list[_Match], t: dict[s
             if not before or any(m.kind in HARDWARE for m in ents if before[-1].end <= m.start < a):
                 continue
             subj, conf = before[-1], 0.6
-        out.append(Candidate(a, b, subj.eid, "effect", list(dict.fromkeys(x[2] for x in g)), modality="spec", confidence=conf))
+        value = list(dict.fromkeys(x[2] for x in g))
+        for m in _run_of(low, subj, ents, t):      # "ZeRO Stage 2/3 reduces memory": each stage does
+            out.append(Candidate(min(a, m.start), b, m.eid, "effect", value, modality="spec", confidence=conf))
     return out
+
+
+def _run_of(low: str, last: _Match, ents: list[_Match], t: dict[str, Any]) -> list[_Match]:
+    """The names of ``last``'s kind joined to it by list words before it ("ZeRO-2/3", "LoRA 和 QLoRA"),
+    with ``last`` itself."""
+    run = [last]
+    for m in reversed([m for m in ents if m.end <= last.start]):
+        gap = low[m.end:run[0].start]
+        # a comma alone joins a list only before its last "and" ("A, B and C"): "After A, B does X" is none
+        if m.kind != last.kind or not any_match(t["coref"]["joiner"], gap) or (len(run) == 1 and gap.strip() in (",", "，")):
+            break
+        run.insert(0, m)
+    return run
 
 
 def depends(low: str, s: int, e: int, t: dict[str, Any]) -> list[Candidate]:

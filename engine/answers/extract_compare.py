@@ -8,8 +8,10 @@ condition or of anything but throughput (memory, price) states nothing here."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
+from ..kb.vocabulary import Vocabulary
 from .lexicon import Match as _Match
 from .extract_subject import HARDWARE, Candidate
 from .extract_lists import groups
@@ -99,4 +101,58 @@ def comparisons(low: str, s: int, e: int, named: list[_Match], subjects: list[_M
         for o in dict.fromkeys(m.eid for m in others):
             out.append(Candidate(start, max(span_end, start + 1), g, "compute_ratio", value, "x",
                                  qualifiers={"compared_to": [o]}, modality="spec", confidence=0.6))
+    return out
+
+
+def per_compared(c: Candidate, dimension: str, named: list[_Match], subjects: list[_Match], vocab: Vocabulary) -> list[Candidate]:
+    """"T4 仅为 A10、A100 的一半，训练速度慢 2–4 倍", "the L4 is 2x slower than the A100 and the H100": a
+    ratio (how many times slower or faster) stated of hardware in a sentence that compares it with other
+    hardware is one claim per product compared with; with none compared, the claim as it is."""
+    if dimension != "ratio" or vocab.kind_of(c.subject) not in HARDWARE:
+        return [c]
+    compared = list(dict.fromkeys(m.eid for m in named if m.kind in HARDWARE and m not in subjects and m.eid != c.subject))
+    if not compared:
+        return [c]
+    return [replace(c, qualifiers={**c.qualifiers, "compared_to": [x]}) for x in compared]
+
+
+def advantages(low: str, masked: str, s: int, e: int, named: list[_Match], subjects: list[_Match], referents: list[_Match],
+               carried: dict[str, _Match], t: dict[str, Any], earlier: list[Candidate]) -> list[Candidate]:
+    """"它们拥有更多显存，能显著提升训练速度", "the A10 has more memory than the T4": hardware said to have
+    more GPU memory than a GPU the text gave a size for has more than that size (a bound; no size stated,
+    no claim); hardware said, with no figure, to speed up work compared with another product (the one
+    named, else the one of its kind the passage is about) has a performance gain above 1 over it. The
+    subject is the first product (or list) the sentence speaks of, else the products a pronoun stands for.
+    ``masked``: the text with hardware and model names masked (their digits are no figures)."""
+    cues = t["cmp"]
+    runs = groups(low, subjects, t)
+    own = runs[0] if runs else referents
+    if not own:
+        return []
+    ids = {m.eid for m in own}
+    out: list[Candidate] = []
+    for cue in (m for rx in cues["more_memory"] for m in rx.finditer(low, s, e)):
+        a, b = segment(low, s, e, cue.start())
+        if any_match(cues["condition"], low[a:cue.start()]):
+            continue
+        gpus = list(dict.fromkeys(g for g in (_gpu_of(m, low, t) for m in own) if g))
+        than = [m.eid for m in named if m.kind == "gpu" and m not in subjects and m.eid not in gpus and a <= m.start < b]
+        if not than and "gpu" in carried and carried["gpu"].eid not in gpus:
+            than = [carried["gpu"].eid]
+        sizes = {c.subject: c.value for c in earlier if c.attribute == "memory_gb" and isinstance(c.value, float)}
+        for o in (x for x in than if x in sizes):
+            out += [Candidate(cue.start(), cue.end(), g, "memory_gb", f"> {sizes[o]:g}", "GB", modality="spec", confidence=0.5)
+                    for g in gpus]
+        break
+    for cue in (m for rx in cues["speedup"] for m in rx.finditer(low, s, e)):
+        a, b = segment(low, s, e, cue.start())
+        if any_match(cues["condition"], low[a:cue.start()]) or re.search(r"\d", masked[a:b]):
+            continue                          # a figure of times is read with its number
+        than = [m for m in named if m not in subjects and m.eid not in ids and m.kind == own[0].kind]
+        base = than[0] if than else carried.get(own[0].kind)
+        if base is None or base.eid in ids:
+            continue
+        out += [Candidate(cue.start(), cue.end(), x, "performance_gain", "> 1", "x", qualifiers={"compared_to": [base.eid]},
+                          modality="spec", confidence=0.5) for x in dict.fromkeys(m.eid for m in own)]
+        break
     return out

@@ -163,3 +163,19 @@ def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, e
             widen(c, ents, (a, b))
             out.append(c)
     return out
+
+
+def task_verdict(low: str, masked: str, s: int, e: int, piece: tuple[int, int], verdict: tuple[str, int, int],
+                 ents: list[_Match], carried: dict[str, _Match], t: dict[str, Any], vocab: Vocabulary) -> list[Candidate]:
+    """"…内存是够用的，尤其适合微调和小模型训练", "…, and it is well suited to fine-tuning": a comma piece
+    with a verdict word of its own that names no resource but tasks (or a method) of its own judges the
+    hardware's suitability for them, one verdict per task. A piece that names neither states nothing."""
+    a, b = piece
+    if verdict_attributes(masked, a, b, verdict[0], t) not in (["suitability"], ["memory_verdict"]) or \
+            any_match(t["open_question"], masked[a:a + verdict[1]]):
+        return []
+    w = workload_of(low, masked, a, b, [m for m in ents if a <= m.start < b], vocab, [])
+    if not (w.get("method") or w.get("task")):
+        return []
+    return [c for c in verdict_claims((verdict[0], verdict[1] + a - s, verdict[2] + a - s), masked, s, e, ents, carried,
+                                      w, t, vocab, span=piece) if c.attribute in ("suitability", "memory_verdict")]

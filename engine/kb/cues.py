@@ -35,7 +35,9 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # the words of each host interface (host_link enum)
               "host_link",
               # pronouns that stand for the products named before, and the words joining a list of products
-              "coreference")
+              "coreference",
+              # the technique a precision's words stand for when they are advised ("use mixed precision")
+              "advised_as")
 
 
 def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -84,16 +86,17 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "bound": {">=", "<=", ">", "<"},
         "negation": {"before", "after"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
-        "open_question": {"cue"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
+        "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
         "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"},
-        "advice": {"verb", "use", "not_before", "not_after"},
-        "comparison": {"before", "metric", "ratio", "behind", "ahead", "condition"},
+        "advice": {"verb", "use", "not_before", "not_after", "upgrade"},
+        "comparison": {"before", "metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup"},
         "coreference": {"plural", "singular", "joiner"},
         "host_link": set(vocab.enums.get("host_link") or {}),
         "task": set(vocab.enums.get("task") or {}), "bottleneck": set(vocab.enums.get("bottleneck") or {}),
         "bottleneck_cue": {"cue", "table_header", "hypothetical"}, "effect": set(vocab.enums.get("effect") or {}),
         "depends": {"cue", "memory", "activations"}, "factor": set(vocab.enums.get("factor") or {}),
         "topic": {eid for eid, spec in vocab.entities.items() if spec.get("kind") == "concept"},
+        "advised_as": {eid for eid, spec in vocab.entities.items() if spec.get("kind") == "technique"},
     }
     for group, names in allowed.items():
         for key in vocab.cues.get(group) or {}:
