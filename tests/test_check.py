@@ -37,6 +37,12 @@ def _one(result, attribute):
     ("GN7 instances have NVLink.", "nvlink", "family:GN7", "incorrect", "R-T4-nvlink"),
     ("腾讯云 GN7 实例搭载 T4 GPU。", "gpu", "family:GN7", "supported", "R-GN7-gpu"),
     ("Tesla T4 的 INT8 算力为 130 TOPS。", "int8_tops", "gpu:T4", "supported", "R-T4-int8_tops"),
+    # a fractional size's GPU memory is its vGPU share, not the whole T4's; a whole-T4 size inherits the T4's
+    ("GN7.2XLARGE40 只有半张 T4，也就是 8GB 的 vGPU 显存。", "memory_gb", "instance:GN7.2XLARGE40", "supported", "R-GN7.2XLARGE40-memory_gb"),
+    ("GN7.LARGE20 has 16 GB of GPU memory.", "memory_gb", "instance:GN7.LARGE20", "incorrect", "R-GN7.LARGE20-memory_gb"),
+    ("GN7.5XLARGE80 has 16 GB of GPU memory.", "memory_gb", "instance:GN7.5XLARGE80", "supported", "R-T4-memory_gb"),
+    ("The PNV4.7XLARGE116 gives you 28 vCPUs and 116 GB of memory.", "host_memory_gb", "instance:PNV4.7XLARGE116",
+     "supported", "R-PNV4.7XLARGE116-host_memory_gb"),
     # near misses: within 10% of the reference holds, beyond it does not
     ("The A10 comes with 20 GB of GPU memory.", "memory_gb", "gpu:A10", "incorrect", "R-A10-memory_gb"),
     ("T4 的显存大约 15GB。", "memory_gb", "gpu:T4", "supported", "R-T4-memory_gb"),

@@ -39,3 +39,26 @@ def test_an_effect_after_a_list_of_techniques_is_each_ones(vocab, text, subjects
 ])
 def test_an_effect_is_not_spread_beyond_its_list(vocab, text, subjects):
     assert [s for s, _ in effects(text, vocab)] == subjects
+
+
+# -- a figure said of an instance size: a bare "memory" is its RAM, a vGPU share its own GPU memory ---------
+def figures(text: str, vocab: Vocabulary) -> list[tuple[str, str, object]]:
+    return sorted((c.subject, c.attribute, c.value) for c in extract(text, vocab).claims
+                  if c.attribute in ("memory_gb", "host_memory_gb"))
+
+
+@pytest.mark.parametrize("text, want", [
+    ("GN7.5XLARGE80 has 20 vCPUs, 80 GB of memory and one T4.",
+     [("instance:GN7.5XLARGE80", "host_memory_gb", 80.0)]),
+    ("With GN7.10XLARGE160 you get 160 GB of RAM next to two T4 cards.",
+     [("instance:GN7.10XLARGE160", "host_memory_gb", 160.0)]),
+    ("GN7.5XLARGE80 offers 16 GB of GPU memory.", [("instance:GN7.5XLARGE80", "memory_gb", 16.0)]),   # GPU memory stays
+    ("The T4 has 16 GB of memory.", [("gpu:T4", "memory_gb", 16.0)]),                     # a GPU's memory is VRAM
+    ("GN7 carries the T4, with 16 GB of memory per card.", [("family:GN7", "memory_gb", 16.0)]),  # the GPU is nearest
+    ("GN7.LARGE20 gets a quarter of a T4, i.e. 4 GB of vGPU memory.", [("instance:GN7.LARGE20", "memory_gb", 4.0)]),
+    ("GN7.2XLARGE40 配的是半张 T4，只有 8GB 虚拟 GPU 显存。", [("instance:GN7.2XLARGE40", "memory_gb", 8.0)]),
+    ("A whole T4 has 16 GB, while GN7.LARGE20's vGPU has 4 GB.",
+     [("gpu:T4", "memory_gb", 16.0), ("instance:GN7.LARGE20", "memory_gb", 4.0)]),
+])
+def test_an_instance_sizes_figures_are_its_own(vocab, text, want):
+    assert figures(text, vocab) == want

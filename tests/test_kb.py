@@ -64,8 +64,8 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
-    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5"]
-    first, second, last, newest, recoded, purposes = (kb.release(n) for n in names)
+    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6"]
+    first, second, last, newest, recoded, purposes, shares = (kb.release(n) for n in names)
     assert {c.source for c in first.claims} == {"S000", "S001"}
     assert {c.source for c in second.claims} == {"S000", "S001", "S002"}
     # the T4 bandwidth is revised in 2026.12: old value before, new value after
@@ -87,6 +87,9 @@ def test_releases_tell_the_history(kb):
     assert "purpose" not in recoded.facts["S002-C079"].qualifiers and "R-NVSMI-effect" not in recoded.facts
     assert purposes.facts["S002-C079"].qualifiers["purpose"] == ["reduces_communication"]
     assert purposes.facts["R-NVSMI-effect"].version == 1
+    # 2026.12.6: a fractional GN7 size's vGPU memory is its own figure, no longer under a condition
+    assert purposes.facts["R-GN7.LARGE20-memory_gb"].qualifiers.get("condition") == "vGPU share"
+    assert shares.facts["R-GN7.LARGE20-memory_gb"].version == 2 and not shares.facts["R-GN7.LARGE20-memory_gb"].qualifiers
 
 
 def test_a_named_release_yields_exactly_its_facts(kb):

@@ -255,6 +255,11 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
             continue                            # "单张 40GB/80GB 的显存绰绰有余": sizes in a verdict, of no product named
         if "family" in vocab.attributes[attr].inherited_by:
             subj = host_of(subj, ents, masked, s, q.start, t) or subj
+        if attr == "memory_gb" and any_match(t["instance_words"]["gpu_share"], low[seg[0]:seg[1]]):
+            # "half a T4, that is 8 GB of vGPU memory": a vGPU share is the instance size's, not the GPU's
+            share, share_conf = subject_of(("instance", "family"), q.start, ents, carried, seg)
+            if share is not None:
+                subj, sconf = share, min(sconf, share_conf)
         sized = sized_variants(q, ents, vocab) if attr == "memory_gb" else {}
         if sized:                               # "A100 或 A800 … 40GB 或 80GB": each variant of its size
             variants.update(sized)

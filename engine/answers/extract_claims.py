@@ -168,6 +168,7 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
                 continue                          # "张" or "块" alone count anything
             return a, 0.85
     best: tuple[int, int, int, int] | None = None     # (outside the clause, distance, -length, order in the cues)
+    word = ""
     for order, a in enumerate(cands):
         for rx in t["attribute"][a]:
             for m in rx.finditer(low, s, e):
@@ -176,9 +177,15 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
                 dist = max(m.start() - q.end if m.start() >= q.end else q.start - m.end(), 0)
                 key = (0 if seg[0] <= m.start() < seg[1] else 1, dist, -(m.end() - m.start()), order)
                 if best is None or key < best:
-                    best = key
+                    best, word = key, m.group(0)
     if best is not None:
-        return cands[best[3]], 0.9 if best[0] == 0 else 0.7
+        attr, conf = cands[best[3]], 0.9 if best[0] == 0 else 0.7
+        if attr == "memory_gb" and "host_memory_gb" in cands and any_match(t["instance_words"]["host_memory"], word.strip()):
+            # "GN7.5XLARGE80 has 20 vCPUs and 80 GB of memory": a bare "memory" said of an instance is its RAM
+            near = [m for m in ents if s <= m.start and m.end <= q.start]
+            if near and near[-1].kind in ("instance", "family"):
+                return "host_memory_gb", conf
+        return attr, conf
     if q.dimension in ("count", "params", "ratio"):
         return None, 0.0                          # a bare number of things (or of parameters) could be anything
     # no word names the attribute: the dimension's first attribute (in the cues' order) that applies

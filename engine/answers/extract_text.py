@@ -79,6 +79,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "compared": comp((cues.get("comparison") or {}).get("before", ())),
             "cmp": {k: comp((cues.get("comparison") or {}).get(k, ())) for k in ("metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup")},
             "coref": {k: comp((cues.get("coreference") or {}).get(k, ())) for k in ("plural", "singular", "joiner")},
+            "instance_words": {k: comp((cues.get("instance_words") or {}).get(k, ())) for k in ("host_memory", "gpu_share")},
             "tasks": tuple((task, re.compile("|".join([re.escape(str(x).lower()) for x in (spec.get("en"), spec.get("zh")) if x]
                                                      + list((cues.get("task") or {}).get(task, ())))))
                            for task, spec in (v.enums.get("task") or {}).items() if isinstance(spec, dict)),

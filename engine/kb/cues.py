@@ -37,7 +37,10 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # pronouns that stand for the products named before, and the words joining a list of products
               "coreference",
               # the technique a precision's words stand for when they are advised ("use mixed precision")
-              "advised_as")
+              "advised_as",
+              # words whose figure, said of an instance or family, is the instance's own: a bare "memory"
+              # (host memory) and a vGPU share of GPU memory
+              "instance_words")
 
 
 def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -91,6 +94,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "advice": {"verb", "use", "not_before", "not_after", "upgrade"},
         "comparison": {"before", "metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup"},
         "coreference": {"plural", "singular", "joiner"},
+        "instance_words": {"host_memory", "gpu_share"},
         "host_link": set(vocab.enums.get("host_link") or {}),
         "task": set(vocab.enums.get("task") or {}), "bottleneck": set(vocab.enums.get("bottleneck") or {}),
         "bottleneck_cue": {"cue", "table_header", "hypothetical"}, "effect": set(vocab.enums.get("effect") or {}),
