@@ -62,3 +62,37 @@ def figures(text: str, vocab: Vocabulary) -> list[tuple[str, str, object]]:
 ])
 def test_an_instance_sizes_figures_are_its_own(vocab, text, want):
     assert figures(text, vocab) == want
+
+
+# -- counts written as words, and the verbs that give an instance size its GPUs -------------------------------
+def hardware(text: str, vocab: Vocabulary) -> list[tuple[str, str, object]]:
+    return sorted((c.subject, c.attribute, c.value if not isinstance(c.value, list) else tuple(c.value))
+                  for c in extract(text, vocab).claims if c.attribute in ("gpu", "gpu_count"))
+
+
+@pytest.mark.parametrize("text, want", [
+    ("GN7.10XLARGE160 comes with two T4 GPUs.",
+     [("instance:GN7.10XLARGE160", "gpu", ("gpu:T4",)), ("instance:GN7.10XLARGE160", "gpu_count", 2.0)]),
+    ("GN7.20XLARGE320 offers 80 vCPUs, 320 GB of RAM and four T4 cards.",
+     [("instance:GN7.20XLARGE320", "gpu", ("gpu:T4",)), ("instance:GN7.20XLARGE320", "gpu_count", 4.0)]),
+    ("GN7.5XLARGE80 includes a single T4.",
+     [("instance:GN7.5XLARGE80", "gpu", ("gpu:T4",)), ("instance:GN7.5XLARGE80", "gpu_count", 1.0)]),
+    ("GN7.LARGE20 只配了四分之一张 T4。",
+     [("instance:GN7.LARGE20", "gpu", ("gpu:T4",)), ("instance:GN7.LARGE20", "gpu_count", 0.25)]),
+    ("GN7.10XLARGE160 装有两张 T4 显卡。",
+     [("instance:GN7.10XLARGE160", "gpu", ("gpu:T4",)), ("instance:GN7.10XLARGE160", "gpu_count", 2.0)]),
+    ("GN7.2XLARGE40 gets half a T4.",
+     [("instance:GN7.2XLARGE40", "gpu", ("gpu:T4",)), ("instance:GN7.2XLARGE40", "gpu_count", 0.5)]),
+])
+def test_counts_in_words_and_the_gpus_of_an_instance_size(vocab, text, want):
+    assert hardware(text, vocab) == want
+
+
+@pytest.mark.parametrize("text", [
+    "One of the reasons GN7 is popular is its price.",         # "one" not before a GPU
+    "这两种方法在 GN7 上结果一致。",                              # 两 / 一 not before a card word
+    "A single config file sets up the whole cluster.",
+    "Use two data loaders per GPU.",                           # a count of loaders, not of GPUs
+])
+def test_number_words_away_from_gpus_state_no_count(vocab, text):
+    assert [c for c in extract(text, vocab).claims if c.attribute in ("gpu_count", "min_gpus")] == []

@@ -238,7 +238,8 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
             continue
         attr, conf = attribute_for(q, low, masked, seg, s, e, ents, carried, vocab, t)
         if attr == "gpu_count" and workload.get("size") and (workload.get("method") or workload.get("task")):
-            out += gpus_needed(q, masked, workload, ents, seg)   # "needs 4 A100s for a 13B fine-tune"
+            if not (verdict and q.hi <= 1):      # "one T4 is enough for …" is the verdict's, not a GPU count's
+                out += gpus_needed(q, masked, workload, ents, seg)   # "needs 4 A100s for a 13B fine-tune"
             continue
         if attr is None or (q.dimension == "count" and any_match(t["advice"], low[seg[0]:seg[1]])):
             continue

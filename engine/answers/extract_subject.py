@@ -101,7 +101,7 @@ def carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) 
     hosts = [m for m in ents if m.kind in ("family", "instance")]
     for h in hosts:
         # "GN7-T4": a GPU name joined to the family's is part of the family's name
-        gpus = [m for m in ents if m.kind == "gpu" and m.start >= h.end and m.start - h.end <= 40
+        gpus = [m for m in ents if m.kind == "gpu" and m.start >= h.end and m.start - h.end <= 64
                 and not re.fullmatch(r"-?", masked[h.end:m.start])]
         if not gpus:
             continue

@@ -80,6 +80,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "cmp": {k: comp((cues.get("comparison") or {}).get(k, ())) for k in ("metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup")},
             "coref": {k: comp((cues.get("coreference") or {}).get(k, ())) for k in ("plural", "singular", "joiner")},
             "instance_words": {k: comp((cues.get("instance_words") or {}).get(k, ())) for k in ("host_memory", "gpu_share")},
+            "number_words": tuple((float(k), comp(ps)) for k, ps in (cues.get("number_words") or {}).items()),
             "tasks": tuple((task, re.compile("|".join([re.escape(str(x).lower()) for x in (spec.get("en"), spec.get("zh")) if x]
                                                      + list((cues.get("task") or {}).get(task, ())))))
                            for task, spec in (v.enums.get("task") or {}).items() if isinstance(spec, dict)),
@@ -211,6 +212,25 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary) -> list[Quanti
                 break
         q.approx = any(rx.search(before) if not rx.pattern.startswith("^") else rx.search(rest) for rx in t["approx"])
         out.append(q)
+    return sorted(out + _counted_in_words(low, start, end, out, t), key=lambda q: q.start)
+
+
+_GPU_WORD = re.compile(r"\s*(?:(?:nvidia\s*)?\ue000+\s*)?(?:gpus?|cards?|accelerators?|显卡|卡)(?![a-z])")
+
+
+def _counted_in_words(low: str, start: int, end: int, found: list[Quantity], t: dict[str, Any]) -> list[Quantity]:
+    """Counts written as words (cues.number_words), only right before a GPU's name or a word for GPUs
+    or cards: "four T4 GPUs", "两块 A100", "半张 T4", "a whole T4 card"."""
+    out: list[Quantity] = []
+    for x, rxs in t["number_words"]:
+        for rx in rxs:
+            for m in rx.finditer(low, start, end):
+                after = m.end()
+                if not (GPU_AFTER.match(low, after) or _GPU_WORD.match(low, after)):
+                    continue
+                if any(q.start < after and m.start() < q.end for q in found + out):
+                    continue
+                out.append(Quantity(m.start(), after, x, x, "count", "1", unit_at=after))
     return out
 
 

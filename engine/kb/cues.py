@@ -40,7 +40,9 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               "advised_as",
               # words whose figure, said of an instance or family, is the instance's own: a bare "memory"
               # (host memory) and a vGPU share of GPU memory
-              "instance_words")
+              "instance_words",
+              # counts written as words ("four T4 GPUs", "两块 A100", "半张 T4"), keyed by the number
+              "number_words")
 
 
 def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -110,3 +112,12 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
                     line = raw[group].line_of(key)
                 issues.append(Issue(f"cues.{group}: unknown key {short(key)}", vocab.path, line,
                                     f"cues.{group}", sorted(names)))
+    for key in vocab.cues.get("number_words") or {}:
+        try:
+            ok = float(key) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            line = raw["number_words"].line_of(key) if isinstance(raw, dict) and hasattr(raw.get("number_words"), "line_of") else None
+            issues.append(Issue(f"cues.number_words: the key {short(key)} is not a positive number (the count its "
+                                "words stand for; in YAML quote it, e.g. \"2\")", vocab.path, line, "cues.number_words"))
