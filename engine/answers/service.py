@@ -48,6 +48,7 @@ class GpuKB:
         self._local = threading.local()          # this thread's open staged run (see :meth:`staged`)
         self._cache: OrderedDict[tuple, Any] = OrderedDict()
         self._memo: dict[tuple, Any] = {}
+        self._probes: OrderedDict[tuple, Any] = OrderedDict()   # (release, scenario) -> a search point's totals
         self._cache_size = cache_size
         self._lock = threading.RLock()
         self._audits: dict[str, Any] = {}
@@ -99,6 +100,21 @@ class GpuKB:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return value
+
+    def probe_totals(self, key: tuple, value: Any = sizing.MISSING) -> Any:
+        """A search point's (need, capacity) in GB under ``key`` (release, normalised scenario): the one
+        remembered (``sizing.MISSING`` when none), or, given ``value``, remember it (least recently used
+        out first; the largest model's search of many questions ends at the same few points)."""
+        with self._lock:
+            if value is sizing.MISSING:
+                found = self._probes.get(key, sizing.MISSING)
+                if found is not sizing.MISSING:
+                    self._probes.move_to_end(key)
+                return found
+            self._probes[key] = value
+            while len(self._probes) > 16384:
+                self._probes.popitem(last=False)
+            return value
 
     def memo(self, key: tuple, fn):
         """``fn()`` computed once per key and kept (never evicted): small read-only values every answer

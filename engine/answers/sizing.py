@@ -18,8 +18,12 @@ from ..kb.store import ReleaseView
 from ..reasoning.reasoner import Derivation, Reasoner
 from ..reasoning.rules import RuleSet
 
-#: runs a list of facts to a fixpoint (``Reasoner.run`` or a question's ``StagedRun.add``)
-Engine = Callable[[list[dict[str, Any]]], Derivation]
+#: runs a list of facts to a fixpoint (``Reasoner.run`` or a question's ``StagedRun.add``); its keyword
+#: ``shared`` takes the reference records asserted first (see ``StagedRun.add``)
+Engine = Callable[..., Derivation]
+
+#: what a memo answers for a key it does not hold (None is a value: a point the KB cannot size)
+MISSING = object()
 
 SIZING_KINDS = {"gpu", "family", "instance", "model", "precision", "optimizer", "concept", "technique"}
 MEMORY_KEYS = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache")
@@ -137,7 +141,7 @@ def run_many(reasoner: Reasoner, view: ReleaseView, seeds: list[dict[str, Any]],
         runs.append((s, notes, qid))
     if not runs:
         return []
-    d = (engine or reasoner.run)(list(used.values()) + list(recs.values()))
+    d = (engine or reasoner.run)(list(recs.values()), shared=list(used.values()))
     return [SizingRun(s, notes, qid, d, view.name) for s, notes, qid in runs]
 
 

@@ -81,6 +81,8 @@ MessageNotHandled = _durable_engine.MessageNotHandledException
 
 #: ids a fact is offered under before durable_rules' refusal is an error (see Session.assert_fact)
 ID_ATTEMPTS = 8
+#: facts whose JSON text a compiled ruleset keeps for reuse across sessions (Session.assert_fact)
+REUSED_TEXTS = 65536
 
 # A match as the C core hands it out (state.c, serializeResult): {"<action>":{"b_x":<message>,...}}, each
 # message the text gpukb sent, a flat object. Without a backslash in the text (other than in the escaped
@@ -301,6 +303,9 @@ class CompiledRuleset:
                 defs[rule_name] = rule
             self.fields = condition_fields(definition)
             self.filter = PatternFilter(definition)
+            # fact key -> (the fact, whether a pattern may match it, its projection's JSON text without
+            # the closing brace) for facts asserted in many sessions (a release's reference facts)
+            self._texts: dict[str, tuple[dict[str, Any], bool, str]] = {}
             _host().register_rulesets({self.name: _with_prime_rule(defs)})
             _prime(self.name)
             self._handle = _host().get_ruleset(self.name)._handle
@@ -331,8 +336,12 @@ class CompiledRuleset:
         when drained (:meth:`Session.drain_keys` reads only the fact keys). Returns the core's result code (``_OBSERVED``,
         ``_NOT_HANDLED`` where ``Host.assert_fact`` raises); whatever else the core raises propagates.
         """
+        return self._assert_text(_ENCODE(msg))
+
+    def _assert_text(self, text: str) -> int:
+        """:meth:`_assert_and_record` of a message already written as JSON text."""
         handle = self._handle
-        code, state = _C.assert_fact(handle, _ENCODE(msg))
+        code, state = _C.assert_fact(handle, text)
         if code in (_NOT_HANDLED, _OBSERVED):
             return code
         if code == _DEFERRED:
@@ -390,8 +399,9 @@ class Session:
                 pass
             self.closed = True
 
-    def assert_fact(self, fact: dict[str, Any]) -> bool:
-        """Assert one fact; False when a fact with its key (``fk``) is already there.
+    def assert_fact(self, fact: dict[str, Any], reused: bool = False) -> bool:
+        """Assert one fact; False when a fact with its key (``fk``) is already there. ``reused``: the
+        same fact object is asserted in many sessions (never changed), so its text is kept and reused.
 
         durable_rules files a message under a 32-bit FNV hash of its id and takes a second id with
         the same hash for the first one, dropping it silently as "already observed" (state.c,
@@ -402,15 +412,25 @@ class Session:
         fk = str(fact.get("fk"))
         if fk in self._asserted:
             return False
-        if not self.compiled.filter.may_match(fact):
+        compiled = self.compiled
+        known = compiled._texts.get(fk) if reused else None
+        if known is None or known[0] is not fact:
+            may = compiled.filter.may_match(fact)
+            head = ""
+            if may:
+                proj = _ENCODE(_scalar_projection(fact, compiled.fields))
+                head = proj[:-1] + ", " if len(proj) > 2 else "{"
+            known = (fact, may, head)
+            if reused and len(compiled._texts) < REUSED_TEXTS:
+                compiled._texts[fk] = known
+        if not known[1]:
             self._asserted.add(fk)               # no pattern can match it: durable_rules would only file it
             return True
-        msg = _scalar_projection(fact, self.compiled.fields)
-        msg["sid"] = self.sid
+        # the text of {**projection, "sid": sid, "id": id}, as _ENCODE writes it
+        head = known[2] + '"sid": ' + _ENCODE(self.sid) + ', "id": '
         for attempt in range(ID_ATTEMPTS):
-            msg["id"] = fk if attempt == 0 else f"{fk}~{attempt}"
             try:
-                code = self.compiled._assert_and_record(msg)
+                code = compiled._assert_text(head + _ENCODE(fk if attempt == 0 else f"{fk}~{attempt}") + "}")
             except Exception as exc:  # the C core refuses the message (error codes such as 204, 311)
                 raise EngineFault(f"durable_rules refused fact {fk!r} of type {fact.get('t')!r}: {exc}",
                                   self._last_rule()) from None
