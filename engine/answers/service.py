@@ -30,6 +30,20 @@ from ..paths import DEFAULT_KB, DEFAULT_RULES
 
 
 
+class _Cache(OrderedDict):
+    """The answers cache; clearing it also forgets what answers are computed from (the search points of
+    :meth:`GpuKB.probe_totals`), so a cleared cache computes every answer afresh."""
+
+    def __init__(self, *derived: dict) -> None:
+        super().__init__()
+        self.derived = derived
+
+    def clear(self) -> None:
+        super().clear()
+        for d in self.derived:
+            d.clear()
+
+
 class GpuKB:
     """A loaded, validated KB with its compiled rules; thread-safe for concurrent questions."""
 
@@ -46,9 +60,9 @@ class GpuKB:
         self._seeds: dict[str, list[dict]] = {}
         self._relevant: OrderedDict[tuple, list[dict]] = OrderedDict()   # (release, entities) -> seeds
         self._local = threading.local()          # this thread's open staged run (see :meth:`staged`)
-        self._cache: OrderedDict[tuple, Any] = OrderedDict()
-        self._memo: dict[tuple, Any] = {}
         self._probes: OrderedDict[tuple, Any] = OrderedDict()   # (release, scenario) -> a search point's totals
+        self._cache: OrderedDict[tuple, Any] = _Cache(self._probes)
+        self._memo: dict[tuple, Any] = {}
         self._cache_size = cache_size
         self._lock = threading.RLock()
         self._audits: dict[str, Any] = {}

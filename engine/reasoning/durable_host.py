@@ -84,6 +84,17 @@ ID_ATTEMPTS = 8
 #: facts whose JSON text a compiled ruleset keeps for reuse across sessions (Session.assert_fact)
 REUSED_TEXTS = 65536
 
+class _Message(dict):
+    """A message for durable_rules with its JSON text already written (``text``, what ``_ENCODE`` writes
+    for the dict): a reference record's projection is encoded once, not in every session."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, fields: dict[str, Any], text: str):
+        super().__init__(fields)
+        self.text = text
+
+
 # A match as the C core hands it out (state.c, serializeResult): {"<action>":{"b_x":<message>,...}}, each
 # message the text gpukb sent, a flat object. Without a backslash in the text (other than in the escaped
 # \u0001 that begins the list and boolean marks) no string holds a quote, so these patterns can only
@@ -303,9 +314,9 @@ class CompiledRuleset:
                 defs[rule_name] = rule
             self.fields = condition_fields(definition)
             self.filter = PatternFilter(definition)
-            # fact key -> (the fact, whether a pattern may match it, its projection's JSON text without
-            # the closing brace) for facts asserted in many sessions (a release's reference facts)
-            self._texts: dict[str, tuple[dict[str, Any], bool, str]] = {}
+            # fact key -> (the fact, its projection, the projection's JSON text without the closing
+            # brace) for facts asserted in many sessions (a release's reference records)
+            self._texts: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {}
             _host().register_rulesets({self.name: _with_prime_rule(defs)})
             _prime(self.name)
             self._handle = _host().get_ruleset(self.name)._handle
@@ -336,12 +347,8 @@ class CompiledRuleset:
         when drained (:meth:`Session.drain_keys` reads only the fact keys). Returns the core's result code (``_OBSERVED``,
         ``_NOT_HANDLED`` where ``Host.assert_fact`` raises); whatever else the core raises propagates.
         """
-        return self._assert_text(_ENCODE(msg))
-
-    def _assert_text(self, text: str) -> int:
-        """:meth:`_assert_and_record` of a message already written as JSON text."""
         handle = self._handle
-        code, state = _C.assert_fact(handle, text)
+        code, state = _C.assert_fact(handle, msg.text if type(msg) is _Message else _ENCODE(msg))
         if code in (_NOT_HANDLED, _OBSERVED):
             return code
         if code == _DEFERRED:
@@ -413,24 +420,26 @@ class Session:
         if fk in self._asserted:
             return False
         compiled = self.compiled
-        known = compiled._texts.get(fk) if reused else None
-        if known is None or known[0] is not fact:
-            may = compiled.filter.may_match(fact)
-            head = ""
-            if may:
-                proj = _ENCODE(_scalar_projection(fact, compiled.fields))
-                head = proj[:-1] + ", " if len(proj) > 2 else "{"
-            known = (fact, may, head)
-            if reused and len(compiled._texts) < REUSED_TEXTS:
-                compiled._texts[fk] = known
-        if not known[1]:
+        if not compiled.filter.may_match(fact):
             self._asserted.add(fk)               # no pattern can match it: durable_rules would only file it
             return True
-        # the text of {**projection, "sid": sid, "id": id}, as _ENCODE writes it
-        head = known[2] + '"sid": ' + _ENCODE(self.sid) + ', "id": '
+        known = compiled._texts.get(fk) if reused else None
+        if known is None or known[0] is not fact:
+            proj = _scalar_projection(fact, compiled.fields)
+            text = _ENCODE(proj)
+            known = (fact, proj, text[:-1] + ", " if len(text) > 2 else "{")
+            if reused and len(compiled._texts) < REUSED_TEXTS:
+                compiled._texts[fk] = known
+        _, proj, head = known
+        sid = self.sid
+        head += '"sid": ' + _ENCODE(sid) + ', "id": '
         for attempt in range(ID_ATTEMPTS):
+            mid = fk if attempt == 0 else f"{fk}~{attempt}"
+            # {**projection, "sid": sid, "id": id} with the text _ENCODE writes for it
+            msg = _Message(proj, head + _ENCODE(mid) + "}")
+            msg["sid"], msg["id"] = sid, mid
             try:
-                code = compiled._assert_text(head + _ENCODE(fk if attempt == 0 else f"{fk}~{attempt}") + "}")
+                code = compiled._assert_and_record(msg)
             except Exception as exc:  # the C core refuses the message (error codes such as 204, 311)
                 raise EngineFault(f"durable_rules refused fact {fk!r} of type {fact.get('t')!r}: {exc}",
                                   self._last_rule()) from None
