@@ -315,8 +315,8 @@ class CompiledRuleset:
             self.fields = condition_fields(definition)
             self.filter = PatternFilter(definition)
             # fact key -> (the fact, its projection, the projection's JSON text without the closing
-            # brace) for facts asserted in many sessions (a release's reference records)
-            self._texts: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {}
+            # brace, the key's JSON text) for facts asserted in many sessions (a release's reference records)
+            self._texts: dict[str, tuple[dict[str, Any], dict[str, Any], str, str]] = {}
             _host().register_rulesets({self.name: _with_prime_rule(defs)})
             _prime(self.name)
             self._handle = _host().get_ruleset(self.name)._handle
@@ -372,6 +372,7 @@ class Session:
     def __init__(self, compiled: CompiledRuleset):
         self.compiled = compiled
         self.sid = f"q{next(_SIDS)}"
+        self._sid_text = '"sid": ' + _ENCODE(self.sid) + ', "id": '     # see assert_fact
         self.closed = False
         self._asserted: set[str] = set()
 
@@ -423,20 +424,26 @@ class Session:
         if not compiled.filter.may_match(fact):
             self._asserted.add(fk)               # no pattern can match it: durable_rules would only file it
             return True
-        known = compiled._texts.get(fk) if reused else None
-        if known is None or known[0] is not fact:
+        known = None
+        if reused:
+            known = compiled._texts.get(fk)
+            if known is None or known[0] is not fact:
+                proj = _scalar_projection(fact, compiled.fields)
+                text = _ENCODE(proj)
+                known = (fact, proj, text[:-1] + ", " if len(text) > 2 else "{", _ENCODE(fk))
+                if len(compiled._texts) < REUSED_TEXTS:
+                    compiled._texts[fk] = known
+            proj = known[1]
+        else:
             proj = _scalar_projection(fact, compiled.fields)
-            text = _ENCODE(proj)
-            known = (fact, proj, text[:-1] + ", " if len(text) > 2 else "{")
-            if reused and len(compiled._texts) < REUSED_TEXTS:
-                compiled._texts[fk] = known
-        _, proj, head = known
         sid = self.sid
-        head += '"sid": ' + _ENCODE(sid) + ', "id": '
         for attempt in range(ID_ATTEMPTS):
             mid = fk if attempt == 0 else f"{fk}~{attempt}"
-            # {**projection, "sid": sid, "id": id} with the text _ENCODE writes for it
-            msg = _Message(proj, head + _ENCODE(mid) + "}")
+            if known is not None:
+                # {**projection, "sid": sid, "id": id} with the text _ENCODE writes for it
+                msg = _Message(proj, known[2] + self._sid_text + (known[3] if attempt == 0 else _ENCODE(mid)) + "}")
+            else:
+                msg = proj                      # a fresh projection: ours to extend
             msg["sid"], msg["id"] = sid, mid
             try:
                 code = compiled._assert_and_record(msg)
