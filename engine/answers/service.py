@@ -147,7 +147,8 @@ class GpuKB:
         compiled on first use (an audit worker never builds it)."""
         with self._lock:
             if self._question_reasoner is None:
-                self._question_reasoner = Reasoner(sizing.question_rules(self.rules))
+                rules = sizing.question_rules(self.rules)
+                self._question_reasoner = Reasoner(rules, mute=sizing.probe_mute(rules))
             return self._question_reasoner
 
     @contextlib.contextmanager

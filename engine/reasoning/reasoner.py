@@ -115,9 +115,13 @@ class Derivation:
 class Reasoner:
     """Runs a :class:`RuleSet` over fact sets; compiles it into durable_rules once."""
 
-    def __init__(self, ruleset: RuleSet, budget: int = DEFAULT_BUDGET):
+    def __init__(self, ruleset: RuleSet, budget: int = DEFAULT_BUDGET,
+                 mute: Callable[[dict[str, Any], dict[str, dict[str, Any]]], bool] | None = None):
+        """``mute(fact, known)``: whether a derived fact is one no rule can match (given the facts known
+        so far); such a fact is derived, kept and explained as any other but not sent to durable_rules."""
         self.ruleset = ruleset
         self.budget = budget
+        self.mute = mute
         self.compiled = CompiledRuleset(definition(ruleset))
         self._by_name = {f"r{i}": r for i, r in enumerate(ruleset.rules)}
         self._defaults = matcher.defaults_of(ruleset.types)
@@ -163,7 +167,7 @@ class Reasoner:
                 index: dict | None = None, field_index: matcher.FieldIndex | None = None) -> None:
         steps = 0
         total = sum(counts.values())
-        plan, defaults = self._plan, self._defaults
+        plan, defaults, mute = self._plan, self._defaults, self.mute
         debug = log.isEnabledFor(logging.DEBUG)
         while work:
             steps += 1
@@ -205,6 +209,8 @@ class Reasoner:
                 index.setdefault((fact["t"], fact.get("qid")), []).append((len(known), fact))
             known[fk] = fact
             by_type.setdefault(fact["t"], []).append(fact)
+            if mute is not None and mute(fact, known):
+                continue
             session.assert_fact(fact)
             work.extend(session.drain_keys())
 
