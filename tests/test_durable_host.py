@@ -575,3 +575,28 @@ def test_match_keys_reads_the_keys_json_reads(bindings):
     text = '{"r7":{' + ",".join(f'"{b}":{durable_host._ENCODE(m)}' for b, m in bindings.items()) + "}}"
     assert durable_host._match_keys(text) == ("r7", {b: m["fk"] for b, m in bindings.items()})
     assert durable_host._match_dict(text) == ("r7", bindings)
+
+
+def test_a_reused_fact_is_sent_as_the_text_of_its_message(monkeypatch):
+    """A fact asserted with ``reused`` (a release's reference records, shared by every question's
+    session) is sent as kept JSON text: that text is exactly what encoding its message would give, in
+    every session (its own sid), and the run derives what a run without reuse derives."""
+    r = _paths_reasoner()
+    facts = [edge("ra", 1, 2), edge("rb", 2, 3), edge("rc", 3, 4)]
+    plain = r.run(list(facts))
+    sent = []
+    real = r.compiled._assert_and_record
+
+    def capture(msg):
+        sent.append(msg)
+        return real(msg)
+    monkeypatch.setattr(r.compiled, "_assert_and_record", capture)
+    runs = [r.run([], shared=facts) for _ in range(2)]
+    reused = [m for m in sent if isinstance(m, durable_host._Message)]
+    assert len(reused) == 2 * len(facts), "every shared fact goes out as kept text"
+    assert len({m["sid"] for m in reused}) == 2
+    for m in reused:
+        assert m.text == durable_host._ENCODE(dict(m)), m.text
+    for d in runs:
+        assert sorted(d.facts) == sorted(plain.facts)
+        assert sorted(f.derived for f in d.firings) == sorted(f.derived for f in plain.firings)

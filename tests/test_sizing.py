@@ -272,3 +272,38 @@ def test_the_answer_that_filled_the_cache_is_the_cached_one_and_cannot_change_it
     again = kb.query(dict(body))
     assert json.dumps(again, sort_keys=True) == shown
     assert again is not first
+
+
+def test_facts_no_rule_can_match_stay_out_of_durable_and_change_no_answer(kb, monkeypatch):
+    """A probe scenario's verdict, GPU count and compute time are read only by the recommendation rules,
+    which need an answer's scenario: they are derived and kept but not sent to durable_rules. Answers
+    (recommendations' variants and pairs, the largest-model search, alternatives) are the same without
+    that, with fewer facts sent."""
+    import json
+    from gpukb.engine.answers import sizing
+    from gpukb.engine.reasoning import durable_host
+    rules = kb.question_reasoner.ruleset
+    muted = sizing.answer_only_types(rules)
+    assert {"verdict", "min_gpus"} <= muted
+    assert not muted & {"capacity", "per_gpu", "model_states", "mem_part", "scenario"}, "read by sizing rules"
+    bodies = [{"params": 13e9, "method": "full", "gpu": "T4"}, {"params": 34e9, "method": "qlora", "gpu": "L4"},
+              {"model": "llama-2-7b", "method": "lora", "gpu": "A10"}, {"params": 70e9, "method": "inference", "gpu": "A100-40GB"}]
+    sent = []
+    real = durable_host.CompiledRuleset._assert_and_record
+
+    def counting(self, msg):
+        sent.append(msg["t"])
+        return real(self, msg)
+    monkeypatch.setattr(durable_host.CompiledRuleset, "_assert_and_record", counting)
+    kb._cache.clear()
+    quiet = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies] + \
+        [json.dumps(kb.ask("why not T4 for 13B"), sort_keys=True)]
+    n_quiet = len(sent)
+    kb._cache.clear()
+    sent.clear()
+    monkeypatch.setattr(kb.question_reasoner, "mute", None)
+    loud = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies] + \
+        [json.dumps(kb.ask("why not T4 for 13B"), sort_keys=True)]
+    kb._cache.clear()
+    assert quiet == loud
+    assert n_quiet < len(sent) and "verdict" in sent

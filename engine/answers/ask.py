@@ -24,21 +24,9 @@ def ask(state: GpuKB, q: str, lang: str | None = None, kb_version: str | None = 
     lang = lang or parsed.lang
     base = {"question": q, "lang": lang, "kb_version": view.name, "parsed": parsed.as_dict()}
     if parsed.kind == "sizing" and not parsed.missing:
-        body = {k: v for k, v in parsed.scenario.items()}
-        try:
-            ans = query(state, {**body, "kb_version": view.name})
-        except BadInput as exc:
-            return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [str(i) for i in exc.issues] or [exc.message],
-                    "examples": parsed.examples}
-        ans = {**base, "kind": "sizing", **ans}
-        ans["negated"] = parsed.negated
-        if parsed.negated and ans["verdict"] == "fits":
-            ans["note"] = {"en": "The question asks why not, but it does fit.", "zh": "问题问为什么不行，但实际上放得下。"}
-        ans["answer"] = ans["summary"][lang]
-        ans["alternatives"] = alternatives(state, parsed, body, view)
-        if parsed.understood.get("assumed"):
-            ans["assumed"] = parsed.understood["assumed"]
-        return ans
+        # the answer and its alternative readings in one engine session: the reference facts once
+        with state.staged(view):
+            return _sizing(state, parsed, base, view, lang)
     if parsed.kind in ("comparison", "instance_choice", "inverse") and not parsed.missing:
         try:
             if parsed.kind == "comparison":
@@ -60,6 +48,25 @@ def ask(state: GpuKB, q: str, lang: str | None = None, kb_version: str | None = 
             "examples": parsed.examples,
             "answer": ("我没能理解这个问题。缺少：" if lang == "zh" else "I could not answer this question. Missing: ")
                       + ", ".join(parsed.missing or ["what to look up"])}
+
+
+def _sizing(state: GpuKB, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> dict[str, Any]:
+    """The sizing answer of a parsed question, with the other readings it could have."""
+    body = {k: v for k, v in parsed.scenario.items()}
+    try:
+        ans = query(state, {**body, "kb_version": view.name})
+    except BadInput as exc:
+        return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [str(i) for i in exc.issues] or [exc.message],
+                "examples": parsed.examples}
+    ans = {**base, "kind": "sizing", **ans}
+    ans["negated"] = parsed.negated
+    if parsed.negated and ans["verdict"] == "fits":
+        ans["note"] = {"en": "The question asks why not, but it does fit.", "zh": "问题问为什么不行，但实际上放得下。"}
+    ans["answer"] = ans["summary"][lang]
+    ans["alternatives"] = alternatives(state, parsed, body, view)
+    if parsed.understood.get("assumed"):
+        ans["assumed"] = parsed.understood["assumed"]
+    return ans
 
 
 OTHER_METHODS = ("full", "lora", "qlora", "inference")

@@ -6,6 +6,7 @@ sentence or the reference citation, and the claims that state the same figure in
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Iterable
 
 from ..reasoning import matcher
@@ -37,10 +38,39 @@ def tree(d: Derivation, fact: str, view: ReleaseView, ruleset: RuleSet,
     return _enrich(raw, d, view, ruleset, corroboration or {})
 
 
+#: per release view: the labels of given records (keyed by the record's identity, kept with it) and the
+#: rule citations (keyed by fact id) that every proof tree of the release repeats; reference records
+#: are shared by every question's session and never changed, so their label is computed once
+_MEMO: "weakref.WeakKeyDictionary[ReleaseView, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+_MEMO_SIZE = 65536
+
+
+def _memo(view: ReleaseView) -> dict[Any, Any]:
+    found = _MEMO.get(view)
+    if found is None:
+        found = _MEMO.setdefault(view, {})
+    return found
+
+
+def _label(f: dict[str, Any], view: ReleaseView, given: bool) -> dict[str, str]:
+    """``fact_label`` of a record; a given record's label is remembered with the record itself."""
+    if not given:
+        return fact_label(f, view, view.kb.vocab)
+    memo = _memo(view)
+    hit = memo.get(id(f))
+    if hit is not None and hit[0] is f:
+        return dict(hit[1])
+    label = fact_label(f, view, view.kb.vocab)
+    if len(memo) < _MEMO_SIZE:
+        memo[id(f)] = (f, dict(label))
+    return label
+
+
 def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr: dict) -> dict:
     vocab = view.kb.vocab
     f = d.facts.get(node["fact"], {})
-    out: dict[str, Any] = {"fact": node["fact"], "type": f.get("t"), "label": fact_label(f, view, vocab)}
+    out: dict[str, Any] = {"fact": node["fact"], "type": f.get("t"),
+                           "label": _label(f, view, bool(node.get("given")) and f.get("t") == "ref")}
     if node.get("shared"):
         out["shared"] = True
         return out
@@ -76,6 +106,21 @@ def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr
 
 
 def _cite(view: ReleaseView, fid: str) -> dict[str, Any]:
+    """A rule's citation of a reference fact (computed once per release and id; a copy is returned)."""
+    memo = _memo(view)
+    key = ("cite", fid)
+    hit = memo.get(key)
+    if hit is None:
+        hit = _cited(view, fid)
+        if len(memo) < _MEMO_SIZE:
+            memo[key] = hit
+    out = dict(hit)
+    if "label" in out:
+        out["label"] = dict(out["label"])
+    return out
+
+
+def _cited(view: ReleaseView, fid: str) -> dict[str, Any]:
     f = view.facts.get(bare(fid))
     if f is None:
         return {"id": fid, "missing_in_release": view.name}

@@ -299,12 +299,23 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
         todo = []
         for n in dict.fromkeys(n for n in ns if n not in known):
             try:
-                todo.append((n, *scen.normalise({**base, "params": n}, state.kb.vocab, view)))
+                s2, n2 = scen.normalise({**base, "params": n}, state.kb.vocab, view)
             except BadInput:
                 known[n] = None
-        for (n, _, _), r in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2 in todo], view, "probe")):
+                continue
+            # a point another question's search already evaluated (the rules' totals depend on the
+            # release and the normalised scenario only): searches of one GPU and method end near the
+            # same boundary, so their last steps and the rounded size they check recur
+            key = (view.name, json.dumps(s2, sort_keys=True, default=str))
+            hit = state.probe_totals(key)
+            if hit is not sizing.MISSING:
+                known[n] = hit
+            else:
+                todo.append((n, s2, n2, key))
+        for (n, _, _, key), r in zip(todo, state.run_scenarios([(s2, n2) for _, s2, n2, _ in todo], view, "probe")):
             v = r.one("verdict")
             known[n] = (v["need_gb"], v["capacity_gb"]) if v else None
+            state.probe_totals(key, known[n])
         return [known[n] for n in ns]
 
     n1 = s.get("params")

@@ -31,6 +31,20 @@ from ..paths import DEFAULT_KB, DEFAULT_RULES
 
 
 
+class _Cache(OrderedDict):
+    """The answers cache; clearing it also forgets what answers are computed from (the search points of
+    :meth:`GpuKB.probe_totals`), so a cleared cache computes every answer afresh."""
+
+    def __init__(self, *derived: dict) -> None:
+        super().__init__()
+        self.derived = derived
+
+    def clear(self) -> None:
+        super().clear()
+        for d in self.derived:
+            d.clear()
+
+
 class GpuKB:
     """A loaded, validated KB with its compiled rules; thread-safe for concurrent questions."""
 
@@ -46,7 +60,8 @@ class GpuKB:
         self._seeds: dict[str, list[dict]] = {}
         self._relevant: OrderedDict[tuple, list[dict]] = OrderedDict()   # (release, entities) -> seeds
         self._local = threading.local()          # this thread's open staged run (see :meth:`staged`)
-        self._cache: OrderedDict[tuple, Any] = OrderedDict()
+        self._probes: OrderedDict[tuple, Any] = OrderedDict()   # (release, scenario) -> a search point's totals
+        self._cache: OrderedDict[tuple, Any] = _Cache(self._probes)
         self._memo: dict[tuple, Any] = {}
         self._cache_size = cache_size
         self._lock = threading.RLock()
@@ -100,6 +115,21 @@ class GpuKB:
                 self._cache.popitem(last=False)
         return value
 
+    def probe_totals(self, key: tuple, value: Any = sizing.MISSING) -> Any:
+        """A search point's (need, capacity) in GB under ``key`` (release, normalised scenario): the one
+        remembered (``sizing.MISSING`` when none), or, given ``value``, remember it (least recently used
+        out first; the largest model's search of many questions ends at the same few points)."""
+        with self._lock:
+            if value is sizing.MISSING:
+                found = self._probes.get(key, sizing.MISSING)
+                if found is not sizing.MISSING:
+                    self._probes.move_to_end(key)
+                return found
+            self._probes[key] = value
+            while len(self._probes) > 16384:
+                self._probes.popitem(last=False)
+            return value
+
     def memo(self, key: tuple, fn):
         """``fn()`` computed once per key and kept (never evicted): small read-only values every answer
         reads, such as a release's error bands. Callers must not change what they get."""
@@ -117,7 +147,8 @@ class GpuKB:
         compiled on first use (an audit worker never builds it)."""
         with self._lock:
             if self._question_reasoner is None:
-                self._question_reasoner = Reasoner(sizing.question_rules(self.rules))
+                rules = sizing.question_rules(self.rules)
+                self._question_reasoner = Reasoner(rules, mute=sizing.probe_mute(rules))
             return self._question_reasoner
 
     @contextlib.contextmanager

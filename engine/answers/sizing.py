@@ -18,8 +18,12 @@ from ..kb.store import ReleaseView
 from ..reasoning.reasoner import Derivation, Reasoner
 from ..reasoning.rules import RuleSet
 
-#: runs a list of facts to a fixpoint (``Reasoner.run`` or a question's ``StagedRun.add``)
-Engine = Callable[[list[dict[str, Any]]], Derivation]
+#: runs a list of facts to a fixpoint (``Reasoner.run`` or a question's ``StagedRun.add``); its keyword
+#: ``shared`` takes the reference records asserted first (see ``StagedRun.add``)
+Engine = Callable[..., Derivation]
+
+#: what a memo answers for a key it does not hold (None is a value: a point the KB cannot size)
+MISSING = object()
 
 SIZING_KINDS = {"gpu", "family", "instance", "model", "precision", "optimizer", "concept", "technique"}
 MEMORY_KEYS = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache")
@@ -61,6 +65,68 @@ def question_rules(rules: RuleSet, group: str = "sizing") -> RuleSet:
             break
         chosen.update((r.key, r) for r in more)
     return RuleSet([r for r in rules.rules if r.key in chosen], rules.types, rules.root, rules.digest)
+
+
+def _conjuncts(node: tuple) -> list[tuple]:
+    if node[0] == "and":
+        return _conjuncts(node[1]) + _conjuncts(node[2])
+    return [node]
+
+
+def answer_only_types(rules: RuleSet) -> frozenset[str]:
+    """The fact types that only rules about an answer's own scenario read: every pattern of the type is
+    tied, by ``qid`` equalities, to a scenario pattern that requires ``purpose == 'answer'`` (the
+    recommendation rules reading verdicts, GPU counts, compute times), and no rule tests for their
+    absence. Such a fact about a probe scenario can take part in no match."""
+    blocked: set[str] = set()
+    readers: dict[str, int] = {}
+    tied: dict[str, int] = {}
+    for rule in rules.rules:
+        parent = {p.bind: p.bind for p in rule.patterns}
+
+        def root(b: str) -> str:
+            while parent[b] != b:
+                b = parent[b]
+            return b
+        answer: set[str] = set()
+        for p in rule.patterns:
+            for c in p.conditions:
+                for n in _conjuncts(c.node):
+                    if n[0] != "cmp" or n[1] != "==":
+                        continue
+                    a, b = n[2], n[3]
+                    for x, y in ((a, b), (b, a)):
+                        if x == ("name", ("qid",)) and y[0] == "name" and len(y[1]) == 2 and y[1][1] == "qid" \
+                                and y[1][0] in parent:
+                            parent[root(p.bind)] = root(y[1][0])
+                        if p.type == "scenario" and not p.absent and x == ("name", ("purpose",)) and y == ("lit", "answer"):
+                            answer.add(p.bind)
+        answer_roots = {root(b) for b in answer}
+        for p in rule.patterns:
+            if p.absent:
+                blocked.add(p.type)
+                continue
+            readers[p.type] = readers.get(p.type, 0) + 1
+            if p.type != "scenario" and root(p.bind) in answer_roots:
+                tied[p.type] = tied.get(p.type, 0) + 1
+    return frozenset(t for t, n in readers.items() if tied.get(t) == n and t not in blocked)
+
+
+def probe_mute(rules: RuleSet) -> Callable[[dict[str, Any], dict[str, dict[str, Any]]], bool] | None:
+    """For a question's sessions (see ``Reasoner(mute=...)``): whether a derived fact is one no rule can
+    match because it is of an :func:`answer_only_types` type and about a scenario that is not an
+    answer's (a recommendation's variant, a search point). A session holds one scenario record per
+    ``qid`` (its key is ``scenario:<qid>``), so the scenario a fact is about is the one it names."""
+    types = answer_only_types(rules)
+    if not types:
+        return None
+
+    def mute(fact: dict[str, Any], known: dict[str, dict[str, Any]]) -> bool:
+        if fact["t"] not in types:
+            return False
+        s = known.get(f"scenario:{fact.get('qid')}")
+        return s is not None and s.get("purpose") != "answer"
+    return mute
 
 
 GENERIC_KINDS = {"precision", "optimizer", "concept", "technique"}
@@ -137,7 +203,7 @@ def run_many(reasoner: Reasoner, view: ReleaseView, seeds: list[dict[str, Any]],
         runs.append((s, notes, qid))
     if not runs:
         return []
-    d = (engine or reasoner.run)(list(used.values()) + list(recs.values()))
+    d = (engine or reasoner.run)(list(recs.values()), shared=list(used.values()))
     return [SizingRun(s, notes, qid, d, view.name) for s, notes, qid in runs]
 
 

@@ -323,6 +323,20 @@ class _LabelFormatter(string.Formatter):
     def __init__(self, vocab: Any, lang: str):
         self.vocab, self.lang = vocab, lang
 
+    def vformat(self, format_string: str, args: Any, kwargs: Any) -> str:
+        """:meth:`string.Formatter.vformat` with each template parsed once (labels are formatted for
+        every node of every proof tree): the same text, without the per-call parse and recursion."""
+        parts = _parsed(format_string)
+        if parts is None:                       # nested or positional fields: the general path
+            return super().vformat(format_string, args, kwargs)
+        out = []
+        for literal, name, spec, conversion in parts:
+            if literal:
+                out.append(literal)
+            if name is not None:
+                out.append(self.format_field(self.convert_field(kwargs.get(name), conversion), spec))
+        return "".join(out)
+
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, str]:
         return kwargs.get(field_name), field_name
 
@@ -344,3 +358,23 @@ class _LabelFormatter(string.Formatter):
             pair = LABELS[spec].get(value)
             return (pair[1] if zh else pair[0]) if pair else str(value)
         return format(value, spec)
+
+
+_PARSED: dict[str, tuple[tuple[str, str | None, str, str | None], ...] | None] = {}
+_FORMATTER = string.Formatter()
+
+
+def _parsed(text: str) -> tuple[tuple[str, str | None, str, str | None], ...] | None:
+    """A label template's (literal, field, spec, conversion) parts, parsed once; None when a field is
+    positional or its spec holds braces (formatted by :class:`string.Formatter` itself)."""
+    try:
+        return _PARSED[text]
+    except KeyError:
+        pass
+    parts = tuple(_FORMATTER.parse(text))
+    simple = all(name is None or (name != "" and not name.isdigit() and "{" not in (spec or "") and "}" not in (spec or ""))
+                 for _, name, spec, _ in parts)
+    found = tuple((lit, name, spec or "", conv) for lit, name, spec, conv in parts) if simple else None
+    if len(_PARSED) < 4096:                     # templates come from the vocabulary: a bounded set
+        _PARSED[text] = found
+    return found

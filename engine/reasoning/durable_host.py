@@ -81,6 +81,19 @@ MessageNotHandled = _durable_engine.MessageNotHandledException
 
 #: ids a fact is offered under before durable_rules' refusal is an error (see Session.assert_fact)
 ID_ATTEMPTS = 8
+#: facts whose JSON text a compiled ruleset keeps for reuse across sessions (Session.assert_fact)
+REUSED_TEXTS = 65536
+
+class _Message(dict):
+    """A message for durable_rules with its JSON text already written (``text``, what ``_ENCODE`` writes
+    for the dict): a reference record's projection is encoded once, not in every session."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, fields: dict[str, Any], text: str):
+        super().__init__(fields)
+        self.text = text
+
 
 # A match as the C core hands it out (state.c, serializeResult): {"<action>":{"b_x":<message>,...}}, each
 # message the text gpukb sent, a flat object. Without a backslash in the text (other than in the escaped
@@ -301,6 +314,9 @@ class CompiledRuleset:
                 defs[rule_name] = rule
             self.fields = condition_fields(definition)
             self.filter = PatternFilter(definition)
+            # fact key -> (the fact, its projection, the projection's JSON text without the closing
+            # brace, the key's JSON text) for facts asserted in many sessions (a release's reference records)
+            self._texts: dict[str, tuple[dict[str, Any], dict[str, Any], str, str]] = {}
             _host().register_rulesets({self.name: _with_prime_rule(defs)})
             _prime(self.name)
             self._handle = _host().get_ruleset(self.name)._handle
@@ -332,7 +348,7 @@ class CompiledRuleset:
         ``_NOT_HANDLED`` where ``Host.assert_fact`` raises); whatever else the core raises propagates.
         """
         handle = self._handle
-        code, state = _C.assert_fact(handle, _ENCODE(msg))
+        code, state = _C.assert_fact(handle, msg.text if type(msg) is _Message else _ENCODE(msg))
         if code in (_NOT_HANDLED, _OBSERVED):
             return code
         if code == _DEFERRED:
@@ -356,6 +372,7 @@ class Session:
     def __init__(self, compiled: CompiledRuleset):
         self.compiled = compiled
         self.sid = f"q{next(_SIDS)}"
+        self._sid_text = '"sid": ' + _ENCODE(self.sid) + ', "id": '     # see assert_fact
         self.closed = False
         self._asserted: set[str] = set()
 
@@ -390,8 +407,9 @@ class Session:
                 pass
             self.closed = True
 
-    def assert_fact(self, fact: dict[str, Any]) -> bool:
-        """Assert one fact; False when a fact with its key (``fk``) is already there.
+    def assert_fact(self, fact: dict[str, Any], reused: bool = False) -> bool:
+        """Assert one fact; False when a fact with its key (``fk``) is already there. ``reused``: the
+        same fact object is asserted in many sessions (never changed), so its text is kept and reused.
 
         durable_rules files a message under a 32-bit FNV hash of its id and takes a second id with
         the same hash for the first one, dropping it silently as "already observed" (state.c,
@@ -402,15 +420,33 @@ class Session:
         fk = str(fact.get("fk"))
         if fk in self._asserted:
             return False
-        if not self.compiled.filter.may_match(fact):
+        compiled = self.compiled
+        if not compiled.filter.may_match(fact):
             self._asserted.add(fk)               # no pattern can match it: durable_rules would only file it
             return True
-        msg = _scalar_projection(fact, self.compiled.fields)
-        msg["sid"] = self.sid
+        known = None
+        if reused:
+            known = compiled._texts.get(fk)
+            if known is None or known[0] is not fact:
+                proj = _scalar_projection(fact, compiled.fields)
+                text = _ENCODE(proj)
+                known = (fact, proj, text[:-1] + ", " if len(text) > 2 else "{", _ENCODE(fk))
+                if len(compiled._texts) < REUSED_TEXTS:
+                    compiled._texts[fk] = known
+            proj = known[1]
+        else:
+            proj = _scalar_projection(fact, compiled.fields)
+        sid = self.sid
         for attempt in range(ID_ATTEMPTS):
-            msg["id"] = fk if attempt == 0 else f"{fk}~{attempt}"
+            mid = fk if attempt == 0 else f"{fk}~{attempt}"
+            if known is not None:
+                # {**projection, "sid": sid, "id": id} with the text _ENCODE writes for it
+                msg = _Message(proj, known[2] + self._sid_text + (known[3] if attempt == 0 else _ENCODE(mid)) + "}")
+            else:
+                msg = proj                      # a fresh projection: ours to extend
+            msg["sid"], msg["id"] = sid, mid
             try:
-                code = self.compiled._assert_and_record(msg)
+                code = compiled._assert_and_record(msg)
             except Exception as exc:  # the C core refuses the message (error codes such as 204, 311)
                 raise EngineFault(f"durable_rules refused fact {fk!r} of type {fact.get('t')!r}: {exc}",
                                   self._last_rule()) from None

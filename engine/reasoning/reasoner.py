@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, deque
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from . import expr, matcher
 from .. import limits
@@ -115,9 +115,13 @@ class Derivation:
 class Reasoner:
     """Runs a :class:`RuleSet` over fact sets; compiles it into durable_rules once."""
 
-    def __init__(self, ruleset: RuleSet, budget: int = DEFAULT_BUDGET):
+    def __init__(self, ruleset: RuleSet, budget: int = DEFAULT_BUDGET,
+                 mute: Callable[[dict[str, Any], dict[str, dict[str, Any]]], bool] | None = None):
+        """``mute(fact, known)``: whether a derived fact is one no rule can match (given the facts known
+        so far); such a fact is derived, kept and explained as any other but not sent to durable_rules."""
         self.ruleset = ruleset
         self.budget = budget
+        self.mute = mute
         self.compiled = CompiledRuleset(definition(ruleset))
         self._by_name = {f"r{i}": r for i, r in enumerate(ruleset.rules)}
         self._defaults = matcher.defaults_of(ruleset.types)
@@ -132,11 +136,13 @@ class Reasoner:
                       for name, r in self._by_name.items()}
 
     def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None,
-            progress: Callable[[str, int, int | None], None] | None = None) -> Derivation:
+            progress: Callable[[str, int, int | None], None] | None = None,
+            shared: Sequence[dict[str, Any]] = ()) -> Derivation:
         """Assert ``facts`` (each with ``t`` and a unique ``fk``) in a fresh session and chain to a fixpoint.
-        ``progress(phase, done, total)`` hears how far the run is (for a progress bar on long runs)."""
+        ``progress(phase, done, total)`` hears how far the run is (for a progress bar on long runs);
+        ``shared``: see :meth:`StagedRun.add`."""
         with self.staged() as run:
-            return run.add(facts, budget, progress, snapshot=False)
+            return run.add(facts, budget, progress, snapshot=False, shared=shared)
 
     def staged(self) -> "StagedRun":
         """A session that facts are added to in stages, each chained to a fixpoint (close it, or use
@@ -161,7 +167,7 @@ class Reasoner:
                 index: dict | None = None, field_index: matcher.FieldIndex | None = None) -> None:
         steps = 0
         total = sum(counts.values())
-        plan, defaults = self._plan, self._defaults
+        plan, defaults, mute = self._plan, self._defaults, self.mute
         debug = log.isEnabledFor(logging.DEBUG)
         while work:
             steps += 1
@@ -203,6 +209,8 @@ class Reasoner:
                 index.setdefault((fact["t"], fact.get("qid")), []).append((len(known), fact))
             known[fk] = fact
             by_type.setdefault(fact["t"], []).append(fact)
+            if mute is not None and mute(fact, known):
+                continue
             session.assert_fact(fact)
             work.extend(session.drain_keys())
 
@@ -265,21 +273,26 @@ class StagedRun:
             self.session.delete()
 
     def add(self, facts: Iterable[dict[str, Any]], budget: int | None = None,
-            progress: Callable[[str, int, int | None], None] | None = None, snapshot: bool = True) -> Derivation:
+            progress: Callable[[str, int, int | None], None] | None = None, snapshot: bool = True,
+            shared: Sequence[dict[str, Any]] = ()) -> Derivation:
         """Assert ``facts`` not asserted before and chain to a fixpoint; the derivation of every stage so
-        far (a copy with ``snapshot``, so a later stage does not change what an earlier one returned)."""
+        far (a copy with ``snapshot``, so a later stage does not change what an earlier one returned).
+
+        ``shared`` facts are asserted first, as if they led ``facts``: fact objects that many sessions
+        assert unchanged (a release's reference records), whose text for durable_rules is kept."""
         limits.check()           # a request that ran out of time starts no new derivation
-        facts = list(facts)
+        n_shared = len(shared)
+        facts = list(shared) + list(facts)
         # the budget scales with the input, so a large KB is not mistaken for a runaway rule
         if budget is None:
             budget = max(self.reasoner.budget, 100 * (len(self.given) + len(facts)))
-        d = self.reasoner._guarded(lambda: self._add(facts, budget, progress))
+        d = self.reasoner._guarded(lambda: self._add(facts, budget, progress, n_shared))
         if snapshot:
             return Derivation(dict(d.facts), list(d.firings), set(d.given), index=self.index)
         return d
 
     def _add(self, facts: list[dict[str, Any]], budget: int,
-             report: Callable[[str, int, int | None], None] | None) -> Derivation:
+             report: Callable[[str, int, int | None], None] | None, n_shared: int = 0) -> Derivation:
         known, session = self.known, self.session
         work: deque = deque()
         session.resume()
@@ -293,7 +306,7 @@ class StagedRun:
                 known[fk] = f
                 self.given.add(fk)
                 self.by_type.setdefault(f["t"], []).append(f)
-                session.assert_fact(f)
+                session.assert_fact(f, i < n_shared)
                 work.extend(session.drain_keys())
             if report is not None:
                 report("asserting facts", len(facts), len(facts))
