@@ -16,7 +16,9 @@ answer's, shared and not copied. ``tests/test_audit_run.py`` compares both with 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import logging
+import operator
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -47,6 +49,11 @@ class Plan:
     base: str
 
 
+#: a fact as the audit reads it: every field but where it is written (a KB copied elsewhere, or a claim
+#: moved in its file, is the same fact; :func:`audit_keys.claim_digests` leaves them out as well)
+_content = operator.attrgetter(*(f.name for f in dataclasses.fields(Fact) if f.name not in ("file", "line")))
+
+
 def _source_sig(s: Any) -> tuple | None:
     """What a claim's audit reads of its source (:func:`audit_keys.claim_digests`)."""
     return (s.published, tuple(s.about)) if s is not None else None
@@ -54,7 +61,7 @@ def _source_sig(s: Any) -> tuple | None:
 
 def changed_sources(prev: ReleaseView, view: ReleaseView) -> set[str | None]:
     """The sources whose claims differ between two views: a claim added, removed or changed (any field,
-    its file position included), the source's date or context changed, or a claim resting on (curated
+    but its file and line), the source's date or context changed, or a claim resting on (curated
     ``rests_on``) a claim of such a source."""
     old_recs = {c.id: c for c in prev.claims}
     out: set[str | None] = set()
@@ -64,7 +71,7 @@ def changed_sources(prev: ReleaseView, view: ReleaseView) -> set[str | None]:
         if c.source in out:
             continue
         o = old_recs.get(c.id)
-        if o is None or o != c:
+        if o is None or _content(o) != _content(c):
             out.add(c.source)
     out.update(c.source for c in prev.claims if c.id not in seen)
     olds, news = prev.kb.sources, view.kb.sources
@@ -81,7 +88,7 @@ def same_environment(prev: Plan, view: ReleaseView, base: str) -> bool:
     """Whether what every unit reads alike is unchanged: rules and vocabulary, and the reference tier
     fact by fact (its order too: reachable facts are given in its order)."""
     a, b = prev.view.reference, view.reference
-    return prev.base == base and len(a) == len(b) and all(x == y for x, y in zip(a, b))
+    return prev.base == base and len(a) == len(b) and all(_content(x) == _content(y) for x, y in zip(a, b))
 
 
 def replan(prev: Plan, view: ReleaseView, base: str) -> tuple[Plan, set[int]] | None:
