@@ -2,7 +2,7 @@
 whose input changed and reuses the rest (:func:`audit_run.run_audit` with ``previous=``).
 
 A claim's findings, status and corroboration are a function of the rules and vocabulary (``base``), the
-reference facts its unit reaches, the claim itself (content, version, review mark, its source's date and
+reference facts its unit reaches (each as the audit reads it: content, citation, confidence), the claim itself (content, version, review mark, its source's date and
 context), the claims it rests on (:attr:`Unit.rests`) and its value group as the claim-vs-claim rules
 read it: the group's record, the pairs it is compared in, and the records of the groups it is compared
 with together with the claims those name (``rep``, ``rep2``). Other claims of the same group or unit do
@@ -120,11 +120,14 @@ def claim_keys(view: ReleaseView, units: list[Unit], refs: list[list[Fact]], bas
             if rid not in digests and rid in view.facts:
                 digests.update(claim_digests(view, [view.facts[rid]]))
     groups, rep2 = _group_digests(units, digests)
+    # a reference fact as the audit reads it, not only its id and version: its citation and confidence
+    # are worded in findings, and a KB may correct them without a new version
+    ref_digests = claim_digests(view, list({id(f): f for r in refs for f in r}.values()))
     out: dict[str, str] = {}
     for u, r in zip(units, refs):
         h = hashlib.sha256(base.encode())
         for f in r:
-            h.update(f.key.encode() + b"\0")
+            h.update(f.key.encode() + ref_digests[f.id])
         unit_base = h.digest()
         for c in u.claims:
             gid = claim_recs[c.id]["gid"]

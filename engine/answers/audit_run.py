@@ -54,7 +54,8 @@ class BlockResult:
 @dataclass
 class AuditRun:
     """The claims' results of a run by key, and what was audited or reused (the benchmark reports it):
-    units audited (whole or in part) or reused whole, claims audited or reused."""
+    units audited (whole or in part) or reused whole, claims audited or reused, units planned anew
+    (all of them but in a re-audit that re-planned only what changed)."""
 
     results: dict[str, BlockResult] = field(default_factory=dict)
     units: int = 0
@@ -64,6 +65,7 @@ class AuditRun:
     claims_reused: int = 0
     batches: int = 0
     workers: int = 1
+    planned: int = 0
     #: what the run planned, which a later re-audit re-plans only where it changed (:mod:`audit_delta`)
     plan: Plan | None = None
 
@@ -285,7 +287,7 @@ def _run_audit(service, view: ReleaseView, *, workers: int, scheduler: str | Non
         out = merge(view, list(results.values()))
     out.run = AuditRun(results, units=len(parts), audited=len(fresh), reused=len(parts) - len(fresh),
                        claims_audited=n_fresh, claims_reused=len(results) - n_fresh, batches=len(todo), workers=workers,
-                       plan=p)
+                       planned=len(parts) if planned is None else len(planned), plan=p)
     out.recompute = lambda cid: _recompute(service, view, parts, refs, keys, claim_recs, cid)
     return out
 
