@@ -47,6 +47,8 @@ class Plan:
     keys: dict[str, str]
     claim_recs: dict[str, dict[str, Any]]
     base: str
+    #: claim id -> :func:`audit_keys.claim_digests` (what a re-plan need not compute again)
+    digests: dict[str, bytes]
 
 
 #: a fact as the audit reads it: every field but where it is written (a KB copied elsewhere, or a claim
@@ -117,16 +119,26 @@ def replan(prev: Plan, view: ReleaseView, base: str) -> tuple[Plan, set[int]] | 
     sub_recs = [recs[c.id] for c in claims]
     groups = factrec.group_records(sub_recs)
     made = units(view, claims, sub_recs, groups, group_pairs(groups), everything=view.claims)
-    made_refs = [reach(view, u.claims + u.context_claims) for u in made]
-    keys = dict(prev.keys)
+    # a unit of the same claims and context as before, none of them changed, reaches what it reached
+    reached = {(tuple(c.id for c in u.claims), tuple(c.id for c in u.context_claims)): r
+               for u, r in zip(prev.parts, prev.refs) if bucket(u.groups[0]) in dirty}
+    made_refs = []
+    for u in made:
+        sig = (tuple(c.id for c in u.claims), tuple(c.id for c in u.context_claims))
+        r = reached.get(sig)
+        if r is None or any(c.source in touched for c in u.claims + u.context_claims):
+            r = reach(view, u.claims + u.context_claims)
+        made_refs.append(r)
+    keys, digests = dict(prev.keys), dict(prev.digests)
     for c in old_touched:
         del keys[c.id]
-    keys.update(claim_keys(view, made, made_refs, base, recs))
+        digests.pop(c.id, None)
+    keys.update(claim_keys(view, made, made_refs, base, recs, digests))
     pairs = clean + list(zip(made, made_refs))
     pairs.sort(key=lambda ur: min(c.id for c in ur[0].claims))
     log.info("re-plan of %s: %d sources changed, %d claims in %d buckets planned anew, %d units kept",
              view.name, len(touched), len(claims), len(dirty), len(clean))
-    plan = Plan(view, [u for u, _ in pairs], [r for _, r in pairs], keys, recs, base)
+    plan = Plan(view, [u for u, _ in pairs], [r for _, r in pairs], keys, recs, base, digests)
     return plan, {id(u) for u in made}
 
 
@@ -176,13 +188,16 @@ def remerge(prev: AuditResult, prev_parts: dict[str, Any], view: ReleaseView, pa
     for cid, st in prev.statuses.items():
         for p in st.get("premises") or ():
             resting.setdefault(p["id"], []).append(cid)
-    own_changed = set(changed)                     # claims whose own findings change
+    resting_changed = {r for cid in changed for r in resting.get(cid, ())}
+    own_changed = set(changed) | resting_changed   # claims whose own findings change (told once, premises worded)
+    relisted = set(own_changed)                    # claims whose list of findings (and status) change
     for cid in changed:
         own_changed |= partners(cid)
-        own_changed.update(resting.get(cid, ()))
-    relisted = set(own_changed)                    # claims whose list of findings (and status) change
-    for cid in own_changed:
+    # a partner of a changed claim tells anew only the findings it shares with that claim (both listed
+    # here); a claim resting on a changed one words all its findings anew, so its partners list them anew
+    for cid in changed | resting_changed:
         relisted |= partners(cid)
+    relisted |= own_changed
     relisted &= set(parts)
     own_changed &= set(parts)
     facts = view.facts
@@ -218,11 +233,6 @@ def remerge(prev: AuditResult, prev_parts: dict[str, Any], view: ReleaseView, pa
                   {pid: parts[pid].statuses[pid] for pid in premises if pid in parts and pid in parts[pid].statuses},
                   view)
 
-    def own_items(cid: str) -> list[dict[str, Any]]:
-        if cid in own:
-            return own[cid]
-        return [f for f in prev.by_claim.get(cid, ()) if f["claims"][0]["id"] == cid]
-
     # the findings list: the earlier one, each changed claim's run of findings replaced
     old = prev.findings
     first = (lambda f: f["claims"][0]["id"])
@@ -241,13 +251,19 @@ def remerge(prev: AuditResult, prev_parts: dict[str, Any], view: ReleaseView, pa
     for cid in changed:
         by_claim.pop(cid, None)
     status_of: dict[str, dict[str, Any]] = {}
+    told_anew: dict[str, list[dict[str, Any]]] = {}     # claim id -> the findings told anew that list it
+    for z in sorted(own):
+        for f in own[z]:
+            for c in _named(f):
+                told_anew.setdefault(c["id"], []).append(f)
     for cid in relisted:
-        lst, listed = [], set()
-        for z in sorted(partners(cid) | {cid}):
-            for f in own_items(z):
-                if f["id"] not in listed and any(c["id"] == cid for c in _named(f)):
-                    listed.add(f["id"])
-                    lst.append(f)
+        # its earlier list without what the claims telling anew told, with what they tell now, in the
+        # findings' order (by the claim that tells them: a finding's id names that claim, so ids repeat
+        # only within one claim's findings)
+        lst = [f for f in prev.by_claim.get(cid, ()) if f["claims"][0]["id"] not in gone] + told_anew.get(cid, [])
+        lst.sort(key=first)
+        listed: set[str] = set()
+        lst = [f for f in lst if not (f["id"] in listed or listed.add(f["id"]))]
         if lst:
             by_claim[cid] = lst
         else:
@@ -265,12 +281,13 @@ def remerge(prev: AuditResult, prev_parts: dict[str, Any], view: ReleaseView, pa
 
     corroboration = dict(prev.corroboration)
     refs = {ref for cid in changed for p in (prev_parts.get(cid), parts.get(cid)) if p is not None for ref in p.corroboration}
+    now: dict[str, list[dict]] = {}
+    for cid in changed:
+        p = parts.get(cid)
+        for ref, got in p.corroboration.items() if p is not None else ():
+            now.setdefault(ref, []).extend(got)
     for ref in refs:
-        lst = [x for x in prev.corroboration.get(ref, ()) if x["id"] not in changed]
-        for cid in changed:
-            p = parts.get(cid)
-            if p is not None:
-                lst.extend(p.corroboration.get(ref, ()))
+        lst = [x for x in prev.corroboration.get(ref, ()) if x["id"] not in changed] + now.get(ref, [])
         lst.sort(key=lambda x: x["id"])
         if lst:
             corroboration[ref] = lst

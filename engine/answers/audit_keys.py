@@ -110,11 +110,14 @@ def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> tuple[dict[s
 
 
 def claim_keys(view: ReleaseView, units: list[Unit], refs: list[list[Fact]], base: str,
-               claim_recs: dict[str, dict[str, Any]]) -> dict[str, str]:
+               claim_recs: dict[str, dict[str, Any]], digests: dict[str, bytes] | None = None) -> dict[str, str]:
     """Claim id -> the key of its audit (see the module docstring); ``refs``: each unit's reachable
-    reference facts, ``claim_recs``: the claims' records with their group ids."""
-    everything = {c.id: c for u in units for c in u.claims + u.context_claims}
-    digests = claim_digests(view, list(everything.values()))
+    reference facts, ``claim_recs``: the claims' records with their group ids; ``digests``: the
+    :func:`claim_digests` of claims of this view already known (a re-plan lends those of the claims it
+    did not change), completed here with the others."""
+    digests = {} if digests is None else digests
+    everything = {c.id: c for u in units for c in u.claims + u.context_claims if c.id not in digests}
+    digests.update(claim_digests(view, list(everything.values())))
     for u in units:                   # claims a group names that no unit holds (none, normally)
         for rid in (i for g in u.groups + u.context_groups for i in (g.get("rep"), g.get("rep2")) if i):
             if rid not in digests and rid in view.facts:

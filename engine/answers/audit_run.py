@@ -236,8 +236,9 @@ def _run_audit(service, view: ReleaseView, *, workers: int, scheduler: str | Non
     else:
         parts, claim_recs = plan(view)
         refs = [reach(view, u.claims + u.context_claims) for u in parts]
-        keys = claim_keys(view, parts, refs, base, claim_recs)
-        p, planned = Plan(view, parts, refs, keys, claim_recs, base), None
+        digests: dict[str, bytes] = {}
+        keys = claim_keys(view, parts, refs, base, claim_recs, digests)
+        p, planned = Plan(view, parts, refs, keys, claim_recs, base, digests), None
     known = previous.run.results if previous is not None and previous.run else {}
     done: dict[str, BlockResult] = {}
     fresh: list[tuple[Unit, list[Fact]]] = []
