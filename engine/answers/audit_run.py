@@ -9,7 +9,8 @@ reaches and the rules, and within a unit each claim's audit reads only its own p
 :func:`audit_keys.claim_keys` names it claim by claim, and an audit given a previous result
 (``previous=``) reuses every claim whose key is unchanged, auditing the rest of a unit as a part of it
 (:func:`audit_keys.sub_unit`): adding a source re-audits its own claims and those whose group or
-context it changes as the rules read them. Batches of units run in this process, on local worker
+context it changes as the rules read them; and it plans and merges anew only the buckets and claims a
+change reaches (:mod:`audit_delta`), so a re-audit costs in proportion to the change. Batches of units run in this process, on local worker
 processes (``workers=N``) or on a Dask cluster (``scheduler="tcp://host:port"``, the optional extra
 ``gpukb[cluster]``).
 """
