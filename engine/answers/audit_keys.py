@@ -61,11 +61,16 @@ def group_view(g: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def same_source(g: dict[str, Any], h: dict[str, Any]) -> bool:
+    """Whether groups ``g`` and ``h`` are both of the same one source."""
+    return g.get("n_sources") == 1 and h.get("n_sources") == 1 and g.get("sources") == h.get("sources")
+
+
 def partner_view(g: dict[str, Any], h: dict[str, Any]) -> dict[str, Any]:
     """Group ``h`` as the audit of group ``g``'s members reads it: its record without its sources and
     ``rep2`` (read per claim: :func:`claim_keys`), and whether both are groups of the same one source."""
     out = {k: v for k, v in h.items() if k not in ("sources", "n_sources", "rep2")}
-    out["same_source"] = g.get("n_sources") == 1 and h.get("n_sources") == 1 and g.get("sources") == h.get("sources")
+    out["same_source"] = same_source(g, h)
     return out
 
 
@@ -85,11 +90,11 @@ def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> tuple[dict[s
     seen: dict[tuple[int, bool], bytes] = {}    # a partner's digest depends on it and on same_source only
 
     def partner(g: dict[str, Any], h: dict[str, Any]) -> bytes:
-        pv = partner_view(g, h)
-        key = (id(h), pv["same_source"])
+        same = same_source(g, h)
+        key = (id(h), same)           # the view is built once per partner and reading (most pairs repeat one)
         found = seen.get(key)
         if found is None:
-            found = seen[key] = one(pv)
+            found = seen[key] = one(partner_view(g, h))
         return found
 
     for u in units:
