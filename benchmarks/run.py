@@ -76,7 +76,8 @@ def _audit_child(kb_dir: str, out: str, opts: str = "{}") -> None:
         inc = run_audit(after, after.view(None), previous=res, keep_proofs=False)
         t4, c4 = time.perf_counter(), time.process_time()
         r["after"].append({"claims": len(inc.statuses), "reaudit_s": t4 - t3, "reaudit_cpu_s": c4 - c3, "reaudited": inc.run.audited,
-                           "reused": inc.run.reused, "claims_reaudited": inc.run.claims_audited})
+                           "reused": inc.run.reused, "claims_reaudited": inc.run.claims_audited,
+                           "units_replanned": inc.run.planned})
         del after, inc
     if afters:      # the re-audits hold both KBs and the first result: their peak is reported apart
         r["reaudit_peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -135,7 +136,8 @@ def bench_audit(sizes: list[int], timeout: float, workers: int = 2, added: float
                 ratio = inc["reaudit_s"] / r["audit_s"]
                 say(f"reaudit_{label}_{kind}", f"+{inc['claims'] - r['claims']} claims ({kind}): re-audit {inc['reaudit_s']:.1f} s "
                     f"(CPU {inc['reaudit_cpu_s']:.1f} s, {100 * inc['reaudit_cpu_s'] / r['audit_cpu_s']:.1f}% of the full audit's), "
-                    f"{inc.get('claims_reaudited', '?')} claims of {inc['reaudited']} of {inc['reaudited'] + inc['reused']} units; "
+                    f"{inc.get('claims_reaudited', '?')} claims of {inc['reaudited']} of {inc['reaudited'] + inc['reused']} units "
+                    f"({inc.get('units_replanned', '?')} units planned anew); "
                     f"{100 * ratio:.1f}% of the full audit "
                     f"(goal < 10%)", {**inc, "ratio": ratio})
         if len(sizes) >= 2 and all(str(n) in measured for n in sizes[:2]):

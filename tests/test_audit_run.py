@@ -16,7 +16,7 @@ from gpukb.engine.answers.audit_keys import claim_keys
 from gpukb.engine.answers.audit_run import plan, run_audit
 from gpukb.engine.kb.store import ReleaseView
 from gpukb.engine.answers.service import GpuKB
-from gpukb.engine.kb.synth import make_synthetic_kb
+from gpukb.engine.kb.synth import add_synthetic_sources, make_synthetic_kb
 
 CLAIM_TIER = {"claim", "cgroup", "cpair"}
 
@@ -152,6 +152,67 @@ def test_adding_a_source_reaudits_only_the_blocks_it_touches(synthetic_dir, tmp_
     assert 5 <= inc.run.claims_audited < full.run.claims_audited // 4
     assert inc.run.claims_reused == full.run.claims_audited - inc.run.claims_audited
     assert inc.run.reused > 0 and inc.run.audited + inc.run.reused == full.run.units
+
+
+def _same_answer(inc, full) -> None:
+    """A re-audit's answer is the full audit's: findings (in order), statuses, corroboration, and each
+    claim's list of findings."""
+    assert _statuses(inc) == _statuses(full)
+    assert inc.statuses == full.statuses
+    assert _findings(inc) == _findings(full)
+    assert inc.corroboration == full.corroboration
+    assert {k: [f["id"] for f in v] for k, v in inc.by_claim.items()} == \
+        {k: [f["id"] for f in v] for k, v in full.by_claim.items()}
+
+
+@pytest.mark.parametrize("topical", [True, False])
+def test_a_reaudit_gives_the_answer_of_a_full_audit(synthetic_dir, tmp_path, topical):
+    """Sources added (about one family each, or spread over every entity), then a revision of an
+    earlier source (a claim retired, another reworded): each re-audit, from the audit before it, is
+    re-planned and re-merged only where the change reaches and answers as a full audit does."""
+    after_dir, revised_dir = tmp_path / "after", tmp_path / "revised"
+    add_synthetic_sources(synthetic_dir, after_dir, 40, seed=5, topical=topical)
+    before = GpuKB(synthetic_dir)
+    prev = run_audit(before, before.view(None))
+    after = GpuKB(after_dir)
+    view = after.view(None)
+    inc = run_audit(after, view, previous=prev)
+    full = run_audit(after, view)
+    _same_answer(inc, full)
+    assert 0 < inc.run.planned < full.run.planned == full.run.units
+    assert 0 < inc.run.claims_audited < full.run.claims_audited // 4
+
+    shutil.copytree(after_dir, revised_dir)
+    path = revised_dir / "claims" / "S003.yaml"
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc["claims"] = doc["claims"][1:]
+    doc["claims"][0]["gloss_en"] += " (reworded)"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    revised = GpuKB(revised_dir)
+    rview = revised.view(None)
+    again = run_audit(revised, rview, previous=inc, keep_proofs=False)
+    whole = run_audit(revised, rview)
+    _same_answer(again, whole)
+    assert 0 < again.run.planned < whole.run.units
+    assert any(f["claims"][0]["gloss_en"].endswith("(reworded)") for f in again.findings)
+
+
+def test_a_reaudit_under_other_rules_or_reference_plans_everything(synthetic_dir, tmp_path):
+    """What every unit reads alike (rules, vocabulary, reference tier) changed: nothing of the earlier
+    plan is kept, and the answer is still the full audit's."""
+    ref_dir = tmp_path / "ref"
+    shutil.copytree(synthetic_dir, ref_dir)
+    path = ref_dir / "reference" / "gpus.yaml"
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc["facts"][0]["citation"] += " (checked again)"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    before = GpuKB(synthetic_dir)
+    prev = run_audit(before, before.view(None))
+    changed = GpuKB(ref_dir)
+    view = changed.view(None)
+    inc = run_audit(changed, view, previous=prev)
+    assert inc.run.planned == inc.run.units
+    _same_answer(inc, run_audit(changed, view))
 
 
 def test_a_claim_key_changes_with_what_the_claim_reads(gpukb, monkeypatch):

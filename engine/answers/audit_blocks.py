@@ -343,7 +343,7 @@ def bucket(g: dict[str, Any]) -> tuple:
 
 
 def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]], groups: list[dict[str, Any]],
-          pairs: list[dict[str, Any]], limit: int | None = None) -> list[Unit]:
+          pairs: list[dict[str, Any]], limit: int | None = None, everything: list[Fact] | None = None) -> list[Unit]:
     """The units of an audit, in a stable order.
 
     A unit is a bucket of value groups (one subject's verdicts, or one subject and attribute) or, in a
@@ -352,6 +352,8 @@ def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]
     context, the claims its claims rest on: the source's claims of the GPU of the claim's subject, of
     its family qualifier and of the products it recommends, and a curated ``rests_on``. The rules then
     find in each unit what they find in one run over every claim (a test compares the two).
+    ``everything``: every claim of the release, when ``claims`` are only those of some whole buckets
+    (a re-plan, :func:`audit_delta.replan`): the claims they rest on are looked for among all.
     """
     limit = PAIRWISE_LIMIT if limit is None else limit
     size: dict[tuple, int] = {}
@@ -365,7 +367,7 @@ def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]
     out: dict[tuple, Unit] = {}
     for g in groups:
         out.setdefault(unit_of[g["gid"]], Unit([], [])).groups.append(g)
-    facts = {c.id: c for c in claims}
+    facts = {c.id: c for c in (claims if everything is None else everything)}
     owner: dict[str, tuple] = {}
     for c, r in zip(claims, claim_recs):
         owner[c.id] = unit_of[r["gid"]]
@@ -376,7 +378,7 @@ def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]
         if unit_of[p["b"]] != unit_of[p["a"]]:
             u.context_groups.append(by_gid[p["b"]])
     source_gpu: dict[tuple[str | None, str], list[str]] = {}
-    for c in claims:
+    for c in claims if everything is None else everything:
         if c.attribute == "gpu":
             source_gpu.setdefault((c.source, c.subject), []).append(c.id)
     for key, u in out.items():
@@ -396,7 +398,7 @@ def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]
             if mine:
                 u.rests[c.id] = [i for i in mine if i in facts]
                 need.update(mine)
-        u.context_claims = [facts[i] for i in need if i in facts and owner[i] != key]
+        u.context_claims = [facts[i] for i in need if i in facts and owner.get(i) != key]
         seen: set[str] = set()
         u.context_groups = [g for g in u.context_groups if not (g["gid"] in seen or seen.add(g["gid"]))]
     return [out[k] for k in sorted(out, key=lambda k: min(c.id for c in out[k].claims))]

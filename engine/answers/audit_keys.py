@@ -2,7 +2,7 @@
 whose input changed and reuses the rest (:func:`audit_run.run_audit` with ``previous=``).
 
 A claim's findings, status and corroboration are a function of the rules and vocabulary (``base``), the
-reference facts its unit reaches, the claim itself (content, version, review mark, its source's date and
+reference facts its unit reaches (each as the audit reads it: content, citation, confidence), the claim itself (content, version, review mark, its source's date and
 context), the claims it rests on (:attr:`Unit.rests`) and its value group as the claim-vs-claim rules
 read it: the group's record, the pairs it is compared in, and the records of the groups it is compared
 with together with the claims those name (``rep``, ``rep2``). Other claims of the same group or unit do
@@ -61,11 +61,16 @@ def group_view(g: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def same_source(g: dict[str, Any], h: dict[str, Any]) -> bool:
+    """Whether groups ``g`` and ``h`` are both of the same one source."""
+    return g.get("n_sources") == 1 and h.get("n_sources") == 1 and g.get("sources") == h.get("sources")
+
+
 def partner_view(g: dict[str, Any], h: dict[str, Any]) -> dict[str, Any]:
     """Group ``h`` as the audit of group ``g``'s members reads it: its record without its sources and
     ``rep2`` (read per claim: :func:`claim_keys`), and whether both are groups of the same one source."""
     out = {k: v for k, v in h.items() if k not in ("sources", "n_sources", "rep2")}
-    out["same_source"] = g.get("n_sources") == 1 and h.get("n_sources") == 1 and g.get("sources") == h.get("sources")
+    out["same_source"] = same_source(g, h)
     return out
 
 
@@ -85,11 +90,11 @@ def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> tuple[dict[s
     seen: dict[tuple[int, bool], bytes] = {}    # a partner's digest depends on it and on same_source only
 
     def partner(g: dict[str, Any], h: dict[str, Any]) -> bytes:
-        pv = partner_view(g, h)
-        key = (id(h), pv["same_source"])
+        same = same_source(g, h)
+        key = (id(h), same)           # the view is built once per partner and reading (most pairs repeat one)
         found = seen.get(key)
         if found is None:
-            found = seen[key] = one(pv)
+            found = seen[key] = one(partner_view(g, h))
         return found
 
     for u in units:
@@ -110,21 +115,27 @@ def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> tuple[dict[s
 
 
 def claim_keys(view: ReleaseView, units: list[Unit], refs: list[list[Fact]], base: str,
-               claim_recs: dict[str, dict[str, Any]]) -> dict[str, str]:
+               claim_recs: dict[str, dict[str, Any]], digests: dict[str, bytes] | None = None) -> dict[str, str]:
     """Claim id -> the key of its audit (see the module docstring); ``refs``: each unit's reachable
-    reference facts, ``claim_recs``: the claims' records with their group ids."""
-    everything = {c.id: c for u in units for c in u.claims + u.context_claims}
-    digests = claim_digests(view, list(everything.values()))
+    reference facts, ``claim_recs``: the claims' records with their group ids; ``digests``: the
+    :func:`claim_digests` of claims of this view already known (a re-plan lends those of the claims it
+    did not change), completed here with the others."""
+    digests = {} if digests is None else digests
+    everything = {c.id: c for u in units for c in u.claims + u.context_claims if c.id not in digests}
+    digests.update(claim_digests(view, list(everything.values())))
     for u in units:                   # claims a group names that no unit holds (none, normally)
         for rid in (i for g in u.groups + u.context_groups for i in (g.get("rep"), g.get("rep2")) if i):
             if rid not in digests and rid in view.facts:
                 digests.update(claim_digests(view, [view.facts[rid]]))
     groups, rep2 = _group_digests(units, digests)
+    # a reference fact as the audit reads it, not only its id and version: its citation and confidence
+    # are worded in findings, and a KB may correct them without a new version
+    ref_digests = claim_digests(view, list({id(f): f for r in refs for f in r}.values()))
     out: dict[str, str] = {}
     for u, r in zip(units, refs):
         h = hashlib.sha256(base.encode())
         for f in r:
-            h.update(f.key.encode() + b"\0")
+            h.update(f.key.encode() + ref_digests[f.id])
         unit_base = h.digest()
         for c in u.claims:
             gid = claim_recs[c.id]["gid"]

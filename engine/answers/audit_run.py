@@ -9,7 +9,8 @@ reaches and the rules, and within a unit each claim's audit reads only its own p
 :func:`audit_keys.claim_keys` names it claim by claim, and an audit given a previous result
 (``previous=``) reuses every claim whose key is unchanged, auditing the rest of a unit as a part of it
 (:func:`audit_keys.sub_unit`): adding a source re-audits its own claims and those whose group or
-context it changes as the rules read them. Batches of units run in this process, on local worker
+context it changes as the rules read them; and it plans and merges anew only the buckets and claims a
+change reaches (:mod:`audit_delta`), so a re-audit costs in proportion to the change. Batches of units run in this process, on local worker
 processes (``workers=N``) or on a Dask cluster (``scheduler="tcp://host:port"``, the optional extra
 ``gpukb[cluster]``).
 """
@@ -32,6 +33,7 @@ from .audit_inputs import claim_records, reference_records
 from . import audit_blocks
 from .audit_blocks import Unit, batches, group_pairs, units
 from .audit_keys import claim_keys, reach, sub_unit
+from .audit_delta import Plan, _fresh, derivations, remerge, replan
 from .audit_gaps import reason as unverifiable_reason
 
 log = logging.getLogger("gpukb.audit")
@@ -53,7 +55,8 @@ class BlockResult:
 @dataclass
 class AuditRun:
     """The claims' results of a run by key, and what was audited or reused (the benchmark reports it):
-    units audited (whole or in part) or reused whole, claims audited or reused."""
+    units audited (whole or in part) or reused whole, claims audited or reused, units planned anew
+    (all of them but in a re-audit that re-planned only what changed)."""
 
     results: dict[str, BlockResult] = field(default_factory=dict)
     units: int = 0
@@ -63,6 +66,9 @@ class AuditRun:
     claims_reused: int = 0
     batches: int = 0
     workers: int = 1
+    planned: int = 0
+    #: what the run planned, which a later re-audit re-plans only where it changed (:mod:`audit_delta`)
+    plan: Plan | None = None
 
 
 def base_digest(view: ReleaseView, rules_digest: str) -> str:
@@ -108,7 +114,9 @@ def audit_batch(service, view: ReleaseView, parts: list[Unit], keys: dict[str, s
     ctx_groups = list({g["gid"]: g for u in parts for g in u.context_groups if g["gid"] not in gids}.values())
     refs = _union_reference(view, references)
     named = {c.id: c for c in owned + context}
-    for g in ctx_groups:               # the claims a finding names for a group of another unit
+    # the claims a finding names for a group: of another unit, or of a part of this unit audited alone
+    # (:func:`audit_keys.sub_unit`), whose representatives may be claims the part does not hold
+    for g in ctx_groups + [g for u in parts for g in u.groups]:
         for rid in (g.get("rep"), g.get("rep2")):
             if rid and rid not in named and rid in view.facts:
                 named[rid] = view.facts[rid]
@@ -220,14 +228,24 @@ def run_audit(service, view: ReleaseView, *, workers: int = 1, scheduler: str | 
 def _run_audit(service, view: ReleaseView, *, workers: int, scheduler: str | None, previous: AuditResult | None,
                keep_proofs: bool, progress: Callable[[str, int, int | None], None] | None) -> AuditResult:
     progress = progress if progress is not None else getattr(service, "progress", None)
-    parts, claim_recs = plan(view)
-    refs = [reach(view, u.claims + u.context_claims) for u in parts]
     base = base_digest(view, service.rules.digest)
-    keys = claim_keys(view, parts, refs, base, claim_recs)
+    earlier: Plan | None = previous.run.plan if previous is not None and previous.run is not None else None
+    again = replan(earlier, view, base) if earlier is not None else None
+    if again is not None:             # only the buckets a change reaches are planned anew
+        p, planned = again
+        parts, refs, keys, claim_recs = p.parts, p.refs, p.keys, p.claim_recs
+    else:
+        parts, claim_recs = plan(view)
+        refs = [reach(view, u.claims + u.context_claims) for u in parts]
+        digests: dict[str, bytes] = {}
+        keys = claim_keys(view, parts, refs, base, claim_recs, digests)
+        p, planned = Plan(view, parts, refs, keys, claim_recs, base, digests), None
     known = previous.run.results if previous is not None and previous.run else {}
     done: dict[str, BlockResult] = {}
     fresh: list[tuple[Unit, list[Fact]]] = []
     for u, r in zip(parts, refs):
+        if planned is not None and id(u) not in planned:
+            continue                  # a unit of the earlier plan: its claims' keys are the earlier ones
         ids = {c.id for c in u.claims if keys[c.id] not in known}
         if ids:
             fresh.append((u if len(ids) == len(u.claims) else sub_unit(u, ids, view.facts, claim_recs), r))
@@ -253,13 +271,25 @@ def _run_audit(service, view: ReleaseView, *, workers: int, scheduler: str | Non
             if progress and len(todo) > 1:
                 progress("auditing blocks", n, len(todo))
     results = {}
+    by_claim: dict[str, BlockResult] = {}
     for u in parts:
         for c in u.claims:
             k = keys[c.id]
-            results[k] = done.get(k) or known[k]
-    out = merge(view, list(results.values()))
+            b = results[k] = done.get(k) or known[k]
+            by_claim[c.id] = b
+    out = None
+    if again is not None and previous is not None:     # the earlier answer, completed anew where it changed
+        before = {cid: known[k] for cid, k in earlier.keys.items() if k in known}
+        out = remerge(previous, before, view, by_claim)
+        if out is not None:
+            out.view = view
+            out.parts = derivations(results.values())
+            out.derivation = out.parts[0] if len(out.parts) == 1 else None
+    if out is None:
+        out = merge(view, list(results.values()))
     out.run = AuditRun(results, units=len(parts), audited=len(fresh), reused=len(parts) - len(fresh),
-                       claims_audited=n_fresh, claims_reused=len(results) - n_fresh, batches=len(todo), workers=workers)
+                       claims_audited=n_fresh, claims_reused=len(results) - n_fresh, batches=len(todo), workers=workers,
+                       planned=len(parts) if planned is None else len(planned), plan=p)
     out.recompute = lambda cid: _recompute(service, view, parts, refs, keys, claim_recs, cid)
     return out
 
@@ -304,21 +334,11 @@ def merge(view: ReleaseView, parts: list[BlockResult]) -> AuditResult:
             st["reason"] = unverifiable_reason(c, by_claim.get(c.id, []), view)
         out[c.id] = st
     name_premises(findings, out, view)
-    derivs = list({id(p.derivation): p.derivation for p in parts if p.derivation is not None}.values())
+    derivs = derivations(parts)
     res = AuditResult(view.name, derivs[0] if len(derivs) == 1 else None, findings, out, corroboration, by_claim)
     res.view = view
     res.parts = derivs
     return res
-
-
-def _fresh(item: dict[str, Any], copies: dict[int, dict[str, Any]]) -> dict[str, Any]:
-    """A copy of a finding or status that :func:`merge` completes (premises named, findings listed), so
-    the part it came from stays as audited; a premise shared by a claim's findings and status is
-    copied once (``copies``) and stays shared."""
-    out = dict(item)
-    if item.get("premises"):
-        out["premises"] = [copies.setdefault(id(p), dict(p)) for p in item["premises"]]
-    return out
 
 
 def _recompute(service, view, parts, refs, keys, claim_recs, cid: str) -> Derivation | None:
