@@ -11,3 +11,13 @@ ROOT = Path(__file__).resolve().parents[1]
 def bundled():
     from gpukb.engine.answers.service import GpuKB
     return GpuKB(ROOT / "kb", ROOT / "rules")
+
+
+def edited_vocabulary(tmp_path: Path, edit) -> Path:
+    """A copy of the bundled vocabulary with ``edit(raw)`` applied to its parsed YAML (order kept)."""
+    import yaml
+    raw = yaml.safe_load((ROOT / "kb" / "vocabulary.yaml").read_text(encoding="utf-8"))
+    edit(raw)
+    path = tmp_path / "vocabulary.yaml"
+    path.write_text(yaml.safe_dump(raw, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path

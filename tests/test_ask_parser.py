@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from gpukb.engine.answers.ask_parser import (EXAMPLES, MISSING_HARDWARE, MISSING_WORKLOAD, SCENARIO_KEYS,
                                ParsedQuestion, parse_question)
 from gpukb.engine.errors import BadInput
+
+from ._engine import edited_vocabulary
 from gpukb.engine.kb.vocabulary import Vocabulary
 
 
@@ -273,17 +275,14 @@ def test_examples_are_understood(vocab: Vocabulary) -> None:
 
 
 def test_fact_and_optimizer_words_are_vocabulary_data_checked_at_load(tmp_path) -> None:
-    import yaml
     from gpukb.engine.errors import ValidationError
-    root = Path(__file__).resolve().parents[1]
-    raw = yaml.safe_load((root / "kb" / "vocabulary.yaml").read_text(encoding="utf-8"))
-    raw["cues"]["question_fact"]["no_such_attribute"] = ["x"]
-    raw["cues"]["optimizer"]["adafactor"] = ["adafactor"]
-    raw["cues"]["question_fact_fallback"]["memory_bandwidth"] = ["(unclosed"]
-    path = tmp_path / "vocabulary.yaml"
-    path.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+
+    def edit(raw):
+        raw["cues"]["question_fact"]["no_such_attribute"] = ["x"]
+        raw["cues"]["optimizer"]["adafactor"] = ["adafactor"]
+        raw["cues"]["question_fact_fallback"]["memory_bandwidth"] = ["(unclosed"]
     with pytest.raises(ValidationError) as err:
-        Vocabulary.load(path)
+        Vocabulary.load(edited_vocabulary(tmp_path, edit))
     text = str([(i.message, i.allowed) for i in err.value.issues])
     assert "cues.question_fact: unknown key 'no_such_attribute'" in text and "'tdp_w'" in text
     assert "cues.optimizer: unknown key 'adafactor'" in text and "'adamw8bit'" in text
@@ -291,15 +290,10 @@ def test_fact_and_optimizer_words_are_vocabulary_data_checked_at_load(tmp_path) 
 
 
 def test_a_new_way_of_asking_for_a_fact_is_one_vocabulary_edit(tmp_path) -> None:
-    import yaml
-    root = Path(__file__).resolve().parents[1]
-    raw = yaml.safe_load((root / "kb" / "vocabulary.yaml").read_text(encoding="utf-8"))
     question = "T4 的热设计上限是多少？"
-    before = parse_question(question, Vocabulary.load(root / "kb" / "vocabulary.yaml"))
+    before = parse_question(question, Vocabulary.load(Path(__file__).resolve().parents[1] / "kb" / "vocabulary.yaml"))
     assert (before.fact or {}).get("attribute") != "tdp_w", before.as_dict()
-    raw["cues"]["question_fact"]["tdp_w"].append("热设计上限")
-    path = tmp_path / "vocabulary.yaml"
-    path.write_text(yaml.safe_dump(raw, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path = edited_vocabulary(tmp_path, lambda raw: raw["cues"]["question_fact"]["tdp_w"].append("热设计上限"))
     after = parse_question(question, Vocabulary.load(path))
     assert after.kind == "fact" and after.fact == {"subject": "gpu:T4", "attribute": "tdp_w"}, after.as_dict()
 

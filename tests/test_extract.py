@@ -12,6 +12,8 @@ from gpukb.engine.answers.extract_text import aligned_lower
 from gpukb.engine.errors import ValidationError
 from gpukb.engine.kb.vocabulary import Vocabulary
 
+from ._engine import edited_vocabulary
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -302,19 +304,18 @@ def test_figure_in_a_condition_states_nothing(vocab):
 
 
 def test_new_cue_groups_are_validated(tmp_path):
-    import yaml
-    raw = yaml.safe_load((ROOT / "kb" / "vocabulary.yaml").read_text(encoding="utf-8"))
-    raw["cues"]["bottleneck"]["no_such_bottleneck"] = ["x"]
-    raw["cues"]["topic"]["concept:nope"] = ["y"]
-    raw["cues"]["effect"]["reduces_memory"] = ["(unclosed"]
-    path = tmp_path / "vocabulary.yaml"
-    path.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    def edit(raw):
+        raw["cues"]["bottleneck"]["no_such_bottleneck"] = ["x"]
+        raw["cues"]["topic"]["concept:nope"] = ["y"]
+        raw["cues"]["effect"]["reduces_memory"] = ["(unclosed"]
+        raw["cues"]["number_words"]["two"] = ["zwei"]
     with pytest.raises(ValidationError) as err:
-        Vocabulary.load(path)
+        Vocabulary.load(edited_vocabulary(tmp_path, edit))
     text = str([i.message for i in err.value.issues])
     assert "cues.bottleneck: unknown key 'no_such_bottleneck'" in text
     assert "cues.topic: unknown key 'concept:nope'" in text
     assert "cues.effect.reduces_memory: bad pattern" in text
+    assert any(m.startswith("cues.number_words: the key 'two' is not a positive number") for m in (i.message for i in err.value.issues))
 
 
 def test_line_after_an_advice_colon_lists_the_advice(vocab):
