@@ -98,7 +98,7 @@ def values_conflict(a: str, b: str) -> bool:
     if a.startswith("[") and b.startswith("["):
         try:
             x, y = json.loads(a), json.loads(b)
-            return not ranges.overlaps(*ranges.widen(x[0], x[1], 0.0), *ranges.widen(y[0], y[1], 0.0))
+            return not ranges.overlaps(x[0], x[1], y[0], y[1])
         except (ValueError, IndexError, TypeError):
             return a != b
     if "|" in a or "|" in b or ">" in a or ">" in b:
