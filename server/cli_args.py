@@ -15,6 +15,7 @@ from gpukb.engine.models.vocab import SolveTarget
 from gpukb.engine.terms import ZERO_STAGES
 from gpukb.engine.answers.audit_run import default_workers
 
+from .cli_flags import json_flag, kb_version_flag
 from .evals import evaluations
 
 
@@ -120,9 +121,6 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, help_: str) -> argparse.ArgumentParser:
         return sub.add_parser(name, parents=[common], help=help_, description=help_)
 
-    def json_flag(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--json", action="store_true", help="print the API's JSON object")
-
     p = command("validate", "check the KB and the rules; print every problem with file and line")
     p.add_argument("--fill-spans", action="store_true", help="compute missing claim spans from their quotes and write them")
     p.add_argument("--quick", action="store_true",
@@ -134,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("claims", "list the claims of a release")
     p.add_argument("--source", metavar="S", help="only the claims of this source (e.g. S000)")
-    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    kb_version_flag(p)
     json_flag(p)
 
     p = command("sources", "list the source documents")
@@ -143,13 +141,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("ask", "answer a question in English or Chinese")
     p.add_argument("question")
     p.add_argument("--lang", choices=LANGS, help="the question's language (default: detected)")
-    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    kb_version_flag(p)
     json_flag(p)
 
     p = command("check", "find the checkable claims in a text (English or Chinese) and audit each one")
     p.add_argument("text", help="the text, or - to read it from standard input")
     p.add_argument("--lang", choices=LANGS, help="the text's language (default: detected)")
-    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    kb_version_flag(p)
     json_flag(p)
 
     p = command("ingest", "take in a new article: register it and extract its claims, pending review")
@@ -181,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--flash-attention", action="store_true")
     p.add_argument("--offload", choices=choices(Offload),
                    help="CPU offload of full training: optimizer states and gradients (ZeRO-Offload) or parameters too")
-    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    kb_version_flag(p)
     p.add_argument("--lang", choices=LANGS, default="en", help="language of the printed summary (default: en)")
     p.add_argument("--solve", choices=choices(SolveTarget),
                    help="instead of one verdict, the largest batch, sequence length or model that fits the rest")
@@ -203,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(usage_error=p.error)
     p.add_argument("--gaps", action="store_true",
                    help="list the reference facts that would decide the unverifiable claims, most claims first")
-    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    kb_version_flag(p)
     p.add_argument("--workers", metavar="N", type=_workers, default=1,
                    help="audit the claims' blocks on N local processes (0: one per core; default 1)")
     p.add_argument("--scheduler", metavar="ADDR", type=_scheduler,

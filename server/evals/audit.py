@@ -6,13 +6,15 @@ from typing import Any
 
 from gpukb.engine.answers.eval_audit import evaluate, load_gold, report_text
 
+from ..cli_flags import kb_version_flag
+
 NAME = "audit"
 HELP = "label and evidence accuracy of the audit against the gold set (kb/gold/audit.yaml)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gold", metavar="FILE", help="a gold file (default: the KB's gold/audit.yaml)")
-    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    kb_version_flag(p)
     p.add_argument("--errors", action="store_true", help="list every claim the audit gets wrong")
 
 

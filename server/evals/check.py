@@ -6,13 +6,15 @@ from typing import Any
 
 from gpukb.engine.answers.eval_check import evaluate, load_gold, report_text
 
+from ..cli_flags import kb_version_flag
+
 NAME = "check"
 HELP = "how many claims of held-out statements the checker finds and judges right (kb/gold/check.yaml)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gold", metavar="FILE", help="a gold file (default: the KB's gold/check.yaml)")
-    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    kb_version_flag(p)
     p.add_argument("--errors", action="store_true", help="list missed, wrong and extra claims")
 
 

@@ -6,12 +6,14 @@ from typing import Any
 
 from gpukb.engine.answers.eval_extract import evaluate, report_text
 
+from ..cli_flags import kb_version_flag
+
 NAME = "extract"
 HELP = "precision and recall of claim extraction against the curated claims of the bundled sources"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    kb_version_flag(p)
     p.add_argument("--errors", action="store_true", help="list spurious and missed claims")
 
 

@@ -6,12 +6,14 @@ from typing import Any
 
 from gpukb.engine.answers.calibration import calibrate, report_text
 
+from ..cli_flags import kb_version_flag
+
 NAME = "sizing"
 HELP = "memory estimates against the published measurements in the reference tier, with the error band"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--kb-version", metavar="V", help="a release name (default: the latest)")
+    kb_version_flag(p)
 
 
 def run(kb: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
