@@ -21,3 +21,16 @@ def edited_vocabulary(tmp_path: Path, edit) -> Path:
     path = tmp_path / "vocabulary.yaml"
     path.write_text(yaml.safe_dump(raw, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path
+
+
+def sent_to_durable(monkeypatch, field: str) -> list:
+    """The ``field`` of every fact gpukb sends to durable_rules from now on (the list grows as they go)."""
+    from gpukb.engine.reasoning import durable_host
+    sent: list = []
+    real = durable_host.CompiledRuleset._assert_and_record
+
+    def counting(self, msg):
+        sent.append(msg[field])
+        return real(self, msg)
+    monkeypatch.setattr(durable_host.CompiledRuleset, "_assert_and_record", counting)
+    return sent

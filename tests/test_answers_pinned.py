@@ -16,11 +16,9 @@ from pathlib import Path
 
 from gpukb.engine.errors import BadInput
 
-from .test_determinism import _scenarios
+from .test_determinism import GPUS, MODELS, _scenarios
 
 RECORD = Path(__file__).parent / "fixtures" / "answers_pinned.json"
-GPUS = ["T4", "A10", "A100-40GB", "A100-80GB", "V100-32GB", "H100-80GB", "L4"]
-MODELS = ["llama-2-7b", "llama-2-13b", "llama-2-70b", "qwen2.5-7b"]
 
 
 def decisions(kb) -> list[dict]:

@@ -19,6 +19,8 @@ import pytest
 from gpukb.engine.errors import BadInput
 
 N_QUESTIONS = 240
+GPUS = ["T4", "A10", "A100-40GB", "A100-80GB", "V100-32GB", "H100-80GB", "L4"]
+MODELS = ["llama-2-7b", "llama-2-13b", "llama-2-70b", "qwen2.5-7b"]
 
 
 def _scenarios(vocab_gpus: list[str], models: list[str]) -> list[dict]:
@@ -41,10 +43,8 @@ def _digest(kb) -> tuple[str, int]:
     h = hashlib.sha256()
     audit = kb.audit(fmt=None)
     h.update(json.dumps(audit, sort_keys=True, ensure_ascii=False, default=str).encode())
-    gpus = ["T4", "A10", "A100-40GB", "A100-80GB", "V100-32GB", "H100-80GB", "L4"]
-    models = ["llama-2-7b", "llama-2-13b", "llama-2-70b", "qwen2.5-7b"]
     answered = 0
-    for body in _scenarios(gpus, models):
+    for body in _scenarios(GPUS, MODELS):
         try:
             a = kb.query(dict(body))
         except BadInput as exc:

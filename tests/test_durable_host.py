@@ -540,16 +540,10 @@ def test_the_pattern_filter_leaves_out_only_facts_no_pattern_can_match():
 def test_facts_left_out_of_durable_change_no_answer(monkeypatch):
     """A question answered with the filter and with every fact sent to durable_rules: the same answer,
     with fewer facts sent."""
-    from tests._engine import bundled
+    from tests._engine import bundled, sent_to_durable
     kb = bundled()
     kb.query({"params": 5e9, "method": "lora", "gpu": "T4"})         # the audit and the error bands, computed once
-    sent = []
-    real = durable_host.CompiledRuleset._assert_and_record
-
-    def counting(self, msg):
-        sent.append(msg["fk"])
-        return real(self, msg)
-    monkeypatch.setattr(durable_host.CompiledRuleset, "_assert_and_record", counting)
+    sent = sent_to_durable(monkeypatch, "fk")
     body = {"params": 21e9, "method": "full", "gpu": "A10"}
     filtered = json.dumps(kb.query(dict(body)), sort_keys=True)
     n_filtered = len(sent)

@@ -20,7 +20,7 @@ import pytest
 
 from gpukb.engine.errors import BadInput
 
-from ._engine import bundled
+from ._engine import bundled, sent_to_durable
 
 
 @pytest.fixture(scope="module")
@@ -281,20 +281,13 @@ def test_facts_no_rule_can_match_stay_out_of_durable_and_change_no_answer(kb, mo
     that, with fewer facts sent."""
     import json
     from gpukb.engine.answers import sizing
-    from gpukb.engine.reasoning import durable_host
     rules = kb.question_reasoner.ruleset
     muted = sizing.answer_only_types(rules)
     assert {"verdict", "min_gpus"} <= muted
     assert not muted & {"capacity", "per_gpu", "model_states", "mem_part", "scenario"}, "read by sizing rules"
     bodies = [{"params": 13e9, "method": "full", "gpu": "T4"}, {"params": 34e9, "method": "qlora", "gpu": "L4"},
               {"model": "llama-2-7b", "method": "lora", "gpu": "A10"}, {"params": 70e9, "method": "inference", "gpu": "A100-40GB"}]
-    sent = []
-    real = durable_host.CompiledRuleset._assert_and_record
-
-    def counting(self, msg):
-        sent.append(msg["t"])
-        return real(self, msg)
-    monkeypatch.setattr(durable_host.CompiledRuleset, "_assert_and_record", counting)
+    sent = sent_to_durable(monkeypatch, "t")
     kb._cache.clear()
     quiet = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies] + \
         [json.dumps(kb.ask("why not T4 for 13B"), sort_keys=True)]
