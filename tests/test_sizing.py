@@ -166,6 +166,38 @@ def test_why_not_names_the_failed_condition_with_values(kb):
     assert a["why_not"]["max_params_that_fit"] < 1.5e9
 
 
+
+@pytest.mark.parametrize("gpu,method,sizes", [("T4", "full", (13e9, 30e9)), ("A10", "lora", (40e9, 72e9)),
+                                              ("L4", "inference", (30e9, 70e9))])
+def test_largest_model_is_a_property_of_the_configuration(kb, gpu, method, sizes):
+    """The largest size that fits does not depend on the size asked about, nor on which question came
+    first; it fits, and a size 3% larger does not."""
+    def largest(params):
+        a = q(kb, params=params, method=method, gpu=gpu)
+        return a["why_not"]["max_params_that_fit"]
+    kb._cache.clear()
+    first = [largest(n) for n in sizes]
+    kb._cache.clear()
+    again = [largest(n) for n in reversed(sizes)]
+    kb._cache.clear()
+    assert first[0] == first[1] == again[0] == again[1] and first[0] is not None
+    assert q(kb, params=first[0], method=method, gpu=gpu)["verdict"] == "fits"
+    assert q(kb, params=first[0] * 1.03, method=method, gpu=gpu)["verdict"] == "does_not_fit"
+
+
+def test_largest_model_is_searched_once_per_configuration(kb, monkeypatch):
+    """A second question about another size of the same configuration evaluates no search point."""
+    from gpukb.engine.answers import query as query_mod
+    kb._cache.clear()
+    q(kb, params=20e9, method="full", gpu="V100-32GB")
+    calls = []
+    monkeypatch.setattr(query_mod, "_largest_that_fits", lambda *a: calls.append(a) or 0.0)
+    b = q(kb, params=25e9, method="full", gpu="V100-32GB")
+    c = q(kb, params=25e9, method="full", gpu="V100-32GB", batch=2)
+    kb._cache.clear()
+    assert b["why_not"]["max_params_that_fit"] > 1e9 and len(calls) == 1       # only the new batch size searched
+    assert c["why_not"]["max_params_that_fit"] == 0.0
+
 BAD = [
     (dict(params=-5, method="full", gpu="T4"), "params"),
     (dict(params=1e15, method="full", gpu="T4"), "params"),

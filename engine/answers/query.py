@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING, Any
 
 from . import scenario as scen
@@ -285,14 +286,33 @@ def change_of(rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView) -> float | None:
-    """The largest parameter count that fits, other inputs unchanged.
+    """The largest parameter count that fits, the scenario's other inputs unchanged.
 
-    Memory grows almost linearly with the parameter count, so a few secant steps over the rules'
-    own totals find the boundary (one step when it is linear); the answer is then checked to fit (and
-    stepped down if not). Each point is one scenario added to the answer's staged session, evaluated
-    only when the search reaches it.
+    The answer depends on the configuration only (hardware, method, precision, batch ...), not on the
+    size the question asked about: the search starts from the same points whatever that size, so it is
+    computed once per release and configuration and remembered (least recently used out first with the
+    search points, :meth:`GpuKB.probe_totals`), and a question about another size of the same
+    configuration reads it back.
     """
-    base = {k: v for k, v in scen.inputs(s).items() if k != "model"}
+    base = {k: v for k, v in scen.inputs(s).items() if k not in ("model", "params")}
+    key = ("max_params", view.name, json.dumps(base, sort_keys=True, default=str))
+    found = state.probe_totals(key)
+    if found is sizing.MISSING:
+        found = state.probe_totals(key, _largest_that_fits(state, base, view))
+    return found
+
+
+#: where the search for the largest model starts (any size works; a fixed one makes the result a function
+#: of the configuration alone)
+SEARCH_START = 1e9
+
+
+def _largest_that_fits(state: GpuKB, base: dict[str, Any], view: ReleaseView) -> float | None:
+    """Memory grows almost linearly with the parameter count, so a few secant steps over the rules' own
+    totals find the boundary (the first step assumes the total proportional to the size; one more
+    corrects for activations, which grow slower); the size reported is rounded to three significant
+    figures and checked to fit (if not, the next lower three-figure sizes are tried, then 3% steps).
+    Each point is one scenario added to the answer's staged session, evaluated only when the search reaches it."""
     known: dict[float, tuple[float, float] | None] = {}
 
     def totals(ns: list[float]) -> list[tuple[float, float] | None]:
@@ -303,9 +323,8 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
             except BadInput:
                 known[n] = None
                 continue
-            # a point another question's search already evaluated (the rules' totals depend on the
-            # release and the normalised scenario only): searches of one GPU and method end near the
-            # same boundary, so their last steps and the rounded size they check recur
+            # a point another search already evaluated (the rules' totals depend on the release and the
+            # normalised scenario only): the rounded sizes checked last recur across configurations' searches
             key = (view.name, json.dumps(s2, sort_keys=True, default=str))
             hit = state.probe_totals(key)
             if hit is not sizing.MISSING:
@@ -318,20 +337,18 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
             state.probe_totals(key, known[n])
         return [known[n] for n in ns]
 
-    n1 = s.get("params")
-    if n1 is None:
-        pc = view.ref(s["model"], "params") if s.get("model") else None
-        n1 = pc.norm.lo if pc is not None else None
-    if not n1:
+    n0 = SEARCH_START
+    t0 = totals([n0])[0]
+    if t0 is None or t0[0] <= 0:
         return None
-    t1, t0 = totals([n1, n1 / 2])
-    if t1 is None:
+    cap = t0[1]
+    n1 = n0 * cap / t0[0]
+    if n1 < 1e3:
         return None
-    cap = t1[1]
-    n0 = n1 / 2
-    if t0 is None:
-        return None
+    t1 = totals([n1])[0]
     for _ in range(6):
+        if t1 is None or abs(t1[0] - cap) < cap * 1e-3:
+            break
         slope = (t1[0] - t0[0]) / (n1 - n0) if n1 != n0 else 0
         if slope <= 0:
             break
@@ -340,16 +357,14 @@ def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseV
             return None
         n0, t0 = n1, t1
         n1, t1 = n_new, totals([n_new])[0]
-        if t1 is None or abs(t1[0] - cap) < cap * 1e-3:
-            break
     if t1 is None:
         return None
-    for _ in range(20):  # report a rounded size that really fits
+    for i in range(20):  # report a rounded size that really fits: the next lower ones first, then 3% steps
         shown = float(f"{n1:.3g}")
         t_shown = totals([shown])[0]
         if t_shown is not None and t_shown[0] <= cap:
             return shown
-        n1 *= 0.97
+        n1 = shown - 10 ** (math.floor(math.log10(shown)) - 2) if i < 3 else n1 * 0.97
     return None
 
 
