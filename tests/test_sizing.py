@@ -198,6 +198,39 @@ def test_largest_model_is_searched_once_per_configuration(kb, monkeypatch):
     assert b["why_not"]["max_params_that_fit"] > 1e9 and len(calls) == 1       # only the new batch size searched
     assert c["why_not"]["max_params_that_fit"] == 0.0
 
+
+def test_pairs_left_out_by_their_estimate_would_not_fit(kb, monkeypatch):
+    """Pairs of changes whose added savings leave them over the GPU's memory are not evaluated; evaluating
+    every pair instead gives the same answers (the oracle), on scenarios that have such pairs."""
+    import json
+    from gpukb.engine.answers import query as query_mod
+    bodies = [{"params": p, "method": m, "gpu": g, "batch": b} for g in ("T4", "A10", "L4", "V100-32GB")
+              for m in ("full", "lora") for p in (7e9, 13e9, 20e9, 34e9) for b in (1, 4)]
+    calls = []
+    real = query_mod.pair_recommendations
+
+    def counted(state, r, view, singles):
+        out = real(state, r, view, singles)
+        calls.append(len(out))
+        return out
+
+    def answers():
+        kb._cache.clear()
+        out = []
+        for b in bodies:
+            try:
+                out.append(json.dumps(kb.query(dict(b)), sort_keys=True))
+            except BadInput as exc:
+                out.append(exc.message)
+        return out
+    monkeypatch.setattr(query_mod, "pair_recommendations", counted)
+    pruned = answers()
+    monkeypatch.setattr(query_mod, "PAIR_MARGIN", float("inf"))
+    every = answers()
+    kb._cache.clear()
+    assert len(bodies) >= 40 and pruned == every
+    assert any(calls), "no scenario had a pair that fits: the test checks nothing"
+
 BAD = [
     (dict(params=-5, method="full", gpu="T4"), "params"),
     (dict(params=1e15, method="full", gpu="T4"), "params"),
