@@ -35,7 +35,7 @@ def tree(d: Derivation, fact: str, view: ReleaseView, ruleset: RuleSet,
     part of the provenance graph that ``fact`` rests on."""
     g = ancestor_graph(d.facts, d.firings, d.given, fact)
     raw = proof_tree(g, fact, d.facts, proof_sizes(g))
-    return _enrich(raw, d, view, ruleset, corroboration or {})
+    return _enrich(raw, d, view, ruleset, corroboration or {}, {})
 
 
 #: per release view: the labels of given records (keyed by the record's identity, kept with it) and the
@@ -66,11 +66,16 @@ def _label(f: dict[str, Any], view: ReleaseView, given: bool) -> dict[str, str]:
     return label
 
 
-def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr: dict) -> dict:
+def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr: dict,
+            labels: dict[str, dict[str, str]]) -> dict:
+    """``node`` with what a reader needs; ``labels``: the labels of this tree's facts so far (a fact that
+    many steps rest on, such as the scenario, appears at each of them)."""
     vocab = view.kb.vocab
     f = d.facts.get(node["fact"], {})
-    out: dict[str, Any] = {"fact": node["fact"], "type": f.get("t"),
-                           "label": _label(f, view, bool(node.get("given")) and f.get("t") == "ref")}
+    label = labels.get(node["fact"])
+    if label is None:
+        label = labels[node["fact"]] = _label(f, view, bool(node.get("given")) and f.get("t") == "ref")
+    out: dict[str, Any] = {"fact": node["fact"], "type": f.get("t"), "label": dict(label)}
     if node.get("shared"):
         out["shared"] = True
         return out
@@ -101,7 +106,7 @@ def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr
             out["cites"] = [_cite(view, c) for c in rule.cites]
     out["values"] = node.get("values", {})
     out["alternatives"] = node.get("alternatives", 0)
-    out["premises"] = [_enrich(p, d, view, ruleset, corr) for p in node.get("premises", [])]
+    out["premises"] = [_enrich(p, d, view, ruleset, corr, labels) for p in node.get("premises", [])]
     return out
 
 

@@ -33,8 +33,9 @@ def build(name: str, answer: Any) -> Any:
 
 
 def shaped(name: str, answer: Any) -> Any:
-    """``answer`` passed through its model: the same JSON object, or ModelError if it has another shape."""
-    return build(name, answer).to_json()
+    """``answer`` passed through its model: the same JSON object, or ModelError if it has another shape
+    (``build(name, answer).to_json()``, checked without building the objects)."""
+    return ANSWERS[name].conform(answer)
 
 
 __all__ = ["ANSWERS", "OMIT", "Model", "ModelError", "build", "shaped", "to_json",

@@ -116,6 +116,37 @@ class Model:
         obj.__dict__["__order__"] = tuple(data)
         return obj
 
+    @classmethod
+    def conform(cls, data: Any) -> dict[str, Any]:
+        """``cls.build(data).to_json()`` without building the objects: the same checks and errors, the
+        same JSON object (nested values are not copied). What the API runs on every answer it serves."""
+        if type(data) is not dict and not isinstance(data, Mapping):
+            if isinstance(data, cls):
+                return data.to_json()
+            raise ModelError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
+        known = _fields(cls, True)
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            found = known.get(key)
+            if found is None:
+                if not cls.OPEN:
+                    raise ModelError(f"{cls.__name__}: unknown field {key!r} (known: {', '.join(known)})")
+                out[key] = value
+                continue
+            try:
+                value = found[1](value)
+            except ModelError as exc:
+                raise ModelError(f"{cls.__name__}.{key}: {exc}") from None
+            if value is not OMIT:
+                out[key] = value
+        missing = [json_name(k) for k in _required(cls) if json_name(k) not in data]
+        if missing:
+            raise ModelError(f"{cls.__name__}: missing field(s) {', '.join(missing)}")
+        for name, value in _defaults(cls):
+            if name not in data:
+                out[name] = to_json(value())
+        return out
+
     def get(self, key: str, default: Any = None) -> Any:
         """A field's value, or ``default`` when it was left out (an open model's extra keys too)."""
         found = _fields(type(self)).get(key)
@@ -182,10 +213,23 @@ def json_name(attr: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def _fields(cls: type) -> dict[str, tuple[str, Callable[[Any], Any]]]:
-    """JSON key -> (attribute, converter) of a model's fields."""
+def _fields(cls: type, conform: bool = False) -> dict[str, tuple[str, Callable[[Any], Any]]]:
+    """JSON key -> (attribute, converter) of a model's fields (``conform``: converters to JSON values,
+    see :meth:`Model.conform`)."""
     hints = _hints(cls)
-    return {json_name(f.name): (f.name, converter(hints[f.name])) for f in dataclasses.fields(cls)}
+    return {json_name(f.name): (f.name, converter(hints[f.name], conform)) for f in dataclasses.fields(cls)}
+
+
+@lru_cache(maxsize=None)
+def _defaults(cls: type) -> tuple[tuple[str, Callable[[], Any]], ...]:
+    """(JSON key, default) of the fields that have a default other than OMIT, in declaration order."""
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING and f.default is not OMIT:
+            out.append((json_name(f.name), lambda v=f.default: v))
+        elif f.default_factory is not dataclasses.MISSING:
+            out.append((json_name(f.name), f.default_factory))
+    return tuple(out)
 
 
 @lru_cache(maxsize=None)
@@ -198,21 +242,23 @@ def _describe(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def converter(tp: Any) -> Callable[[Any], Any]:
-    """A function that checks a JSON value against annotation ``tp`` and builds any models in it."""
+def converter(tp: Any, conform: bool = False) -> Callable[[Any], Any]:
+    """A function that checks a JSON value against annotation ``tp`` and builds any models in it
+    (``conform``: returns the JSON value instead, see :meth:`Model.conform`)."""
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
-        return converter(typing.get_args(tp)[0])
+        return converter(typing.get_args(tp)[0], conform)
     if tp is Any:
-        return lambda v: v
+        return to_json if conform else (lambda v: v)
     if isinstance(tp, type) and issubclass(tp, Model):
-        return tp.build
+        return tp.conform if conform else tp.build
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         def to_enum(v: Any) -> Any:
             try:
-                return tp(v)
+                member = tp(v)
             except ValueError:
                 raise ModelError(f"{v!r} is not one of {', '.join(m.value for m in tp)}") from None
+            return member.value if conform else member
         return to_enum
     if tp in (str, int, float, bool, type(None)):
         return _primitive(tp)
@@ -225,7 +271,7 @@ def converter(tp: Any) -> Callable[[Any], Any]:
             return v
         return literal
     if origin in (list, tuple):
-        item = converter(typing.get_args(tp)[0])
+        item = converter(typing.get_args(tp)[0], conform)
 
         def seq(v: Any) -> Any:
             if not isinstance(v, (list, tuple)):
@@ -233,7 +279,7 @@ def converter(tp: Any) -> Callable[[Any], Any]:
             return [item(x) for x in v]
         return seq
     if origin is dict:
-        value = converter(typing.get_args(tp)[1])
+        value = converter(typing.get_args(tp)[1], conform)
 
         def mapping(v: Any) -> Any:
             if not isinstance(v, Mapping):
@@ -241,7 +287,7 @@ def converter(tp: Any) -> Callable[[Any], Any]:
             return {k: value(x) for k, x in v.items()}
         return mapping
     if origin in (typing.Union, types.UnionType):
-        options = [converter(a) for a in typing.get_args(tp)]
+        options = [converter(a, conform) for a in typing.get_args(tp)]
 
         def union(v: Any) -> Any:
             errors = []

@@ -30,6 +30,14 @@ class Variants:
 
     def build(self, data: Any) -> Model:
         """The model of ``data`` chosen by its ``key`` field."""
+        return self.model_of(data).build(data)
+
+    def conform(self, data: Any) -> dict[str, Any]:
+        """``build(data).to_json()`` without building the objects (see :meth:`Model.conform`)."""
+        return self.model_of(data).conform(data)
+
+    def model_of(self, data: Any) -> type[Model]:
+        """The model ``data``'s ``key`` field chooses; ModelError if none."""
         from .base import ModelError
         if not isinstance(data, dict):
             raise ModelError(f"{self.name}: expected an object, got {type(data).__name__}")
@@ -37,7 +45,7 @@ class Variants:
         if model is None:
             raise ModelError(f"{self.name}: {self.key} {data.get(self.key)!r} is not one of "
                              f"{', '.join(self.models)}")
-        return model.build(data)
+        return model
 
 
 class _Builder:

@@ -203,7 +203,7 @@ def _json_type(v: Any) -> str:
 def shaped(name: str, answer: Any) -> dict[str, Any]:
     """``answer`` built as its typed model (gpukb.engine.models.ANSWERS[name]) and turned back into JSON:
     a field the answer lacks, misnames or adds fails here, never silently on a client."""
-    return models.build(name, answer).to_json()
+    return models.shaped(name, answer)
 
 
 def json_response(obj: Any, status: int = 200, mimetype: str | None = None) -> Response:
