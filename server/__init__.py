@@ -7,7 +7,8 @@
 Configuration (defaults, then the environment variables GPUKB_KB and GPUKB_RULES, then
 ``test_config``): GPUKB_KB, GPUKB_RULES, MAX_CONTENT_LENGTH (128 KiB), MAX_QUERY_CHARS (500),
 CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any),
-REQUEST_TIME_LIMIT (30 s of engine work per request, then a 503), GPUKB_SNAPSHOT (a snapshot to load)
+REQUEST_TIME_LIMIT (30 s of engine work per request, then a 503), ENGINE_CONCURRENCY (1: how many requests
+of a worker compute uncached answers at once, see ``server.api.cached_json``), GPUKB_SNAPSHOT (a snapshot to load)
 and, set by ``gpukb serve``, GPUKB_DIGEST, GPUKB_GENERATION and GPUKB_STATE (see :mod:`server.rollout`).
 MCP_ENABLED (True: the MCP server's streamable HTTP transport at /mcp, see :mod:`server.mcp_http`).
 The API is read-only: GET, HEAD and OPTIONS, and POST on /v1/query only. The app also serves the
@@ -53,6 +54,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         MAX_QUERY_CHARS=500,
         CORS_ORIGINS=None,
         REQUEST_TIME_LIMIT=30.0,
+        ENGINE_CONCURRENCY=1,
         MCP_ENABLED=True,
     )
     for key in ("GPUKB_KB", "GPUKB_RULES"):

@@ -379,3 +379,39 @@ def test_an_unexpected_exception_is_a_500_in_the_same_shape_and_is_logged(api, e
         body = api.error(500, "GET", "/v1/claims")
     assert "secret internals" not in body["error"]
     assert any(r.exc_info for r in caplog.records if r.name == "gpukb.http")
+
+
+@pytest.mark.parametrize("allowed", [1, 2])
+def test_uncached_answers_take_turns_at_the_engine(app, monkeypatch, allowed):
+    """At most ENGINE_CONCURRENCY requests of a worker compute answers at once; the others wait (and are
+    answered); a failure gives its turn back."""
+    import threading
+    import time
+    from gpukb.engine.errors import BadInput
+    kb = app.extensions["gpukb"]
+    lock, now, peak = threading.Lock(), [0], [0]
+
+    def slow_ask(q, lang=None, kb_version=None):
+        with lock:
+            now[0] += 1
+            peak[0] = max(peak[0], now[0])
+        time.sleep(0.05)
+        with lock:
+            now[0] -= 1
+        raise BadInput(f"no answer to {q!r} in this test")
+    monkeypatch.setattr(kb, "ask", slow_ask, raising=False)
+    monkeypatch.setitem(app.config, "ENGINE_CONCURRENCY", allowed)
+    app.extensions.pop("gpukb_engine_gate", None)
+    codes = []
+
+    def one(i):
+        codes.append(app.test_client().get(f"/v1/ask?q=question+{i}").status_code)
+    try:
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        app.extensions.pop("gpukb_engine_gate", None)
+    assert codes == [400] * 6 and peak[0] == allowed

@@ -233,7 +233,8 @@ def cached_json(key: tuple, produce) -> Response:
         if body is not None:
             entries.move_to_end(key)
     if body is None:
-        body = json.dumps(produce(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        with _engine_turn(ext):
+            body = json.dumps(produce(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         with lock:
             entries[key] = body
             while len(entries) > current_app.config.get("ANSWER_CACHE_SIZE", 4096):
@@ -243,3 +244,16 @@ def cached_json(key: tuple, produce) -> Response:
 
 def text_response(text: str) -> Response:
     return Response(text, content_type="text/plain; charset=utf-8")
+
+
+def _engine_turn(ext: dict[str, Any]):
+    """A turn at the engine for an answer that is not cached: at most ENGINE_CONCURRENCY requests of a
+    worker compute answers at once (default 1), the others wait their turn. The work is CPU-bound and
+    holds the GIL, so running several at once only interleaves them: each takes longer, and switching
+    between them costs CPU. Cached answers and /health never wait."""
+    gate = ext.get("gpukb_engine_gate")
+    if gate is None:
+        import threading
+        gate = ext.setdefault("gpukb_engine_gate", threading.BoundedSemaphore(
+            int(current_app.config.get("ENGINE_CONCURRENCY", 1))))
+    return gate
