@@ -276,6 +276,8 @@ def test_fixture_rule_sets_load(name):
 
 
 def test_bundled_rules_load():
+    from gpukb.engine.answers import audit_functions
+    audit_functions.register()           # the audit's rules call its functions (as GpuKB loads them)
     rs = load_rules(ROOT / "rules")
     assert len(rs.rules) > 10
     assert len(definition(rs)) == len(rs.rules)
@@ -332,10 +334,24 @@ def test_join_arithmetic_compiles_to_durable(tmp_path):
     for text, want in {"a == e.b + 1": {"a": {"$add": {"$l": {"b_e": "b"}, "$r": 1}}},
                        "a < e.b * 2 - e.a": {"$lt": {"a": {"$sub": {"$l": {"$mul": {"$l": {"b_e": "b"}, "$r": 2}},
                                                                     "$r": {"b_e": "a"}}}}},
-                       "a < e.b / 2": None}.items():
+                       "a < e.b / 2": None, "kind == 'x:' + e.kind": None, "kind == e.kind + '!'": None}.items():
         root = write_rules(tmp_path, rule(when=f'- {{bind: e, type: edge}}\n- {{bind: f, type: edge, where: "{text}"}}'))
         got = definition(load_rules(root))["r0"]["all"][1]["b_f"]
         assert got == ({"t": "edge"} if want is None else {"$and": [{"t": "edge"}, want]}), text
+
+
+def test_a_join_on_joined_strings_matches(tmp_path):
+    """durable_rules' $add does not join strings, so such a condition is gpukb's to test: compiled, the
+    pattern would never match."""
+    from gpukb.engine.reasoning.reasoner import Reasoner
+    when = '- {bind: e, type: edge}\n- {bind: f, type: edge, where: "kind == \'x:\' + e.kind"}'
+    root = write_rules(tmp_path, rule(when=when, derive="{type: path, set: {a: e.a, b: f.b}}"),
+                       types=TYPES.replace("values: [road, rail]", "values: [road, rail, 'x:road', 'x:rail']"))
+    edges = [{"t": "edge", "fk": "E1", "a": 1, "b": 2, "kind": "road"},
+             {"t": "edge", "fk": "E2", "a": 2, "b": 3, "kind": "x:road"},
+             {"t": "edge", "fk": "E3", "a": 3, "b": 4, "kind": "x:rail"}]
+    d = Reasoner(load_rules(root)).run(edges)
+    assert [(p["a"], p["b"]) for p in d.derived("path")] == [(1, 3)]
 
 
 def test_where_and_is_split_into_conditions(tmp_path):

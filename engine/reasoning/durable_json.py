@@ -26,8 +26,8 @@ def _operand(node: tuple, bound: set[str]) -> Any:
     if kind == "name" and len(node[1]) == 2 and node[1][0] in bound:
         return {"b_" + node[1][0]: node[1][1]}
     if kind == "bin":
-        if node[1] not in _ARITH:
-            return _NO
+        if node[1] not in _ARITH or any(x[0] == "lit" and isinstance(x[1], str) for x in node[2:4]):
+            return _NO         # durable_rules' $add does not join strings: the pattern would never match
         left, right = _operand(node[2], bound), _operand(node[3], bound)
         if left is _NO or right is _NO:
             return _NO
