@@ -103,10 +103,12 @@ class AuditResult:
                 f = view.facts.get((node.get("data") or {}).get("fid", ""))
                 if f is not None:
                     refs.add((f.subject, f.attribute))
-        for c in view.claims:
-            st = self.status_of(c.id)
-            if st["status"] == "supported":
+        by_key, conclusions = self._disagreeing()
+        candidates = [c for key in refs for c in by_key.get(key, ())] + conclusions
+        for c in candidates:
+            if c.id in out:
                 continue
+            st = self.status_of(c.id)
             why = None
             if (c.subject, c.attribute) in refs:
                 why = "premise"
@@ -121,6 +123,23 @@ class AuditResult:
                 out[c.id] = {"claim": claim_ref(c), "relates_to": why, "status": st["status"],
                              "findings": [f["id"] for f in self.findings_for(c.id)][:5]}
         return sorted(out.values(), key=lambda x: (x["relates_to"] != "conclusion", x["claim"]["id"]))
+
+
+    def _disagreeing(self) -> tuple[dict[tuple[str, str], list[Fact]], list[Fact]]:
+        """The claims :meth:`disagreeing_with` looks at, computed once per audit: those not supported, by
+        (subject, attribute), and those that can bear on an answer's conclusion (memory required, verdicts)."""
+        found = self.__dict__.get("_disagreeing_index")
+        if found is None:
+            by_key: dict[tuple[str, str], list[Fact]] = {}
+            conclusions = []
+            for c in self.view.claims:
+                if self.status_of(c.id)["status"] == "supported":
+                    continue
+                by_key.setdefault((c.subject, c.attribute), []).append(c)
+                if c.attribute in ("memory_required", "memory_verdict", "suitability", "min_gpus"):
+                    conclusions.append(c)
+            found = self.__dict__["_disagreeing_index"] = (by_key, conclusions)
+        return found
 
 
 def claim_ref(c: Fact) -> dict[str, Any]:

@@ -258,7 +258,8 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
     """The reasoner's scenario record (nulls dropped, booleans as 0/1); ``purpose`` "audit" marks a
     scenario the audit computes to check a claim, which needs no recommendations."""
     r = {"t": "scenario", "fk": f"scenario:{qid}", "qid": qid, "purpose": purpose, "method": s["method"],
-         "precision": s["precision"], "compute": s.get("compute_precision", s["precision"]), "optimizer": s["optimizer"], "zero": s.get("zero", 0),
+         "precision": s["precision"], "compute": s.get("compute_precision", s["precision"]), "optimizer": s["optimizer"],
+         "optimizer_id": f"optimizer:{s['optimizer']}", "zero": s.get("zero", 0),
          "seq_len": s["seq_len"], "batch": s["batch"], "gc": int(s["gradient_checkpointing"]),
          "fa": int(s["flash_attention"]), "trainable": 0 if s["method"] == "inference" else 1,
          "offload": s.get("offload", "none")}
