@@ -89,28 +89,15 @@ class Model:
     @classmethod
     def build(cls: type[T], data: Any) -> T:
         """The model of ``data`` (a JSON object), its nested models built too; ModelError if it does not fit."""
-        if type(data) is not dict and not isinstance(data, Mapping):
-            if isinstance(data, cls):
-                return data
-            raise ModelError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
-        known = _fields(cls)
+        if isinstance(data, cls):
+            return data
         kwargs: dict[str, Any] = {}
         extra: dict[str, Any] = {}
-        for key, value in data.items():
-            found = known.get(key)
-            if found is None:
-                if not cls.OPEN:
-                    raise ModelError(f"{cls.__name__}: unknown field {key!r} (known: {', '.join(known)})")
+        for key, attr, value in _checked(cls, data, False):
+            if attr is None:
                 extra[key] = value
-                continue
-            attr, conv = found
-            try:
-                kwargs[attr] = conv(value)
-            except ModelError as exc:
-                raise ModelError(f"{cls.__name__}.{key}: {exc}") from None
-        missing = [json_name(k) for k in _required(cls) if k not in kwargs]
-        if missing:
-            raise ModelError(f"{cls.__name__}: missing field(s) {', '.join(missing)}")
+            else:
+                kwargs[attr] = value
         obj = cls(**kwargs)
         obj.__dict__["__extra__"] = extra
         obj.__dict__["__order__"] = tuple(data)
@@ -120,28 +107,9 @@ class Model:
     def conform(cls, data: Any) -> dict[str, Any]:
         """``cls.build(data).to_json()`` without building the objects: the same checks and errors, the
         same JSON object (nested values are not copied). What the API runs on every answer it serves."""
-        if type(data) is not dict and not isinstance(data, Mapping):
-            if isinstance(data, cls):
-                return data.to_json()
-            raise ModelError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
-        known = _fields(cls, True)
-        out: dict[str, Any] = {}
-        for key, value in data.items():
-            found = known.get(key)
-            if found is None:
-                if not cls.OPEN:
-                    raise ModelError(f"{cls.__name__}: unknown field {key!r} (known: {', '.join(known)})")
-                out[key] = value
-                continue
-            try:
-                value = found[1](value)
-            except ModelError as exc:
-                raise ModelError(f"{cls.__name__}.{key}: {exc}") from None
-            if value is not OMIT:
-                out[key] = value
-        missing = [json_name(k) for k in _required(cls) if json_name(k) not in data]
-        if missing:
-            raise ModelError(f"{cls.__name__}: missing field(s) {', '.join(missing)}")
+        if isinstance(data, cls):
+            return data.to_json()
+        out = {key: value for key, _, value in _checked(cls, data, True)}
         for name, value in _defaults(cls):
             if name not in data:
                 out[name] = to_json(value())
@@ -230,6 +198,30 @@ def _defaults(cls: type) -> tuple[tuple[str, Callable[[], Any]], ...]:
         elif f.default_factory is not dataclasses.MISSING:
             out.append((json_name(f.name), f.default_factory))
     return tuple(out)
+
+
+def _checked(cls: type[Model], data: Any, conform: bool) -> list[tuple[str, str | None, Any]]:
+    """(JSON key, attribute, converted value) of each key of ``data`` (attribute None: an open model's
+    undeclared key, kept as it is); ModelError for a value of the wrong shape, an unknown or a missing key."""
+    if type(data) is not dict and not isinstance(data, Mapping):
+        raise ModelError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
+    known = _fields(cls, conform)
+    out = []
+    for key, value in data.items():
+        found = known.get(key)
+        if found is None:
+            if not cls.OPEN:
+                raise ModelError(f"{cls.__name__}: unknown field {key!r} (known: {', '.join(known)})")
+            out.append((key, None, value))
+            continue
+        try:
+            out.append((key, found[0], found[1](value)))
+        except ModelError as exc:
+            raise ModelError(f"{cls.__name__}.{key}: {exc}") from None
+    missing = [json_name(k) for k in _required(cls) if json_name(k) not in data]
+    if missing:
+        raise ModelError(f"{cls.__name__}: missing field(s) {', '.join(missing)}")
+    return out
 
 
 @lru_cache(maxsize=None)
