@@ -135,9 +135,14 @@ def _cited(view: ReleaseView, fid: str) -> dict[str, Any]:
 
 
 def walk(t: dict) -> Iterable[dict]:
-    yield t
-    for p in t.get("premises", []) or []:
-        yield from walk(p)
+    """Every node of a proof tree, depth first, each before its premises."""
+    stack = [t]
+    while stack:
+        node = stack.pop()
+        yield node
+        premises = node.get("premises")
+        if premises:
+            stack.extend(reversed(premises))
 
 
 def leaves(t: dict) -> list[dict]:

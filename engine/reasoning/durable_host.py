@@ -315,8 +315,9 @@ class CompiledRuleset:
             self.fields = condition_fields(definition)
             self.filter = PatternFilter(definition)
             # fact key -> (the fact, its projection, the projection's JSON text without the closing
-            # brace, the key's JSON text) for facts asserted in many sessions (a release's reference records)
-            self._texts: dict[str, tuple[dict[str, Any], dict[str, Any], str, str]] = {}
+            # brace, the key's JSON text) for facts asserted in many sessions (a release's reference
+            # records); the projection is None for a record no pattern can match
+            self._texts: dict[str, tuple[dict[str, Any], dict[str, Any] | None, str, str]] = {}
             _host().register_rulesets({self.name: _with_prime_rule(defs)})
             _prime(self.name)
             self._handle = _host().get_ruleset(self.name)._handle
@@ -421,19 +422,26 @@ class Session:
         if fk in self._asserted:
             return False
         compiled = self.compiled
-        if not compiled.filter.may_match(fact):
-            self._asserted.add(fk)               # no pattern can match it: durable_rules would only file it
-            return True
         known = None
         if reused:
+            # a reused record's text, or None when no pattern can match it, is computed once
             known = compiled._texts.get(fk)
             if known is None or known[0] is not fact:
-                proj = _scalar_projection(fact, compiled.fields)
-                text = _ENCODE(proj)
-                known = (fact, proj, text[:-1] + ", " if len(text) > 2 else "{", _ENCODE(fk))
+                if compiled.filter.may_match(fact):
+                    proj = _scalar_projection(fact, compiled.fields)
+                    text = _ENCODE(proj)
+                    known = (fact, proj, text[:-1] + ", " if len(text) > 2 else "{", _ENCODE(fk))
+                else:
+                    known = (fact, None, "", "")
                 if len(compiled._texts) < REUSED_TEXTS:
                     compiled._texts[fk] = known
             proj = known[1]
+            if proj is None:
+                self._asserted.add(fk)           # no pattern can match it: durable_rules would only file it
+                return True
+        elif not compiled.filter.may_match(fact):
+            self._asserted.add(fk)
+            return True
         else:
             proj = _scalar_projection(fact, compiled.fields)
         sid = self.sid
