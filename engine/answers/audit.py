@@ -124,7 +124,6 @@ class AuditResult:
                              "findings": [f["id"] for f in self.findings_for(c.id)][:5]}
         return sorted(out.values(), key=lambda x: (x["relates_to"] != "conclusion", x["claim"]["id"]))
 
-
     def _disagreeing(self) -> tuple[dict[tuple[str, str], list[Fact]], list[Fact]]:
         """The claims :meth:`disagreeing_with` looks at, computed once per audit: those not supported, by
         (subject, attribute), and those that can bear on an answer's conclusion (memory required, verdicts)."""

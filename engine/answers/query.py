@@ -92,7 +92,7 @@ def _sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: Rele
             "question": "why does it not fit?",
             "candidates": why_not(r.derivation, state.rules, "verdict", {"verdict": "fits"}, r.qid),
             "smallest_changes": [x for x in answer["recommendations"] if x.get("fits")][:3],
-            "max_params_that_fit": max_params(state, s, notes, view),
+            "max_params_that_fit": max_params(state, s, view),
         }
     off = offload_view(r, s, view)
     if off:
@@ -300,7 +300,7 @@ def change_of(rec: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def max_params(state: GpuKB, s: dict[str, Any], notes: list[str], view: ReleaseView) -> float | None:
+def max_params(state: GpuKB, s: dict[str, Any], view: ReleaseView) -> float | None:
     """The largest parameter count that fits, the scenario's other inputs unchanged.
 
     The answer depends on the configuration only (hardware, method, precision, batch ...), not on the

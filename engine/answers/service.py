@@ -116,9 +116,10 @@ class GpuKB:
         return value
 
     def probe_totals(self, key: tuple, value: Any = sizing.MISSING) -> Any:
-        """A search point's (need, capacity) in GB under ``key`` (release, normalised scenario): the one
-        remembered (``sizing.MISSING`` when none), or, given ``value``, remember it (least recently used
-        out first; the largest model's search of many questions ends at the same few points)."""
+        """What the largest model's search remembered under ``key``: a search point's (need, capacity) in
+        GB under (release, normalised scenario), or a configuration's result under ("max_params",
+        release, configuration), see ``query.max_params``. Returns it (``sizing.MISSING`` when none),
+        or, given ``value``, remembers it (least recently used out first)."""
         with self._lock:
             if value is sizing.MISSING:
                 found = self._probes.get(key, sizing.MISSING)

@@ -436,14 +436,11 @@ class Session:
                 if len(compiled._texts) < REUSED_TEXTS:
                     compiled._texts[fk] = known
             proj = known[1]
-            if proj is None:
-                self._asserted.add(fk)           # no pattern can match it: durable_rules would only file it
-                return True
-        elif not compiled.filter.may_match(fact):
-            self._asserted.add(fk)
-            return True
         else:
-            proj = _scalar_projection(fact, compiled.fields)
+            proj = _scalar_projection(fact, compiled.fields) if compiled.filter.may_match(fact) else None
+        if proj is None:
+            self._asserted.add(fk)               # no pattern can match it: durable_rules would only file it
+            return True
         sid = self.sid
         for attempt in range(ID_ATTEMPTS):
             mid = fk if attempt == 0 else f"{fk}~{attempt}"
