@@ -2,7 +2,8 @@
 #
 # The interpreter is the newest CPython 3.11-3.13 on the machine (PATH or pyenv), or PYTHON=... ; the
 # default one gets .venv, another one named with PYTHON gets .venv-X.Y, so both can coexist.
-# durable-rules is built from its PyPI sdist with gpukb's patch (patches/) and cached in .cache/.
+# gpukb's build backend (build_backend/) compiles durable-rules from its PyPI sdist with gpukb's patch
+# (patches/) into the package; the built engine is cached in ~/.cache/gpukb (GPUKB_BUILD_CACHE).
 SHELL := /bin/bash
 PORT  ?= 8000
 HOST  ?= 127.0.0.1
@@ -19,24 +20,24 @@ VENV ?= .venv-$(PYVER)
 endif
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.gpukb-installed
-CACHE := .cache/wheels
 DURABLE_PATCH := patches/durable-rules-2.0.28.patch
+# `make test` skips these markers (a few minutes); `make test-all` runs everything, `make test-slow` the rest
+SLOW := slow or browser
 
 # the fast subset that CI also runs on every other installed Python
 FAST_TESTS := tests/test_durable_bugs.py tests/test_durable_host.py tests/test_reasoner.py tests/test_rules.py \
               tests/test_sizing.py tests/test_audit.py tests/test_api.py tests/test_determinism.py
 
-.PHONY: run test test-fast bench venv screenshots openapi clean
+.PHONY: run test test-all test-slow test-fast bench venv screenshots openapi clean
 
-$(STAMP): pyproject.toml $(DURABLE_PATCH) scripts/build_durable.py
+$(STAMP): pyproject.toml $(DURABLE_PATCH) build_backend/gpukb_build.py build_backend/durable_build.py
 	@echo "gpukb: installing into $(VENV) with $(PY) (Python $(PYVER))"
 	@if [ -x $(BIN)/python ] && [ "$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYVER)" ]; then \
 	  echo "gpukb: $(VENV) was made with another Python; recreating it"; rm -rf $(VENV); fi
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV) || { echo "gpukb: '$(PY) -m venv' failed; install the venv module (e.g. apt-get install python3-venv)"; exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python scripts/build_durable.py --python $(BIN)/python --cache $(CACHE)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	$(BIN)/python scripts/build_durable.py --python $(BIN)/python --check
+	$(BIN)/python build_backend/durable_build.py --python $(BIN)/python --check
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -45,6 +46,12 @@ run: $(STAMP)
 	$(BIN)/gpukb serve --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
+	$(BIN)/python -m pytest -m "not ($(SLOW))"
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -m "$(SLOW)"
+
+test-all: $(STAMP)
 	$(BIN)/python -m pytest
 
 test-fast: $(STAMP)

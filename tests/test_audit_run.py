@@ -40,6 +40,7 @@ def test_every_rule_that_joins_claims_is_known_to_the_units(gpukb):
     assert joining <= set(audit_blocks.CLAIM_JOINS), sorted(joining - set(audit_blocks.CLAIM_JOINS))
 
 
+@pytest.mark.slow  # a whole audit per unit size (~60 s in all)
 @pytest.mark.parametrize("batch,limit", [(1, audit_blocks.PAIRWISE_LIMIT), (audit_blocks.BATCH_CLAIMS, audit_blocks.PAIRWISE_LIMIT),
                                          (1, 2)])
 def test_units_audited_apart_give_the_findings_of_one_run(gpukb, monkeypatch, batch, limit):
@@ -111,6 +112,7 @@ def synthetic_dir(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow  # worker processes / a Dask cluster
 def test_two_worker_processes_give_the_findings_of_one(synthetic_dir, monkeypatch):
     monkeypatch.setattr(audit_blocks, "BATCH_CLAIMS", 300)
     state = GpuKB(synthetic_dir)
@@ -265,6 +267,7 @@ def test_a_claim_key_changes_with_what_the_claim_reads(gpukb, monkeypatch):
     assert with_groups({}, {"rep_source": "S-other", "rep2": x})[m] == with_groups({}, {"rep_source": "S-other", "rep2": y})[m]
 
 
+@pytest.mark.slow  # worker processes / a Dask cluster
 def test_a_dask_cluster_gives_the_findings_of_one_process(synthetic_dir, monkeypatch):
     """The blocks audited on a Dask cluster (a LocalCluster of two worker processes here; a real one
     is named with ``gpukb audit --scheduler tcp://host:8786``)."""

@@ -22,7 +22,8 @@ def _docker_engine() -> bool:
 def test_dockerfile_builds_patched_durable_on_a_current_python_and_serves_as_non_root():
     text = (ROOT / "Dockerfile").read_text()
     assert text.startswith("#") and "FROM python:3.13-slim" in text
-    assert "scripts/build_durable.py" in text and "--check" in text
+    assert "pip install --no-cache-dir ." in text and "durable_build.py --check" in text
+    assert "HEALTHCHECK" in text and "/health" in text
     assert "\nUSER " in text and "USER root" not in text
     assert "gpukb serve" in text
 

@@ -1,6 +1,6 @@
 """Regression tests for the memory bugs of durable-rules 2.0.28 that gpukb's patch fixes.
 
-The patch is patches/durable-rules-2.0.28.patch, built and installed by scripts/build_durable.py;
+The patch is patches/durable-rules-2.0.28.patch, built into gpukb (gpukb._durable) by build_backend/durable_build.py;
 the bugs are those of /work/shared/reference/durable-rules-memory-bugs.md (file:line in the
 unpacked sdist). Every test drives durable through its own API (`durable.lang`) in a fresh
 subprocess of the interpreter running pytest, so a segfault fails the test instead of killing
@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PATCH = ROOT / "patches" / "durable-rules-2.0.28.patch"
-BUILD_SCRIPT = ROOT / "scripts" / "build_durable.py"
+BUILD_SCRIPT = ROOT / "build_backend" / "durable_build.py"
 VALGRIND = shutil.which("valgrind")
 TIMEOUT = 240
 VALGRIND_TIMEOUT = 900
@@ -118,7 +118,7 @@ def assert_valgrind_clean(code: str, cwd: Path, *argv: str, expected: list[str])
 
 CODE_ID_JOIN = """
     import os, sys
-    from durable.lang import ruleset, when_all, c, m, assert_fact
+    from gpukb._durable.lang import ruleset, when_all, c, m, assert_fact
     N = int(sys.argv[1])
     hits = []
     with ruleset('gpukb_bug2_id_join'):
@@ -160,7 +160,7 @@ def test_join_on_integer_id_fires_every_session(tmp_path):
 
 CODE_SEQUENCES = """
     import sys
-    from durable.lang import ruleset, when_all, c, m, assert_fact
+    from gpukb._durable.lang import ruleset, when_all, c, m, assert_fact
     N = int(sys.argv[1])
     hits = {'last': [], 'nested': [], 'or_of_and': []}
     with ruleset('gpukb_bug1_sequences'):
@@ -237,7 +237,7 @@ def test_join_with_and_or_short_circuit_and_nesting(tmp_path):
 
 CODE_RETRACT = """
     import sys
-    from durable.lang import ruleset, when_all, c, m, assert_fact, get_facts
+    from gpukb._durable.lang import ruleset, when_all, c, m, assert_fact, get_facts
     N = int(sys.argv[1])
     fired = []
     with ruleset('gpukb_bug3_retract'):
@@ -284,7 +284,7 @@ def test_retract_fact_inside_an_action(tmp_path):
 
 CODE_GENERATED_ID = """
     import sys
-    from durable.lang import ruleset, when_all, c, m, assert_fact
+    from gpukb._durable.lang import ruleset, when_all, c, m, assert_fact
     N = int(sys.argv[1])
     pairs = []
     with ruleset('gpukb_bug4_generated_id'):
@@ -321,8 +321,8 @@ def test_join_on_generated_id(tmp_path):
 # -- bugs 5 and 6: import on 3.13, utcfromtimestamp -----------------------------------------------
 
 CODE_IMPORT_NO_WARNING = """
-    import durable, durable.engine, durable_rules_engine
-    from durable.lang import ruleset, when_all, m, post
+    import gpukb._durable, gpukb._durable.engine, gpukb._durable.durable_rules_engine
+    from gpukb._durable.lang import ruleset, when_all, m, post
     seen = []
     with ruleset('gpukb_bug6_no_warning'):
         @when_all(m.kind == 'ping')
@@ -356,7 +356,7 @@ def test_import_and_fire_without_deprecation_warning(tmp_path):
 def test_installed_durable_is_gpukb_patched_build(tmp_path):
     """The installed durable is gpukb's build of patches/durable-rules-2.0.28.patch.
 
-    The patch adds durable.GPUKB_PATCHED; scripts/build_durable.py stamps the sha256 of the patch
+    The patch adds durable.GPUKB_PATCHED; build_backend/durable_build.py stamps the sha256 of the patch
     it applied as durable.GPUKB_PATCH_SHA256, and `--check` compares both with the patch file.
 
     Stock, run by hand: 3.11.7, 3.12.1 and 3.13.0 exit 1, "AttributeError: module 'durable' has no
@@ -366,9 +366,51 @@ def test_installed_durable_is_gpukb_patched_build(tmp_path):
     """
     label = re.search(r'^\+GPUKB_PATCHED = "([^"]+)"', PATCH.read_text(encoding="utf-8"), re.M)
     assert label, f"{PATCH} does not add GPUKB_PATCHED"
-    proc = run_durable("import durable; print(durable.GPUKB_PATCHED)", tmp_path)
+    proc = run_durable("import gpukb._durable as durable; print(durable.GPUKB_PATCHED)", tmp_path)
     assert_prints(proc, [label.group(1)])
     check = subprocess.run([sys.executable, str(BUILD_SCRIPT), "--check", "--python", sys.executable],
                            cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT)
     assert check.returncode == 0, _describe(check)
     assert "ok:" in check.stdout, _describe(check)
+
+
+def test_gpukb_requires_the_label_the_patch_adds():
+    """The host refuses any engine but the one built from patches/ (the label is written in both)."""
+    from gpukb.engine.reasoning import durable_host
+
+    label = re.search(r'^\+GPUKB_PATCHED = "([^"]+)"', PATCH.read_text(encoding="utf-8"), re.M)
+    assert label and durable_host.PATCH_LABEL == label.group(1)
+
+
+STOCK_SHADOW = """
+    import os, sys, pathlib
+    # a stock-looking durable-rules on the path, with no gpukb marker: gpukb must not pick it up
+    stock = pathlib.Path(sys.argv[1]) / "durable"
+    stock.mkdir(parents=True)
+    (stock / "__init__.py").write_text("raise SystemExit('stock durable imported')")
+    sys.path.insert(0, sys.argv[1])
+    from gpukb.engine.reasoning import durable_host
+    print(durable_host._durable_engine.__name__)
+"""
+
+
+def test_a_stock_durable_on_the_path_is_never_used(tmp_path):
+    proc = run_durable(STOCK_SHADOW, tmp_path, str(tmp_path / "site"))
+    assert_prints(proc, ["gpukb._durable.engine"])
+
+
+UNMARKED = """
+    import sys, types
+    import gpukb._durable as d
+    d.GPUKB_PATCHED = None          # as if a build without gpukb's patch were installed
+    try:
+        from gpukb.engine.reasoning import durable_host
+    except ImportError as e:
+        print(type(e).__name__)
+        print("not gpukb's patched build" in str(e) and "apt-get install gcc patch" in str(e))
+"""
+
+
+def test_an_engine_without_the_patch_is_refused_with_what_to_install(tmp_path):
+    proc = run_durable(UNMARKED, tmp_path)
+    assert_prints(proc, ["EngineMissing", "True"])

@@ -49,7 +49,7 @@ def describe(proc: subprocess.CompletedProcess) -> str:
 
 
 def test_only_durable_host_imports_durable():
-    pattern = re.compile(r"^\s*(from|import)\s+durable\b", re.M)
+    pattern = re.compile(r"^\s*(from|import)\s+(durable\b|gpukb\._durable\b|gpukb import _durable\b)", re.M)
     offenders = []
     for folder in ("engine", "server"):
         for path in sorted((ROOT / folder).rglob("*.py")):
@@ -125,7 +125,7 @@ def test_raw_batch_assert_with_a_join_documents_the_pitfall():
     written on), nothing is asserted about it beyond "no Python error".
     """
     proc = run_script("""
-        from durable import engine as E
+        from gpukb._durable import engine as E
         h = E.Host()
         seen = []
         def act(c):
@@ -175,7 +175,7 @@ def test_raw_delete_state_without_an_action_documents_the_pitfall():
     with one firing session deleted first must run cleanly either way."""
     script = """
         import sys
-        from durable import engine as E
+        from gpukb._durable import engine as E
         h = E.Host()
         h.register_rulesets({"rs": {"r0": {"all": [{"b_i": {"t": "item"}}, {"b_j": {"t": "other"}}],
                                            "run": lambda c: None}}})
@@ -394,7 +394,7 @@ def test_projection_does_not_change_the_callers_fact():
 
 
 def test_durable_exceptions_are_reexported():
-    from durable import engine as raw   # allowed here: the test documents what the wrapper re-exports
+    from gpukb._durable import engine as raw   # allowed here: the test documents what the wrapper re-exports
     assert durable_host.MessageObserved is raw.MessageObservedException
     assert durable_host.MessageNotHandled is raw.MessageNotHandledException
 
@@ -423,7 +423,7 @@ def test_an_error_durable_only_logs_fails_the_run_and_names_the_rule(monkeypatch
         out = real(msg)
         calls["n"] += 1
         if calls["n"] == 2:
-            logging.getLogger("durable").error("base exception type %s, value %s", "Exception", "error code: 307")
+            logging.getLogger("gpukb._durable").error("base exception type %s, value %s", "Exception", "error code: 307")
         return out
 
     monkeypatch.setattr(r.compiled, "_assert_and_record", noisy)

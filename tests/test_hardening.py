@@ -158,6 +158,7 @@ def test_unknown_top_level_keys_of_a_claim_file_are_refused_with_file_and_line(k
     assert issue.file.endswith("claims/S001.yaml") and issue.line == 2 and "unknown top-level key" in issue.message
 
 
+@pytest.mark.slow  # runs a rule to its firing budget (~20 s)
 def test_validate_catches_a_runaway_rule_naming_it(tmp_path):
     rules = runaway_rules(tmp_path)
     t0 = time.monotonic()

@@ -10,6 +10,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from gpukb.engine.errors import ValidationError
 from gpukb.engine.kb.loader import load_kb
 
+import pytest
+
+pytestmark = pytest.mark.slow   # property-based fuzzing of the loader (~20 s)
+
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "GN7 实例搭载 NVIDIA T4，单卡 16GB 显存。\n"
 

@@ -34,6 +34,12 @@ def test_the_wheel_ships_the_kb_and_rules_under_gpukb_only(wheel):
                    "gpukb/rules/types.yaml", "gpukb/rules/audit/policy.yaml"):
         assert needed in names, needed
     assert any(n.startswith("gpukb/kb/reference/") for n in names)
+    # the patched rule engine travels inside, compiled for this interpreter (so the wheel is not py3-none-any)
+    assert "gpukb/_durable/engine.py" in names and "gpukb/_durable/LICENSE" in names
+    assert any(n.startswith("gpukb/_durable/durable_rules_engine.") for n in names)
+    assert not wheel.name.endswith("-py3-none-any.whl"), wheel.name
+    assert "Requires-Dist: durable-rules" not in zipfile.ZipFile(wheel).read(
+        next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
 
 
 def test_the_installed_package_answers_from_another_directory(wheel, tmp_path):
@@ -57,3 +63,18 @@ def test_the_installed_package_answers_from_another_directory(wheel, tmp_path):
     r = subprocess.run([sys.executable, "-S", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
     kb_dir, leaked = r.stdout.split()
     assert Path(kb_dir).is_relative_to(target) and leaked == "False"
+
+
+def test_pip_install_in_a_fresh_venv_answers_the_headline_question(tmp_path):
+    """`pip install .` alone (no Makefile) gives a working gpukb: the build compiles the patched engine in."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    py = venv / "bin" / "python"
+    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(ROOT)],
+                       capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUKB_", "PYTHON"))}
+    r = subprocess.run([str(venv / "bin" / "gpukb"), "ask", "why not T4 for 13B full fine-tune", "--json"],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert '"does_not_fit"' in r.stdout

@@ -24,9 +24,34 @@ import re
 import threading
 from typing import Any, Callable
 
-from durable import engine as _durable_engine
-
 from . import jsontext
+
+#: the marker gpukb's patch adds (patches/durable-rules-2.0.28.patch); any other build is refused
+PATCH_LABEL = "gpukb-durable-rules-2.0.28-memfix-1"
+
+
+class EngineMissing(ImportError):
+    """gpukb's patched rule engine is not importable: the message says how to install it."""
+
+
+def _import_engine():
+    """gpukb's own build of durable-rules (``gpukb._durable``, built into the wheel), never a stock one."""
+    how = ("reinstall gpukb with gcc, patch and the Python headers present (Debian: apt-get install gcc "
+           "patch python3-dev), e.g. `pip install --force-reinstall .` in a checkout or `make venv`: gpukb's "
+           "build compiles durable-rules 2.0.28 with gpukb's patch into the package")
+    try:
+        from gpukb import _durable
+        from gpukb._durable import engine
+    except ImportError as e:
+        raise EngineMissing(f"gpukb's rule engine (gpukb._durable) does not import ({e}); {how}") from None
+    label = getattr(_durable, "GPUKB_PATCHED", None)
+    if label != PATCH_LABEL:
+        raise EngineMissing(f"{_durable.__file__} is not gpukb's patched build of durable-rules "
+                            f"(marker {label!r}, expected {PATCH_LABEL!r}); {how}")
+    return engine
+
+
+_durable_engine = _import_engine()
 
 #: durable_rules' C extension, as its own Python layer imports it (see :func:`_assert_and_record`)
 _C = _durable_engine.durable_rules_engine
@@ -72,7 +97,7 @@ _ENCODE = jsontext.encoder()
 _NOT_HANDLED, _OBSERVED, _DEFERRED = 1, 2, 3
 
 _ERRORS = _ErrorLog()
-logging.getLogger("durable").addHandler(_ERRORS)
+logging.getLogger(_durable_engine.logger.name).addHandler(_ERRORS)
 
 
 # the exceptions callers may need to recognise, re-exported so nobody else imports durable

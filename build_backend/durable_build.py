@@ -1,28 +1,28 @@
-#!/usr/bin/env python3
-"""Build durable-rules 2.0.28 from its PyPI sdist with gpukb's patch, and install it.
+"""Build durable-rules 2.0.28 from its PyPI sdist with gpukb's patch, as part of gpukb's own wheel.
 
 durable-rules 2.0.28 (the last release; upstream idle since 2020) has memory bugs in its C engine
 that silently break joins on `id`/`sid` and crash 3.12, and it does not import on 3.13. gpukb ships
-its own fix as patches/durable-rules-2.0.28.patch (see the header of that file); this script turns
-it into an installed wheel, with the ordinary clients only:
+its fix as patches/durable-rules-2.0.28.patch; gpukb's build backend (build_backend/gpukb_build.py)
+calls this module so that every install route (pip install ., pipx, pip wheel, pip install git+...,
+the Makefile) carries the patched engine inside the package, as ``gpukb._durable``:
 
-    python scripts/build_durable.py --python /path/to/venv/bin/python --cache DIR
-    python scripts/build_durable.py --python /path/to/venv/bin/python --check
+    sdist (pip download, or the cache) -> sha256 check -> unpack -> patch -p1 -> stamp
+    -> pip wheel (no isolation: the calling build environment's setuptools) -> cache
+    -> its files moved under gpukb/_durable/ in gpukb's wheel, which then carries the
+       interpreter's tag (cp313-cp313-linux_x86_64 ...) instead of py3-none-any.
 
-Steps: pip download the sdist (reused from DIR when cached) -> check its sha256 -> unpack to a
-temporary directory -> patch -p1 -> stamp the build -> pip wheel (no build isolation: setuptools
-must be installed in the target python) -> cache the wheel in DIR, keyed by python tag, platform and
-patch sha256 (a changed patch rebuilds) -> pip install --force-reinstall --no-deps -> --check.
+The cache (GPUKB_BUILD_CACHE, default ~/.cache/gpukb/durable-rules) keeps the sdist and one built
+wheel per python tag, platform and patch sha256, so a rebuild of gpukb takes seconds.
 
-The stamp: the patch adds `GPUKB_PATCHED = "<label>"` to durable/__init__.py; this script appends
-`GPUKB_PATCH_SHA256` (the sha256 of the patch file it applied) to the same file before building.
-`--check` imports durable in the target python and exits 1 unless both match the patch file here.
+    python build_backend/durable_build.py --check [--python PY]
 
+checks that PY imports gpukb's patched engine (exit 1 and the reason if not).
 Standard library only. Needs gcc, patch and the target python's headers (Python.h).
 """
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import os
@@ -34,6 +34,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 NAME = "durable-rules"
@@ -42,10 +43,11 @@ SDIST_SHA256 = "053b26f5e48d312d4fa27995243f954671be6eece477f150c059c364eb4d7d61
 SDIST_GLOB = ("durable_rules-2.0.28.tar.gz", "durable-rules-2.0.28.tar.gz")
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PATCH = ROOT / "patches" / "durable-rules-2.0.28.patch"
-DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gpukb" / "durable-rules"
+DEFAULT_CACHE = Path(os.environ.get("GPUKB_BUILD_CACHE")
+                     or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gpukb" / "durable-rules")
 MARKER_RE = re.compile(r'^\+GPUKB_PATCHED = "([^"]+)"\s*$', re.M)
 
-PREFIX = "build_durable:"
+PREFIX = "gpukb build:"
 
 
 class BuildError(Exception):
@@ -205,7 +207,7 @@ def apply_patch(tree: Path, patch_file: Path, patch_sha: str, label: str) -> Non
     # the build stamp: which patch built this wheel (--check compares it with the patch file)
     init = tree / "libpy" / "durable" / "__init__.py"
     with open(init, "a", encoding="utf-8") as f:
-        f.write(f'GPUKB_PATCH_SHA256 = "{patch_sha}"  # written by scripts/build_durable.py\n')
+        f.write(f'GPUKB_PATCH_SHA256 = "{patch_sha}"  # written by build_backend/durable_build.py\n')
     say(f"patch: applied {patch_file.name} ({files} files, sha256 {patch_sha[:16]}..., "
         f"marker {label})")
 
@@ -221,21 +223,13 @@ def build_wheel(python: str, tree: Path, out: Path) -> Path:
     return wheels[0]
 
 
-def install(python: str, wheel: Path) -> None:
-    run([python, "-m", "pip", "install", "--force-reinstall", "--no-deps",
-         "--disable-pip-version-check", str(wheel)], what="pip install of the wheel")
-    say(f"install: {wheel.name} into {python}")
-
 
 _CHECK = r"""
 import importlib, json, sys
 out = {}
 try:
-    # run in the target interpreter to inspect the installed build (gpukb itself imports durable only in
-    # engine/reasoning/durable_host.py)
-    durable = importlib.import_module("durable")
-    importlib.import_module("durable.engine")
-    importlib.import_module("durable_rules_engine")
+    durable = importlib.import_module("gpukb._durable")
+    importlib.import_module("gpukb._durable.engine")
     out["file"] = durable.__file__
     out["label"] = getattr(durable, "GPUKB_PATCHED", None)
     out["sha"] = getattr(durable, "GPUKB_PATCH_SHA256", None)
@@ -246,23 +240,20 @@ print(json.dumps(out))
 
 
 def check(python: str, label: str, patch_sha: str) -> tuple[bool, str]:
-    """Is the durable importable by `python` our build of this patch? -> (ok, message)"""
+    """Does `python` import gpukb's build of this patch? -> (ok, message)"""
     proc = subprocess.run([python, "-c", _CHECK], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
     if proc.returncode != 0:
         return False, f"cannot run {python}: {proc.stderr.strip()}"
     info = json.loads(proc.stdout.strip().splitlines()[-1])
     if "error" in info:
-        return False, f"durable does not import in {python}: {info['error']}"
-    if info["label"] is None:
-        return False, (f"{info['file']} is a stock durable-rules build, not gpukb's patched build "
-                       f"(no GPUKB_PATCHED); run scripts/build_durable.py --python {python}")
+        return False, f"gpukb's rule engine does not import in {python}: {info['error']}"
     if info["label"] != label:
         return False, (f"{info['file']} carries GPUKB_PATCHED={info['label']!r}, the patch says "
-                       f"{label!r}; rebuild")
+                       f"{label!r}; reinstall gpukb")
     if info["sha"] != patch_sha:
         return False, (f"{info['file']} was built from a patch with sha256 {info['sha']}, the patch "
-                       f"file now has {patch_sha}; rebuild")
+                       f"file now has {patch_sha}; reinstall gpukb")
     return True, f"{info['file']} is gpukb's patched build ({label}, patch {patch_sha[:16]}...)"
 
 
@@ -273,85 +264,143 @@ def patch_label(patch_file: Path) -> str:
     return m.group(1)
 
 
+def engine_wheel(python: str = sys.executable, cache: Path = DEFAULT_CACHE, patch_file: Path = DEFAULT_PATCH,
+                 rebuild: bool = False) -> Path:
+    """The patched durable-rules wheel for `python`: from the cache, or built now (see the module doc)."""
+    patch_file = patch_file.resolve()
+    if not patch_file.is_file():
+        raise BuildError(f"patch file {patch_file} not found")
+    patch_sha = sha256_of(patch_file)
+    label = patch_label(patch_file)
+    info = probe(python)
+    say(f"target: python {info['version']} ({info['tag']}, {info['platform']}) at {python}")
+    preflight(info)
+    cache = Path(cache).resolve()
+    key = f"{info['tag']}-{info['platform']}-{patch_sha[:16]}"
+    wheel_dir = cache / "wheels" / key
+    cached = sorted(wheel_dir.glob("durable_rules-2.0.28-*.whl")) if wheel_dir.is_dir() else []
+    meta_file = wheel_dir / "build.json"
+    try:
+        meta_ok = json.loads(meta_file.read_text()).get("patch_sha256") == patch_sha
+    except (OSError, ValueError):
+        meta_ok = False
+    if len(cached) == 1 and meta_ok and not rebuild:
+        say(f"engine: reusing cached {cached[0]} (key {key})")
+        return cached[0]
+    sdist = get_sdist(python, cache)
+    check_sdist(sdist)
+    with tempfile.TemporaryDirectory(prefix="gpukb-durable-") as tmp:
+        tmp = Path(tmp)
+        tree = unpack(sdist, tmp / "src")
+        apply_patch(tree, patch_file, patch_sha, label)
+        built = build_wheel(python, tree, tmp / "dist")
+        staging = cache / "wheels" / f".{key}.{os.getpid()}.tmp"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        shutil.copy2(built, staging / built.name)
+        (staging / "build.json").write_text(json.dumps({
+            "package": f"{NAME}=={VERSION}", "sdist_sha256": SDIST_SHA256,
+            "patch": patch_file.name, "patch_sha256": patch_sha, "marker": label,
+            "python": info["version"], "tag": info["tag"], "platform": info["platform"],
+            "setuptools": info["setuptools"],
+            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }, indent=2) + "\n")
+        shutil.rmtree(wheel_dir, ignore_errors=True)
+        try:
+            os.replace(staging, wheel_dir)
+        except OSError:          # another build finished first: use its wheel
+            shutil.rmtree(staging, ignore_errors=True)
+        (wheel,) = sorted(wheel_dir.glob("durable_rules-2.0.28-*.whl"))
+        say(f"cache: {wheel}")
+        return wheel
+
+
+# -- vendoring into gpukb's wheel ---------------------------------------------------------------------
+
+VENDOR = "gpukb/_durable/"
+# durable/engine.py imports its extension as a top-level module; inside gpukb it is a sibling
+_ENGINE_IMPORT = (b"import durable_rules_engine\n", b"from . import durable_rules_engine\n")
+
+
+def _vendored_name(name: str) -> str | None:
+    """Where a file of the durable-rules wheel goes inside gpukb's wheel (None: left out)."""
+    top, _, rest = name.partition("/")
+    if top == "durable":
+        return VENDOR + rest
+    if top.startswith("durable_rules_engine.") and not rest:
+        return VENDOR + top
+    if top.endswith(".dist-info") and rest == "licenses/LICENSE":
+        return VENDOR + "LICENSE"
+    return None
+
+
+def _record_line(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}"
+
+
+def vendor_into(gpukb_wheel: Path, engine: Path) -> Path:
+    """Write gpukb's wheel again with the patched engine under gpukb/_durable/; return its new path.
+
+    The result carries the engine wheel's interpreter, ABI and platform tags; the pure wheel is removed.
+    """
+    parts = engine.name[:-len(".whl")].split("-")
+    tag = "-".join(parts[-3:])
+    own = gpukb_wheel.name[:-len(".whl")].split("-")
+    out = gpukb_wheel.with_name("-".join(own[:-3] + [tag]) + ".whl")
+    files: dict[str, bytes] = {}
+    with zipfile.ZipFile(gpukb_wheel) as zin:
+        dist_info = next(n.split("/")[0] for n in zin.namelist() if n.split("/")[0].endswith(".dist-info"))
+        for n in zin.namelist():
+            if n in (f"{dist_info}/RECORD", f"{dist_info}/WHEEL") or n.endswith("/"):
+                continue
+            files[n] = zin.read(n)
+        wheel_meta = zin.read(f"{dist_info}/WHEEL").decode()
+    with zipfile.ZipFile(engine) as zeng:
+        for n in zeng.namelist():
+            target = _vendored_name(n)
+            if target is None:
+                continue
+            data = zeng.read(n)
+            if target == VENDOR + "engine.py":
+                if _ENGINE_IMPORT[0] not in data:
+                    raise BuildError(f"{engine.name}: durable/engine.py no longer imports durable_rules_engine "
+                                     "as gpukb expects")
+                data = data.replace(*_ENGINE_IMPORT)
+            files[target] = data
+    if VENDOR + "engine.py" not in files or not any(n.startswith(VENDOR + "durable_rules_engine.") for n in files):
+        raise BuildError(f"{engine.name} lacks durable/engine.py or the compiled durable_rules_engine")
+    lines = [ln for ln in wheel_meta.splitlines() if not ln.startswith(("Root-Is-Purelib:", "Tag:"))]
+    lines += ["Root-Is-Purelib: false", f"Tag: {tag}"]
+    files[f"{dist_info}/WHEEL"] = ("\n".join(lines) + "\n").encode()
+    record = [_record_line(n, d) for n, d in files.items()] + [f"{dist_info}/RECORD,,"]
+    tmp = out.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zout:
+        for n, d in files.items():
+            zout.writestr(n, d)
+        zout.writestr(f"{dist_info}/RECORD", "\n".join(record) + "\n")
+    os.replace(tmp, out)
+    if out != gpukb_wheel:
+        gpukb_wheel.unlink()
+    say(f"wheel: {out.name} carries the patched engine under {VENDOR}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--python", default=sys.executable,
-                    help="the interpreter to build for and install into (default: this one)")
-    ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
-                    help=f"where the sdist and the built wheels are kept (default: {DEFAULT_CACHE})")
-    ap.add_argument("--patch", type=Path, default=DEFAULT_PATCH, help="the patch to apply")
-    ap.add_argument("--check", action="store_true",
-                    help="only check that the installed durable is our patched build; exit 1 if not")
-    ap.add_argument("--rebuild", action="store_true", help="ignore a cached wheel")
+    ap.add_argument("--python", default=sys.executable, help="the interpreter to check (default: this one)")
+    ap.add_argument("--patch", type=Path, default=DEFAULT_PATCH, help="the patch the engine must carry")
+    ap.add_argument("--check", action="store_true", required=True,
+                    help="check that gpukb's patched engine imports in --python; exit 1 if not")
     args = ap.parse_args(argv)
-    t_start = time.monotonic()
-
     try:
         patch_file = args.patch.resolve()
-        if not patch_file.is_file():
-            raise BuildError(f"patch file {patch_file} not found")
-        patch_sha = sha256_of(patch_file)
-        label = patch_label(patch_file)
-
-        if args.check:
-            ok, msg = check(args.python, label, patch_sha)
-            say(("ok: " if ok else "NOT OK: ") + msg)
-            return 0 if ok else 1
-
-        info = probe(args.python)
-        python = info["executable"] if Path(args.python).name == args.python else args.python
-        say(f"target: python {info['version']} ({info['tag']}, {info['platform']}) at {python}")
-        preflight(info)
-        say(f"tools: compiler, patch, {Path(info['include']) / 'Python.h'}, "
-            f"setuptools {info['setuptools']} present")
-
-        cache = args.cache.resolve()
-        key = f"{info['tag']}-{info['platform']}-{patch_sha[:16]}"
-        wheel_dir = cache / "wheels" / key
-        cached = sorted(wheel_dir.glob("durable_rules-2.0.28-*.whl")) if wheel_dir.is_dir() else []
-        meta_file = wheel_dir / "build.json"
-        meta_ok = False
-        if cached and meta_file.is_file():
-            try:
-                meta_ok = json.loads(meta_file.read_text()).get("patch_sha256") == patch_sha
-            except ValueError:
-                meta_ok = False
-        if len(cached) == 1 and meta_ok and not args.rebuild:
-            wheel = cached[0]
-            say(f"wheel: reusing cached {wheel} (key {key})")
-        else:
-            sdist = get_sdist(python, cache)
-            check_sdist(sdist)
-            with tempfile.TemporaryDirectory(prefix="gpukb-durable-") as tmp:
-                tmp = Path(tmp)
-                tree = unpack(sdist, tmp / "src")
-                apply_patch(tree, patch_file, patch_sha, label)
-                built = build_wheel(python, tree, tmp / "dist")
-                staging = cache / "wheels" / f".{key}.tmp"
-                shutil.rmtree(staging, ignore_errors=True)
-                staging.mkdir(parents=True)
-                shutil.copy2(built, staging / built.name)
-                (staging / "build.json").write_text(json.dumps({
-                    "package": f"{NAME}=={VERSION}", "sdist_sha256": SDIST_SHA256,
-                    "patch": patch_file.name, "patch_sha256": patch_sha, "marker": label,
-                    "python": info["version"], "tag": info["tag"], "platform": info["platform"],
-                    "setuptools": info["setuptools"],
-                    "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                }, indent=2) + "\n")
-                shutil.rmtree(wheel_dir, ignore_errors=True)
-                os.replace(staging, wheel_dir)
-                wheel = wheel_dir / built.name
-                say(f"cache: {wheel}")
-        install(python, wheel)
-        ok, msg = check(python, label, patch_sha)
-        if not ok:
-            raise BuildError(f"installed, but the check fails: {msg}")
-        say(f"check: {msg}")
-        say(f"done in {time.monotonic() - t_start:.1f}s")
-        return 0
+        ok, msg = check(args.python, patch_label(patch_file), sha256_of(patch_file))
     except BuildError as e:
         print(f"{PREFIX} ERROR: {e}", file=sys.stderr, flush=True)
-        return 1 if args.check else 2
+        return 2
+    say(("ok: " if ok else "NOT OK: ") + msg)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
