@@ -130,6 +130,9 @@ def _candidate_line(o: Candidate, zh: bool) -> str:
 def render_choice(a: m.ComparisonAnswer | m.InstanceChoiceAnswer | m.InverseAnswer, lang: str = "en") -> str:
     """A comparison, an instance choice or an inverse answer: the answer, then each candidate sized."""
     zh = lang == "zh"
+    if isinstance(a, m.InstanceChoiceAnswer) and a.get("ranking") == "price":
+        from .cli_inventory import render_price_choice
+        return render_price_choice(a, lang)
     lines = [_pick(a.answer, lang)]
     if isinstance(a, m.ComparisonAnswer):
         rows = a.options
@@ -225,10 +228,19 @@ def render_without(w: dict[str, Any], lang: str = "en") -> list[str]:
 
 
 def render_check(d: m.CheckAnswer, lang: str = "en") -> str:
-    """A checked text: each claim with its status, the finding that decided it and a correction."""
+    """A checked text: what is wrong in it first, then each claim with its status, the finding that decided
+    it and a correction (or, for an unclear one, why the checker abstained)."""
     lines = [_pick(d.summary, lang), ""]
+    if d.wrong:
+        lines.append("What is wrong in this text:" if lang == "en" else "文中的错误：")
+        lines += [f"  - {w.en if lang == 'en' else w.zh}" for w in d.wrong]
+        lines.append("")
     for c in d.claims:
         lines.append(f"[{c.status.value}] \u201c{c.quote}\u201d  ({c.id}, confidence {c.confidence:.2f})")
+        if c.status.value == "unclear":
+            for r in c.get("unclear_because") or []:
+                lines.append(f"    unclear: {r.en if lang == 'en' else r.zh}" + (f" (the audit alone says {c.audit_status.value})"
+                             if lang == "en" and c.get("audit_status") else ""))
         label = _pick(c.get("attribute_label"), lang) or c.attribute
         lines.append(f"    {c.get('subject_label') or c.subject}: {label} = {c.get('value_text') or c.value}")
         top = next((f for f in c.findings if f.kind == c.status), None)

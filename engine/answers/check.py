@@ -18,7 +18,10 @@ from ..kb.vocabulary import Interval
 from ..terms import FINDING_KINDS, label as term_label
 from .audit import AuditResult, audit_block
 from .audit_blocks import reachable_reference
+from .check_guard import Guards
 from .extract import extract
+from .inventory import name_unknowns_in_check
+from .extract_text import aligned_lower
 
 if TYPE_CHECKING:
     from .service import GpuKB
@@ -26,6 +29,23 @@ if TYPE_CHECKING:
 MAX_CHECK_CHARS = 20_000
 #: statuses after which a claim needs a correction a reader can use
 WRONG = ("incorrect", "misattributed", "overstated", "understated", "inconsistent_with_derivation")
+#: the status of a claim the audit found wrong but whose reading is in doubt (engine/answers/check_guard.py)
+UNCLEAR = "unclear"
+
+
+def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult) -> dict[str, dict[str, Any]]:
+    """Each claim's status as ``check`` reports it: the audit's, or ``unclear`` with the guards' reasons
+    where the audit found it wrong but the reading of the text is in doubt (precision before recall)."""
+    guards = Guards(text, aligned_lower(text), view)
+    out: dict[str, dict[str, Any]] = {}
+    for c in claims:
+        st = dict(res.status_of(c.id))
+        if st["status"] in WRONG:
+            reasons = guards.reasons(c)
+            if reasons:
+                st = {"status": UNCLEAR, "audit_status": st["status"], "unclear_because": reasons}
+        out[c.id] = st
+    return out
 CHECK_PREFIX = "X"
 
 
@@ -60,6 +80,7 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None) -
                           source=sid, quote=text[c.start:c.end], span=[c.start, c.end], modality=c.modality,
                           approx=c.approx, confidence=f"{c.confidence:.2f}"))
     skipped.sort(key=lambda x: x["span"])
+    skipped = name_unknowns_in_check(text, skipped, [tuple(f.span or (0, 0)) for f in facts], vocab)
     return facts, skipped, ex.lang
 
 
@@ -83,9 +104,10 @@ def check(state: GpuKB, text: str, lang: str | None = None, kb_version: str | No
     res = audit_claims(state, view, claims)
     state.remember_check(sid, res)
     vocab = view.kb.vocab
+    statuses = judged(text, view, claims, res)
     out = []
     for c in claims:
-        st = res.status_of(c.id)
+        st = statuses[c.id]
         findings = [_finding(f) for f in res.findings_for(c.id)]
         item: dict[str, Any] = {
             "id": c.id, "span": list(c.span or []), "quote": c.quote, "subject": c.subject,
@@ -100,9 +122,26 @@ def check(state: GpuKB, text: str, lang: str | None = None, kb_version: str | No
             item["unit"] = c.unit
         if st.get("reason"):
             item["reason"] = st["reason"]
+        if st["status"] == UNCLEAR:
+            item["audit_status"] = st["audit_status"]
+            item["unclear_because"] = st["unclear_because"]
         out.append(item)
-    return {"kb_version": view.name, "text_id": sid, "lang": lang or text_lang, "claims": out,
-            "not_understood": skipped, "summary": summary(out, skipped)}
+    return {"kb_version": view.name, "text_id": sid, "lang": lang or text_lang, "wrong": what_is_wrong(out, vocab),
+            "claims": out, "not_understood": skipped, "summary": summary(out, skipped)}
+
+
+def what_is_wrong(claims: list[dict[str, Any]], vocab) -> list[dict[str, Any]]:
+    """The answer's first part: each claim found wrong, one line per language with its correction."""
+    out = []
+    for c in claims:
+        if c["status"] not in WRONG:
+            continue
+        fix = c.get("correction") or {}
+        label = {lang: term_label("finding", c["status"], lang) for lang in ("en", "zh")}
+        out.append({"claim": c["id"], "span": c["span"], "quote": c["quote"], "status": c["status"],
+                    "en": f"“{c['quote']}” is {label['en']}" + (f": {fix['en']}" if fix.get("en") else "."),
+                    "zh": f"“{c['quote']}”{label['zh']}" + (f"：{fix['zh']}" if fix.get("zh") else "。")})
+    return out
 
 
 def _finding(f: dict[str, Any]) -> dict[str, Any]:
@@ -137,9 +176,9 @@ def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dic
 
 def summary(claims: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict[str, str]:
     """One sentence per language: how many claims, their statuses, and what was not understood."""
-    counts = {k: sum(1 for c in claims if c["status"] == k) for k in FINDING_KINDS}
+    counts = {k: sum(1 for c in claims if c["status"] == k) for k in FINDING_KINDS + (UNCLEAR,)}
     parts_en = [f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n]
-    parts_zh = [f"{term_label('finding', k, 'zh')} {n} 条" for k, n in counts.items() if n]
+    parts_zh = [f"{term_label('finding', k, 'zh') if k != UNCLEAR else '存疑未判'} {n} 条" for k, n in counts.items() if n]
     en = f"{len(claims)} checkable claim{'s' if len(claims) != 1 else ''} found" + (f": {', '.join(parts_en)}" if parts_en else "")
     zh = f"发现 {len(claims)} 条可核查的说法" + (f"：{'，'.join(parts_zh)}" if parts_zh else "")
     if skipped:
@@ -152,6 +191,8 @@ def finding_of(state: GpuKB, fid: str) -> tuple[AuditResult, dict[str, Any]]:
     """A finding of a recent check, by id (``A-X<digest>-C001-...``)."""
     sid = finding_source(fid)
     res = state.recalled_check(sid)
+    if res is None:      # checked by another process of the same server: recomputed from the text it kept
+        res = state.recheck(sid) if hasattr(state, "recheck") else None
     if res is None:
         raise NotFound(f"no recent check holds {fid[:120]!r}; check the text again to explain its findings",
                        [Issue("the check that made this finding is no longer kept", field="id")])

@@ -27,6 +27,7 @@ from typing import Any
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
 from .check import claims_of
+from .check_guard import carries  # noqa: F401  (also used by the other evaluations)
 
 
 def same_value(a: Fact, b: Fact) -> bool:
@@ -71,17 +72,6 @@ def expressible(vocab: Any, attribute: str) -> bool:
     """A claim of this attribute has a value the vocabulary can state (not a free-text paraphrase)."""
     spec = vocab.attributes.get(attribute)
     return spec is not None and spec.type != "text"
-
-
-def carries(view: ReleaseView, a: str, b: str) -> bool:
-    """One of the two subjects is a family whose only GPU is the other (or a variant of it)."""
-    vocab = view.kb.vocab
-    for fam, gpu in ((a, b), (b, a)):
-        carried = view.ref(fam, "gpu") if fam.startswith("family:") else None
-        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1 and \
-                vocab.generic(carried.value[0]) == vocab.generic(gpu):
-            return True
-    return False
 
 
 def _overlap(a: list[int] | None, b: list[int] | None) -> bool:

@@ -17,7 +17,8 @@ _LIST_NUMBER = re.compile(r"\s*\d{1,2}\.")
 COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
 # where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
 CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)")
-_NUM = re.compile(r"(?<![0-9.a-z_])(\d{1,7}(?:\.\d{1,4})?)(?![0-9]|\.[0-9])")
+# a number, with thousands separators ("2,039 GB/s", "1,979 TFLOPS"); never the tail of one (",039")
+_NUM = re.compile(r"(?<![0-9.a-z_])((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)(?![0-9]|\.[0-9]|,\d{3}(?!\d))")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")
 _BARE_LIST = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*[a-z]{0,3}\s*/\s*(?:\d{1,7}(?:\.\d{1,4})?\s*[a-z]{0,3}\s*/\s*)*$")
 _LIST_JOIN = re.compile(r"\s*(?:or|或|/)\s*")
@@ -128,17 +129,45 @@ def aligned_lower(text: str) -> str:
     return _PRIVATE.sub(" ", "".join(out))
 
 
+#: the longest span read as one sentence: the readers compare the mentions of a sentence pairwise, so a
+#: run-on "sentence" of thousands of characters (a table pasted without line breaks, a hostile text)
+#: would cost the cube of its length; past this it is cut at clause marks, else at spaces
+MAX_SENTENCE = 400
+_CLAUSE_CUT = re.compile(r"[，,、；;：:]\s*|\s+")
+
+
+def _bounded(low: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``low[start:end]`` as pieces of at most MAX_SENTENCE characters, cut at the last clause mark
+    (else space) before the limit, so extraction stays linear in the text's length.
+
+    >>> _bounded("a, b", 0, 4)
+    [(0, 4)]
+    >>> [e - s <= MAX_SENTENCE for s, e in _bounded("x, " * 500, 0, 1500)]
+    [True, True, True, True]
+    """
+    out = []
+    while end - start > MAX_SENTENCE:
+        cuts = [m.end() for m in _CLAUSE_CUT.finditer(low, start + MAX_SENTENCE // 2, start + MAX_SENTENCE)]
+        marks = [c for c in cuts if not low[c - 1].isspace()]
+        cut = (marks or cuts or [start + MAX_SENTENCE])[-1]
+        out.append((start, cut))
+        start = cut
+    out.append((start, end))
+    return out
+
+
 def sentences(low: str) -> list[tuple[int, int]]:
-    """Sentence spans: split at Chinese and English sentence ends, semicolons and line breaks."""
+    """Sentence spans: split at Chinese and English sentence ends, semicolons and line breaks; a run-on
+    span longer than MAX_SENTENCE is cut into clauses (:func:`_bounded`)."""
     out = []
     for m in _SENTENCE.finditer(low):
         start = m.start()
         for stop in _ENGLISH_STOP.finditer(low, m.start(), m.end()):
             if _LIST_NUMBER.fullmatch(low, start, stop.end()):
                 continue                  # "3. 数据预取优化": a list item's number, not a sentence
-            out.append((start, stop.end()))
+            out += _bounded(low, start, stop.end())
             start = stop.end()
-        out.append((start, m.end()))
+        out += _bounded(low, start, m.end())
     return [(s + len(low[s:e]) - len(low[s:e].lstrip()), e) for s, e in out if low[s:e].strip().strip(".。").strip()]
 
 
@@ -175,7 +204,7 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary) -> list[Quanti
     t = tables(vocab)
     out: list[Quantity] = []
     for m in _NUM.finditer(low, start, end):
-        x = float(m.group(1))
+        x = float(m.group(1).replace(",", ""))
         after = m.end()
         zh = _ZH_PARAMS.match(low, after)
         if zh:

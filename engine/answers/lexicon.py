@@ -77,15 +77,19 @@ def _lexicon(vocab: Vocabulary) -> tuple[tuple[str, re.Pattern[str], str], ...]:
 
 
 def match_entities(low: str, vocab: Vocabulary) -> list[Match]:
-    """Entity mentions in text order; on overlap the longest mention wins, then the earliest."""
-    found: list[Match] = []
+    """Entity mentions in text order; on overlap the longest mention wins, then one read without a plural
+    "s" ("L40S" is the L40S, not two L40s), then the earliest."""
+    found: list[tuple[Match, bool]] = []
     for anchor, rx, eid in _lexicon(vocab):
         if anchor not in low:
             continue
+        digit_end = eid[-1:].isdigit()
         for m in rx.finditer(low):
             if m.end() > m.start():
-                found.append(Match(m.start(), m.end(), eid, vocab.kind_of(eid) or ""))
-    found.sort(key=lambda x: (-(x.end - x.start), x.start, x.eid))
+                plural = digit_end and low[m.end() - 1] == "s"
+                found.append((Match(m.start(), m.end(), eid, vocab.kind_of(eid) or ""), plural))
+    found.sort(key=lambda xp: (-(xp[0].end - xp[0].start), xp[1], xp[0].start, xp[0].eid))
+    found = [x for x, _ in found]
     taken = [False] * len(low)
     chosen: list[Match] = []
     for f in found:

@@ -30,6 +30,8 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               "depends", "factor",
               # the words that make a general concept what a statement naming no product is about
               "topic",
+              # the words that make `check` abstain from calling a claim wrong (engine/answers/check_guard.py)
+              "check_guard",
               # the words before a product's name that make it what another is compared with ("低于 A100")
               "comparison",
               # the words of each host interface (host_link enum)

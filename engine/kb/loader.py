@@ -11,7 +11,7 @@ from ..files import read_text, resolve_inside, tree_files
 from ..yamlio import LineDict, check_top_keys, load_file
 from .ids import CLAIM_ID, REF_ID, SOURCE_ID
 from .releases import load_releases
-from .store import KB, Fact, Source
+from .store import KB, Fact, Source, Unknown
 from .vocabulary import Interval, Vocabulary
 
 MODALITIES = ("spec", "estimate", "verdict", "recommendation", "product-name")
@@ -20,6 +20,9 @@ CLAIM_FIELDS = {"id", "version", "quote", "span", "subject", "attribute", "value
                 "modality", "gloss_en", "approx", "note", "rests_on", "review"}
 REF_FIELDS = {"id", "version", "subject", "attribute", "value", "unit", "qualifiers", "citation",
               "confidence", "note", "approx", "since", "modality", "gloss_en", "restates"}
+UNKNOWN_FIELDS = {"subject", "attribute", "kind", "reason", "citation", "qualifiers"}
+#: why a reference value is absent: the vendor does not publish it, or it does not apply to the subject
+UNKNOWN_KINDS = ("not_published", "not_applicable")
 
 
 def load_kb(root: str | Path, fill_spans: bool = False, include_pending: bool = False) -> KB:
@@ -44,11 +47,13 @@ def load_kb(root: str | Path, fill_spans: bool = False, include_pending: bool = 
     vocab = Vocabulary.load(root / "vocabulary.yaml", rel(root / "vocabulary.yaml"), root)
     sources = _load_sources(root, rel, issues, vocab)
     facts: list[Fact] = []
+    unknowns: list[Unknown] = []
     for name in sorted(n for n in names if n.startswith("claims/") and n.endswith(".yaml") and n.count("/") == 1):
         facts += _load_claim_file(root / name, rel(root / name), vocab, sources, issues, fill_spans)
     for name in sorted(n for n in names if n.startswith("reference/") and n.endswith(".yaml") and n.count("/") == 1):
-        facts += _load_reference_file(root / name, rel(root / name), vocab, issues)
+        facts += _load_reference_file(root / name, rel(root / name), vocab, issues, unknowns)
     _check_restates(facts, issues)
+    _check_unknowns(unknowns, facts, issues)
     releases = load_releases(root / "versions.yaml", rel(root / "versions.yaml"), sources, facts, issues)
     seen: dict[str, Fact] = {}
     for f in facts:
@@ -61,7 +66,7 @@ def load_kb(root: str | Path, fill_spans: bool = False, include_pending: bool = 
             issues.append(Issue(f"{f.key} has no version {f.version - 1}", f.file, f.line, "version"))
     if issues:
         raise ValidationError(f"the KB in {root} has {len(issues)} problem(s)", issues)
-    return KB(root, vocab, sources, facts, releases, include_pending)
+    return KB(root, vocab, sources, facts, releases, include_pending, unknowns)
 
 
 def _load_sources(root: Path, rel, issues: list[Issue], vocab: Vocabulary | None = None) -> dict[str, Source]:
@@ -279,14 +284,18 @@ def _write_spans(path: Path, fills: list[tuple[int, list[int]]]) -> None:
     tmp.replace(path)
 
 
-def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list[Issue]) -> list[Fact]:
+def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list[Issue],
+                         unknowns: list[Unknown] | None = None) -> list[Fact]:
     data = load_file(path, fname, path.parent.parent)
-    if not isinstance(data, dict) or not isinstance(data.get("facts"), list):
-        issues.append(Issue("expected a mapping with a 'facts' list", fname, 1))
+    if (not isinstance(data, dict) or not isinstance(data.get("facts", []), list)
+            or not isinstance(data.get("unknowns", []), list) or not ("facts" in data or "unknowns" in data)):
+        issues.append(Issue("expected a mapping with a 'facts' list (and optionally an 'unknowns' list)", fname, 1))
         return []
-    check_top_keys(data, ("facts",), fname, issues)
+    check_top_keys(data, ("facts", "unknowns"), fname, issues)
+    if unknowns is not None:
+        unknowns += _load_unknowns(data.get("unknowns") or [], fname, vocab, issues)
     out: list[Fact] = []
-    for item in data["facts"]:
+    for item in data.get("facts") or []:
         if not isinstance(item, LineDict):
             issues.append(Issue("each fact must be a mapping", fname, getattr(data["facts"], "line", 0)))
             continue
@@ -311,6 +320,66 @@ def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list
                          modality=str(item.get("modality", "spec")), gloss_en=item.get("gloss_en"),
                          restates=_restates(item, fname, issues)))
     return out
+
+
+def _load_unknowns(items: list, fname: str, vocab: Vocabulary, issues: list[Issue]) -> list[Unknown]:
+    """The ``unknowns:`` of a reference file: values the vendor does not publish, or that do not apply."""
+    out: list[Unknown] = []
+    for item in items:
+        if not isinstance(item, LineDict):
+            issues.append(Issue("each unknown must be a mapping", fname, getattr(items, "line", 0)))
+            continue
+        bad = False
+        for k in sorted(set(item) - UNKNOWN_FIELDS, key=str):
+            issues.append(Issue(f"unknown field {short(k)}", fname, item.line_of(k), str(k), UNKNOWN_FIELDS))
+            bad = True
+        subject, attribute, kind = item.get("subject"), item.get("attribute"), item.get("kind")
+        skind = vocab.kind_of(subject) if isinstance(subject, str) else None
+        if skind is None:
+            issues.append(Issue(f"unknown subject {short(subject)}", fname, item.line_of("subject"), "subject"))
+            bad = True
+        spec = vocab.attributes.get(attribute) if isinstance(attribute, str) else None
+        if spec is None:
+            issues.append(Issue(f"unknown attribute {short(attribute)}", fname, item.line_of("attribute"), "attribute",
+                                sorted(vocab.attributes)))
+            bad = True
+        elif skind is not None and skind not in spec.applies_to:
+            issues.append(Issue(f"attribute {attribute} does not apply to a {skind}", fname, item.line_of("attribute"),
+                                "attribute", list(spec.applies_to)))
+            bad = True
+        if kind not in UNKNOWN_KINDS:
+            issues.append(Issue(f"unknown kind {short(kind)}", fname, item.line_of("kind"), "kind", UNKNOWN_KINDS))
+            bad = True
+        for key in ("reason", "citation"):
+            if not isinstance(item.get(key), str) or not item[key].strip():
+                issues.append(Issue(f"an unknown needs a {key}", fname, item.line, key))
+                bad = True
+        quals = item.get("qualifiers") or {}
+        if not isinstance(quals, dict):
+            issues.append(Issue(f"qualifiers must be a mapping, got {short(quals)}", fname, item.line_of("qualifiers"),
+                                "qualifiers"))
+            bad = True
+        if not bad:
+            out.append(Unknown(subject, attribute, kind, item["reason"].strip(), item["citation"].strip(),
+                               tuple(sorted((str(k), str(v)) for k, v in quals.items())), fname, item.line))
+    return out
+
+
+def _check_unknowns(unknowns: list[Unknown], facts: list[Fact], issues: list[Issue]) -> None:
+    """An attribute is either known or recorded as unknown, never both; and recorded once."""
+    known = {(f.subject, f.attribute, tuple(sorted((str(k), str(v)) for k, v in (f.qualifiers or {}).items())))
+             for f in facts if f.tier == "reference"}
+    seen: dict[tuple, Unknown] = {}
+    for u in unknowns:
+        key = (u.subject, u.attribute, u.qualifiers)
+        if key in seen:
+            o = seen[key]
+            issues.append(Issue(f"{u.subject} {u.attribute} is recorded as unknown twice (also {o.file}:{o.line})",
+                                u.file, u.line, "subject"))
+        elif key in known:
+            issues.append(Issue(f"{u.subject} {u.attribute} has a reference value and is also recorded as unknown",
+                                u.file, u.line, "attribute"))
+        seen[key] = u
 
 
 def _restates(item: LineDict, fname: str, issues: list[Issue]) -> tuple[str, ...]:

@@ -122,6 +122,24 @@ def _params_text(iv: Interval) -> str:
     return f"≥ {p(iv.lo)}" if iv.lo is not None else f"≤ {p(iv.hi)}"
 
 
+@dataclass(frozen=True)
+class Unknown:
+    """A reference value that is recorded as absent, with why: ``not_published`` by the vendor, or
+    ``not_applicable`` to the subject (FP8 on an Ampere card); distinct from a value nobody encoded."""
+    subject: str
+    attribute: str
+    kind: str
+    reason: str
+    citation: str
+    qualifiers: tuple[tuple[str, str], ...] = ()
+    file: str = ""
+    line: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"subject": self.subject, "attribute": self.attribute, "kind": self.kind, "reason": self.reason,
+                "citation": self.citation, "qualifiers": dict(self.qualifiers)}
+
+
 @dataclass
 class Release:
     name: str
@@ -142,8 +160,9 @@ class KB:
     """Every version of every fact in a KB directory, plus its sources, vocabulary and releases."""
 
     def __init__(self, root: Path, vocab: Vocabulary, sources: dict[str, Source], facts: list[Fact],
-                 releases: list[Release], include_pending: bool = False):
+                 releases: list[Release], include_pending: bool = False, unknowns: list[Unknown] | None = None):
         self.root = root
+        self.unknowns: list[Unknown] = list(unknowns or [])
         # claims awaiting review (and the sources no release adds yet) count only when asked for
         self.include_pending = include_pending
         self.vocab = vocab

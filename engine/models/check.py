@@ -6,7 +6,22 @@ from typing import Any, Literal
 
 from .audit import Premise, StatusReason
 from .base import OMIT, Model, spec
+from .base import str_enum
 from .vocab import Bilingual, FindingKind, Lang, Span
+from .. import terms
+
+CheckStatus = str_enum("CheckStatus", (*terms.FINDING_KINDS, "unclear"),
+                       "A checked claim's status: one of the audit's nine kinds, or `unclear` when the audit "
+                       "found it wrong but the reading of the text is in doubt (see unclear_because).")
+
+
+@dataclass(kw_only=True)
+class UnclearReason(Model):
+    """Why the checker abstained from calling a claim wrong."""
+
+    code: str = spec(description="The guard that applied (engine/answers/check_guard.py).")
+    en: str
+    zh: str
 
 
 @dataclass(kw_only=True)
@@ -38,7 +53,7 @@ class CheckedClaim(Model):
     qualifiers: dict[str, Any]
     modality: str
     confidence: float = spec(minimum=0, maximum=1)
-    status: FindingKind
+    status: CheckStatus
     findings: list[CheckFinding]
     correction: Bilingual | None
     subject_label: str = OMIT
@@ -46,6 +61,8 @@ class CheckedClaim(Model):
     value_text: str = OMIT
     unit: str = OMIT
     reason: StatusReason = OMIT
+    audit_status: FindingKind = OMIT
+    unclear_because: list[UnclearReason] = OMIT
 
 
 @dataclass(kw_only=True)
@@ -58,12 +75,25 @@ class NotUnderstood(Model):
 
 
 @dataclass(kw_only=True)
+class WrongLine(Model):
+    """One claim of the text found wrong, in one line per language, with its correction and citation."""
+
+    claim: str
+    span: Span
+    quote: str
+    status: FindingKind
+    en: str
+    zh: str
+
+
+@dataclass(kw_only=True)
 class CheckAnswer(Model):
-    """The checkable claims of a text, audited, and the sentences that yield none."""
+    """The checkable claims of a text, audited, and the sentences that yield none; ``wrong`` first."""
 
     kb_version: str
     text_id: str
     lang: Lang
+    wrong: list[WrongLine] = spec(description="What is wrong in this text: the claims found wrong, one line each.")
     claims: list[CheckedClaim]
     not_understood: list[NotUnderstood]
     summary: Bilingual
