@@ -27,6 +27,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PATCH = ROOT / "patches" / "durable-rules-2.0.28.patch"
 BUILD_SCRIPT = ROOT / "build_backend" / "durable_build.py"
@@ -153,7 +155,6 @@ def test_join_on_integer_id_fires_every_session(tmp_path):
     size 1" in strncmp called from reduceString (events.c:79): the read of freed memory.
     """
     assert_prints(run_durable(CODE_ID_JOIN, tmp_path, "200"), ["fired 200 of 200", "refs ok"])
-    assert_valgrind_clean(CODE_ID_JOIN, tmp_path, "20", expected=["fired 20 of 20", "refs ok"])
 
 
 # -- bug 1: reduceExpressionSequence (AND/OR inside a join) -----------------------------------------
@@ -230,7 +231,6 @@ def test_join_with_and_or_short_circuit_and_nesting(tmp_path):
     expected = ["last: fired 72 of 72 ok", "nested: fired 57 of 57 ok",
                 "or_of_and: fired 95 of 95 ok"]
     assert_prints(run_durable(CODE_SEQUENCES, tmp_path, "24"), expected)
-    assert_valgrind_clean(CODE_SEQUENCES, tmp_path, "24", expected=expected)
 
 
 # -- bug 3: deleteMessageFromFrame after retract_fact in an action --------------------------------
@@ -277,7 +277,6 @@ def test_retract_fact_inside_an_action(tmp_path):
     """
     expected = ["fired 40 of 40 ok", "facts left 0"]
     assert_prints(run_durable(CODE_RETRACT, tmp_path, "40"), expected)
-    assert_valgrind_clean(CODE_RETRACT, tmp_path, "40", expected=expected)
 
 
 # -- bug 4: generated id without a value pointer --------------------------------------------------
@@ -315,7 +314,6 @@ def test_join_on_generated_id(tmp_path):
     """
     expected = ["fired 36 of 36 ok"]
     assert_prints(run_durable(CODE_GENERATED_ID, tmp_path, "12"), expected)
-    assert_valgrind_clean(CODE_GENERATED_ID, tmp_path, "12", expected=expected)
 
 
 # -- bugs 5 and 6: import on 3.13, utcfromtimestamp -----------------------------------------------
@@ -414,3 +412,19 @@ UNMARKED = """
 def test_an_engine_without_the_patch_is_refused_with_what_to_install(tmp_path):
     proc = run_durable(UNMARKED, tmp_path)
     assert_prints(proc, ["EngineMissing", "True"])
+
+
+# -- the memory-checker half of bugs 1-4 (slow: valgrind runs each program about 30 times slower) ----------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code,argv,expected", [
+    (CODE_ID_JOIN, "20", ["fired 20 of 20", "refs ok"]),
+    (CODE_SEQUENCES, "24", ["last: fired 72 of 72 ok", "nested: fired 57 of 57 ok", "or_of_and: fired 95 of 95 ok"]),
+    (CODE_RETRACT, "40", ["fired 40 of 40 ok", "facts left 0"]),
+    (CODE_GENERATED_ID, "12", ["fired 36 of 36 ok"]),
+], ids=["bug2-id-join", "bug1-and-or", "bug4-retract", "bug3-generated-id"])
+def test_the_bug_programs_run_clean_under_valgrind(tmp_path, code, argv, expected):
+    """Bugs 1-4's programs under valgrind (where installed): the same output and no invalid or
+    uninitialised access inside durable's engine (two of the bugs change no output on the heap layouts
+    tried, so only a memory checker sees them; see each bug's test above)."""
+    assert_valgrind_clean(code, tmp_path, argv, expected=expected)
