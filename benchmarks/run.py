@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -424,6 +425,80 @@ def bench_http(seconds: float, workers: int = 2, threads: int = 8) -> None:
         _stop(proc)
 
 
+def health_under_checks(base: str, clients: int = 50, chars: int = 20_000, seconds: float = 20.0) -> dict:
+    """/health latency (p50, p99, worst) while ``clients`` clients each POST texts of ``chars``
+    characters to /v1/check, every one new to the server (nothing cached), for ``seconds``; and the
+    statuses both got (the engine's queue answers the surplus 503 with Retry-After, never a 5xx else)."""
+    import collections
+    texts = check_texts(clients, chars - 20)
+    stop = time.perf_counter() + seconds
+    checks: collections.Counter = collections.Counter()
+    health: list[float] = []
+    health_status: collections.Counter = collections.Counter()
+    lock = threading.Lock()
+
+    def post(body: bytes) -> int:
+        req = urllib.request.Request(base + "/v1/check", data=body, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=seconds + 60) as r:
+                r.read()
+                return r.status
+        except urllib.error.HTTPError as e:
+            e.read()
+            return e.code
+        except Exception:
+            return -1
+
+    def checker(i: int) -> None:
+        n = 0
+        while time.perf_counter() < stop:
+            n += 1
+            status = post(json.dumps({"text": f"{texts[i]} [{i}.{n}]"}).encode())
+            with lock:
+                checks[status] += 1
+            if status == 503:
+                time.sleep(0.5)
+
+    def prober() -> None:
+        while time.perf_counter() < stop:
+            t0 = time.perf_counter()
+            try:
+                status = _get(base + "/health", timeout=60)
+            except Exception:
+                status = -1
+            with lock:
+                health.append(time.perf_counter() - t0)
+                health_status[status] += 1
+            time.sleep(0.05)
+    ts = [threading.Thread(target=checker, args=(i,)) for i in range(clients)] + [threading.Thread(target=prober)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(seconds + 120)
+    health.sort()
+    pick = (lambda q: health[min(len(health) - 1, int(q * len(health)))] if health else float("nan"))
+    return {"health_p50_ms": pick(0.5) * 1000, "health_p99_ms": pick(0.99) * 1000,
+            "health_max_ms": (health[-1] if health else float("nan")) * 1000, "health_statuses": dict(health_status),
+            "check_statuses": dict(checks)}
+
+
+def bench_health_under_checks(seconds: float, workers: int = 2) -> None:
+    proc, base, _ = _start_server(_free_port(), workers)
+    if proc is None:
+        say("http_health_under_checks", "server did not start within 120 s")
+        return
+    try:
+        r = health_under_checks(base, 50, 20_000, max(seconds, 10))
+        fivexx = sum(n for s, n in r["check_statuses"].items() if s >= 500 and s != 503) + \
+            sum(n for s, n in r["health_statuses"].items() if s != 200)
+        say("http_health_under_checks",
+            f"/health p99 {r['health_p99_ms']:.0f} ms (p50 {r['health_p50_ms']:.0f}, worst {r['health_max_ms']:.0f}) while 50 "
+            f"clients POST 20,000-character checks; checks: {r['check_statuses']} (503: the engine queue is full, "
+            f"with Retry-After); other 5xx or failed /health: {fivexx} (goal: p99 <= 200 ms, none)", r)
+    finally:
+        _stop(proc)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -450,6 +525,7 @@ def main() -> int:
     bench_questions(args.questions)
     bench_check(50 if args.quick else 300)
     bench_http(args.seconds)
+    bench_health_under_checks(args.seconds)
     bench_audit(sizes, args.audit_timeout)
     if args.json:
         Path(args.json).write_text(json.dumps(RESULTS, indent=2, default=str))

@@ -21,7 +21,9 @@ LANGS: tuple[str, ...] = ("en", "zh")
 #: Training and serving methods, as scenarios name them.
 METHODS: tuple[str, ...] = ("full", "lora", "qlora", "pretrain", "inference")
 PRECISIONS: tuple[str, ...] = ("fp32", "fp16", "bf16", "mixed", "int8", "int4", "nf4")
-OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw8bit", "sgd")
+#: adamw8bit / paged_adamw8bit: bitsandbytes 8-bit states (paged: spill to host memory under pressure);
+#: sgd keeps momentum, sgd_nomomentum none; adafactor factors the second moment.
+OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw8bit", "paged_adamw8bit", "adafactor", "sgd", "sgd_nomomentum")
 ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
 #: CPU offload of full training: none, ZeRO-Offload (optimizer states and gradients), or parameters too.
 OFFLOADS: tuple[str, ...] = ("none", "optimizer", "params")
@@ -52,8 +54,8 @@ UNVERIFIABLE_REASONS: tuple[str, ...] = ("advice", "workload", "no_reference", "
                                          "not_in_catalog")
 
 #: Memory components of a sizing answer, in display order.
-MEMORY_COMPONENTS: tuple[str, ...] = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache",
-                                      "adapters")
+MEMORY_COMPONENTS: tuple[str, ...] = ("weights", "gradients", "optimizer", "activations", "logits", "overhead",
+                                      "kv_cache", "adapters")
 
 LABELS: dict[str, dict[str, tuple[str, str]]] = {
     "method": {
@@ -64,6 +66,7 @@ LABELS: dict[str, dict[str, tuple[str, str]]] = {
     "component": {
         "weights": ("weights", "权重"), "gradients": ("gradients", "梯度"),
         "optimizer": ("optimizer states", "优化器状态"), "activations": ("activations", "激活值"),
+        "logits": ("logits of the loss", "损失的 logits"),
         "overhead": ("overhead", "开销"), "kv_cache": ("KV cache", "KV 缓存"), "adapters": ("adapters", "适配器"),
     },
     "finding": {

@@ -5,7 +5,9 @@ KB and rule files are data: they are parsed with PyYAML's SafeLoader only. Mappi
 
 A document is bounded before any Python value is built from it: its size (MAX_DOCUMENT_CHARS), the
 nodes it would expand to once every alias is followed (MAX_NODES: an "alias bomb" of a few nested
-anchors expands to billions), the number of aliases (MAX_ALIASES) and the nesting depth (MAX_DEPTH).
+anchors expands to billions), the characters of text it would expand to (MAX_EXPANDED_CHARS: one large
+anchored scalar aliased many times is few nodes but gigabytes once printed), the number of aliases
+(MAX_ALIASES) and the nesting depth (MAX_DEPTH).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from .files import read_text
 
 MAX_DOCUMENT_CHARS = 32 * 1024 * 1024
 MAX_NODES = 2_000_000
+MAX_EXPANDED_CHARS = 2 * MAX_DOCUMENT_CHARS   # scalar characters once every alias is followed
 MAX_ALIASES = 20_000
 MAX_DEPTH = 100
 
@@ -99,6 +102,7 @@ def check_bounds(root: yaml.Node | None) -> None:
     if root is None:
         return
     size: dict[int, int] = {}
+    chars: dict[int, int] = {}
     height: dict[int, int] = {}
     seen_refs = 0
     open_nodes: set[int] = set()
@@ -113,10 +117,15 @@ def check_bounds(root: yaml.Node | None) -> None:
             if total > MAX_NODES:
                 raise _TooBig(f"the document expands to more than {MAX_NODES} nodes once its aliases are followed "
                               "(an alias bomb?)", node)
+            text = (len(node.value) if isinstance(node, yaml.ScalarNode) and isinstance(node.value, str) else 0) \
+                + sum(chars[id(c)] for c in children)
+            if text > MAX_EXPANDED_CHARS:
+                raise _TooBig(f"the document expands to more than {MAX_EXPANDED_CHARS} characters of text once its "
+                              "aliases are followed (a large value aliased many times?)", node)
             tall = 1 + max((height[id(c)] for c in children), default=0)
             if tall > MAX_DEPTH:
                 raise _TooBig(f"nested more than {MAX_DEPTH} levels deep once its aliases are followed", node)
-            size[nid], height[nid] = total, tall
+            size[nid], chars[nid], height[nid] = total, text, tall
             continue
         if nid in size:
             seen_refs += 1

@@ -5,7 +5,7 @@
     app = create_app({"GPUKB_KB": "other/kb", "CORS_ORIGINS": ["https://example.org"]})
 
 Configuration (defaults, then the environment variables GPUKB_KB and GPUKB_RULES, then
-``test_config``): GPUKB_KB, GPUKB_RULES, MAX_CONTENT_LENGTH (128 KiB), MAX_QUERY_CHARS (500),
+``test_config``): GPUKB_KB, GPUKB_RULES, MAX_CONTENT_LENGTH (256 KiB), MAX_QUERY_CHARS (500),
 CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any),
 REQUEST_TIME_LIMIT (30 s of engine work per request, then a 503), ENGINE_CONCURRENCY (1: how many requests
 of a worker compute uncached answers at once, see ``server.api.cached_json``), GPUKB_SNAPSHOT (a snapshot to load)
@@ -24,8 +24,9 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import urlsplit, urlunsplit
 
-from flask import Flask, g, request
+from flask import Flask, current_app, g, request
 
 from gpukb.engine import limits
 from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
@@ -50,7 +51,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(
         GPUKB_KB=str(DEFAULT_KB),
         GPUKB_RULES=str(DEFAULT_RULES),
-        MAX_CONTENT_LENGTH=128 * 1024,     # a text to check: 20,000 characters even as JSON \u escapes
+        # a text to check of 20,000 characters fits even when every one is an emoji written as a JSON
+        # surrogate pair (12 bytes): the character limit, not the byte limit, is what a client meets
+        MAX_CONTENT_LENGTH=256 * 1024,
         MAX_QUERY_CHARS=500,
         CORS_ORIGINS=None,
         REQUEST_TIME_LIMIT=30.0,
@@ -65,11 +68,20 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.json.ensure_ascii = False
     app.json.sort_keys = False
 
-    app.extensions[EXTENSION] = GpuKB(app.config["GPUKB_KB"], app.config["GPUKB_RULES"])
-    if app.config.get("GPUKB_SNAPSHOT"):
+    pending = bool(app.config.get("GPUKB_INCLUDE_PENDING"))
+    app.extensions[EXTENSION] = GpuKB(app.config["GPUKB_KB"], app.config["GPUKB_RULES"], include_pending=pending)
+    if app.config.get("GPUKB_SNAPSHOT") and not pending:   # a snapshot holds the audits without pending claims
         from gpukb.engine.answers.snapshot import load
         load(app.extensions[EXTENSION], app.config["GPUKB_SNAPSHOT"])
 
+    store = app.config.get("GPUKB_CHECK_STORE") or (
+        str(Path(app.config["GPUKB_STATE"]).parent / "checks") if app.config.get("GPUKB_STATE") else None)
+    if store:       # the workers of one `gpukb serve` share the texts they checked (finding links work on all)
+        try:
+            Path(store).mkdir(mode=0o700, exist_ok=True)
+            app.extensions[EXTENSION].check_store = Path(store)
+        except OSError as exc:
+            HTTP_LOG.warning("cannot share checked texts in %s: %s", store, exc)
     register_error_handlers(app)
     _install_request_hooks(app)
     from .api import blueprints
@@ -100,6 +112,22 @@ def _cors_origins(conf: Any) -> set[str]:
     return {o.strip().rstrip("/") for o in conf if o and o.strip()}
 
 
+def _relative_location(resp) -> None:
+    """A redirect never names a host: werkzeug builds absolute URLs from the request's Host header,
+    which a client chooses (``/conclusions`` would redirect to the attacker's host). Locations on
+    this server become paths; PUBLIC_URL, when configured, is prefixed instead."""
+    loc = resp.headers.get("Location")
+    if not loc:
+        return
+    parts = urlsplit(loc)
+    if parts.scheme or parts.netloc:
+        if parts.netloc != request.host:
+            return                          # a link elsewhere that the app chose itself
+        path = urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment))
+        public = (current_app.config.get("PUBLIC_URL") or "").rstrip("/")
+        resp.headers["Location"] = public + path if public else path
+
+
 def _install_request_hooks(app: Flask) -> None:
     @app.before_request
     def _start():
@@ -112,6 +140,7 @@ def _install_request_hooks(app: Flask) -> None:
 
     @app.after_request
     def _finish(resp):
+        _relative_location(resp)
         rid = getattr(g, "request_id", None) or _request_id(None)
         resp.headers["X-Request-ID"] = rid
         add_security_headers(resp)

@@ -104,6 +104,29 @@ class _Findings:
 
 @bp.get("/audit")
 def audit():
+    """The page, rendered once per release, parameters and UI language (the KB is read-only while
+    served); renderings are kept least recently used first, bounded in count and bytes."""
+    import threading
+    from collections import OrderedDict
+    from flask import current_app
+    ext = current_app.extensions
+    cache, lock = ext.get("gpukb_audit_pages") or ext.setdefault("gpukb_audit_pages", (OrderedDict(), threading.Lock()))
+    key = (id(get_kb()), request.query_string, ui_lang())
+    with lock:
+        html = cache.get(key)
+        if html is not None:
+            cache.move_to_end(key)
+            return html
+    html = _render_audit()
+    if isinstance(html, str):
+        with lock:
+            cache[key] = html
+            while len(cache) > 64 or sum(len(v) for v in cache.values()) > 64 * 1024 * 1024:
+                cache.popitem(last=False)
+    return html
+
+
+def _render_audit():
     kb = get_kb()
     arg("lang", 5, LANGS)
     kb_version = kb_version_arg()

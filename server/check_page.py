@@ -3,12 +3,13 @@ its status, the finding that decided it and a correction. A plain form (POST), r
 JavaScript; the marks and findings link to the proofs like every other conclusion."""
 from __future__ import annotations
 
-from flask import render_template, request
+from flask import current_app, render_template, request
 
 from gpukb.engine.answers.check import MAX_CHECK_CHARS
 from gpukb.engine.errors import GpukbError
 
 from .audit_pages import mark_source_text
+from .engine_gate import gate_of, within_budget
 from .pages import LANGS, PageError, arg, bp, conclusion_href, get_kb, tr, url
 
 
@@ -24,9 +25,10 @@ def check():
             raise PageError(400, tr("check.bad_lang"), [], [(tr("site.check"), url("pages.check"))])
         if text.strip():
             try:
-                result = get_kb().check(text, lang=text_lang)
+                with gate_of(current_app.extensions, current_app.config).turn():
+                    result = within_budget(lambda: get_kb().check(text, lang=text_lang))
             except GpukbError as exc:
-                if exc.status in (400, 413):
+                if exc.status in (400, 413, 422):
                     raise PageError(exc.status, exc.message, [], [(tr("site.check"), url("pages.check"))]) from None
                 raise
     html = None

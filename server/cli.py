@@ -98,7 +98,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     _renice(args.nice)
     # loading checks every file (a ValidationError lists every issue); then, unless --quick, a bounded
     # smoke derivation compiles and runs the rules, so that a runaway rule fails here, not in a server
+    from gpukb.engine.answers.ingest import recover
     from gpukb.engine.answers.service import validate_dirs
+    recovered = recover(kb_dir)        # an ingest that kill -9 or a full disk interrupted
+    if recovered:
+        print(f"gpukb: {recovered}", file=sys.stderr)
     result = validate_dirs(kb_dir, rules_dir, fill_spans=bool(args.fill_spans))
     result = result if isinstance(result, dict) else {}
     issues = _issues_of(result)
@@ -130,13 +134,21 @@ def _query_body(args: argparse.Namespace) -> dict[str, Any]:
     body: dict[str, Any] = {}
     for key in QUERY_KEYS:
         value = getattr(args, key, None)
-        if value is None or value is False:
+        if value is None:
             continue
         body[key] = value
     return body
 
 
 def cmd_query(args: argparse.Namespace) -> int:
+    if getattr(args, "cheapest", False):
+        from .cli_inventory import render_price_choice
+        providers = [p for x in args.provider or [] for p in x.split(",") if p.strip()] or None
+        answer = models.build("cheapest", _engine(*_dirs(args), _pending(args)).cheapest(_query_body(args), providers, args.lang))
+        print_json(answer) if args.json else print(render_price_choice(answer, args.lang))
+        return 0
+    if getattr(args, "provider", None):
+        raise BadInput("--provider goes with --cheapest")
     if args.solve:
         answer = models.build("solve", _engine(*_dirs(args), _pending(args)).solve(_query_body(args), args.solve, args.lang))
         print_json(answer) if args.json else print(render_choice(answer, args.lang))
@@ -304,22 +316,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # the first generation: a private copy of the KB, checked and compiled before any worker starts
     _preflight(kb_dir, rules_dir)
     try:
-        builder = Builder(kb_dir, rules_dir, use_snapshot=not args.no_snapshot, build_seconds=args.build_timeout)
+        builder = Builder(kb_dir, rules_dir, use_snapshot=not (args.no_snapshot or _pending(args)),
+                          build_seconds=args.build_timeout)
     except UnsafeCache as exc:      # e.g. ~/.cache/gpukb owned by someone else: never trust it, use a fresh one
         print(f"gpukb: warning: {exc.message}; using a private temporary directory instead", file=sys.stderr)
-        builder = Builder(kb_dir, rules_dir, cache_root=cache.fallback_dir(), use_snapshot=not args.no_snapshot,
-                          build_seconds=args.build_timeout)
+        builder = Builder(kb_dir, rules_dir, cache_root=cache.fallback_dir(),
+                          use_snapshot=not (args.no_snapshot or _pending(args)), build_seconds=args.build_timeout)
     staged = builder.stage()
     print("gpukb: checking and compiling the KB for the workers", file=sys.stderr)
     current = builder.build(staged)
     current.number, current.loaded_at = 1, generations.now()
     print(f"gpukb: serving on http://{args.host}:{args.port} with {args.workers} worker(s) × {args.threads} "
           f"thread(s); KB {current.digest[:16]}", file=sys.stderr)
-    conf = {"REQUEST_TIME_LIMIT": args.request_timeout}
+    conf = {"REQUEST_TIME_LIMIT": args.request_timeout, "ENGINE_QUEUE": args.engine_queue,
+            "ENGINE_QUEUE_WAIT": args.engine_queue_wait}
+    for key, value in (("MCP_ALLOWED_HOSTS", args.mcp_allowed_hosts), ("MCP_ALLOWED_ORIGINS", args.mcp_allowed_origins),
+                       ("CORS_ORIGINS", args.cors_origins), ("PUBLIC_URL", args.public_url)):
+        if value:
+            conf[key] = value
     if args.no_mcp:
         conf["MCP_ENABLED"] = False
+    if _pending(args):                 # the workers answer with the claims pending review too
+        conf["GPUKB_INCLUDE_PENDING"] = True
     serve(conf, host=args.host, port=args.port, workers=args.workers, threads=args.threads, log_level=level,
-          builder=builder, reload_every=every, current=current, read_timeout=args.read_timeout)
+          builder=builder, reload_every=every, current=current, read_timeout=args.read_timeout,
+          send_timeout=args.send_timeout)
     return 0
 
 
@@ -367,6 +388,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_catalog(args: argparse.Namespace) -> int:
+    from .cli_inventory import run
+    return run(_engine(*_dirs(args), _pending(args)), args)
+
+
 def cmd_synth(args: argparse.Namespace) -> int:
     from gpukb.engine.kb.synth import make_synthetic_kb
     kb_dir, _ = _dirs(args)
@@ -388,8 +414,32 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "mcp": cmd_mcp,
     "eval": cmd_eval,
     "validate": cmd_validate, "claims": cmd_claims, "sources": cmd_sources, "ask": cmd_ask, "check": cmd_check, "ingest": cmd_ingest, "query": cmd_query,
+    "gpus": cmd_catalog, "instances": cmd_catalog, "models": cmd_catalog,
     "explain": cmd_explain, "audit": cmd_audit, "openapi": cmd_openapi, "versions": cmd_versions, "diff": cmd_diff, "serve": cmd_serve,
 }
+
+
+#: commands that answer one question: bounded by the server's per-request time limit
+#: ($GPUKB_REQUEST_TIMEOUT, default 30 s; 0 turns it off), a text over the budget named like on the API
+TIME_LIMITED = ("ask", "query", "check", "explain")
+
+
+def _time_limited(args: argparse.Namespace) -> int:
+    from gpukb.engine import limits
+    from .engine_gate import within_budget
+    from .serve import DEFAULTS
+    raw = os.environ.get("GPUKB_REQUEST_TIMEOUT")
+    try:
+        seconds = float(raw) if raw else DEFAULTS["request_time_limit"]
+    except ValueError:
+        raise BadInput(f"GPUKB_REQUEST_TIMEOUT must be a number of seconds, got {raw[:40]!r}") from None
+    token = limits.start(seconds, f"gpukb {args.command}")
+    try:
+        if args.command == "check":
+            return within_budget(lambda: COMMANDS[args.command](args))
+        return COMMANDS[args.command](args)
+    finally:
+        limits.stop(token)
 
 
 def _setup_logging(verbosity: int) -> None:
@@ -410,6 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     verbosity = args.verbose or 0
     _setup_logging(verbosity)
     try:
+        if args.command in TIME_LIMITED:
+            return _time_limited(args)
         return COMMANDS[args.command](args)
     except GpukbError as exc:
         print(f"gpukb: error: {exc.message}", file=sys.stderr)

@@ -31,7 +31,9 @@ LANGS = choices(Lang)
 KINDS = choices(FindingKind)
 # query flags -> body keys (the POST /v1/query body uses the same names)
 QUERY_KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
-              "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "offload", "kb_version")
+              "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "offload", "kb_version",
+              "optimizer_in_backward", "chunked_cross_entropy", "engine", "gpu_memory_utilization",
+              "max_num_batched_tokens", "kv_cache_dtype")
 
 def version() -> str:
     try:
@@ -175,15 +177,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seq-len", metavar="N", type=_int)
     p.add_argument("--batch", metavar="N", type=_int)
     p.add_argument("--lora-rank", metavar="N", type=_int)
-    p.add_argument("--gradient-checkpointing", action="store_true")
-    p.add_argument("--flash-attention", action="store_true")
+    p.add_argument("--gradient-checkpointing", action=argparse.BooleanOptionalAction, default=None,
+                   help="recompute activations (default: on for QLoRA, as PEFT and the QLoRA paper set it up; "
+                        "--no-gradient-checkpointing turns it off)")
+    p.add_argument("--flash-attention", action=argparse.BooleanOptionalAction, default=None,
+                   help="FlashAttention / memory-efficient SDPA (no attention-score memory)")
+    p.add_argument("--optimizer-in-backward", action=argparse.BooleanOptionalAction, default=None,
+                   help="fuse the optimizer step into the backward pass (torchtune optimizer_in_bwd): gradients are "
+                        "freed layer by layer instead of all held at once")
+    p.add_argument("--chunked-cross-entropy", action=argparse.BooleanOptionalAction, default=None,
+                   help="chunked / fused cross-entropy: no full FP32 sequence × vocabulary logits")
+    p.add_argument("--engine", choices=["transformers", "vllm"],
+                   help="inference: the serving engine (vllm takes gpu_memory_utilization of each card, 0.9 by default)")
+    p.add_argument("--gpu-memory-utilization", metavar="F", type=float,
+                   help="inference: the engine's share of each card's memory (0.05-1)")
+    p.add_argument("--max-num-batched-tokens", metavar="N", type=_int,
+                   help="inference: the engine's token budget per step (bounds prefill activations)")
+    p.add_argument("--kv-cache-dtype", choices=["auto", "fp8"], help="inference: fp8 halves the KV cache")
     p.add_argument("--offload", choices=choices(Offload),
                    help="CPU offload of full training: optimizer states and gradients (ZeRO-Offload) or parameters too")
     kb_version_flag(p)
     p.add_argument("--lang", choices=LANGS, default="en", help="language of the printed summary (default: en)")
     p.add_argument("--solve", choices=choices(SolveTarget),
                    help="instead of one verdict, the largest batch, sequence length or model that fits the rest")
+    p.add_argument("--cheapest", action="store_true",
+                   help="instead of one verdict, the instance sizes that fit ranked by hourly list price (no hardware flags)")
+    p.add_argument("--provider", metavar="P", action="append",
+                   help="with --cheapest: search this cloud provider's sizes (repeatable or comma-separated; default: all)")
     json_flag(p)
+
+    from .cli_inventory import add_commands
+    add_commands(command)
 
     p = command("explain", "why (or why not) a conclusion holds")
     p.add_argument("id", help="a conclusion id (Q-...) as printed by query or ask")
@@ -233,23 +257,55 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop after this long (default: no limit)")
     p.add_argument("--nice", type=_int_in(0, 19), default=0, metavar="N", help="run at a lower CPU priority")
 
+    # every serve option is also an environment variable (GPUKB_<OPTION>), for containers; a flag wins
+    def env(name: str, default: Any) -> Any:
+        return os.environ.get("GPUKB_" + name) or default
+
+    def env_flag(name: str) -> bool:
+        return (os.environ.get("GPUKB_" + name) or "").strip().lower() in ("1", "true", "yes", "on")
+
     p = command("serve", "serve the HTTP API with gunicorn")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=_port, default=os.environ.get("PORT") or "8000",
-                   help="default: $PORT or 8000")
-    p.add_argument("--workers", type=_int_in(1, 64), default=2, help="worker processes (1..64; default: 2)")
-    p.add_argument("--threads", type=_int_in(1, 64), default=8, help="request threads per worker (1..64; default: 8)")
-    p.add_argument("--no-snapshot", action="store_true", help="do not build or load a snapshot of the audits")
-    p.add_argument("--reload", type=_seconds_in(0.1, 86400, zero=True), default=5.0, metavar="SECONDS",
+    p.add_argument("--host", default=env("HOST", "127.0.0.1"), help="default: $GPUKB_HOST or 127.0.0.1")
+    p.add_argument("--port", type=_port, default=env("PORT", os.environ.get("PORT") or "8000"),
+                   help="default: $GPUKB_PORT, $PORT or 8000")
+    p.add_argument("--workers", type=_int_in(1, 64), default=env("WORKERS", "2"),
+                   help="worker processes (1..64; default: $GPUKB_WORKERS or 2)")
+    p.add_argument("--threads", type=_int_in(1, 64), default=env("THREADS", "8"),
+                   help="request threads per worker (1..64; default: $GPUKB_THREADS or 8)")
+    p.add_argument("--no-snapshot", action="store_true", default=env_flag("NO_SNAPSHOT"),
+                   help="do not build or load a snapshot of the audits ($GPUKB_NO_SNAPSHOT=1)")
+    p.add_argument("--reload", type=_seconds_in(0.1, 86400, zero=True), default=env("RELOAD", "5"), metavar="SECONDS",
                    help="check the KB for changes this often; a broken change keeps the last good KB "
-                        "(0: never; else 0.1..86400; default 5)")
-    p.add_argument("--request-timeout", type=_seconds_in(1, 3600), default=30.0, metavar="SECONDS",
-                   help="time limit of one request's engine work, then 503 (1..3600; default 30)")
-    p.add_argument("--read-timeout", type=_seconds_in(1, 300), default=15.0, metavar="SECONDS",
-                   help="time for a request (line, headers, body) to arrive once it starts, then 408 (1..300; default 15)")
-    p.add_argument("--build-timeout", type=_seconds_in(10, 86400), default=300.0, metavar="SECONDS",
-                   help="time limit of checking and compiling a KB change (10..86400; default 300)")
-    p.add_argument("--no-mcp", action="store_true", help="do not serve the MCP endpoint at /mcp")
+                        "(0: never; else 0.1..86400; default: $GPUKB_RELOAD or 5)")
+    p.add_argument("--request-timeout", type=_seconds_in(1, 3600), default=env("REQUEST_TIMEOUT", "30"), metavar="SECONDS",
+                   help="time limit of one request's engine work, then 503 (a text to check: 422) "
+                        "(1..3600; default: $GPUKB_REQUEST_TIMEOUT or 30)")
+    p.add_argument("--read-timeout", type=_seconds_in(1, 300), default=env("READ_TIMEOUT", "15"), metavar="SECONDS",
+                   help="time for a request (line, headers, body) to arrive once it starts, then 408 "
+                        "(1..300; default: $GPUKB_READ_TIMEOUT or 15)")
+    p.add_argument("--send-timeout", type=_seconds_in(1, 300), default=env("SEND_TIMEOUT", "30"), metavar="SECONDS",
+                   help="time for a client to take a response, then it is dropped (1..300; default: $GPUKB_SEND_TIMEOUT or 30)")
+    p.add_argument("--engine-queue", type=_int_in(0, 1000), default=env("ENGINE_QUEUE", "4"), metavar="N",
+                   help="requests per worker that may wait for the engine; more are answered 503 with Retry-After "
+                        "(0..1000; default: $GPUKB_ENGINE_QUEUE or 4)")
+    p.add_argument("--engine-queue-wait", type=_seconds_in(0.1, 3600), default=env("ENGINE_QUEUE_WAIT", "10"),
+                   metavar="SECONDS", help="how long one may wait, then 503 (default: $GPUKB_ENGINE_QUEUE_WAIT or 10)")
+    p.add_argument("--build-timeout", type=_seconds_in(10, 86400), default=env("BUILD_TIMEOUT", "300"), metavar="SECONDS",
+                   help="time limit of checking and compiling a KB change (10..86400; default: $GPUKB_BUILD_TIMEOUT or 300)")
+    p.add_argument("--no-mcp", action="store_true", default=env_flag("NO_MCP"),
+                   help="do not serve the MCP endpoint at /mcp ($GPUKB_NO_MCP=1)")
+    p.add_argument("--mcp-allowed-hosts", metavar="LIST", default=env("MCP_ALLOWED_HOSTS", None),
+                   help="Host headers /mcp accepts, comma-separated (e.g. '127.0.0.1:*,gpukb.example.org'); "
+                        "others are refused (DNS-rebinding protection). Default: $GPUKB_MCP_ALLOWED_HOSTS, else any")
+    p.add_argument("--mcp-allowed-origins", metavar="LIST", default=env("MCP_ALLOWED_ORIGINS", None),
+                   help="browser Origins /mcp accepts, comma-separated (with --mcp-allowed-hosts; "
+                        "default: $GPUKB_MCP_ALLOWED_ORIGINS)")
+    p.add_argument("--cors-origins", metavar="LIST", default=env("CORS_ORIGINS", None),
+                   help="origins the API sends CORS headers to, comma-separated, '*' for any "
+                        "(default: $GPUKB_CORS_ORIGINS, else none)")
+    p.add_argument("--public-url", metavar="URL", default=env("PUBLIC_URL", None),
+                   help="the server's public base URL, put in front of redirects (default: $GPUKB_PUBLIC_URL, "
+                        "else redirects are relative paths)")
 
     command("mcp", "serve the answers as an MCP server on stdin/stdout (for chat clients)")
 

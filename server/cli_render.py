@@ -73,6 +73,10 @@ def render_sizing(a: m.SizingAnswer, lang: str = "en") -> str:
     cap = a.capacity
     basis = ", ".join(str(x) for x in (cap.get("gpu"), cap.get("basis")) if x)
     lines.append(f"Capacity: {_num(cap.per_gpu)} {cap.unit} usable per GPU × {cap.gpus}" + (f" ({basis})" if basis else ""))
+    notes = a.get("notes") or []
+    if notes:
+        lines.append("Assumed (override with the flag of the same name):")
+        lines += [f"  - {n}" for n in notes]
     if a.min_gpus is None:
         reason = a.get("min_gpus_reason")
         lines.append("Minimum GPUs: none of this GPU fits" + (f" ({reason})" if reason else ""))

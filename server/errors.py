@@ -114,6 +114,8 @@ def _from_gpukb(exc: GpukbError) -> Response:
     headers = {}
     if isinstance(exc, MethodNotAllowed) and exc.allowed:
         headers["Allow"] = ", ".join(exc.allowed)
+    if getattr(exc, "retry_after", None):
+        headers["Retry-After"] = str(int(exc.retry_after))
     if status == 501:
         log.warning("%s %s: %s", request.method, request.path, exc.message)
     elif status >= 500:

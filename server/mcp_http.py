@@ -31,6 +31,7 @@ and a fixed list would refuse every deployment behind a hostname. Bodies are lim
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -60,6 +61,16 @@ class McpBridge:
         with self.app.app_context():
             return get_kb()                 # hot reload as the API sees it
 
+    @contextlib.contextmanager
+    def _guard(self):
+        """What every API request has: the request time limit and a bounded turn at the engine
+        (:mod:`server.engine_gate`); a busy engine or a text over the budget is the tool's error."""
+        from gpukb.engine import limits
+        from .engine_gate import gate_of
+        with limits.time_limit(self.app.config.get("REQUEST_TIME_LIMIT"), "an MCP request"):
+            with gate_of(self.app.extensions, self.app.config).turn():
+                yield
+
     def _start(self) -> Callable[..., Iterable[bytes]]:
         from a2wsgi import ASGIMiddleware
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -71,12 +82,15 @@ class McpBridge:
         hosts = self.app.config.get("MCP_ALLOWED_HOSTS")
         if isinstance(hosts, str):
             hosts = [h.strip() for h in hosts.split(",") if h.strip()]
+        origins = self.app.config.get("MCP_ALLOWED_ORIGINS") or []
+        if isinstance(origins, str):
+            origins = [o.strip() for o in origins.split(",") if o.strip()]
         security = (TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=list(hosts),
-                                              allowed_origins=list(self.app.config.get("MCP_ALLOWED_ORIGINS") or []))
+                                              allowed_origins=list(origins))
                     if hosts else TransportSecuritySettings(enable_dns_rebinding_protection=False))
         manager = StreamableHTTPSessionManager(
-            build_server(self._engine, version=version()), json_response=True, stateless=True,
-            security_settings=security, max_request_body_size=int(self.app.config.get("MAX_CONTENT_LENGTH") or 128 * 1024))
+            build_server(self._engine, version=version(), guard=self._guard), json_response=True, stateless=True,
+            security_settings=security, max_request_body_size=int(self.app.config.get("MAX_CONTENT_LENGTH") or 256 * 1024))
         loop = asyncio.new_event_loop()
         threading.Thread(target=loop.run_forever, name="gpukb-mcp-loop", daemon=True).start()
         ready: Future = Future()
@@ -155,7 +169,7 @@ def mount(app: Flask) -> McpBridge:
 
     def dispatch(environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
         if environ.get("PATH_INFO", "") in (PATH, PATH + "/"):
-            refused = _refuse(environ, int(app.config.get("MAX_CONTENT_LENGTH") or 128 * 1024))
+            refused = _refuse(environ, int(app.config.get("MAX_CONTENT_LENGTH") or 256 * 1024))
             if refused is not None:
                 status, message, headers = refused
                 log.info("%s %s %s", environ.get("REQUEST_METHOD"), PATH, status.split(" ", 1)[0])

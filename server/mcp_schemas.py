@@ -52,7 +52,7 @@ SCENARIO_HELP = {
     "model": "a model of the catalog; give model or params, not both",
     "params": "parameter count: a number (13e9) or text with k/M/B/T (\"13B\")",
     "method": "full fine-tuning, LoRA, QLoRA, pre-training or inference (default full)",
-    "precision": "weight/training precision (default bf16; nf4 for QLoRA; fp16 for inference)",
+    "precision": "weight/training precision (default mixed for full training, bf16 pure for LoRA frozen weights; nf4 for QLoRA; fp16 for inference; bf16 = pure BF16 training)",
     "optimizer": "optimizer of training (default adamw; none for inference)",
     "gpu": "a GPU of the catalog; give exactly one of gpu, instance, family, vram_gb",
     "instance": "a cloud instance type or instance family (e.g. GN7.2XLARGE32)",
@@ -67,6 +67,12 @@ SCENARIO_HELP = {
     "flash_attention": "use FlashAttention (no attention-score memory)",
     "tokens": "training tokens, for the compute-time estimate",
     "compute_precision": "QLoRA only: precision of the adapters and the compute",
+    "optimizer_in_backward": "fuse the optimizer step into backward (gradients freed layer by layer)",
+    "chunked_cross_entropy": "chunked / fused cross-entropy (no full FP32 sequence x vocabulary logits)",
+    "engine": "inference: serving engine, transformers (whole card) or vllm (gpu_memory_utilization of each card)",
+    "gpu_memory_utilization": "inference: the engine's share of each card's memory (vLLM default 0.9)",
+    "max_num_batched_tokens": "inference: the engine's token budget per step, bounding prefill activations",
+    "kv_cache_dtype": "inference: auto or fp8 (1 byte per cached value)",
     "kb_version": KB_VERSION_HELP,
 }
 

@@ -36,6 +36,8 @@ shows it) and is otherwise absent, as the API answers 501 for it.
 """
 from __future__ import annotations
 
+import contextlib
+
 import inspect
 import json
 import logging
@@ -121,7 +123,11 @@ def call_fact(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
     subject = a["subject"].strip()
     subject = subject if subject in v.entities else v.aliases().get(subject.lower())
     if subject is None:
-        issues.append(Issue(f"unknown subject {a['subject'][:60]!r}", field="subject", allowed=sorted(v.entities)))
+        from gpukb.engine.answers import inventory
+        kind, _, bare = a["subject"].strip().rpartition(":")
+        kind = kind if kind in ("gpu", "instance", "model", "family") else "gpu"
+        issues.append(Issue(f"unknown subject {a['subject'][:60]!r}: {inventory.unknown_text(v, kind, bare)}",
+                            field="subject", allowed=sorted(v.entities)))
     if a["attribute"] not in v.attributes:
         issues.append(Issue(f"unknown attribute {a['attribute'][:60]!r}", field="attribute", allowed=sorted(v.attributes)))
     if issues:
@@ -131,7 +137,8 @@ def call_fact(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def call_check(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
-    return kb.check(a["text"], lang=a.get("lang"), kb_version=a.get("kb_version"))
+    from .engine_gate import within_budget
+    return within_budget(lambda: kb.check(a["text"], lang=a.get("lang"), kb_version=a.get("kb_version")))
 
 
 @dataclass(frozen=True)
@@ -207,8 +214,9 @@ def _error_result(exc: GpukbError) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=body, is_error=True)
 
 
-def run_tool(engine: Engine, name: str, args: Any) -> types.CallToolResult:
-    """Call one tool synchronously; every failure becomes an error result."""
+def run_tool(engine: Engine, name: str, args: Any, guard: Callable[[], Any] | None = None) -> types.CallToolResult:
+    """Call one tool synchronously; every failure becomes an error result. ``guard()`` is a context
+    manager the engine call runs in (over HTTP: the request time limit and the engine's turn)."""
     try:
         spec = TOOL_INDEX[name]
         kb = engine()
@@ -217,7 +225,8 @@ def run_tool(engine: Engine, name: str, args: Any) -> types.CallToolResult:
         if not isinstance(args, dict):
             raise BadInput("the arguments must be an object", [Issue("expected an object", field="arguments")])
         clean = args if name == "query" else _check_args(args, spec.schema(kb))   # the scenario checks its own
-        result = spec.call(kb, clean)
+        with guard() if guard is not None else contextlib.nullcontext():
+            result = spec.call(kb, clean)
         text = spec.text(result, clean.get("lang") or "en")
         structured = result if isinstance(result, dict) else None
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured)
@@ -274,8 +283,9 @@ def read_resource(kb: GpuKB, uri: str) -> tuple[str, str]:
 
 # -- the server ---------------------------------------------------------------------------------------------------
 
-def build_server(engine: Engine, version: str = "") -> Server:
-    """The low-level MCP server over an engine provider (called per request, so a reloaded KB is seen)."""
+def build_server(engine: Engine, version: str = "", guard: Callable[[], Any] | None = None) -> Server:
+    """The low-level MCP server over an engine provider (called per request, so a reloaded KB is seen);
+    ``guard``: see :func:`run_tool` (it also wraps reading a resource)."""
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         kb = await anyio.to_thread.run_sync(engine)
@@ -286,7 +296,7 @@ def build_server(engine: Engine, version: str = "") -> Server:
             msg = f"unknown tool {params.name[:60]!r}"
             raise MCPError(types.INVALID_PARAMS, msg,
                            error_body(400, msg, [Issue(msg, field="name", allowed=sorted(TOOL_INDEX))]))
-        return await anyio.to_thread.run_sync(run_tool, engine, params.name, params.arguments or {})
+        return await anyio.to_thread.run_sync(run_tool, engine, params.name, params.arguments or {}, guard)
 
     async def on_list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
         kb = await anyio.to_thread.run_sync(engine)
@@ -299,7 +309,8 @@ def build_server(engine: Engine, version: str = "") -> Server:
         uri = str(params.uri)
 
         def read() -> tuple[str, str]:
-            return read_resource(engine(), uri)
+            with guard() if guard is not None else contextlib.nullcontext():
+                return read_resource(engine(), uri)
         try:
             mime, text = await anyio.to_thread.run_sync(read)
         except GpukbError as exc:

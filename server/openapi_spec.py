@@ -29,7 +29,7 @@ BODY_ENUMS = {"method": vocab.Method, "precision": vocab.Precision, "optimizer":
 
 
 def _fill_body_enums(schemas: dict[str, Any]) -> None:
-    for name in ("QueryBody", "SolveBody"):
+    for name in ("QueryBody", "SolveBody", "CheapestBody"):
         props = schemas[name]["properties"]
         for key, enum in BODY_ENUMS.items():
             props[key]["enum"] = [m.value for m in enum]

@@ -153,7 +153,9 @@ def _engine_error(exc: GpukbError):
     status = int(getattr(exc, "status", 400) or 400)
     if status >= 500:
         log.error("%s %s: %s", request.method, request.path, exc.message)
-    return _error_page(status, engine_text([exc.message])[0], engine_text(str(i) for i in exc.issues))
+    html, status = _error_page(status, engine_text([exc.message])[0], engine_text(str(i) for i in exc.issues))
+    retry = getattr(exc, "retry_after", None)
+    return (html, status, {"Retry-After": str(int(retry))}) if retry else (html, status)
 
 
 @bp.errorhandler(Exception)
@@ -291,7 +293,9 @@ def index():
     kb_version = kb_version_arg()
     answer = None
     if q and q.strip():
-        raw = get_kb().ask(q.strip(), lang=lang, kb_version=kb_version)
+        from .engine_gate import gate_of
+        with gate_of(current_app.extensions, current_app.config).turn():
+            raw = get_kb().ask(q.strip(), lang=lang, kb_version=kb_version)
         answer = views.answer_view(raw, ui_lang(), component_label, audit_href, conclusion_href)
     return render_template("index.html", q=q or "", answer=answer, examples=EXAMPLES, max_q=max_q,
                            kb_version=kb_version)
@@ -345,3 +349,4 @@ def conclusion(cid: str):
 
 from .audit_pages import mark_source_text  # noqa: E402  (registers /audit and /claims/<id> on bp)
 from . import check_page  # noqa: E402,F401  (registers /check on bp)
+from . import catalog_pages  # noqa: E402,F401  (registers /gpus, /instances, /models on bp)

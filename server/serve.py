@@ -127,14 +127,17 @@ class GpukbServer(BaseApplication):
 
 def serve(app_config: dict[str, Any] | None = None, host: str = "127.0.0.1", port: int = 8000,
           workers: int = DEFAULTS["workers"], log_level: int = logging.INFO, *, threads: int = DEFAULTS["threads"],
-          builder=None, reload_every: float = 0.0, current=None, read_timeout: float | None = None) -> None:
+          builder=None, reload_every: float = 0.0, current=None, read_timeout: float | None = None,
+          send_timeout: float | None = None) -> None:
     """Run the API until interrupted (blocks). With ``current`` (a :class:`server.generations.Generation`),
     workers serve that generation and ``builder`` reloads it every ``reload_every`` seconds;
     ``read_timeout`` bounds the time a request may take to arrive (:mod:`server.worker`)."""
     configure_logging(log_level)
+    from . import worker
     if read_timeout:
-        from . import worker
         worker.READ_TIMEOUT = float(read_timeout)     # workers are forked from this process
+    if send_timeout:
+        worker.SEND_TIMEOUT = float(send_timeout)
     rollout = None
     run_dir = None
     if current is not None:

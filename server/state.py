@@ -7,6 +7,7 @@ generation being served and the last change it refused, is in a state file (``GP
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import current_app
@@ -36,9 +37,23 @@ def reload_status() -> dict[str, Any]:
     if gen.get("number") is not None:
         out["generation"] = gen["number"]
     if refused:
-        out["last_error"] = refused.get("error")
+        out["last_error"] = relative_paths(refused.get("error"))
         out["last_error_at"] = refused.get("at")
     return out
+
+
+_ABSOLUTE = re.compile(r"(?<![\w.])(?:/[^\s/:'\"]+)+/(?=(?:kb|rules)\b|gen-|run-)")
+
+
+_GENERATION = re.compile(r"(?<![\w.])gen-[\w-]+/(?=kb\b|rules\b)")
+
+
+def relative_paths(text: Any) -> Any:
+    """An error as /health shows it: file names relative to the KB (kb/claims/S000.yaml), never the
+    server's directories (its cache, its generation copies)."""
+    if not isinstance(text, str):
+        return text
+    return _GENERATION.sub("", _ABSOLUTE.sub("", text))
 
 
 def engine_method(name: str, what: str | None = None):

@@ -34,7 +34,7 @@ from .wire import DeadlineSocket, SlowRequest, classify, error_bytes
 READ_TIMEOUT = 15.0          # seconds for a request to arrive once its first byte is there
 SEND_TIMEOUT = 30.0          # seconds for a client to take a response
 HEAD_BUFFER = 32 * 1024      # request head bytes collected in the event loop
-BODY_BUFFER = 129 * 1024     # body bytes collected there (the API accepts bodies up to 128 KiB)
+BODY_BUFFER = 257 * 1024     # body bytes collected there (the API accepts bodies up to 256 KiB)
 log = logging.getLogger("gpukb.http")
 _LENGTH = re.compile(rb"\ncontent-length[ \t]*:[ \t]*(\d{1,15})[ \t]*\r?(?:\n|$)")
 
@@ -47,13 +47,26 @@ def request_complete(buf: bytes | bytearray) -> bool:
         return len(buf) > HEAD_BUFFER
     end = min(ends)
     head = bytes(buf[:end]).lower()
-    if b"\ntransfer-encoding" in head or b"\nexpect" in head:
-        return True             # a chunked body, or a client waiting for "100 Continue": the thread goes on
+    start = end + (4 if buf[end:end + 4] == b"\r\n\r\n" else 2)
+    if b"\ntransfer-encoding" in head:
+        # a chunked body is collected here too, up to BODY_BUFFER: complete at its last (empty) chunk
+        body = bytes(buf[start:])
+        return len(body) > BODY_BUFFER or body.startswith(b"0\r\n\r\n") or b"\r\n0\r\n\r\n" in body
     m = _LENGTH.search(head)
     length = int(m.group(1)) if m else 0
     if length > BODY_BUFFER:
         return True
-    return len(buf) >= end + (4 if buf[end:end + 4] == b"\r\n\r\n" else 2) + length
+    return len(buf) >= start + length
+
+
+def wants_continue(buf: bytes | bytearray) -> bool:
+    """Does the request head in ``buf`` wait for "100 Continue" before it sends its body?"""
+    end = min([i for i in (buf.find(b"\r\n\r\n"), buf.find(b"\n\n")) if i >= 0], default=-1)
+    return end >= 0 and _EXPECT.search(bytes(buf[:end]).lower()) is not None
+
+
+_EXPECT = re.compile(rb"\nexpect[ \t]*:[ \t]*100-continue")
+_EXPECT_LINE = re.compile(rb"\r?\nexpect[ \t]*:[^\r\n]*", re.IGNORECASE)
 
 
 class GpukbConn(TConn):
@@ -63,6 +76,7 @@ class GpukbConn(TConn):
         super().__init__(*args, **kwargs)
         self.inbuf = bytearray()
         self.handoff = b""
+        self.continued = False
 
     @property
     def raw(self) -> socket.socket:
@@ -144,7 +158,17 @@ class GpukbWorker(ThreadWorker):
             conn.close()
             return
         conn.inbuf += data
+        if not conn.continued and wants_continue(conn.inbuf):
+            # answered here, so that a client waiting for it holds no thread while its body comes
+            conn.continued = True
+            self._send_quietly(conn.raw, b"HTTP/1.1 100 Continue\r\n\r\n")
+            conn.raw.setblocking(False)
         if request_complete(conn.inbuf):
+            if conn.continued:           # the thread's parser must not answer "100 Continue" again
+                head_end = conn.inbuf.find(b"\r\n\r\n")
+                if head_end >= 0:
+                    conn.inbuf = bytearray(_EXPECT_LINE.sub(b"", bytes(conn.inbuf[:head_end]), count=1)) + conn.inbuf[head_end:]
+                conn.continued = False
             self.poller.unregister(conn.raw)
             self.arriving.remove(conn)
             conn.handoff, conn.inbuf = bytes(conn.inbuf), bytearray()

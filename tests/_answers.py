@@ -33,6 +33,11 @@ QUERIES = [
     {"params": 3e9, "method": "full", "instance": "GN7.8XLARGE128", "offload": "optimizer"},
     {"model": "llama-2-7b", "method": "qlora", "instance": "GN7.2XLARGE32", "tokens": 1e9},
     {"model": "llama-2-7b", "method": "lora", "family": "GN7"},
+    {"model": "llama-3.1-8b", "method": "full", "precision": "bf16", "optimizer": "paged_adamw8bit", "gpu": "A100-80GB",
+     "seq_len": 2048, "batch": 2, "gradient_checkpointing": True, "optimizer_in_backward": True,
+     "chunked_cross_entropy": True},
+    {"model": "llama-3-8b", "method": "inference", "gpu": "H100-80GB", "engine": "vllm", "seq_len": 8192, "batch": 4,
+     "max_num_batched_tokens": 8192, "kv_cache_dtype": "fp8"},
 ]
 SOLVES = [
     {"model": "llama-2-7b", "method": "inference", "gpu": "T4", "target": "seq_len"},
@@ -53,6 +58,9 @@ QUESTIONS = [
     "Does GN7 support BF16?",                                          # a family's fact via its GPU
     "what's the lowest-cost Tencent instance that runs Mistral 7B inference in fp16",   # a size that fails
     "why not H100-80GB for 1B LoRA",                                   # why not, but it fits: a note says so
+    "the cheapest instance that serves a 70B model in int4 on AWS or Tencent",   # ranked by hourly price
+    "can a B300 serve llama 70B in int4",                              # a GPU the KB does not know
+    "run llama-9-70b on a T4 in int4",                                 # sized by its size; the model is unknown
 ]
 #: Bad inputs: (method, path, keyword arguments of the test client's open()).
 BAD = [
@@ -67,11 +75,14 @@ BAD = [
     ("POST", "/v1/query", {"data": b'{"params": 1e9,', "content_type": "application/json"}),
     ("POST", "/v1/query", {"data": b"\x1f\x8b\x08\x00", "content_type": "application/json",
                            "headers": {"Content-Encoding": "gzip"}}),
-    ("POST", "/v1/query", {"data": '{"model": "' + "x" * 140000 + '"}', "content_type": "application/json"}),
+    ("POST", "/v1/query", {"data": '{"model": "' + "x" * 300000 + '"}', "content_type": "application/json"}),   # over the 256 KiB body limit
     ("POST", "/v1/solve", {"json": {"target": "zz"}}),
     ("POST", "/v1/check", {"json": {"txt": 1}}),
     ("DELETE", "/v1/claims", {}),
     ("GET", "/v1/nope", {}),
+    ("GET", "/v1/gpus/B300", {}),
+    ("GET", "/v1/instances?provider=azure", {}),
+    ("POST", "/v1/cheapest", {"json": {"params": "70B", "gpu": "T4"}}),
 ]
 
 
@@ -131,6 +142,18 @@ def _collect(app) -> tuple[Sample, ...]:
     for a, b in zip(releases, releases[1:]):
         get("diff", f"/v1/diff?from={a}&to={b}")
     get("diff", f"/v1/diff?from={releases[-1]}&to={releases[0]}")
+    get("gpus", "/v1/gpus")
+    for g in ("T4", "A100-40GB", "A100", "H100-80GB"):
+        get("gpu", f"/v1/gpus/{g}")
+    get("instances", "/v1/instances")
+    get("instances", "/v1/instances?provider=aws&gpu=A100")
+    for i in ("GN7.2XLARGE32", "p4d.24xlarge"):
+        get("instance", f"/v1/instances/{i}")
+    get("models", "/v1/models")
+    get("model", "/v1/models/llama-2-7b")
+    post("cheapest", "/v1/cheapest", {"params": "70B", "method": "inference", "precision": "int4",
+                                      "providers": ["aws", "tencent"]})
+    post("cheapest", "/v1/cheapest", {"model": "llama-2-7b", "method": "qlora", "providers": "tencent", "lang": "zh"})
     for method, url, kw in BAD:
         r = c.open(url, method=method, **kw)
         out.append(Sample("error", f"{method} {url}", r.status_code, _json(r)))

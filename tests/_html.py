@@ -138,7 +138,7 @@ def walk_text(el: Element, offset: int = 0, on_element=None) -> int:
 
 # Names a Chinese interface writes in Latin letters too (letters only: "FP16" counts as "FP")
 ZH_UI_TERMS = {"gpukb", "GPU", "GB", "API", "Markdown", "LoRA", "QLoRA", "FP", "BF", "FlashAttention", "CUDA",
-               "ZeRO", "JSON", "PROV", "DOT", "KV"}
+               "ZeRO", "JSON", "PROV", "DOT", "KV", "PyTorch", "SDPA", "logits", "vLLM", "NVLink", "MIG", "FSDP"}   # names and terms Chinese ML text keeps in Latin
 UI_ATTRS = ("title", "aria-label", "placeholder", "alt")
 _LATIN_WORD = __import__("re").compile(r"[A-Za-z]{2,}")
 

@@ -401,6 +401,7 @@ def test_uncached_answers_take_turns_at_the_engine(app, monkeypatch, allowed):
         raise BadInput(f"no answer to {q!r} in this test")
     monkeypatch.setattr(kb, "ask", slow_ask, raising=False)
     monkeypatch.setitem(app.config, "ENGINE_CONCURRENCY", allowed)
+    monkeypatch.setitem(app.config, "ENGINE_QUEUE", 8)      # all six wait (the queue's bound: test_hostile.py)
     app.extensions.pop("gpukb_engine_gate", None)
     codes = []
 

@@ -84,7 +84,7 @@ def _restating_source(src: Path, dst: Path, view, recs: dict[str, dict], n: int 
         sizes.setdefault(recs[c.id]["gid"], []).append(c)
     big = sorted((g for g in sizes.values() if len({c.source for c in g}) > 2 and not g[0].qualifiers),
                  key=lambda g: -len(g))[:n]
-    assert len(big) == n and len(big[0]) >= 8
+    assert len(big) == n and len(big[0]) >= 5
     sid, lines, items, pos = "S900", [], [], 0
     for i, g in enumerate(big, 1):
         c = g[0]

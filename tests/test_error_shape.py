@@ -91,7 +91,7 @@ CASES = [
     ("no-content-type", "POST", Q, {"data": b'{"params": 1e9}'}, 400, ("Content-Type", "application/json"), None),
     ("gzip", "POST", Q, _post(b"\x1f\x8b\x08\x00", JSON, **{"Content-Encoding": "gzip"}), 415,
      ("Content-Encoding", "identity"), None),
-    ("too-large", "POST", Q, _post('{"model": "' + "x" * 140000 + '"}'), 413, None, None),
+    ("too-large", "POST", Q, _post('{"model": "' + "x" * 300000 + '"}'), 413, None, None),
     ("unknown-key", "POST", Q, {"json": {"params": 1e9, "gpu": "T4", "colour": "red"}}, 400, ("colour", "seq_len"), None),
     ("both-model-and-params", "POST", Q, {"json": {"params": 1e9, "model": "llama-2-7b", "gpu": "T4"}}, 400, None, None),
     ("nothing-to-size", "POST", Q, {"json": {}}, 400, None, None),

@@ -410,8 +410,9 @@ def test_gunicorn_errors_become_the_api_error_shape(error_shape):
     (b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n", True),
     (b"POST /v1/query HTTP/1.1\r\nContent-Length: 10\r\n\r\n{\"a\": ", False),
     (b"POST /v1/query HTTP/1.1\r\nContent-Length: 10\r\n\r\n{\"a\": 1}  ", True),
-    (b"POST /v1/query HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", True),     # the thread reads chunks
-    (b"POST /v1/query HTTP/1.1\r\nContent-Length: 9\r\nExpect: 100-continue\r\n\r\n", True),  # waits for 100
+    (b"POST /v1/query HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", False),    # the loop collects the chunks
+    (b"POST /v1/query HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", True),  # ... to the last
+    (b"POST /v1/query HTTP/1.1\r\nContent-Length: 9\r\nExpect: 100-continue\r\n\r\n", False),  # the loop sends 100, waits
     (b"POST /v1/query HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n", True),     # too big to collect
     (b"GET /" + b"a" * 40000, True),                                               # the parser will say 414
 ])

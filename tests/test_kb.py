@@ -64,8 +64,10 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
-    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6"]
-    first, second, last, newest, recoded, purposes, shares = (kb.release(n) for n in names)
+    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7"]
+    first, second, last, newest, recoded, purposes, shares, tier = (kb.release(n) for n in names)
+    # 2026.12.7 adds the reference tier's other GPUs and clouds: absent before, present from then on
+    assert "R-L40S-memory_gb" not in shares.facts and tier.facts["R-L40S-memory_gb"].norm.lo == 48
     assert {c.source for c in first.claims} == {"S000", "S001"}
     assert {c.source for c in second.claims} == {"S000", "S001", "S002"}
     # the T4 bandwidth is revised in 2026.12: old value before, new value after

@@ -283,7 +283,8 @@ def test_bad_arguments_give_the_api_errors(stdio, client, tool, args, method, pa
     ("ask", {"question": "T4?", "lang": "fr"}, "unknown language 'fr'"),
     ("explain", {"conclusion_id": "S001-C009", "format": "pdf"}, "unknown format 'pdf'"),
     ("audit", {"status": "wrong"}, "unknown audit status 'wrong'"),
-    ("fact", {"subject": "gpu:Z9", "attribute": "colour"}, "unknown subject 'gpu:Z9'; unknown attribute 'colour'"),
+    ("fact", {"subject": "gpu:Z9", "attribute": "colour"}, "unknown subject 'gpu:Z9': gpukb knows no GPU called Z9"),
+    ("fact", {"subject": "gpu:T4", "attribute": "colour"}, "unknown attribute 'colour'"),
     ("claim", {"id": "a\x00b"}, "contains control characters"),
 ])
 def test_bad_arguments_are_error_results_not_crashes(stdio, tool, args, needle):

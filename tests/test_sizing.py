@@ -33,9 +33,15 @@ def q(kb, **body):
 
 
 def test_zero_16_bytes_per_parameter_gpt2_1_5b(kb):
-    a = q(kb, model="gpt2-1.5b", method="full", gpu="A100-80GB")
+    # the paper's FP16 mixed precision: 16-bit weights (3 GB) beside an FP32 master copy in the optimizer states
+    a = q(kb, model="gpt2-1.5b", method="full", gpu="A100-80GB", precision="fp16")
     assert a["memory"]["model_states"] == pytest.approx(24.0, rel=1e-6)
     assert a["memory"]["weights"] == pytest.approx(3.0, rel=1e-6)
+    # the default, mixed precision as PyTorch AMP runs it: FP32 weights are the master copy, the same 16 bytes
+    amp = q(kb, model="gpt2-1.5b", method="full", gpu="A100-80GB")
+    assert amp["scenario"]["precision"] == "mixed"
+    assert amp["memory"]["model_states"] == pytest.approx(24.0, rel=1e-6)
+    assert amp["memory"]["weights"] == pytest.approx(6.0, rel=1e-6)
 
 
 @pytest.mark.parametrize("zero,expected", [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.875)])
@@ -122,9 +128,10 @@ def test_memory_grows_with_sequence_and_shrinks_with_checkpointing_and_flash(kb)
 
 
 def test_korthikanti_formula_by_hand(kb):
-    # Llama-2-7B: 32 layers, h = 4096, a = 32; s = 1024, b = 2 → L·s·b·h·(34 + 5·a·s/h)
+    # Llama-2-7B: 32 layers, h = 4096, a = 32; s = 1024, b = 2 → L·s·b·h·(34 + 8 + 5·a·s/h), the 8 being the
+    # FP32 upcasts of the two RMSNorms (R-ACT-norm-fp32)
     a = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=1024, batch=2)
-    expected = 32 * 1024 * 2 * 4096 * (34 + 5 * 32 * 1024 / 4096) / 1e9
+    expected = 32 * 1024 * 2 * 4096 * (34 + 8 + 5 * 32 * 1024 / 4096) / 1e9
     assert a["memory"]["activations"] == pytest.approx(expected, rel=1e-3)
 
 
@@ -270,12 +277,12 @@ def test_every_number_in_the_breakdown_is_in_the_proof_tree(kb):
     nodes = list(walk(a["explanation"]["tree"]))
     rules = {n.get("rule", "").split("@")[0] for n in nodes}
     for r in ("sizing.full.weights", "sizing.full.gradients", "sizing.full.optimizer", "sizing.model_states",
-              "sizing.capacity.datasheet", "sizing.verdict.does_not_fit"):
+              "sizing.capacity.nvsmi", "sizing.verdict.does_not_fit"):
         assert r in rules
     cited = {c["id"].split("@")[0] for n in nodes for c in n.get("cites", [])}
-    assert {"R-ZERO-model_states_bpp", "R-ZERO-K", "R-T4-usable_memory", "R-CUDA-context"} <= cited
+    assert {"R-ZERO-model_states_bpp", "R-ZERO-K", "R-CAPACITY-nvsmi", "R-CUDA-context"} <= cited
     leaves = [n for n in nodes if n.get("given")]
-    assert any(n.get("tier") == "reference" and n["fact"].startswith("R-T4-memory_gb") for n in leaves)
+    assert any(n.get("tier") == "reference" and n["fact"].startswith("R-T4-usable_memory") for n in leaves)
 
 
 def test_a_probe_scenario_is_sized_like_an_answer_but_gets_no_recommendations(kb):

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BadInput, Issue
 from ..kb.store import ReleaseView
 from . import ask_choice as choice
+from . import ask_price, inventory
 from .ask_parser import parse_question
 from .catalog import claim_brief
 from .query import query
@@ -23,6 +24,40 @@ def ask(state: GpuKB, q: str, lang: str | None = None, kb_version: str | None = 
     parsed = parse_question(q, state.kb.vocab, lang)
     lang = lang or parsed.lang
     base = {"question": q, "lang": lang, "kb_version": view.name, "parsed": parsed.as_dict()}
+    return _unknown_names(_ask(state, q, parsed, base, view, lang), q, state.kb.vocab, lang)
+
+
+def _unknown_names(out: dict[str, Any], q: str, vocab: Any, lang: str) -> dict[str, Any]:
+    """Names the question uses that the KB does not know, said in the answer (first when it could not answer)."""
+    from .ask_parser import _normalise
+    from .lexicon import match_entities
+    norm, low = _normalise(q)
+    found = inventory.unknown_mentions(norm, vocab, [(m.start, m.end) for m in match_entities(low, vocab)])
+    if not found:
+        return out
+    out["unknown_names"] = found
+    said = "; ".join(inventory.unknown_text(vocab, x["kind"], x["text"], lang) for x in found)
+    if out.get("kind") == "unknown":
+        out["missing"] = [x["message"] for x in found] + list(out.get("missing") or [])
+        out["answer"] = said + ("。" if lang == "zh" else ".")
+    elif isinstance(out.get("answer"), str):
+        out["answer"] = out["answer"] + (f"（注意：{said}。）" if lang == "zh" else f" (Note: {said}.)")
+    return out
+
+
+def _ask(state: GpuKB, q: str, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> dict[str, Any]:
+    if parsed.kind == "instance_choice" and not parsed.missing and not parsed.scenario.get("family") \
+            and ask_price.wants_price(q):
+        try:
+            out = ask_price.cheapest(state, parsed.scenario, ask_price.providers_named(
+                parsed.understood.get("entities") or [], view), view, lang)
+        except BadInput as exc:
+            return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [exc.message],
+                    "examples": parsed.examples, "answer": exc.message}
+        out = {**base, **out}
+        if parsed.understood.get("assumed"):
+            out["assumed"] = parsed.understood["assumed"]
+        return out
     if parsed.kind == "sizing" and not parsed.missing:
         # the answer and its alternative readings in one engine session: the reference facts once
         with state.staged(view):

@@ -27,10 +27,20 @@ __all__ = ["SCOPE_KEYS", "IGNORED_QUALIFIERS", "FUNCTIONS", "register", "load_ru
 
 # qualifiers that define a claim's scope; the others (gpu, family, techniques, condition ...) describe it
 SCOPE_KEYS = ("method", "model", "params", "task", "scale", "instance", "precision", "batch", "seq_len", "gpus",
-              "component", "compared_to")
+              "component", "compared_to", "sparsity")
 
 # qualifiers never compared as a scope restriction by qdiff/qonly
 IGNORED_QUALIFIERS = ("condition",)
+# scope keys whose absence means a value: a throughput figure that does not say "with sparsity" is the
+# dense one (NVIDIA's datasheets give both; the dense figure is the default reading)
+DEFAULTED = {"sparsity": "false"}
+
+
+def _scope(sig: Any) -> dict[str, str]:
+    out = dict(qual.scope(sig))
+    for k, v in DEFAULTED.items():
+        out[k] = str(out.get(k, v)).lower()
+    return out
 
 
 def qhas(q: Any, x: Any) -> bool:
@@ -58,7 +68,7 @@ def none_covered(sets: Any, roles: Any) -> bool:
 
 def qdiff(a: Any, b: Any) -> list[str]:
     """Qualifier keys on which two claims' scopes conflict (keys present in only one never conflict)."""
-    x, y = qual.scope(a), qual.scope(b)
+    x, y = _scope(a), _scope(b)
     return sorted(k for k in set(x) & set(y) if k not in IGNORED_QUALIFIERS and qual.values_conflict(x[k], y[k]))
 
 
@@ -70,7 +80,7 @@ def qonly(a: Any, b: Any) -> list[str]:
 
 def scope_diff(a: Any, b: Any) -> list[str]:
     """Scope keys on which two claims differ: both state them and they conflict, or only one states it."""
-    x, y = qual.scope(a), qual.scope(b)
+    x, y = _scope(a), _scope(b)
     out = []
     if "condition" in x and "condition" in y and x["condition"] != y["condition"]:
         out.append("condition")

@@ -66,7 +66,11 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None) -
     facts: list[Fact] = []
     skipped: list[dict[str, Any]] = [{"span": [s, e], "quote": text[s:e], "reason": "no statement gpukb can check"}
                                      for s, e in ex.not_understood]
+    sparse = _sparsity_reader(vocab)
+    low = aligned_lower(text)
     for c in ex.claims:
+        if sparse(low, c) and "sparsity" in vocab.qualifiers:
+            c.qualifiers = {**(c.qualifiers or {}), "sparsity": True}
         line = text.count("\n", 0, c.start) + 1
         where = {"file": "<text>", "line": line}
         norm, errs = vocab.check_value(c.attribute, c.value, c.unit, where)
@@ -79,9 +83,58 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None) -
         facts.append(Fact(fid, 1, "claim", c.subject, c.attribute, c.value, c.unit, norm, quals, "<text>", line,
                           source=sid, quote=text[c.start:c.end], span=[c.start, c.end], modality=c.modality,
                           approx=c.approx, confidence=f"{c.confidence:.2f}"))
+    facts = _in_scope(text, view, facts, skipped)
     skipped.sort(key=lambda x: x["span"])
     skipped = name_unknowns_in_check(text, skipped, [tuple(f.span or (0, 0)) for f in facts], vocab)
     return facts, skipped, ex.lang
+
+
+#: attributes that judge a product (enough, suitable ...): said of no named product, they are not read
+#: as a claim about the product of an earlier sentence
+VERDICTS = ("memory_verdict", "suitability", "host_memory_verdict", "bandwidth_verdict", "cost_effectiveness",
+            "stability_risk", "storage_io", "min_gpus", "max_params")
+#: attributes a bare mention of a product "states" (it exists, it is in the catalog): nothing to report
+#: when the product is a catalogued one, so they are kept only when they can be wrong
+MENTIONS = ("exists", "in_catalog")
+
+
+def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dict[str, Any]]) -> list[Fact]:
+    """The claims a reader takes from the text: a verdict about a product its sentence, table or section
+    does not name goes to not_understood (gpukb does not guess whom it judges), and a mention that only
+    says a catalogued product exists is dropped."""
+    guards = Guards(text, aligned_lower(text), view)
+    vocab = view.kb.vocab
+    out = []
+    for f in facts:
+        if f.attribute in VERDICTS and not guards.named_in_scope(f):
+            skipped.append({"span": list(f.span or []), "quote": f.quote,
+                            "reason": f"a verdict ({f.attribute}) whose sentence names no product; gpukb does not "
+                                      f"guess that it is about {vocab.label(f.subject)}"})
+            continue
+        if f.attribute in MENTIONS and f.value is True and view.ref(f.subject, "in_catalog") is not None:
+            continue
+        out.append(f)
+    return out
+
+
+#: how far after a claim's span a sparsity word still qualifies its figure ("1,979 TFLOPS (with sparsity)")
+SPARSITY_REACH = 24
+
+
+def _sparsity_reader(vocab):
+    """Whether a throughput claim's figure is stated as the with-sparsity one (vocabulary cues ``sparsity``)."""
+    import re
+    cues = vocab.cues.get("sparsity") or {}
+    yes = [re.compile(p) for p in cues.get("true", ())]
+    no = [re.compile(p) for p in cues.get("false", ())]
+
+    def read(low: str, c) -> bool:
+        spec = vocab.attributes.get(c.attribute)
+        if spec is None or spec.dimension != "compute":
+            return False
+        window = low[c.start:min(len(low), c.end + SPARSITY_REACH)]
+        return any(rx.search(window) for rx in yes) and not any(rx.search(window) for rx in no)
+    return read
 
 
 def audit_claims(state: GpuKB, view: ReleaseView, claims: list[Fact], whole_tier: bool = False) -> AuditResult:

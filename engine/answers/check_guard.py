@@ -22,8 +22,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 - ``workload_without_model``: a memory requirement with no model size says nothing checkable.
 - ``subject_from_context``: the claim's sentence (row, header) does not name its product: gpukb took
   it from an earlier sentence or heading, which a list of several products or a pronoun defeats.
-- ``several_figures``: the sentence gives two or more figures of the claim's kind (a table copied as
-  text, "~1.3 TFLOPS ~9.7 TFLOPS"), and the text names several products.
+- ``several_figures``: the sentence gives figures of the claim's kind side by side with no word of
+  their own (a table copied as text, "~1.3 TFLOPS ~9.7 TFLOPS"), and the text names several products.
 - ``per_unit_rate``: the figure is a rate ("16 GB per billion parameters", "每卡"), not a total.
 - ``card_size``: a memory requirement said as a card size ("one or two 80 GB GPUs"): the requirement
   may be several such cards.
@@ -96,9 +96,13 @@ def _names(ctx: Context, ids: list[str] | tuple[str, ...]) -> str:
 
 
 def _several_products(ctx: Context) -> dict[str, str] | None:
-    if len(ctx.products) < 2:
+    # the products the claim itself relates (a family and the GPU it carries) are not rival subjects
+    value = ctx.claim.value if isinstance(ctx.claim.value, list) else [ctx.claim.value]
+    named = {str(v) for v in value} | {ctx.vocab.generic(str(v)) for v in value}
+    rivals = [p for p in ctx.products if p not in named]
+    if len(rivals) < 2:
         return None
-    return {"products": _names(ctx, ctx.products)}
+    return {"products": _names(ctx, rivals)}
 
 
 def _point(f: Fact) -> float | None:
@@ -194,10 +198,17 @@ def _figures(ctx: Context) -> list:
     return [q for q in quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab) if q.dimension == dim]
 
 
+#: two figures with at most this many non-space characters between them stand side by side (table cells
+#: copied as text: "~1.3 TFLOPS ~9.7 TFLOPS"), with no word of their own between them
+ADJACENT = 6
+
+
 def _several_figures(ctx: Context) -> dict[str, str] | None:
-    figs = {(q.lo, q.hi) for q in _figures(ctx)}
-    if len(figs) >= 2 and len({ctx.vocab.generic(p) for p in ctx.text_products}) >= 2:
-        return {"n": str(len(figs))}
+    figs = sorted(_figures(ctx), key=lambda q: q.start)
+    side_by_side = any(len(ctx.low[a.end:b.start].split()) <= 1 and len(ctx.low[a.end:b.start].strip()) <= ADJACENT
+                       and (a.lo, a.hi) != (b.lo, b.hi) for a, b in zip(figs, figs[1:]))
+    if side_by_side and len({ctx.vocab.generic(p) for p in ctx.text_products}) >= 2:
+        return {"n": str(len({(q.lo, q.hi) for q in figs}))}
     return None
 
 
@@ -341,6 +352,27 @@ class Guards:
                 if span[0] <= m.start < span[1] and g not in out:
                     out.append(g)
         return tuple(out)
+
+    def _heading(self, pos: int) -> tuple[int, int] | None:
+        """The nearest Markdown heading line (``#`` ...) before ``pos``."""
+        at = pos
+        while at > 0:
+            start = self.text.rfind("\n", 0, at - 1) + 1
+            line = self.text[start:at].strip()
+            if line.startswith("#"):
+                return (start, at)
+            at = start
+        return None
+
+    def named_in_scope(self, claim: Fact) -> bool:
+        """Is the claim's product named in its sentence, its table row or header, or its section's heading?"""
+        vocab = self.view.kb.vocab
+        if vocab.kind_of(claim.subject) not in PRODUCT_KINDS:
+            return True
+        pos = (claim.span or [0])[0]
+        named = self._products(self._unit(pos), _table_header(self.text, pos), self._heading(pos))
+        own = {claim.subject, vocab.generic(claim.subject), *(vocab.entities[claim.subject].get("variants") or ())}
+        return bool(own & set(named)) or any(carries(self.view, p, claim.subject) for p in named)
 
     def reasons(self, claim: Fact) -> list[dict[str, Any]]:
         """The guards that apply to ``claim``, each as {"code", "en", "zh"}."""

@@ -150,6 +150,10 @@ def roles(masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _M
     return []
 
 
+#: an attribute word followed by its own figure ("TF32 989", "FP8: 3,958", "显存 80G")
+_OWN_FIGURE = re.compile(r"(?:\s|[(（)）:：=~≈约]|tensor|core|cores){0,6}\d")
+
+
 def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: int, e: int, ents: list[_Match],
                    carried: dict[str, _Match], vocab: Vocabulary, t: dict[str, Any]) -> tuple[str | None, float]:
     """The attribute a quantity states: the one of its dimension whose word is nearest in the clause,
@@ -174,6 +178,9 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
             for m in rx.finditer(low, s, e):
                 if q.start <= m.start() < q.end or masked[m.start()] in NAME_MARKS:
                     continue                      # the unit itself ("16 张") or a hardware or model name
+                if m.start() >= q.end and _OWN_FIGURE.match(low, m.end(), min(e, m.end() + 24)):
+                    continue                      # "…1,979 TFLOPS, TF32 989 TFLOPS": a word after the figure that
+                                                  # leads a figure of its own names that one, not this one
                 dist = max(m.start() - q.end if m.start() >= q.end else q.start - m.end(), 0)
                 key = (0 if seg[0] <= m.start() < seg[1] else 1, dist, -(m.end() - m.start()), order)
                 if best is None or key < best:

@@ -9,9 +9,11 @@ the files are removed again if it does not load.
 """
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,9 @@ def ingest(kb_dir: str | Path, file: str | Path, sid: str, title: str | None = N
         raise BadInput(f"{path}: not UTF-8 (invalid byte at offset {exc.start})", [Issue("expected UTF-8 text", str(path))]) from None
     if not text.strip():
         raise BadInput(f"{path}: the file is empty", [Issue("empty file", str(path))])
+    recovered = recover(root)
+    if recovered and not recovered.endswith("as it was before it"):
+        raise GpukbError(recovered, [Issue(recovered, str(root / JOURNAL))])
     kb = load_kb(root)
     if sid in kb.sources:
         raise BadInput(f"source {sid} exists already ({kb.sources[sid].title})", [Issue("source id taken", field="source", allowed=None)])
@@ -90,21 +95,94 @@ def ingest(kb_dir: str | Path, file: str | Path, sid: str, title: str | None = N
         lines += [f"    note: {_yaml_str(f'extracted with confidence {c.confidence}')}", "    review: pending"]
     if not claims:
         lines[-1] = "claims: []"
-    written: list[Path] = []
+    # Every file is written under a temporary name and renamed into place. No order of single renames
+    # keeps the KB valid throughout (claims need a registered source, a registered source needs its
+    # claims), so a journal of what the KB held before is written first and removed last: a `gpukb
+    # ingest` or `gpukb validate` that finds it (kill -9 or a full disk struck in between) puts the
+    # KB back exactly as it was (:func:`recover`).
+    steps = [(src_path, raw), (claims_path, ("\n".join(lines) + "\n").encode("utf-8")),
+             (sources_yaml, (before.rstrip("\n") + "\n" + "\n".join(entry) + "\n").encode("utf-8"))]
+    journal = {"source": sid, "files": [{"path": str(t.relative_to(root)),
+                                         "before": base64.b64encode(t.read_bytes()).decode() if t.exists() else None}
+                                        for t, _ in steps]}
     try:
-        src_path.write_bytes(raw)
-        written.append(src_path)
-        sources_yaml.write_text(before.rstrip("\n") + "\n" + "\n".join(entry) + "\n", encoding="utf-8")
-        claims_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        written.append(claims_path)
+        _write_atomically(root / JOURNAL, json.dumps(journal).encode())
+        for target, data in steps:
+            _write_atomically(target, data)
         load_kb(root, include_pending=True)             # the KB must still load, with the new claims
-    except (GpukbError, OSError):
-        for p in written:
-            p.unlink(missing_ok=True)
-        sources_yaml.write_text(before, encoding="utf-8")
-        raise
+    except (GpukbError, OSError) as exc:
+        problems = _undo(root, journal)
+        if isinstance(exc, GpukbError) and not problems:
+            raise
+        what = (f"cannot write {exc.filename or 'a file of the KB'}: {exc.strerror or exc}" if isinstance(exc, OSError)
+                else exc.message)
+        msg = (f"ingest failed: {what}; " + ("the KB is exactly as it was" if not problems else
+               "and the KB could not be restored (" + "; ".join(problems) + f"); {JOURNAL} says what it held"))
+        raise GpukbError(msg, [Issue(msg, str(getattr(exc, "filename", None) or "") or None)]) from None
+    (root / JOURNAL).unlink(missing_ok=True)
     return {"source": sid, "file": str(src_path), "claims_file": str(claims_path), "claims": len(claims),
             "not_understood": skipped, "lang": lang}
+
+
+JOURNAL = ".gpukb-ingest.json"
+
+
+def _undo(root: Path, journal: dict[str, Any]) -> list[str]:
+    """Put every file of an ingest back as the journal says it was (newest first); what failed."""
+    problems = []
+    for item in reversed(journal.get("files") or []):
+        target = root / str(item["path"])
+        if root.resolve() not in target.resolve().parents:
+            continue                                 # a journal never names a file outside the KB
+        try:
+            if item.get("before") is None:
+                target.unlink(missing_ok=True)
+            else:
+                _write_atomically(target, base64.b64decode(item["before"]))
+        except (OSError, ValueError) as undo:
+            problems.append(f"{target}: {getattr(undo, 'strerror', None) or undo}")
+    if not problems:
+        (root / JOURNAL).unlink(missing_ok=True)
+    return problems
+
+
+def recover(kb_dir: str | Path) -> str | None:
+    """Undo an ingest that was interrupted (its journal is still there); what was done, in words."""
+    root = Path(kb_dir)
+    path = root / JOURNAL
+    if not path.is_file():
+        return None
+    try:
+        journal = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return f"an interrupted ingest left {path}, which cannot be read ({exc}); restore the KB by hand"
+    problems = _undo(root, journal)
+    if problems:
+        return f"an interrupted ingest of {journal.get('source')} could not be undone: " + "; ".join(problems)
+    return f"an interrupted ingest of {journal.get('source')} was undone: the KB is as it was before it"
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """``path`` holds ``data`` or what it held before, never a part: a temporary file in the same
+    directory, flushed to disk, then renamed over it."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
+    try:
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
 
 
 def _raw_qualifiers(c) -> dict[str, Any]:

@@ -60,6 +60,7 @@ def _sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: Rele
         raise BadInput(f"cannot size this scenario: the KB release {view.name} has no data for {missing}",
                        [Issue(f"no {missing} in release {view.name}", field="gpu" if cap is None else "model")])
     cid = scen.conclusion_id(s, view.name)
+    notes = list(notes) + capacity_notes(cap, view)
     corr = corroboration(state, view, audit)
     t = tree(r.derivation, verdict["fk"], view, state.rules, corr)
     mg = r.one("min_gpus")
@@ -97,16 +98,51 @@ def _sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: Rele
     off = offload_view(r, s, view)
     if off:
         answer["offload"] = off
+    sv = r.one("serving")
+    if sv:
+        answer["serving"] = {"engine": s.get("engine", "transformers"), "gpu_memory_utilization": s.get("gpu_memory_utilization"),
+                             "kv_pool_gb": round(sv["kv_pool_gb"], 3),
+                             "kv_per_sequence_gb": round(sv["kv_per_sequence_gb"], 4) if sv.get("kv_per_sequence_gb") else None,
+                             "max_sequences": sv.get("max_sequences")}
     band = band_of(state, view, s["method"])
     if band:
         need, cap_gb = verdict["need_gb"], verdict["capacity_gb"]
         answer["band"] = {"low_gb": round(need * band["low"], 3), "high_gb": round(need * band["high"], 3),
                           "ratios": [band["low"], band["high"]], "points": band["points"]}
+        if band.get("basis"):
+            answer["band"]["basis"] = band["basis"]
         answer["borderline"] = need * band["low"] <= cap_gb <= need * band["high"]
     answer["sources"] = sources_of(state, t, view)
     answer["contradictions"] = contradictions(state, t, s, view, audit)
     answer["summary"] = summary(state, answer, t, view)
     return answer
+
+
+def capacity_notes(cap: dict[str, Any], view: ReleaseView) -> list[str]:
+    """The capacity convention the answer assumed, in words (one convention for every card: what nvidia-smi
+    reports minus the CUDA context; the datasheet's GB where the KB lacks the nvidia-smi figure)."""
+    gpu = cap.get("gpu")
+    basis = cap.get("basis") or ""
+    if not gpu:
+        return []
+    name = gpu.split(":")[-1]
+    ctx = view.ref("concept:framework-overhead", "memory_required")
+    ctx_gb = ctx.norm.hi if ctx is not None and getattr(ctx.norm, "hi", None) else None
+    if "nvidia-smi" in basis:
+        u = view.ref(gpu, "usable_memory")
+        if u is None:
+            return []
+        total = u.norm.point()
+        if basis.startswith("engine share"):
+            return [f"capacity: {name} reports {u.value:,} MiB in nvidia-smi ({total:.1f} GB); the serving engine takes "
+                    f"its share of it: {cap['gb']:.1f} GB per GPU (R-CAPACITY-nvsmi, R-VLLM-gmu)"]
+        return [f"capacity: {name} reports {u.value:,} MiB in nvidia-smi ({total:.1f} GB), minus the CUDA context "
+                f"({ctx_gb:.2f} GB): {cap['gb']:.1f} GB usable per GPU (R-CAPACITY-nvsmi, R-CUDA-context; give vram_gb to override)"]
+    if basis.startswith("datasheet") or basis.startswith("engine share of the datasheet"):
+        return [f"capacity: {name}'s datasheet {cap.get('marketing_gb')} GB (the KB has no nvidia-smi figure for it)"
+                + (f", minus the CUDA context ({ctx_gb:.2f} GB)" if ctx_gb and basis == "datasheet" else "")
+                + f": {cap['gb']:.1f} GB usable per GPU"]
+    return []
 
 
 def step_cost(r: sizing.SizingRun, s: dict[str, Any]) -> dict[str, Any]:
@@ -195,14 +231,55 @@ def recommendations(state: GpuKB, r: sizing.SizingRun, view: ReleaseView) -> lis
             if mg and mg.get("n"):
                 item["min_gpus"] = mg["n"]
     out += pair_recommendations(state, r, view, out)
-    # what fits first; among those, the cheapest in GPU time per token (cards weighed against time), then
-    # the simplest change; what does not fit keeps the rules' order
-    out.sort(key=lambda x: (0 if x.get("fits") else 1,
-                            x.get("gpu_seconds_per_1k_tokens") if x.get("fits") and x.get("gpu_seconds_per_1k_tokens") is not None else 0,
-                            x.get("rule_rank") or 99, x.get("rank_sum") or 0))
+    here = (r.one("capacity") or {}).get("gpus") or 1
+    for x in out:
+        x["gpus_needed"] = int((x.get("change") or {}).get("gpus") or x.get("min_gpus") or here)
+    strategy = ranking(state)
+    out.sort(key=lambda x: rank_key(x, strategy))
+    keep = strategy.get("max_not_fitting")
+    if isinstance(keep, int):
+        fitting = [x for x in out if x.get("fits")]
+        out = fitting + [x for x in out if not x.get("fits")][:keep]
     for i, x in enumerate(out, 1):
         x["rank"] = i
     return out
+
+
+#: the ranking when the rules declare none (the same as rules/sizing/recommend.yaml's)
+DEFAULT_RANKING = {"keys": [{"key": "fits", "order": "desc"}, {"key": "gpus_needed", "order": "asc"},
+                            {"key": "gpu_seconds_per_1k_tokens", "order": "asc"}, {"key": "rule_rank", "order": "asc"},
+                            {"key": "rank_sum", "order": "asc"}], "max_not_fitting": 3}
+
+
+def ranking(state: GpuKB) -> dict[str, Any]:
+    """The declared ranking strategy of recommendations (``ranking`` in rules/sizing/recommend.yaml)."""
+    def load() -> dict[str, Any]:
+        from pathlib import Path
+
+        from ..yamlio import load_file
+        p = Path(state.rules_dir) / "sizing" / "recommend.yaml"
+        data = load_file(p) if p.exists() else {}
+        found = data.get("ranking") if isinstance(data, dict) else None
+        return found if isinstance(found, dict) and isinstance(found.get("keys"), list) else DEFAULT_RANKING
+    return state.memo(("recommendation-ranking", str(state.rules_dir)), load)
+
+
+def rank_key(x: dict[str, Any], strategy: dict[str, Any]) -> tuple:
+    """A recommendation's sort key under the strategy: each key in order (``desc`` negates); keys other than
+    ``fits`` count only among the changes that fit (what does not fit keeps the rules' order)."""
+    out: list[Any] = []
+    fits = bool(x.get("fits"))
+    for k in strategy["keys"]:
+        name, desc = k["key"], k.get("order") == "desc"
+        if name == "fits":
+            v: Any = 1 if fits else 0
+        elif name in ("gpus_needed", "gpu_seconds_per_1k_tokens") and not fits:
+            v = 0
+        else:
+            v = x.get(name)
+            v = (99 if name == "rule_rank" else 0) if v is None else v
+        out.append(-v if desc else v)
+    return tuple(out)
 
 
 def variant_body(scenario: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,11 @@ from ..terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
 
 KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
         "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version", "family",
-        "tokens", "compute_precision", "offload")
+        "tokens", "compute_precision", "offload", "optimizer_in_backward", "chunked_cross_entropy",
+        "engine", "gpu_memory_utilization", "max_num_batched_tokens", "kv_cache_dtype")
+#: serving engines: plain PyTorch / transformers (the whole card), or vLLM (a share of it, R-VLLM-gmu)
+ENGINES = ("transformers", "vllm")
+KV_CACHE_DTYPES = ("auto", "fp8")
 #: CPU offload of full training (ZeRO-Offload: optimizer states and gradients; ZeRO-Infinity: parameters too)
 LIMITS = {  # key: (min, max, integer?)
     "params": (1e3, 1e13, False),
@@ -29,8 +33,25 @@ LIMITS = {  # key: (min, max, integer?)
     "batch": (1, 65_536, True),
     "lora_rank": (1, 8192, True),
     "tokens": (1, 1e15, False),
+    "gpu_memory_utilization": (0.05, 1.0, False),
+    "max_num_batched_tokens": (1, 100_000_000, True),
 }
 DEFAULTS = {"seq_len": 512, "batch": 1}
+#: the precision each method defaults to, as the common tooling runs it (override with ``precision``):
+#: full training and pre-training in mixed precision (FP32 weights and AdamW states, 16-bit compute:
+#: PyTorch AMP, the Hugging Face Trainer's bf16=True, DeepSpeed); ``bf16`` is pure BF16 (torchtune's
+#: default: weights, gradients and AdamW states all in BF16)
+DEFAULT_PRECISION = {"full": "mixed", "pretrain": "mixed", "lora": "bf16", "qlora": "nf4", "inference": "fp16"}
+PRECISION_WHY = {
+    "full": "mixed precision, FP32 weights and AdamW states with 16-bit compute, as PyTorch AMP and the Hugging Face "
+            "Trainer run it (R-AMP-fp32-weights); give precision bf16 for pure BF16 training as torchtune runs it (R-TORCHTUNE-pure-bf16)",
+    "pretrain": "mixed precision, FP32 master weights and AdamW states with 16-bit compute (R-ZERO-model_states_bpp, R-AMP-fp32-weights)",
+    ("full", "fp16"): "FP16 mixed precision with FP32 master weights and loss scaling (R-ZERO-model_states_bpp)",
+    ("pretrain", "fp16"): "FP16 mixed precision with FP32 master weights and loss scaling (R-ZERO-model_states_bpp)",
+    "lora": "BF16 frozen weights, adapters trained in FP32 as PEFT keeps them (R-LORA-gpt3-lora)",
+    "qlora": "NF4 frozen weights of the blocks' linear layers (R-QLORA-nf4-bpp)",
+    "inference": "16-bit weights",
+}
 _PARAMS_TEXT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*([kKmMbBtT]?)\s*$")
 _SCALE = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
@@ -76,9 +97,8 @@ def _entity(vocab: Vocabulary, key: str, v: Any, kinds: tuple[str, ...], issues:
                     if e.lower() == f"{k}:{text}".lower():
                         eid = e
     if eid is None or vocab.kind_of(eid) not in kinds:
-        allowed = sorted(e.split(":", 1)[1] for e in vocab.entities if vocab.kind_of(e) in kinds
-                         and vocab.entities[e].get("catalog", True))
-        issues.append(Issue(f"unknown {key} {text!r}", field=key, allowed=allowed))
+        from .inventory import unknown_issue          # "gpukb knows no GPU called X; known ones are ..."
+        issues.append(unknown_issue(vocab, kinds[0], text, key))
         return None
     return eid
 
@@ -162,16 +182,17 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         issues.append(Issue("name a GPU, an instance or a memory size", field="gpu",
                             allowed=["--gpu NAME", "--instance TYPE", "--vram-gb X"]))
     # precision and optimizer
-    default_prec = {"full": "bf16", "pretrain": "bf16", "lora": "bf16", "qlora": "nf4", "inference": "fp16"}[method]
+    default_prec = DEFAULT_PRECISION[method]
     no_bf16 = _native_bf16(s, view) is False
-    if no_bf16 and default_prec == "bf16":
+    if no_bf16 and default_prec in ("bf16", "mixed"):
         default_prec = "fp16"
     prec = b.get("precision", default_prec)
     if prec not in PRECISIONS:
         issues.append(Issue(f"unknown precision {prec!r}", field="precision", allowed=list(PRECISIONS)))
         prec = default_prec
     if "precision" not in b:
-        notes.append(f"precision not given: assumed {prec}" + (" (this GPU has no native BF16)" if no_bf16 and method != "inference" else ""))
+        notes.append(f"precision not given: assumed {prec}" + (" (this GPU has no native BF16)" if no_bf16 and DEFAULT_PRECISION[method] in ("bf16", "mixed") else "")
+                     + f": {PRECISION_WHY.get((method, prec), PRECISION_WHY.get(method, ''))}".rstrip(": "))
     compute = prec
     if method == "qlora":
         compute = prec if prec in ("fp32", "fp16", "bf16", "mixed") else "bf16"
@@ -194,10 +215,14 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             issues.append(Issue("inference keeps no optimizer state; drop the optimizer", field="optimizer"))
         s["optimizer"] = "none"
     else:
-        opt = b.get("optimizer", "adamw")
+        default_opt = "paged_adamw8bit" if method == "qlora" else "adamw"
+        opt = b.get("optimizer", default_opt)
         if opt not in OPTIMIZERS:
             issues.append(Issue(f"unknown optimizer {opt!r}", field="optimizer", allowed=list(OPTIMIZERS)))
-            opt = "adamw"
+            opt = default_opt
+        if "optimizer" not in b and method == "qlora":
+            notes.append("optimizer not given: assumed paged_adamw8bit, the paged optimizer QLoRA introduced, whose states "
+                         "spill to host memory instead of running out of GPU memory (R-QLORA-65b, R-OPT-paged_adamw8bit-states)")
         s["optimizer"] = opt
     # counts and shapes
     for key in ("gpus", "zero", "seq_len", "batch", "lora_rank", "tokens"):
@@ -217,6 +242,10 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         notes.append(f"lora_rank ignored: method {method} trains no adapters")
         del s["lora_rank"]
     one_gpu = s.get("gpus") == 1 or ("gpus" not in s and "instance" not in s)
+    if "zero" not in s and method != "inference" and not one_gpu and (s.get("gpus") or 0) > 1:
+        s["zero"] = 3
+        notes.append("sharding not given for training on several GPUs: assumed ZeRO-3 / FSDP full shard, as "
+                     "practitioners run it (R-ZERO-stage-formulas, R-FSDP-full-shard); give zero 0 for plain data parallelism")
     if s.get("zero") and method in ("full", "pretrain") and one_gpu:
         notes.append(f"ZeRO stage {s['zero']} on one GPU partitions nothing: treated as stage 0 (give gpus > 1 to shard)")
         s["zero"] = 0
@@ -234,6 +263,38 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))
             v = False
         s[key] = v
+    for key in ("optimizer_in_backward", "chunked_cross_entropy"):
+        if key in b:
+            v = b[key]
+            if not isinstance(v, bool):
+                issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))
+            elif v and method == "inference":
+                notes.append(f"{key} ignored: inference has no backward pass")
+            elif v:
+                s[key] = True
+    if s.get("optimizer_in_backward") and s.get("zero"):
+        notes.append("optimizer_in_backward ignored: a sharded optimizer steps after the gradients are reduced")
+        del s["optimizer_in_backward"]
+    serving = [k for k in ("engine", "gpu_memory_utilization", "max_num_batched_tokens", "kv_cache_dtype") if k in b]
+    if serving and method != "inference":
+        notes.append(f"{', '.join(serving)} ignored: serving settings apply to inference")
+    elif method == "inference":
+        eng = b.get("engine", "transformers")
+        if eng not in ENGINES:
+            issues.append(Issue(f"unknown engine {eng!r}", field="engine", allowed=list(ENGINES)))
+        elif eng != "transformers":
+            s["engine"] = eng
+        for key in ("gpu_memory_utilization", "max_num_batched_tokens"):
+            if key in b:
+                s[key] = _number(key, b[key], issues)
+        if s.get("engine") == "vllm" and "gpu_memory_utilization" not in s:
+            s["gpu_memory_utilization"] = 0.9
+            notes.append("gpu_memory_utilization not given: assumed 0.9, vLLM's default share of each card (R-VLLM-gmu)")
+        kvd = b.get("kv_cache_dtype", "auto")
+        if kvd not in KV_CACHE_DTYPES:
+            issues.append(Issue(f"unknown kv_cache_dtype {kvd!r}", field="kv_cache_dtype", allowed=list(KV_CACHE_DTYPES)))
+        elif kvd != "auto":
+            s["kv_cache_dtype"] = kvd
     if method == "inference" and s["gradient_checkpointing"]:
         notes.append("gradient checkpointing ignored: inference stores no activations for a backward pass")
         s["gradient_checkpointing"] = False
@@ -241,7 +302,9 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
     if off not in OFFLOADS:
         issues.append(Issue(f"unknown offload {off!r}", field="offload", allowed=list(OFFLOADS)))
         off = "none"
-    if off != "none" and method not in ("full", "pretrain"):
+    if off == "params" and method in ("lora", "qlora"):
+        pass            # the frozen base streamed from host memory layer by layer (FSDP / ZeRO-3 parameter offload)
+    elif off != "none" and method not in ("full", "pretrain"):
         notes.append(f"offload ignored for {method}: it moves full training's optimizer states and parameters to the CPU")
         off = "none"
     if off != "none":
@@ -259,10 +322,18 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
     scenario the audit computes to check a claim, which needs no recommendations."""
     r = {"t": "scenario", "fk": f"scenario:{qid}", "qid": qid, "purpose": purpose, "method": s["method"],
          "precision": s["precision"], "compute": s.get("compute_precision", s["precision"]), "optimizer": s["optimizer"],
-         "optimizer_id": f"optimizer:{s['optimizer']}", "zero": s.get("zero", 0),
+         "optimizer_id": f"optimizer:{s['optimizer']}",
+         "optimizer_base": "optimizer:adamw8bit" if s["optimizer"] == "paged_adamw8bit" else f"optimizer:{s['optimizer']}", "zero": s.get("zero", 0),
          "seq_len": s["seq_len"], "batch": s["batch"], "gc": int(s["gradient_checkpointing"]),
          "fa": int(s["flash_attention"]), "trainable": 0 if s["method"] == "inference" else 1,
-         "offload": s.get("offload", "none")}
+         "offload": s.get("offload", "none"), "oib": int(bool(s.get("optimizer_in_backward"))),
+         "cce": int(bool(s.get("chunked_cross_entropy"))), "paged": int(s["optimizer"].startswith("paged_")),
+         "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),
+         "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,
+         "kv8": int(s.get("kv_cache_dtype") == "fp8"),
+         "amp": int(s["method"] in ("full", "pretrain") and s["precision"] in ("fp16", "mixed")),
+         "master": int(s["method"] in ("full", "pretrain") and (s["precision"] == "fp16" or (
+             s["precision"] == "mixed" and (s.get("zero", 0) > 0 or s.get("offload", "none") != "none"))))}
     for k in ("params", "model", "gpu", "instance", "family", "vram_gb", "gpus", "lora_rank", "tokens"):
         if s.get(k) is not None:
             r[k] = s[k]

@@ -16,6 +16,8 @@ from typing import Any, Iterator
 from . import ask, catalog, conclusions, query, sizing
 from . import diff as diff_mod
 from . import ask_choice, audit_gaps
+from . import ask_price, inventory
+from . import scenario as scen
 from . import without as without_mod
 from . import check as check_mod
 from .audit import audit_answer, claimreview
@@ -243,6 +245,36 @@ class GpuKB:
     def claim(self, cid: str, kb_version: str | None = None) -> dict[str, Any]:
         return catalog.claim(self, cid, kb_version)
 
+    def catalog(self, kind: str, provider: str | None = None, gpu: str | None = None,
+                kb_version: str | None = None) -> dict[str, Any]:
+        """What the KB knows of a kind ("gpu", "instance" or "model"): every entry, instances of one
+        provider or carrying one GPU when asked (see :mod:`inventory`)."""
+        return inventory.listing(self, kind, provider, gpu, kb_version)
+
+    def catalog_entry(self, kind: str, name: str, kb_version: str | None = None) -> dict[str, Any]:
+        """One GPU, instance size or model with every reference fact, its citation and the unknowns."""
+        return inventory.entry(self, kind, name, kb_version)
+
+    def cheapest(self, body: dict[str, Any], providers: Any = None, lang: str = "en") -> dict[str, Any]:
+        """The instance sizes (of ``providers``, default all) that fit a query body, ranked by hourly list
+        price within each currency; sizes without a price in the KB come after (see :mod:`ask_price`)."""
+        if not isinstance(body, dict):
+            raise BadInput("the query must be a JSON object", [Issue("expected an object")])
+        if isinstance(providers, str):
+            providers = [p for p in providers.split(",") if p.strip()]
+        if providers is not None and not (isinstance(providers, list) and all(isinstance(p, str) for p in providers)):
+            raise BadInput("providers must be a list of provider names", [Issue("expected a list of names", field="providers")])
+        if lang not in ("en", "zh"):
+            raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
+        view = self.view(body.get("kb_version"))
+        scenario = {k: v for k, v in body.items() if k != "kb_version"}
+        hardware = [k for k in ("gpu", "instance", "family", "vram_gb", "gpus") if k in scenario]
+        if hardware:
+            raise BadInput("the cheapest instance is searched over every instance size: give no " + ", ".join(hardware),
+                           [Issue("not allowed here: the search chooses the hardware", field=k) for k in hardware])
+        scen.normalise({**scenario, "vram_gb": 80}, self.kb.vocab, view)      # the body's own checks
+        return ask_price.cheapest(self, scenario, providers, view, lang)
+
     def vocabulary_label(self, what: str, key: str, lang: str = "en") -> str:
         """A label from the vocabulary for pages ("attribute", "entity" or an enum's name) in en or zh."""
         return catalog.vocabulary_label(self, what, key, lang)
@@ -281,9 +313,76 @@ class GpuKB:
             raise BadInput("name a model or give a parameter count", [Issue("missing model", field="model")])
         return {"kb_version": view.name, **ask_choice.inverse(self, scenario, target, view, lang)}
 
+    #: recent checks kept in memory for explaining their findings: at most this many characters of text
+    #: in all (a check's findings grow with its text) and at most CHECKS_KEPT checks
+    CHECK_CHARS_KEPT = 200_000
+    CHECKS_KEPT = 64
+    #: where checked texts are written so that any process serving the same KB can recompute a
+    #: check's findings from its id (``gpukb serve`` sets a directory shared by its workers); None: this
+    #: process only
+    check_store: Path | None = None
+    CHECK_STORE_BYTES = 64 * 1024 * 1024
+
     def check(self, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
         """The claims a free text states, each judged by the audit's rules (see :mod:`check`)."""
-        return check_mod.check(self, text, lang, kb_version)
+        out = check_mod.check(self, text, lang, kb_version)
+        sid = out.get("text_id")
+        if sid:
+            with self._lock:
+                self._check_chars = getattr(self, "_check_chars", {})
+                self._check_chars[sid] = len(text)
+                while self._checks and (sum(self._check_chars.get(k, 0) for k in self._checks) > self.CHECK_CHARS_KEPT
+                                        or len(self._checks) > self.CHECKS_KEPT) and next(iter(self._checks)) != sid:
+                    old, _ = self._checks.popitem(last=False)
+                    self._check_chars.pop(old, None)
+            self._store_check(sid, text, lang, out.get("kb_version"))
+        return out
+
+    def _store_check(self, sid: str, text: str, lang: str | None, kb_version: str | None) -> None:
+        store = self.check_store
+        if store is None:
+            return
+        import json
+        import os
+        import tempfile
+        try:
+            store = Path(store)
+            path = store / f"{sid}.json"
+            if path.exists():
+                os.utime(path)
+                return
+            data = json.dumps({"text": text, "lang": lang, "kb_version": kb_version}, ensure_ascii=True).encode()
+            fd, tmp = tempfile.mkstemp(dir=store, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+            entries = sorted((e.stat().st_mtime, e.stat().st_size, e) for e in store.glob("X*.json"))
+            total = sum(size for _, size, _ in entries)
+            for _, size, e in entries:           # oldest out first, bounded in bytes
+                if total <= self.CHECK_STORE_BYTES:
+                    break
+                e.unlink(missing_ok=True)
+                total -= size
+        except OSError as exc:      # a full disk loses only the links of other processes, never the answer
+            import logging
+            logging.getLogger("gpukb.check").warning("cannot keep the checked text %s: %s", sid, exc)
+
+    def recheck(self, sid: str) -> Any:
+        """The result of a check another process made, recomputed from the text it stored (None: unknown)."""
+        store = self.check_store
+        if store is None or not check_mod.CHECK_PREFIX or not sid[1:].isalnum():
+            return None
+        import json
+        try:
+            doc = json.loads((Path(store) / f"{sid}.json").read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(doc, dict) or not isinstance(doc.get("text"), str):
+            return None
+        if check_mod.text_id(doc["text"], str(doc.get("kb_version"))) != sid:
+            return None
+        self.check(doc["text"], doc.get("lang"), doc.get("kb_version"))
+        return self.recalled_check(sid)
 
     def remember_check(self, sid: str, result: Any, keep: int = 64) -> None:
         with self._lock:

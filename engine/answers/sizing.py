@@ -26,7 +26,7 @@ Engine = Callable[..., Derivation]
 MISSING = object()
 
 SIZING_KINDS = {"gpu", "family", "instance", "model", "precision", "optimizer", "concept", "technique"}
-MEMORY_KEYS = ("weights", "gradients", "optimizer", "activations", "overhead", "kv_cache")
+MEMORY_KEYS = ("weights", "gradients", "optimizer", "activations", "logits", "overhead", "kv_cache")
 
 
 @dataclass
@@ -130,7 +130,7 @@ def probe_mute(rules: RuleSet) -> Callable[[dict[str, Any], dict[str, dict[str, 
 
 
 GENERIC_KINDS = {"precision", "optimizer", "concept", "technique"}
-GPU_ATTRS = {"memory_gb", "usable_memory", "bf16_native", "fp16_tensor_tflops", "nvlink_bandwidth"}
+GPU_ATTRS = {"memory_gb", "usable_memory", "bf16_native", "fp16_tensor_tflops", "nvlink_bandwidth", "compute_capability"}
 
 
 def seed_records(view: ReleaseView) -> list[dict[str, Any]]:
@@ -214,6 +214,8 @@ def memory_breakdown(r: SizingRun) -> dict[str, Any]:
     pg = r.one("per_gpu") or {}
     out: dict[str, Any] = {"unit": "GB"}
     for k in MEMORY_KEYS:
+        if k == "logits" and k not in parts:
+            continue
         out[k] = _r(parts.get(k, 0.0 if k == "kv_cache" else None))
     out["model_states"] = _r(ms.get("gb"))
     out["total"] = _r(None if not ms or not rt else ms["gb"] + rt["gb"])

@@ -36,6 +36,8 @@ def summary(state: GpuKB, a: dict[str, Any], t: dict, view: ReleaseView) -> dict
     rule_cites = []
     for node in walk(t):
         for c in node.get("cites", []) or []:
+            if c.get("missing_in_release"):
+                continue          # a rule citing a fact of a later release: nothing to cite in this one
             rule_cites.append(cite({"type": "reference", "fact": c["id"], "citation": c.get("citation")}))
     marks = "".join(f"[{i}]" for i in sorted(set(ref_marks + rule_cites))[:8])
     meth_en = {"full": "Full fine-tuning", "lora": "LoRA fine-tuning", "qlora": "QLoRA fine-tuning", "pretrain": "Pre-training", "inference": "Inference"}[sc["method"]]

@@ -32,6 +32,8 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               "topic",
               # the words that make `check` abstain from calling a claim wrong (engine/answers/check_guard.py)
               "check_guard",
+              # the words that make a throughput figure a with-sparsity one (qualifier sparsity: true)
+              "sparsity",
               # the words before a product's name that make it what another is compared with ("低于 A100")
               "comparison",
               # the words of each host interface (host_link enum)

@@ -154,6 +154,12 @@ def check_qualifiers(vocab: "Vocabulary", quals: Any, where: dict) -> tuple[dict
                 if not isinstance(v, str) or v not in allowed:
                     issues.append(Issue(f"unknown {spec['enum']} value {short(v)}", field=f"qualifiers.{key}", allowed=allowed, **w))
             out[key] = list(vals) if t == "enums" else val
+        elif t == "boolean":
+            flag = {"true": True, "false": False}.get(val.strip().lower()) if isinstance(val, str) else val
+            if not isinstance(flag, bool):
+                issues.append(Issue(f"expected true or false, got {short(val)}", field=f"qualifiers.{key}",
+                                    allowed=["true", "false"], **w))
+            out[key] = flag
         else:
             if not isinstance(val, str):
                 issues.append(Issue(f"expected text, got {short(val)}", field=f"qualifiers.{key}", **w))

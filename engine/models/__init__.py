@@ -13,6 +13,8 @@ from .audit import AuditGaps, ClaimReview, ClaimStatus, Finding, FindingList, Ga
 from .base import OMIT, Model, ModelError, to_json
 from .check import CheckAnswer, CheckedClaim
 from .explain import Explanation, ProvDocument
+from .inventory import (GpuDetail, GpuList, InstanceDetail, InstanceList, ModelDetail, ModelList, Price,
+                        PricedOption)
 from .knowledge import Claim, ClaimDetail, ClaimList, Diff, Release, Source, SourceDetail, SourceList, Versions
 from .service import Error, Health, Issue
 from .sizing import Memory, Recommendation, Scenario, SizingAnswer, Summary
@@ -24,6 +26,8 @@ ANSWERS: dict[str, Any] = {
     "check": CheckAnswer, "explain": Explanation, "prov": ProvDocument, "claims": ClaimList,
     "claim": ClaimDetail, "sources": SourceList, "source": SourceDetail, "audit": FindingList,
     "claimreview": ClaimReview, "gaps": AuditGaps, "versions": Versions, "diff": Diff,
+    "gpus": GpuList, "gpu": GpuDetail, "instances": InstanceList, "instance": InstanceDetail,
+    "models": ModelList, "model": ModelDetail, "cheapest": InstanceChoiceAnswer,
 }
 
 
@@ -41,7 +45,7 @@ def shaped(name: str, answer: Any) -> Any:
 __all__ = ["ANSWERS", "OMIT", "Model", "ModelError", "build", "shaped", "to_json",
            "AskAnswer", "AuditGaps", "Candidate", "CheckAnswer", "CheckedClaim", "Claim", "ClaimDetail", "ClaimList",
            "ClaimReview", "ClaimStatus", "ComparisonAnswer", "Diff", "Error", "Explanation", "FactAnswer", "Finding",
-           "FindingKind", "FindingList", "Gap", "Health", "InstanceChoiceAnswer", "InverseAnswer", "Issue", "Lang",
-           "Memory", "Method", "Modality", "Offload", "Optimizer", "Precision", "ProvDocument", "Recommendation",
+           "FindingKind", "FindingList", "Gap", "GpuDetail", "GpuList", "Health", "InstanceDetail", "InstanceList", "InstanceChoiceAnswer", "InverseAnswer", "Issue", "Lang",
+           "Memory", "Method", "Modality", "ModelDetail", "ModelList", "Offload", "Optimizer", "Precision", "Price", "PricedOption", "ProvDocument", "Recommendation",
            "Release", "Scenario", "SizingAnswer", "Source", "SourceDetail", "SourceList", "Summary", "UnknownAnswer",
            "Verdict", "Versions"]

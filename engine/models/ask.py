@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .base import OMIT, Model, spec
+from .inventory import PricedOption, Price
 from .schema import Variants
 from .sizing import Asked, Assumed, Contradiction, SizingAnswer, Summary
 from .vocab import FindingKind, Label, SolveTarget, Span, Verdict
@@ -95,6 +96,17 @@ class InstanceChoiceAnswer(Asked):
     choice: str | None = OMIT
     text: Label = OMIT
     kb_version: str = OMIT
+    ranking: Literal["size", "price"] = spec(OMIT, "How sizes were ranked: smallest first (the default) or by "
+                                                     "hourly list price within each currency.")
+    providers: list[str] = spec(OMIT, "The cloud providers searched (price ranking).")
+    price: Price | None = spec(OMIT, "The chosen size's price (price ranking).")
+    cheapest: list[PricedOption] = spec(OMIT, "The cheapest fitting size in each currency (prices are never "
+                                              "converted between currencies).")
+    ranked: list[PricedOption] = spec(OMIT, "Every fitting size: priced ones by price within each currency, then "
+                                            "those without a price in the KB.")
+    not_fitting: list[PricedOption] = OMIT
+    scenario: dict[str, Any] = OMIT
+    note: Label = OMIT
 
 
 @dataclass(kw_only=True)

@@ -34,6 +34,12 @@ class Scenario(Model):
     flash_attention: bool = OMIT
     compute_precision: Precision = spec(OMIT, "QLoRA only: the precision of the adapters and the matmuls.")
     offload: Offload = OMIT
+    optimizer_in_backward: bool = spec(OMIT, "The optimizer step fused into the backward pass: gradients freed layer by layer.")
+    chunked_cross_entropy: bool = spec(OMIT, "Chunked / fused cross-entropy: no full FP32 sequence × vocabulary logits.")
+    engine: Literal["transformers", "vllm"] = spec(OMIT, "Inference: the serving engine (vllm takes a share of each card, gpu_memory_utilization).")
+    gpu_memory_utilization: float = spec(OMIT, "Inference: the engine's share of each card's memory (vLLM default 0.9).")
+    max_num_batched_tokens: int = spec(OMIT, "Inference: the engine's token budget per step, which bounds prefill activations.")
+    kv_cache_dtype: Literal["auto", "fp8"] = spec(OMIT, "Inference: fp8 stores the KV cache in 1 byte per value.")
 
 
 @dataclass(kw_only=True)
@@ -52,6 +58,7 @@ class Memory(Model):
     per_gpu_model_states: float | None
     per_gpu_total: float
     kv_cache: float | None = OMIT
+    logits: float | None = spec(OMIT, "Training: the loss's batch × sequence × vocabulary logits (FP32 upcast and gradient).")
 
 
 @dataclass(kw_only=True)
@@ -121,6 +128,7 @@ class Recommendation(Model):
     rank: int = OMIT
     rule_rank: int = OMIT
     rank_sum: int = OMIT
+    gpus_needed: int = spec(OMIT, "How many GPUs the changed scenario uses (the ranking prefers fewer).")
     pair: list[str] = spec(OMIT, "the two actions of a combined change")
     also: list[Any] = OMIT
     fact: str | list[str] = spec(OMIT, "the recommendation fact(s) in the derivation")
@@ -134,6 +142,17 @@ class Recommendation(Model):
 
 
 @dataclass(kw_only=True)
+class Serving(Model):
+    """What a serving engine (vLLM) does with its share of each card."""
+
+    engine: str = OMIT
+    gpu_memory_utilization: float | None = OMIT
+    kv_pool_gb: float = OMIT
+    kv_per_sequence_gb: float | None = OMIT
+    max_sequences: int | None = OMIT
+
+
+@dataclass(kw_only=True)
 class Band(Model):
     """The error band from published measurements of this method."""
 
@@ -141,6 +160,7 @@ class Band(Model):
     high_gb: float = OMIT
     ratios: list[float] = OMIT
     points: int = OMIT
+    basis: str = spec(OMIT, "Where the band comes from: the measured runs of the gold set's dev split, when it has enough of this method's.")
 
 
 @dataclass(kw_only=True)
@@ -278,6 +298,8 @@ class Asked(Model):
     lang: str = OMIT
     parsed: dict[str, Any] = OMIT
     answer: str = OMIT
+    unknown_names: list[dict[str, Any]] = spec(OMIT, "Names in the question the KB does not know (a GPU, instance "
+                                                     "or model), each with the closest known names.")
 
 
 @dataclass(kw_only=True)
@@ -308,6 +330,7 @@ class SizingAnswer(Asked):
     band: Band = spec(OMIT, "the error band from published measurements of this method")
     borderline: bool = spec(OMIT, "the usable memory lies inside the error band")
     offload: OffloadCost = OMIT
+    serving: Serving = spec(OMIT, "inference with a serving engine that takes a share of each card: its KV-cache pool and how many sequences it serves at once")
     negated: bool = OMIT
     note: Note = spec(OMIT, "a why-not question whose scenario fits: says that it does")
     alternatives: list[Alternative] = spec(OMIT, "other readings of an ambiguous question, each sized")

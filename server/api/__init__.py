@@ -47,8 +47,9 @@ WITHOUT = Param("without", max_chars=MAX_PARAM_CHARS, repeatable=True)
 
 def blueprints() -> list[Blueprint]:
     """Every blueprint of the API, in the order they are registered."""
-    from . import ask, audit, check, claims, conclusions, diff, health, openapi, query, sources, versions
-    return [m.bp for m in (health, ask, query, check, conclusions, claims, sources, audit, versions, diff, openapi)]
+    from . import ask, audit, check, claims, conclusions, diff, health, inventory, openapi, query, sources, versions
+    return [m.bp for m in (health, ask, query, check, conclusions, claims, sources, audit, versions, diff, inventory,
+                           openapi)]
 
 
 def _bad(message: str, issues: list[Issue]) -> BadInput:
@@ -157,7 +158,7 @@ def read_json_object() -> dict[str, Any]:
     if charset not in ("utf-8", "utf8"):
         raise BadInput(f"the body must be UTF-8; got charset {charset[:40]!r}",
                        [Issue("wrong charset", field="Content-Type", allowed=["utf-8"])])
-    raw = request.get_data(cache=True)
+    raw = _read_body()
     if not raw.strip():
         raise BadInput("the request body is empty; send a JSON object",
                        [Issue("expected a JSON object", field="body")])
@@ -178,10 +179,55 @@ def read_json_object() -> dict[str, Any]:
         raise BadInput("invalid JSON: nested too deeply", [Issue("nested too deeply", field="body")]) from None
     except ValueError as exc:     # e.g. an integer with more digits than Python converts
         raise BadInput(f"invalid JSON: {str(exc)[:120]}", [Issue("number out of range", field="body")]) from None
+    _refuse_lone_surrogates(body)
     if not isinstance(body, dict):
         raise BadInput(f"the body must be a JSON object, got {_json_type(body)}",
                        [Issue(f"expected an object, got {_json_type(body)}", field="body")])
     return body
+
+
+def _read_body() -> bytes:
+    """The request body, at most MAX_CONTENT_LENGTH bytes: a longer body is a 413 whether its length
+    was declared (Content-Length) or not (a chunked body, which werkzeug would otherwise cut short)."""
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if limit and request.content_length is None:
+        from ..errors import PayloadTooLarge
+        stream = request.environ.get("wsgi.input")
+        raw = b""
+        if stream is not None and request.environ.get("wsgi.input_terminated"):
+            chunks, size = [], 0
+            while size <= limit:
+                chunk = stream.read(min(65536, limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            raw = b"".join(chunks)
+        if len(raw) > limit:
+            message = f"the request body is larger than {limit} bytes"
+            raise PayloadTooLarge(message, [Issue(message, field="body")])
+        return raw
+    return request.get_data(cache=True)
+
+
+def _refuse_lone_surrogates(value: Any, field: str = "body") -> None:
+    """A JSON string may spell a lone UTF-16 surrogate (\\ud800), which is no character and cannot be
+    written back as UTF-8: a 400 naming the field, not a failure later on."""
+    stack = [(value, field)]
+    while stack:
+        v, where = stack.pop()
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                raise BadInput(f"{where} contains a lone UTF-16 surrogate (an escape such as \\ud800 that is no "
+                               "character); send valid Unicode", [Issue("lone surrogate", field=where)])
+        elif isinstance(v, dict):
+            stack.extend((x, str(k)[:60]) for k, x in v.items())
+            stack.extend((k, str(k)[:60]) for k in v)
+        elif isinstance(v, list):
+            stack.extend((x, where) for x in v)
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def _json_type(v: Any) -> str:
@@ -235,10 +281,17 @@ def cached_json(key: tuple, produce) -> Response:
     if body is None:
         with _engine_turn(ext):
             body = json.dumps(produce(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        with lock:
-            entries[key] = body
-            while len(entries) > current_app.config.get("ANSWER_CACHE_SIZE", 4096):
-                entries.popitem(last=False)
+        # bounded in bytes as well as in entries: one check of a long text can be megabytes
+        max_bytes = int(current_app.config.get("ANSWER_CACHE_BYTES", 64 * 1024 * 1024))
+        if len(body) <= max_bytes // 8:          # an answer larger than an eighth of the cache is not kept
+            with lock:
+                if key not in entries:
+                    entries[key] = body
+                    ext["gpukb_answers_bytes"] = ext.get("gpukb_answers_bytes", 0) + len(body)
+                while entries and (len(entries) > current_app.config.get("ANSWER_CACHE_SIZE", 4096)
+                                   or ext["gpukb_answers_bytes"] > max_bytes):
+                    _, old = entries.popitem(last=False)
+                    ext["gpukb_answers_bytes"] -= len(old)
     return Response(body, mimetype="application/json")
 
 
@@ -247,13 +300,8 @@ def text_response(text: str) -> Response:
 
 
 def _engine_turn(ext: dict[str, Any]):
-    """A turn at the engine for an answer that is not cached: at most ENGINE_CONCURRENCY requests of a
-    worker compute answers at once (default 1), the others wait their turn. The work is CPU-bound and
-    holds the GIL, so running several at once only interleaves them: each takes longer, and switching
-    between them costs CPU. Cached answers and /health never wait."""
-    gate = ext.get("gpukb_engine_gate")
-    if gate is None:
-        import threading
-        gate = ext.setdefault("gpukb_engine_gate", threading.BoundedSemaphore(
-            int(current_app.config.get("ENGINE_CONCURRENCY", 1))))
-    return gate
+    """A turn at the engine for an answer that is not cached (:mod:`server.engine_gate`): at most
+    ENGINE_CONCURRENCY requests of a worker compute answers at once (default 1), at most ENGINE_QUEUE
+    wait (then a 503 with Retry-After). Cached answers and /health never wait."""
+    from ..engine_gate import gate_of
+    return gate_of(ext, current_app.config).turn()
