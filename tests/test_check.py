@@ -284,3 +284,25 @@ def test_eval_check_refuses_a_malformed_gold_file(tmp_path):
     p.write_text("statements:\n  - text: x\n    expect: [{subject: gpu:T4, attribute: memory_gb, status: maybe}]\n")
     with pytest.raises(BadInput):
         load_gold(p)
+
+
+# -- a figure agrees within the rounding it is written with (10% when hedged) -----------------------------
+@pytest.mark.parametrize("text,status", [
+    ("The L4 has 280 GB/s of memory bandwidth.", "incorrect"),          # 300: written to the unit, 7% off
+    ("The L4 has about 280 GB/s of memory bandwidth.", "supported"),    # hedged: within 10%
+    ("The L4 has 0.3 TB/s of memory bandwidth.", "supported"),          # 300 GB/s, written to a tenth of a TB/s
+    ("L4 的显存带宽为 290GB/s。", "incorrect"),
+    ("L4 的显存带宽约为 290GB/s。", "supported"),
+    ("The L4 has 300 GB/s of memory bandwidth.", "supported"),
+])
+def test_a_figure_agrees_within_the_rounding_it_states(gpukb, text, status):
+    [c] = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "memory_bandwidth"]
+    assert c["status"] == status, c
+
+
+def test_the_stated_tolerance_function():
+    from gpukb.engine.answers.audit_functions import stated_tolerance
+    assert stated_tolerance(2000.0, 2000.0, 0, 2039.0, 2039.0, 0) == 0.1          # "2 TB/s": rounded to a TB/s
+    assert stated_tolerance(1900.0, 1900.0, 0, 2039.0, 2039.0, 0) < 0.03          # "1.9 TB/s": to a tenth
+    assert stated_tolerance(16.0, 32.0, 0, 24.0, 24.0, 0) == 0.1                  # a range keeps 10%
+    assert stated_tolerance(16.0, 16.0, 0, 16.0, 16.0, 1) == 0.1                  # a hedged reference too

@@ -85,3 +85,30 @@ def test_a_run_on_sentence_is_cut_so_extraction_stays_linear():
 def test_thousands_separators_are_one_number(gpukb):
     c = _one(gpukb, "The A100 80GB SXM offers 2,039 GB/s of memory bandwidth.", "memory_bandwidth")
     assert c["value"] in (2039, 2039.0), c
+
+
+# -- tables and sections: the product is read from the structure, so a wrong cell is still called wrong ----
+@pytest.mark.parametrize("text,subject", [
+    ("| Spec | T4 | A10 |\n|---|---|---|\n| GPU memory | 32 GB | 24 GB |", "gpu:T4"),
+    ("| 型号 | 显存 | 带宽 |\n|---|---|---|\n| T4 | 16GB | 320GB/s |\n| A10 | 48GB | 600GB/s |", "gpu:A10"),
+    ("Spec NVIDIA T4 NVIDIA A10\nMemory 32 GB 24 GB", "gpu:T4"),
+])
+def test_a_wrong_table_cell_is_called_wrong(gpukb, text, subject):
+    c = _one(gpukb, text, "memory_gb", subject)
+    assert c["status"] == "incorrect", c
+    right = [x for x in _claims(gpukb, text) if x["attribute"] == "memory_gb" and x["subject"] != subject]
+    assert right and all(x["status"] == "supported" for x in right), right
+
+
+@pytest.mark.parametrize("text", [
+    "## NVIDIA T4\nThe card is built on Turing.\nIt has 32 GB of GDDR6 memory.",
+    "T4 规格：\n- 显存：32GB\n- 功耗：70W",
+])
+def test_a_wrong_figure_under_a_heading_naming_its_product_is_called_wrong(gpukb, text):
+    c = _one(gpukb, text, "memory_gb", "gpu:T4")
+    assert c["status"] == "incorrect", c
+
+
+def test_a_figure_under_a_heading_naming_two_products_stays_unclear(gpukb):
+    c = _one(gpukb, "## T4 and A10\nThe T4 is older.\nIt has 32 GB of memory.", "memory_gb")
+    assert c["status"] in ("unclear", "supported"), c

@@ -452,3 +452,19 @@ def test_not_designed_for_a_task_is_unsuitable(vocab, text, subject):
 def test_designed_for_a_task_is_a_role_not_unsuitable(vocab):
     got = extract("GN10Xp 专为大规模模型训练设计。", vocab).claims
     assert not [c for c in got if c.value == "unsuitable"]
+
+
+# -- document structure: a heading or a list's intro naming one product is its section's subject ------------
+@pytest.mark.parametrize("text,subject", [
+    ("## NVIDIA A10\nThe A100 is a bigger card.\nThis card has 24 GB of memory.", "gpu:A10"),
+    ("### A10\n该卡显存为 24GB。", "gpu:A10"),
+    ("L4 规格：\n- 显存：24GB\n- 功耗：72W", "gpu:L4"),
+])
+def test_a_figure_under_a_heading_naming_one_product_is_its(vocab, text, subject):
+    [c] = [c for c in extract(text, vocab).claims if c.attribute == "memory_gb"]
+    assert c.subject == subject
+
+
+def test_a_sentence_naming_hardware_keeps_its_own_subject_under_a_heading(vocab):
+    [c] = [c for c in extract("## A10\nThe T4 has 16 GB of memory.", vocab).claims if c.attribute == "memory_gb"]
+    assert c.subject == "gpu:T4"

@@ -150,3 +150,17 @@ def test_a_speed_up_with_no_figure_is_a_gain_above_one(vocab, text, expected):
 ])
 def test_a_speed_up_without_a_base_or_with_a_figure_is_no_bound(vocab, text):
     assert not [c for c in extract(text, vocab).claims if c.attribute == "performance_gain" and c.value == "> 1"]
+
+
+# -- two figures in one comparison, each to its product ---------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "The A10 has 24 GB of memory while the T4 has 16 GB.",
+    "GPU memory is 24 GB for the A10 compared with 16 GB for the T4.",
+    "A10 的显存为 24GB，而 T4 为 16GB。",
+    "A10 拥有 24GB 显存 vs T4 的 16GB。",
+    "The A10's 24 GB of memory is far above the T4's 16 GB.",
+])
+def test_each_figure_of_a_comparison_goes_to_its_product(vocab, text):
+    got = {(c.subject, c.value) for c in extract(text, vocab).claims if c.attribute == "memory_gb"}
+    assert ("gpu:A10", 24.0) in got and ("gpu:T4", 16.0) in got
+    assert ("gpu:A10", 16.0) not in got and ("gpu:T4", 24.0) not in got

@@ -109,13 +109,54 @@ def scope_conflict(a: Any, b: Any) -> list[str]:
     return out + [k for k in SCOPE_KEYS if k in x and k in y and qual.values_conflict(x[k], y[k])]
 
 
+#: the widest a figure is read: a hedged figure ("~2 TB/s", "约 16GB") or a range agrees within 10%
+HEDGED_TOLERANCE = 0.1
+#: the narrowest: what unit conversions and the reference's own last digit leave
+FLOOR_TOLERANCE = 0.005
+
+
+def _rounding(x: Any) -> float | None:
+    """Half a unit of the last digit ``x`` is written with ("1.9" -> 0.05, "2000" -> 500: the trailing zeros
+    of a whole number are rounding), None for no number."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool) or x == 0 or x != x or abs(x) == float("inf"):
+        return None
+    text = f"{abs(x):.10g}"
+    if "e" in text:
+        return None
+    if "." in text:
+        return 10.0 ** -len(text.split(".")[1]) / 2
+    return 10.0 ** (len(text) - len(text.rstrip("0"))) / 2
+
+
+def stated_tolerance(c_lo: Any, c_hi: Any, c_approx: Any, r_lo: Any, r_hi: Any, r_approx: Any) -> float:
+    """How far (relative to the reference) a claimed figure may miss it and still agree: the rounding the
+    claim states by the digits it is written with ("2 TB/s" agrees with 2,039 GB/s, "1.9 TB/s" does not),
+    at least :data:`FLOOR_TOLERANCE`, at most 10%; a hedged figure on either side, a range or a bound keeps
+    10%. (Figures are compared in the attribute's canonical unit; a power-of-ten conversion keeps the digits.)
+
+    >>> stated_tolerance(2000.0, 2000.0, 0, 2039.0, 2039.0, 0)
+    0.1
+    >>> round(stated_tolerance(1900.0, 1900.0, 0, 2039.0, 2039.0, 0), 4)
+    0.0245
+    >>> stated_tolerance(1900.0, 1900.0, 1, 2039.0, 2039.0, 0)
+    0.1
+    """
+    if c_approx or r_approx or c_lo is None or r_lo is None or c_lo != c_hi or r_lo != r_hi:
+        return HEDGED_TOLERANCE
+    half = _rounding(c_lo)
+    if half is None or not r_lo:
+        return HEDGED_TOLERANCE
+    return min(HEDGED_TOLERANCE, max(half / abs(r_lo) * (1 + 1e-9), FLOOR_TOLERANCE))
+
+
 def _fixed_arity(*fns: Callable[..., Any]) -> dict[str, tuple[Callable[..., Any], int, int]]:
     """Functions of fixed positional parameters as a function table: name -> (function, n, n)."""
     return {fn.__name__: (fn, n, n) for fn in fns for n in [len(inspect.signature(fn).parameters)]}
 
 
 # name: (function, fewest and most arguments), as expr.register takes them
-FUNCTIONS = _fixed_arity(qhas, qitems, all_covered, none_covered, qdiff, qonly, scope_diff, scope_conflict)
+FUNCTIONS = _fixed_arity(qhas, qitems, all_covered, none_covered, qdiff, qonly, scope_diff, scope_conflict,
+                         stated_tolerance)
 
 
 def register() -> None:

@@ -111,8 +111,9 @@ def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dic
                             "reason": f"a verdict ({f.attribute}) whose sentence names no product; gpukb does not "
                                       f"guess that it is about {vocab.label(f.subject)}"})
             continue
-        if f.attribute in MENTIONS and f.value is True and view.ref(f.subject, "in_catalog") is not None:
-            continue
+        listed = view.ref(f.subject, "in_catalog")
+        if f.attribute in MENTIONS and f.value is True and listed is not None and listed.value is True:
+            continue                         # "GN7 exists": nothing to report of a catalogued product
         out.append(f)
     return out
 

@@ -39,10 +39,13 @@ from typing import Any, Callable
 
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval, Vocabulary
-from .extract_text import quantities, sentences
+from .extract_tables import table_claims
+from .extract_text import layout, quantities, sentences, tables
 from .lexicon import match_entities
 
 PRODUCT_KINDS = ("gpu", "family", "instance")
+#: a text is about one product when at least this share of its product mentions name it
+TOPIC_SHARE = 0.4
 #: two figures of one quantity are the same figure within this relative difference
 SAME_FIGURE = 0.01
 
@@ -59,6 +62,7 @@ class Context:
     header: tuple[int, int] | None    # the header row of the claim's table, when it is in one
     products: tuple[str, ...]         # generic product ids named in the unit (and header), in text order
     text_products: frozenset[str]     # product ids named anywhere in the text
+    cell: bool = False                # the claim is a table cell, its product read from the table's structure
 
     @property
     def vocab(self) -> Vocabulary:
@@ -204,6 +208,8 @@ ADJACENT = 6
 
 
 def _several_figures(ctx: Context) -> dict[str, str] | None:
+    if ctx.cell:
+        return None             # a table's cells: which figure is whose is the table's structure
     figs = sorted(_figures(ctx), key=lambda q: q.start)
     side_by_side = any(len(ctx.low[a.end:b.start].split()) <= 1 and len(ctx.low[a.end:b.start].strip()) <= ADJACENT
                        and (a.lo, a.hi) != (b.lo, b.hi) for a, b in zip(figs, figs[1:]))
@@ -332,6 +338,10 @@ class Guards:
         self.mentions = [m for m in match_entities(low, vocab) if m.kind in PRODUCT_KINDS]
         self.text_products = frozenset({m.eid for m in self.mentions} | {vocab.generic(m.eid) for m in self.mentions})
         self.sentences = sentences(low)
+        # the cells of the text's tables, each read with the product of its own column or row
+        self.cells = {(c.start, c.end, c.subject, c.attribute)
+                      for c in table_claims(low, layout(low), match_entities(low, vocab), vocab, tables(vocab))}
+        self._all = [m for m in match_entities(low, vocab) if m.kind in PRODUCT_KINDS]
 
     def _unit(self, pos: int) -> tuple[int, int]:
         for s, e in self.sentences:
@@ -364,23 +374,72 @@ class Guards:
             at = start
         return None
 
+    def _section(self, pos: int) -> tuple[int, int] | None:
+        """The line heading the claim's section: the list's introducing line (``…:``) when the claim is a
+        list item, else the nearest heading line (Markdown ``#``, or a short line with no sentence mark),
+        when that line names exactly one product and no line between names another."""
+        vocab = self.view.kb.vocab
+        at = self.text.rfind("\n", 0, pos) + 1
+        in_list = bool(re.match(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*", self.low[at:pos + 1]))
+        while at > 0:
+            start = self.low.rfind("\n", 0, at - 1) + 1
+            line = self.low[start:at - 1].strip()
+            names = {vocab.generic(m.eid) for m in self._all if start <= m.start < at - 1}
+            bullet = bool(re.match(r"(?:[-*•▪●]|\d{1,2}[.、)）])\s*", line))
+            intro = in_list and not bullet and re.search(r"[:：]$", line)
+            heading = not bullet and (line.startswith("#") or (0 < len(line) <= 40 and not re.search(r"[。.!！:：;；,，|]", line)))
+            if intro or heading:
+                return (start, at - 1) if len(names) == 1 else None
+            if names or (in_list and not bullet and line):
+                return None
+            at = start
+        return None
+
     def named_in_scope(self, claim: Fact) -> bool:
         """Is the claim's product named in its sentence, its table row or header, or its section's heading?"""
         vocab = self.view.kb.vocab
         if vocab.kind_of(claim.subject) not in PRODUCT_KINDS:
             return True
         pos = (claim.span or [0])[0]
-        named = self._products(self._unit(pos), _table_header(self.text, pos), self._heading(pos))
+        named = list(self._products(self._unit(pos), _table_header(self.text, pos), self._heading(pos)))
+        if self.topic is not None:
+            named.append(self.topic)
         own = {claim.subject, vocab.generic(claim.subject), *(vocab.entities[claim.subject].get("variants") or ())}
         return bool(own & set(named)) or any(carries(self.view, p, claim.subject) for p in named)
+
+    @property
+    def topic(self) -> str | None:
+        """The product a text is about: the one that most of its product mentions name (at least
+        TOPIC_SHARE of them, and more than any other), as an article about one family is."""
+        if not hasattr(self, "_topic"):
+            vocab = self.view.kb.vocab
+            counts: dict[str, int] = {}
+            for m in self.mentions:          # a family counts for the one GPU it carries (GN7 and the T4 are one topic)
+                g = vocab.generic(m.eid)
+                carried = self.view.ref(m.eid, "gpu") if m.kind == "family" else None
+                if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
+                    g = vocab.generic(carried.value[0])
+                counts[g] = counts.get(g, 0) + 1
+            ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+            total = sum(counts.values())
+            top = ranked[0] if ranked else None
+            self._topic = top[0] if top and top[1] >= TOPIC_SHARE * total and \
+                (len(ranked) == 1 or top[1] > ranked[1][1]) else None
+        return self._topic
 
     def reasons(self, claim: Fact) -> list[dict[str, Any]]:
         """The guards that apply to ``claim``, each as {"code", "en", "zh"}."""
         pos = (claim.span or [0])[0]
         unit = self._unit(pos)
         header = _table_header(self.text, pos)
-        ctx = Context(self.text, self.low, claim, self.view, unit, header, self._products(unit, header),
-                      self.text_products)
+        vocab = self.view.kb.vocab
+        cell = (pos, (claim.span or [0, 0])[1], claim.subject, claim.attribute) in self.cells
+        products = self._products(unit, header)
+        if cell:
+            products = (vocab.generic(claim.subject),)
+        elif not products:
+            products = self._products(self._section(pos))
+        ctx = Context(self.text, self.low, claim, self.view, unit, header, products, self.text_products, cell)
         out = []
         for g in GUARDS:
             detail = g.test(ctx)

@@ -24,6 +24,7 @@ from .lexicon import (Match as _Match, cue_patterns as _question_cues, generic_m
                       match_entities as _match_entities, resolve_variant as _resolve_variant)
 from .extract_compare import advantages, comparisons, per_compared
 from .extract_relations import upgrades
+from .extract_tables import covered, table_claims
 from .extract_lists import abbreviated, sized_names, groups, heading_verdict, pronoun_list, spread, spread_to_referents
 from .extract_claims import (attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, product_names,
                              recommends, roles, sized_variants)
@@ -65,11 +66,15 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences
     named: set[str] = set()                               # products already said to exist (first mention only)
     rows = layout(low)                                    # Markdown table rows: header and heading as context
+    cells = table_claims(low, rows, mentions, vocab, t)   # tables read cell by cell (product x attribute)
+    placed: set[int] = set()
     explicit = _explicit_vendors(low, mentions, t)       # products whose vendor the text names beside them
     advising = False                                      # the previous line introduced a list of advice
     intro: str | None = None                              # the topic a line introducing a list gives its items
     listed: str | None = None                            # the verdict of the line heading a list
     last_run: list[_Match] = []                           # the products the last sentence naming any spoke of
+    section: dict[str, _Match] = {}                       # the one product a heading (or a list's intro) names
+    list_owner: dict[str, _Match] = {}
     for s, e in sentences(low):
         row = row_at(rows, s)
         for k in [k for k in carried if k.startswith(HEADING)]:
@@ -96,7 +101,17 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         named_all = ents
         ents = _uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
         question = _asks(low, s, e, t)
+        # a heading naming one product makes it the section's subject; a line introducing a list, the list's
+        own = _sole_product(named_all, vocab)
+        if heading and not bullet and row is None:
+            section = own
+        if not bullet:
+            list_owner = {}
         context = _row_context(row, ents, carried)
+        scope = list_owner if bullet and list_owner else section
+        if scope and row is None and not any(m.kind in HARDWARE for m in named_all):
+            # "显存为 24GB", "this card has 16 GB" under "## A10": the section's product, not the last one named
+            context = {**{k: v for k, v in carried.items() if k not in HARDWARE}, **scope}
         found = [] if question else _sentence_claims(low, masked_low, s, e, ents, context, vocab, t, row, topic,
                                                         listed if bullet and row is None else None, named_all,
                                                         advising and not bullet)
@@ -117,6 +132,10 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 last_run = runs[0]
             found += sized_names(low, ents, vocab)    # "A100 80GB", "80GB A100": the variant's memory
             found += product_names(low, ents, named, vocab, carried, explicit)
+        if cells:                             # a figure a table cell states is the cell's claim, not the line's
+            mine = [k for k, x in enumerate(cells) if s <= x.start < e and k not in placed]
+            placed.update(mine)
+            found = [c for c in found if not covered(c, cells)] + [cells[k] for k in mine]
         seen = set()
         for c in found:
             key = (c.subject, c.attribute, repr(c.value), repr(sorted(c.qualifiers.items(), key=str)))
@@ -126,6 +145,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         if not found:
             not_understood.append((s, e))
         advising = bool(re.search(r"[:：]\s*$", low[s:e])) and any_match(t["advice"] + t["use"], low[s:e])
+        if re.search(r"[:：]\s*$", low[s:e]) and not bullet:
+            list_owner = own
         if re.search(r"[:：]\s*$", low[s:e]):        # a line introducing a list: its topic is the items'
             intro = topic_concept(low[s:e], t, general=False) or intro
         for m in ents:
@@ -133,7 +154,16 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             v = vendor_prefix(m, low, t) if m.kind in ("family", "instance") else None
             if v is not None:                  # "腾讯云 GN7": the vendor the text speaks of
                 carried["vendor"] = _Match(m.start, m.end, v, "vendor")
+    claims += [x for k, x in enumerate(cells) if k not in placed]
     return Extraction(text, out_lang, claims, not_understood)
+
+
+def _sole_product(named: list[_Match], vocab: Vocabulary) -> dict[str, _Match]:
+    """The one hardware product a line names (as {kind: mention}), else nothing."""
+    hw = [m for m in named if m.kind in HARDWARE]
+    if not hw or len({vocab.generic(m.eid) for m in hw}) != 1:
+        return {}
+    return {hw[0].kind: hw[0]}
 
 
 def _row_context(row: Row | None, ents: list[_Match], carried: dict[str, _Match]) -> dict[str, _Match]:
@@ -250,6 +280,7 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
             continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
         owner = next((m for m in reversed(named_all or ents) if m.end <= q.start and m.start >= s
                       and re.fullmatch(r"\s*[（(][^（(）)]*", masked[m.end:q.start])), None)
+        owner = owner or _figure_owner(low, masked, q.start, q.end, named_all or ents, s, e)
         if owner is not None and owner.kind in vocab.attributes[attr].applies_to:
             subj, sconf = owner.eid, 0.85           # "A10（31 TFLOPS）": the figure of the name it follows
         if sconf <= 0.55 and verdict and q.lo != q.hi:
@@ -372,6 +403,24 @@ def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], 
                 # "…够用的，尤其适合微调": a verdict on tasks of its own
                 out += task_verdict(low, masked, s, e, (a, b), v, ents, carried, t, vocab)
     return out
+
+
+#: a figure said right after its product ("the T4's 16 GB", "T4 的 16GB", "而 T4 为 16GB") or followed by it
+#: ("600 GB/s for the A10", "320 GB/s on the T4"): the figure is that product's, even in a comparison
+_OWNER_BEFORE = re.compile(r"\s*(?:'s|的|为|是|则为|达|:|：)\s*(?:约|~|≈)?\s*")
+_OWNER_AFTER = re.compile(r"\s*(?:for|on|of|in)\s+(?:the\s+|an?\s+)?(?:nvidia\s+)?")
+
+
+def _figure_owner(low: str, masked: str, start: int, end: int, named: list[_Match], s: int, e: int) -> _Match | None:
+    """The product a figure is written against (see :data:`_OWNER_BEFORE`), or None."""
+    before = next((m for m in reversed(named) if m.kind in HARDWARE and s <= m.start and m.end <= start), None)
+    if before is not None and (_OWNER_BEFORE.fullmatch(masked, before.end, start) or
+                               (low[before.end - 2:before.end] in ("'s", "’s") and not masked[before.end:start].strip())):
+        return before
+    after = next((m for m in named if m.kind in HARDWARE and end <= m.start and m.end <= e), None)
+    if after is not None and _OWNER_AFTER.fullmatch(masked, end, after.start):
+        return after
+    return None
 
 
 def _owners(low: str, pos: int, ents: list[_Match], s: int) -> list[_Match]:

@@ -198,9 +198,10 @@ def first_match(pairs: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...], text
     return best
 
 
-def quantities(low: str, start: int, end: int, vocab: Vocabulary) -> list[Quantity]:
+def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool = True) -> list[Quantity]:
     """Numbers with a unit in ``low[start:end]``, with ranges ("16-32 GB", "40GB 或 80GB"), bounds
-    ("at least 24GB", "24G 以上") and hedges ("约 16GB")."""
+    ("at least 24GB", "24G 以上") and hedges ("约 16GB"). Without ``ranges`` two figures each with its
+    unit stay two (the cells of a table copied as text: "~8.1 TFLOPS ~31.2 TFLOPS")."""
     t = tables(vocab)
     out: list[Quantity] = []
     for m in _NUM.finditer(low, start, end):
@@ -223,7 +224,7 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary) -> list[Quanti
         prev = out[-1] if out else None
         join = _RANGE_JOIN.search(low[prev.end:m.start()]) if prev is not None and m.start() - prev.end <= 6 else None
         # "16-32 GB" joins two; "32G/64G/128G" (alternatives) may go on: the range they span
-        if prev is not None and join and prev.dimension == q.dimension and \
+        if ranges and prev is not None and join and prev.dimension == q.dimension and \
                 (prev.hi == prev.lo or _LIST_JOIN.fullmatch(join.group(0))):
             prev.hi, prev.end = max(prev.hi, x), q.end
             continue
