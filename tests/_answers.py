@@ -38,6 +38,8 @@ QUERIES = [
      "chunked_cross_entropy": True},
     {"model": "llama-3-8b", "method": "inference", "gpu": "H100-80GB", "engine": "vllm", "seq_len": 8192, "batch": 4,
      "max_num_batched_tokens": 8192, "kv_cache_dtype": "fp8"},
+    # plain data parallelism (gradient buckets) at a context beyond the model's trained one (issue 33)
+    {"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB", "gpus": 2, "zero": 0, "seq_len": 8192},
 ]
 SOLVES = [
     {"model": "llama-2-7b", "method": "inference", "gpu": "T4", "target": "seq_len"},

@@ -25,6 +25,13 @@ def ev(text):
 
 AUDIT_CASES = [
     ("qdiff('method=full;gpus=[1, 1]', 'method=lora;gpus=[1, 1]')", ["method"]),
+    # a missing sparsity reads as dense: a with-sparsity figure and a dense one never share a scope
+    ("qdiff('sparsity=True', '')", ["sparsity"]),
+    ("qdiff('', '')", []),
+    # a figure agrees within the rounding it is written with, 10% when hedged on either side
+    ("stated_tolerance(2000, 2000, 0, 2039, 2039, 0)", 0.1),
+    ("stated_tolerance(1900, 1900, 1, 2039, 2039, 0)", 0.1),
+    ("stated_tolerance(300, 300, 0, 300, 300, 1)", 0.1),
     ("qdiff('gpus=[1, 4]', 'gpus=[2, 8]')", []),
     ("qdiff('task=fine_tuning>training', 'task=training')", []),
     ("qdiff('condition=a', 'condition=b')", []),

@@ -113,6 +113,18 @@ OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
 #: what a training framework does unless told otherwise: torchtune's recipes compute the loss with
 #: CEWithChunkedOutputLoss (R-LOGITS-chunked)
 FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}}
+#: a peak read from PyTorch's caching allocator (max_memory_allocated / active / reserved, as torchtune and litgpt
+#: print them) counts tensors only: it is compared with the estimate of what the allocator holds (sizing.allocated:
+#: no CUDA context, no paged optimizer states in unified memory; R-TORCH-allocated); nvidia-smi and unstated tools
+#: with the per-GPU total
+ALLOCATOR_WORDS = ("allocated", "memory active", "max gpu ram", "torchtune memory stats", "memory_reserved")
+
+
+def compared_as(row: dict[str, Any]) -> str:
+    """How a measured run's peak was read: "allocated" (a PyTorch allocator statistic) or "total" (nvidia-smi,
+    a screenshot, or a tool the source does not name)."""
+    kind = str(row.get("memory_kind") or "").lower()
+    return "allocated" if any(w in kind for w in ALLOCATOR_WORDS) else "total"
 
 
 def _gpu_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, Any]:
@@ -226,7 +238,10 @@ def measured_runs(state: GpuKB, view: ReleaseView, path: Any = None, splits: tup
             out["error"] = "no estimate"
             per.setdefault(split, []).append(out)
             continue
-        out["estimate_gb"] = round(pg["total_gb"], 3)
+        al = r.one("allocated")
+        out["compared"] = compared_as(row) if al is not None else "total"
+        out["estimate_total_gb"] = round(pg["total_gb"], 3)
+        out["estimate_gb"] = round(al["gb"] if out["compared"] == "allocated" else pg["total_gb"], 3)
         out["body"] = body
         if "gpu" in body or body.get("vram_gb") != 4096:
             out["predicted"] = "ran" if v["verdict"] == "fits" else "oom"
@@ -270,5 +285,6 @@ def measured_report_text(rep: dict[str, Any]) -> str:
                 lines.append(f"    {r['id']:6} cannot be sized: {r['error']}")
                 continue
             lines.append(f"    {r['id']:6} {r['method']:9} measured {r['measured_gb'] if r['measured_gb'] else '-':>6} "
-                         f"estimate {r['estimate_gb']:8.2f}  err {r.get('error_pct', '-'):>6}%  {r['outcome']}/{r.get('predicted', '?')}")
+                         f"estimate {r['estimate_gb']:8.2f} {r.get('compared', 'total')[:5]:5}  err {r.get('error_pct', '-'):>6}%  "
+                         f"{r['outcome']}/{r.get('predicted', '?')}")
     return "\n".join(lines)

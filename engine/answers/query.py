@@ -95,6 +95,13 @@ def _sizing_answer(state: GpuKB, s: dict[str, Any], notes: list[str], view: Rele
             "smallest_changes": [x for x in answer["recommendations"] if x.get("fits")][:3],
             "max_params_that_fit": max_params(state, s, view),
         }
+    ctx = r.one("context_note")
+    if ctx:
+        answer["context_limit"] = {"seq_len": int(ctx["seq_len"]), "max_context": int(ctx["max_context"]), "beyond": True}
+        answer["notes"].append(
+            f"seq_len {int(ctx['seq_len']):,} is beyond the {int(ctx['max_context']):,} tokens {view.kb.vocab.label(s['model'])} was trained "
+            f"for (max_position_embeddings, R-{s['model'].split(':', 1)[1]}-max_context): memory is sized as asked, but the model "
+            "needs a long-context variant or RoPE scaling to work at this length")
     off = offload_view(r, s, view)
     if off:
         answer["offload"] = off
@@ -291,6 +298,10 @@ def variant_body(scenario: dict[str, Any], change: dict[str, Any]) -> dict[str, 
         body["zero"] = 0
     if change.get("method") == "qlora":
         body["precision"] = "nf4"
+    elif change.get("method") == "lora" and body.get("precision") == "mixed":
+        # mixed precision keeps FP32 master weights for training them; frozen base weights are kept in 16 bits
+        # as PEFT runs LoRA (the method's default precision; FP16 on a GPU without BF16)
+        body.pop("precision")
     return {k: v for k, v in body.items() if v is not None}
 
 

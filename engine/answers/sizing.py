@@ -26,7 +26,11 @@ Engine = Callable[..., Derivation]
 MISSING = object()
 
 SIZING_KINDS = {"gpu", "family", "instance", "model", "precision", "optimizer", "concept", "technique"}
-MEMORY_KEYS = ("weights", "gradients", "optimizer", "activations", "logits", "overhead", "kv_cache")
+MEMORY_KEYS = ("weights", "gradients", "optimizer", "activations", "logits", "weight_copies", "comm_buffers", "overhead",
+               "kv_cache")
+#: memory parts a release or a method may not have: left out of the breakdown when not derived (the copies
+#: and buckets also when they are zero)
+OPTIONAL_KEYS = ("logits", "weight_copies", "comm_buffers")
 
 
 @dataclass
@@ -214,13 +218,16 @@ def memory_breakdown(r: SizingRun) -> dict[str, Any]:
     pg = r.one("per_gpu") or {}
     out: dict[str, Any] = {"unit": "GB"}
     for k in MEMORY_KEYS:
-        if k == "logits" and k not in parts:
+        if k in OPTIONAL_KEYS and (k not in parts or (k != "logits" and not parts[k])):
             continue
         out[k] = _r(parts.get(k, 0.0 if k == "kv_cache" else None))
     out["model_states"] = _r(ms.get("gb"))
     out["total"] = _r(None if not ms or not rt else ms["gb"] + rt["gb"])
     out["per_gpu_model_states"] = _r(pg.get("model_states_gb"))
     out["per_gpu_total"] = _r(pg.get("total_gb"))
+    al = r.one("allocated")
+    if al is not None:
+        out["per_gpu_allocated"] = _r(al["gb"])
     return out
 
 

@@ -59,6 +59,9 @@ class Memory(Model):
     per_gpu_total: float
     kv_cache: float | None = OMIT
     logits: float | None = spec(OMIT, "Training: the loss's batch × sequence × vocabulary logits (FP32 upcast and gradient).")
+    weight_copies: float | None = spec(OMIT, "Training under PyTorch AMP: the 16-bit copies autocast makes of the FP32 weights.")
+    per_gpu_allocated: float | None = spec(OMIT, "What torch.cuda.max_memory_allocated would report per GPU: the per-GPU total without the CUDA context and paged optimizer states (nvidia-smi shows the per-GPU total and more).")
+    comm_buffers: float | None = spec(OMIT, "Data-parallel training: gradient buckets (DDP's copy of the gradients, DeepSpeed's reduce bucket).")
 
 
 @dataclass(kw_only=True)
@@ -330,6 +333,8 @@ class SizingAnswer(Asked):
     band: Band = spec(OMIT, "the error band from published measurements of this method")
     borderline: bool = spec(OMIT, "the usable memory lies inside the error band")
     offload: OffloadCost = OMIT
+    context_limit: dict[str, Any] = spec(OMIT, "the sequence is longer than the context the model was trained for "
+                                         "(max_position_embeddings): {seq_len, max_context, beyond}")
     serving: Serving = spec(OMIT, "inference with a serving engine that takes a share of each card: its KV-cache pool and how many sequences it serves at once")
     negated: bool = OMIT
     note: Note = spec(OMIT, "a why-not question whose scenario fits: says that it does")
