@@ -3,8 +3,9 @@
     python benchmarks/run.py [--quick] [--quiet] [--synth 10000,100000] [--questions 2000] [--seconds 15]
 
 Figures: the gold-set measurements (audit accuracy, extraction precision and recall); check latency of
-1,000-character texts; engine vs raw durable_rules; audit time and peak memory of the bundled KB and of
-synthetic KBs (with the 100k/10k ratio), the re-audit after adding 1% more claims to the largest against its
+1,000-character texts; engine vs raw durable_rules; the wall time and peak memory of the command a user
+types, `gpukb audit --json` to a file, on the bundled KB and on synthetic KBs, then the audit's own parts
+measured in process (load, audit, CPU; with the 100k/10k ratio), the re-audit after adding 1% more claims to the largest against its
 full audit, and the speed-up of 2 worker processes; in-process question latency (median, p99); HTTP /v1/ask vs /health throughput on the
 same gunicorn server; server start-up time and per-worker memory. A figure that cannot be measured
 (a timeout, a missing tool) is printed as such, never invented.
@@ -87,6 +88,50 @@ def _audit_child(kb_dir: str, out: str, opts: str = "{}") -> None:
     Path(out).write_text(json.dumps(r))
 
 
+def _cli_child(kb_dir: str, out: str, timeout: str) -> None:
+    """Runs in a child process: the command a user types, ``gpukb --kb DIR audit --json > FILE``, as
+    a subprocess of its own; its wall time and peak RSS (``RUSAGE_CHILDREN``: this process has no
+    other child) and the size of what it wrote."""
+    import resource
+    answer = Path(out).with_suffix(".answer.json")
+    t0 = time.perf_counter()
+    with open(answer, "wb") as f:
+        try:
+            p = subprocess.run([sys.executable, "-m", "gpukb.server.cli", "--kb", kb_dir, "audit", "--json"],
+                               cwd=ROOT, stdout=f, stderr=subprocess.DEVNULL, timeout=float(timeout))
+            code = p.returncode
+        except subprocess.TimeoutExpired:
+            code = None
+    wall = time.perf_counter() - t0
+    r = {"wall_s": wall, "returncode": code, "bytes": answer.stat().st_size,
+         "peak_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+    answer.unlink()
+    Path(out).write_text(json.dumps(r))
+
+
+def _cli(label: str, kb_dir: str, out: Path, timeout: float) -> dict | None:
+    """``gpukb audit --json`` to a file, timed in a child process (see :func:`_cli_child`)."""
+    p = subprocess.Popen([sys.executable, __file__, "--cli-child", kb_dir, str(out), str(timeout)], cwd=ROOT)
+    try:
+        with Bar(not QUIET) as progress:
+            t0 = time.perf_counter()
+            while p.poll() is None:
+                if time.perf_counter() - t0 > timeout + 60:
+                    p.kill()
+                    p.wait()
+                    return None
+                time.sleep(1)
+                progress(f"gpukb audit --json of {label} (seconds of {timeout:.0f})", int(time.perf_counter() - t0), int(timeout))
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 0 or not out.exists():
+        return None
+    r = json.loads(out.read_text())
+    return r if r.get("returncode") == 0 else None
+
+
 def _child(label: str, kb_dir: str, out: Path, timeout: float, opts: dict | None = None) -> dict | None:
     """One audit in a child process (a fresh interpreter: its peak memory is the audit's own)."""
     t0 = time.perf_counter()
@@ -128,6 +173,15 @@ def bench_audit(sizes: list[int], timeout: float, workers: int = 2, added: float
                 for kind, topical in (("topical", True), ("spread", False)):
                     add_synthetic_sources(kb_dir, tmp / f"synth{label}-{kind}", more, seed=1, topical=topical)
                 opts = {"after": [str(tmp / f"synth{label}-topical"), str(tmp / f"synth{label}-spread")]}
+            # the command a user types: load, audit and the whole answer written to a file
+            c = _cli(label, kb_dir, tmp / f"cli-{label}.json", timeout)
+            if c is None:
+                say(f"audit_cli_{label}", f"gpukb audit --json did not finish within {timeout:.0f} s (or failed)",
+                    {"timeout_s": timeout})
+            else:
+                say(f"audit_cli_{label}", f"gpukb audit --json > file: {c['wall_s']:.1f} s, peak {c['peak_rss_mib']:.0f} MiB, "
+                    f"{c['bytes'] / 1e6:.1f} MB written (goal at 100,000 claims: peak < 2 GB)", c)
+            # the audit alone, in process: its parts (load, audit, CPU) and the re-audits
             r = _child(label, kb_dir, tmp / f"audit-{label}.json", timeout, opts)
             if r is None:
                 say(f"audit_{label}", f"did not finish within {timeout:.0f} s (or failed)", {"timeout_s": timeout})
@@ -510,12 +564,26 @@ def main() -> int:
                     help="seconds each audit child may take (the largest also re-audits twice)")
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--audit-child", nargs="+", help=argparse.SUPPRESS)
+    ap.add_argument("--cli-child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--audit-cli-only", metavar="KB_DIR",
+                    help="only time `gpukb --kb KB_DIR audit --json` to a file (wall time, peak RSS) and exit")
     args = ap.parse_args()
     global QUIET
     QUIET = QUIET or args.quiet
     if args.audit_child:
         _audit_child(*args.audit_child)
         return 0
+    if args.cli_child:
+        _cli_child(*args.cli_child)
+        return 0
+    if args.audit_cli_only:
+        out = Path(tempfile.mkdtemp(prefix="gpukb-bench-")) / "cli.json"
+        try:
+            c = _cli(args.audit_cli_only, args.audit_cli_only, out, args.audit_timeout)
+        finally:
+            shutil.rmtree(out.parent, ignore_errors=True)
+        print(json.dumps(c))
+        return 0 if c else 1
     sizes = [int(x) for x in args.synth.split(",") if x.strip()]
     if args.quick:
         sizes, args.questions, args.seconds, args.audit_timeout = [500, 1000], 100, 3, 120

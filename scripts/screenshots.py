@@ -56,11 +56,30 @@ def start_server():
     return f"http://127.0.0.1:{srv.server_port}", stop
 
 
+CHECK_TEXT = "T4 显卡有 32GB 显存，支持 BF16。A100 有 80GB HBM2e 显存。"
+PHONE = {"width": 390, "height": 844}
+
+
 def shots(base: str, conclusion_id: str) -> list[tuple[str, str, bool, dict]]:
-    """(file name, URL, full page?, options) of every screenshot. Options: "open" (a claim whose pop-up
-    to open), "scroll_to" (a selector to scroll into view), "width" (another viewport width)."""
-    return [
-        ("home.png", base + "/", False, {}),
+    """(file name, URL, full page?, options) of every screenshot: each page in English, in Chinese and at
+    390 px (a phone), plus a few views of the audit. Options: "open" (a claim whose pop-up to open),
+    "scroll_to" (a selector to scroll into view), "width"/"height" (another viewport), "check" (a text to
+    submit in the /check form), "wait_for" (a selector drawn by a script after the page loads)."""
+    def zh(url: str) -> str:
+        return url + ("&" if "?" in url else "?") + "lang=zh"
+
+    pages = [   # (name, URL, full page?, options)
+        ("home", base + "/", False, {}),
+        ("answer", base + "/?q=" + quote(T4_Q), True, {}),
+        ("audit", base + "/audit?source=S001", False, {"scroll_to": "#h-S001"}),
+        ("claim", base + "/claims/S001-C017", False, {}),
+        ("conclusion", base + "/conclusions/" + conclusion_id, False, {}),
+        ("check", base + "/check", True, {"check": CHECK_TEXT}),
+        ("gpus", base + "/gpus", False, {}),
+        ("gpu-t4", base + "/gpus/T4", False, {}),
+        ("docs", base + "/docs", False, {"wait_for": "#swagger-ui .opblock"}),
+    ]
+    out = [   # the views the README shows (names kept)
         ("answer-t4-13b-full.png", base + "/?q=" + quote(T4_Q), True, {}),
         ("answer-zh.png", base + "/?q=" + quote(T4_Q_ZH) + "&lang=zh", False, {}),
         ("audit.png", base + "/audit", False, {"scroll_to": "#legend-h"}),
@@ -68,10 +87,16 @@ def shots(base: str, conclusion_id: str) -> list[tuple[str, str, bool, dict]]:
         ("audit-zh.png", base + "/audit?source=S001&lang=zh", False, {"scroll_to": "#h-S001"}),
         ("audit-source-view.png", base + "/audit?source=S001&view=source", False, {"scroll_to": "#source-S001 .doc"}),
         ("audit-phone.png", base + "/audit?source=S001&lang=zh", False,
-         {"scroll_to": "#source-S001 .doc table", "width": 390, "height": 844}),
-        ("claim.png", base + "/claims/S001-C017", False, {}),
-        ("conclusion.png", base + "/conclusions/" + conclusion_id, False, {}),
+         {"scroll_to": "#source-S001 .doc table", **PHONE}),
     ]
+    for name, url, full, opts in pages:
+        if name not in ("answer", "audit"):
+            out.append((f"{name}.png", url, full, opts))
+        zh_name = {"answer": "answer-zh-full.png", "audit": "audit-s001-zh.png"}.get(name, f"{name}-zh.png")
+        out.append((zh_name, zh(url), full, opts))
+        out.append((f"{name}-phone.png" if name != "audit" else "audit-phone-en.png", url, full, {**opts, **PHONE}))
+        out.append((f"{name}-phone-zh.png", zh(url), full, {**opts, **PHONE}))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,6 +132,12 @@ def main(argv: list[str] | None = None) -> int:
                                             "height": opts.get("height", args.height)})
                     page.goto(url, wait_until="load")
                     page.evaluate("() => document.fonts.ready")
+                    if opts.get("wait_for"):                      # drawn by a script after load (/docs)
+                        page.locator(opts["wait_for"]).first.wait_for(state="visible", timeout=15000)
+                    if opts.get("check"):                         # /check: submit a text, show the result
+                        page.fill("#check-text", opts["check"])
+                        page.locator("form.check-form button[type=submit]").click()
+                        page.wait_for_load_state("load")
                     if opts.get("scroll_to"):
                         page.locator(opts["scroll_to"]).first.evaluate(
                             "e => { e.scrollIntoView({block: 'start'}); window.scrollBy(0, -8); }")

@@ -36,7 +36,7 @@ def check():
     if result is not None:
         status_of = {c["id"]: c["status"] for c in result["claims"]}
         html = mark_source_text(text, [{"id": c["id"], "span": c["span"]} for c in result["claims"]], status_of,
-                                lambda cid: "#" + cid)
+                                lambda cid: "#f-" + cid)
         for c in result["claims"]:
             top = next((f for f in c["findings"] if f["kind"] == c["status"]), None)
             entries.append({"claim": c, "top": top, "href": conclusion_href(top["id"]) if top else None})

@@ -1,9 +1,20 @@
 """`gpukb`: the command line over :class:`engine.service.GpuKB`.
 
 Every command with ``--json`` prints exactly the object the HTTP API returns for the same question;
-without it, a readable summary. Errors go to stderr with exit status 1 (usage errors: 2), never a
-traceback unless -v is given twice. The options of each command are declared in :mod:`.cli_args`; this
-module runs the commands.
+without it, a readable summary (``--lang zh``: in Chinese, labels included). Each error is printed once,
+never with a traceback unless -v is given twice: as text on stderr, or under ``--json`` as the API's
+error object ``{"ok": false, "status", "error", "errors": [...]}`` on stdout. An unknown subcommand,
+flag, GPU, model or instance is answered with the closest known names ("did you mean ...?").
+
+Exit status:
+
+    0   success
+    2   bad input: a usage error, or a value the engine refuses (BadInput: an unknown GPU, model or
+        release, a value out of range; NotFound: an id, source or name that does not exist)
+    1   any other failure: a broken KB or rule file, a rule error, a time limit, an internal error
+
+The options of each command are declared in :mod:`.cli_args` (``gpukb COMMAND --help`` shows each with
+its default, and examples); this module runs the commands.
 
     gpukb validate
     gpukb query --params 13e9 --method full --gpu T4
@@ -18,13 +29,14 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import logging
 import os
 import sys
 import traceback
 from typing import Any, Callable, Sequence
 
-from gpukb.engine.errors import BadInput, GpukbError, Issue
+from gpukb.engine.errors import BadInput, GpukbError, Issue, NotFound
 from gpukb.engine import models
 from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
 from gpukb.engine.answers.without import parse_sources
@@ -33,7 +45,7 @@ from .errors import NotImplementedYet
 from .cli_render import (print_json, render_answer, render_audit, render_check, render_choice, render_claims,
                          render_diff, render_gaps, render_sizing, render_sources, render_versions)
 from .evals import evaluations
-from .cli_args import QUERY_KEYS, _seconds_in, build_parser, version  # noqa: F401  (build_parser, version: API)
+from .cli_args import QUERY_KEYS, Parser, UsageError, _close, either, _seconds_in, build_parser, version  # noqa: F401  (build_parser, version: API)
 from .progress import bar
 
 log = logging.getLogger("gpukb.cli")
@@ -103,17 +115,27 @@ def cmd_validate(args: argparse.Namespace) -> int:
     recovered = recover(kb_dir)        # an ingest that kill -9 or a full disk interrupted
     if recovered:
         print(f"gpukb: {recovered}", file=sys.stderr)
-    result = validate_dirs(kb_dir, rules_dir, fill_spans=bool(args.fill_spans))
-    result = result if isinstance(result, dict) else {}
-    issues = _issues_of(result)
+    steps = 1 if args.quick else 2
+    with bar(args) as progress:
+        progress("validate: checking the files", 0, steps)
+        result = validate_dirs(kb_dir, rules_dir, fill_spans=bool(args.fill_spans))
+        progress("validate: checking the files", 1, steps)
+        result = result if isinstance(result, dict) else {}
+        issues = _issues_of(result)
+        if not (issues or result.get("ok") is False) and not args.quick:
+            from gpukb.engine.answers.smoke import smoke
+            progress("validate: smoke derivation", 1, steps)
+            result["smoke"] = smoke(kb_dir, rules_dir, args.time_limit)
+            progress("validate: smoke derivation", 2, steps)
     if issues or result.get("ok") is False:
+        if args.json:
+            from .errors import error_body
+            print(json.dumps(error_body(400, f"{len(issues)} problem(s) found", issues), ensure_ascii=False, indent=2))
+            return EXIT_FAILURE
         for i in issues:
             print(_issue_text(i), file=sys.stderr)
         print(f"{len(issues)} problem(s) found", file=sys.stderr)
-        return 1
-    if not args.quick:
-        from gpukb.engine.answers.smoke import smoke
-        result["smoke"] = smoke(kb_dir, rules_dir, args.time_limit)
+        return EXIT_FAILURE
     if args.json:
         print_json(result)
         return 0
@@ -234,8 +256,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.gaps:
         if args.source or args.kind or args.format or args.without:
             raise BadInput("--gaps lists the gaps of a whole release; it takes no --source, --kind, --format or --without")
-        d = models.build("gaps", _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version))
-        print_json(d) if args.json else print(render_gaps(d))
+        d = _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version)
+        if args.json or args.jsonl:
+            _write_stream("gaps", d, args.jsonl, "gaps")
+        else:
+            print(render_gaps(models.build("gaps", d)))
         return 0
     with bar(args) as progress:
         # how this command audits (the engine may be shared by later commands of the process: reset after)
@@ -252,12 +277,24 @@ def cmd_audit(args: argparse.Namespace) -> int:
                                                   fmt=args.format, **({"without": args.without} if args.without else {}))
         finally:
             kb.progress, kb.audit_workers, kb.audit_scheduler, kb.audit_keep_proofs = None, 1, None, True
-    d = models.build("claimreview" if args.format else "audit", d)
-    if (args.json or args.format):
-        print_json(d)
+    name = "claimreview" if args.format else "audit"
+    if args.json or args.jsonl or args.format:
+        _write_stream(name, d, args.jsonl, "@graph" if args.format else "findings")
     else:
-        print(render_audit(d))
+        print(render_audit(models.build(name, d)))
     return 0
+
+
+def _write_stream(name: str, d: dict[str, Any], jsonl: bool, array: str) -> None:
+    """A large answer written item by item (:mod:`.cli_stream`): the same bytes as print_json, never
+    held whole as one text; ``jsonl``: one item of ``array`` per line, then the rest on a last line."""
+    from gpukb.engine.answers.audit_run import collector_paused
+    from .cli_stream import write_json, write_jsonl
+    with collector_paused():        # the audit's millions of objects are not traversed again while writing
+        if jsonl:
+            write_jsonl(name, d, sys.stdout, array)
+        else:
+            write_json(name, d, sys.stdout)
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:
@@ -303,6 +340,18 @@ def _preflight(kb_dir: str, rules_dir: str) -> None:
     load_rules_for(load_kb(kb_dir), rules_dir)
 
 
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+
+def _log_level() -> int:
+    """The server's log level: $LOG_LEVEL (or $GPUKB_LOG_LEVEL), one of LOG_LEVELS; default info."""
+    raw = (os.environ.get("GPUKB_LOG_LEVEL") or os.environ.get("LOG_LEVEL") or "info").strip().lower()
+    if raw not in LOG_LEVELS:
+        raise BadInput(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {raw[:40]!r}",
+                       [Issue("unknown log level", field="LOG_LEVEL", allowed=list(LOG_LEVELS))])
+    return getattr(logging, raw.upper())
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from gpukb.engine import cache
     from gpukb.engine.cache import UnsafeCache
@@ -310,7 +359,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .generations import Builder
     from .serve import serve
     kb_dir, rules_dir = _dirs(args)
-    level = logging.DEBUG if (args.verbose or 0) >= 2 else logging.INFO
+    level = logging.DEBUG if (args.verbose or 0) >= 2 else _log_level()
     env_reload = os.environ.get("GPUKB_RELOAD_SECONDS")
     every = _seconds_in(0.1, 86400, zero=True)(env_reload) if env_reload else args.reload
     # the first generation: a private copy of the KB, checked and compiled before any worker starts
@@ -380,7 +429,13 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     module = evaluations()[args.evaluation]
-    report, text = module.run(_engine(*_dirs(args), _pending(args)), args)
+    kb = _engine(*_dirs(args), _pending(args))
+    with bar(args) as progress:        # the engine's phases (e.g. the audit's rule firings), with an ETA
+        kb.progress = progress
+        try:
+            report, text = module.run(kb, args)
+        finally:
+            kb.progress = None
     if args.json:
         print_json(report)
     else:
@@ -454,20 +509,94 @@ def _setup_logging(verbosity: int) -> None:
             logger.addHandler(handler)
 
 
+#: exit statuses: 2 for bad input (usage errors and the values the engine refuses), 1 for other failures
+EXIT_FAILURE, EXIT_BAD_INPUT = 1, 2
+
+
+def _exit_status(exc: GpukbError) -> int:
+    return EXIT_BAD_INPUT if isinstance(exc, (BadInput, NotFound)) else EXIT_FAILURE
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    words = list(argv)
+    return "--json" in (words[:words.index("--")] if "--" in words else words)
+
+
+def _did_you_mean(exc: GpukbError, args: argparse.Namespace | None) -> list[str]:
+    """The known names closest to a value the engine refused (an issue naming a field the user gave)."""
+    hints = []
+    for issue in exc.issues:
+        field, allowed = (issue.field, issue.allowed) if isinstance(issue, Issue) else (None, None)
+        value = getattr(args, str(field).replace("-", "_"), None) if field and args is not None else None
+        if isinstance(value, str) and isinstance(allowed, (list, tuple, set, frozenset)):
+            close = _close(value, allowed)
+            if close and value not in close:
+                hints.append(f"{field}: did you mean {either(close)}?")
+    return hints
+
+
+def _report(exc: GpukbError, args: argparse.Namespace | None, as_json: bool) -> int:
+    """An error, printed once: the API's error object on stdout under --json, else text on stderr."""
+    status = _exit_status(exc)
+    if as_json:
+        from .errors import error_body
+        print(json.dumps(error_body(int(getattr(exc, "status", 400) or 400), exc.message, exc.issues),
+                         ensure_ascii=False, indent=2))
+        return status
+    message, lines = exc.message, []
+    for issue in exc.issues:
+        if isinstance(issue, dict):
+            issue = Issue(str(issue.get("message", "")), file=issue.get("file"), line=issue.get("line"),
+                          field=issue.get("field"), allowed=issue.get("allowed"))
+        if not isinstance(issue, Issue):
+            lines.append(str(issue))
+            continue
+        bare = str(Issue(issue.message, file=issue.file, line=issue.line, field=issue.field))
+        message = message.replace(str(issue), bare)         # the message quoted the issue: say it once
+        if issue.message not in message:
+            lines.append(bare)
+        allowed = issue.allowed
+        if isinstance(allowed, (list, tuple, set, frozenset)) and all(str(a) in message for a in list(allowed)[:5]):
+            continue                                         # the message already names the closest ones
+        if allowed is not None:
+            lines.append(str(Issue("", allowed=allowed)).strip()[1:-1])
+    print(f"gpukb: error: {message}", file=sys.stderr)
+    for line in lines:
+        print(f"  {line}", file=sys.stderr)
+    for hint in _did_you_mean(exc, args):
+        print(f"  {hint}", file=sys.stderr)
+    return status
+
+
+def _usage_failed(exc: UsageError, as_json: bool) -> int:
+    if as_json:
+        from .errors import error_body
+        print(json.dumps(error_body(400, exc.message, [Issue(exc.message)]), ensure_ascii=False, indent=2))
+    else:
+        exc.parser.print_usage(sys.stderr)
+        print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = _wants_json(argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    Parser.argv = argv
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        return _usage_failed(exc, as_json)
     verbosity = args.verbose or 0
     _setup_logging(verbosity)
     try:
         if args.command in TIME_LIMITED:
             return _time_limited(args)
         return COMMANDS[args.command](args)
+    except UsageError as exc:
+        return _usage_failed(exc, as_json)
     except GpukbError as exc:
-        print(f"gpukb: error: {exc.message}", file=sys.stderr)
-        for issue in exc.issues:
-            print(f"  {_issue_text(issue)}", file=sys.stderr)
-        return 1
+        return _report(exc, args, as_json)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -479,8 +608,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:          # a bug: say so without a traceback unless asked for one
         if verbosity >= 2:
             traceback.print_exc()
-        print(f"gpukb: internal error: {type(exc).__name__}: {exc} (run with -vv for the traceback)", file=sys.stderr)
-        return 1
+        text = f"internal error: {type(exc).__name__}: {exc} (run with -vv for the traceback)"
+        if as_json:
+            from .errors import error_body
+            print(json.dumps(error_body(500, text), ensure_ascii=False, indent=2))
+        else:
+            print(f"gpukb: {text}", file=sys.stderr)
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ offers exactly what the API accepts. The commands themselves are in :mod:`.cli`.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 from typing import Any, Callable
@@ -45,6 +46,123 @@ def version() -> str:
 
 
 # -- argument parsing ----------------------------------------------------------------------------------
+
+class UsageError(Exception):
+    """A command line argparse refuses (exit status 2); :func:`gpukb.server.cli.main` prints it once,
+    as text on stderr or, under ``--json``, as the API's error object on stdout."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str):
+        super().__init__(message)
+        self.parser, self.message = parser, message
+
+
+def either(names: list[str]) -> str:
+    """"A", "A or B", "A, B or C"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _close(word: str, candidates: Any, n: int = 3) -> list[str]:
+    """The candidates closest to ``word`` (case-insensitive difflib), best first."""
+    by_lower = {str(c).lower(): str(c) for c in candidates}
+    return [by_lower[c] for c in difflib.get_close_matches(str(word).lower(), list(by_lower), n=n, cutoff=0.6)]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with "did you mean" for unknown subcommands and flags (3.14's suggest_on_error, for
+    3.11-3.13), raising :class:`UsageError` instead of printing and exiting."""
+
+    #: the command line being parsed (set by main), to find the subcommand an unknown flag was given to
+    argv: list[str] = []
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise UsageError(self, message + self._suggestion(message))
+
+    def _suggestion(self, message: str) -> str:
+        m = re.search(r"invalid choice: '?([^'\s]*)'? \(choose from (.*)\)", message)
+        if m:
+            names = [c.strip().strip("'\"") for c in m.group(2).split(",")]
+            close = _close(m.group(1), names)
+            return f"; did you mean {either(close)}?" if close else ""
+        m = re.search(r"unrecognized arguments: (.*)", message)
+        if m:
+            options = self._options()
+            hints = {}
+            for word in m.group(1).split():
+                flag = word.split("=", 1)[0]
+                close = _close(flag, options) if flag.startswith("-") else []
+                if close:
+                    hints[flag] = either(close)
+            if len(hints) == 1:
+                return f"; did you mean {next(iter(hints.values()))}?"
+            return f"; did you mean {'; '.join(f'{either_} for {flag}' for flag, either_ in hints.items())}?" if hints else ""
+        return ""
+
+    def _options(self) -> list[str]:
+        """The flags of the subcommand named on the command line (and the global ones)."""
+        parsers: list[argparse.ArgumentParser] = [self]
+        here: argparse.ArgumentParser = self
+        for word in self.argv:
+            subs = [a for a in here._actions if isinstance(a, argparse._SubParsersAction)]
+            if subs and word in subs[0].choices:
+                here = subs[0].choices[word]
+                parsers.append(here)
+        return sorted({o for p in parsers for a in p._actions for o in a.option_strings if o.startswith("--")})
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help with each option's default (unless its help already says it) and the examples kept as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (not action.option_strings or action.default in (None, False, True, argparse.SUPPRESS)
+                or "default" in text.lower() or isinstance(action, (argparse._HelpAction, argparse._VersionAction))):
+            return text
+        return f"{text} (default: %(default)s)" if text else "default: %(default)s"
+
+
+#: examples shown at the end of each command's --help (each line runs from a checkout)
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "validate": ("gpukb validate", "gpukb validate --quick --json"),
+    "claims": ("gpukb claims --source S000", "gpukb claims --kb-version 2026.09 --json"),
+    "sources": ("gpukb sources", "gpukb sources --json"),
+    "ask": ('gpukb ask "why not T4 for 13B full fine-tune"', 'gpukb ask "为什么 T4 不能全量微调 13B 模型"',
+            'gpukb ask "Does the T4 support BF16?" --json'),
+    "check": ('gpukb check "A T4 has 16 GB of memory and supports BF16."', "gpukb check - < article.md --json"),
+    "ingest": ("gpukb ingest article.md --source S003 --title 'GN7 review' --date 2025-01-31",),
+    "query": ("gpukb query --model llama-2-13b --method full --gpu T4",
+              "gpukb query --params 7e9 --method qlora --instance GN7.2XLARGE32 --lang zh",
+              "gpukb query --model llama-2-7b --method lora --gpu A10 --solve batch",
+              "gpukb query --model llama-2-13b --method qlora --cheapest --json"),
+    "gpus": ("gpukb gpus", "gpukb gpus T4 --json"),
+    "instances": ("gpukb instances", "gpukb instances GN7.2XLARGE32"),
+    "models": ("gpukb models", "gpukb models llama-2-13b --json"),
+    "explain": ("gpukb explain Q-... --lang zh", "gpukb explain Q-... --format prov"),
+    "audit": ("gpukb audit --source S000", "gpukb audit --kind incorrect --json", "gpukb audit --without S001",
+              "gpukb audit --gaps"),
+    "openapi": ("gpukb openapi > openapi.json", "gpukb openapi --check"),
+    "versions": ("gpukb versions",),
+    "diff": ("gpukb diff 2026.09 2026.12",),
+    "synth": ("gpukb synth --claims 10000 --out /tmp/synth-kb",),
+    "snapshot": ("gpukb snapshot", "gpukb snapshot --out /tmp/gpukb.snapshot --nice 10"),
+    "serve": ("gpukb serve --port 8000 --workers 2", "LOG_LEVEL=debug GPUKB_LOG_FORMAT=json gpukb serve"),
+    "mcp": ("gpukb mcp",),
+    "eval": ("gpukb eval NAME --json",),
+}
+
+
+def epilog(name: str) -> str:
+    lines = EXAMPLES.get(name, ())
+    return "examples:\n" + "\n".join("  " + line for line in lines) if lines else ""
+
+
+#: the exit statuses (also in the docstring of gpukb.server.cli and in the README)
+EXIT_STATUSES = """exit status:
+  0  success
+  1  a failure that is not the input's fault (a broken KB or rule file, a rule error, a time limit, a bug)
+  2  bad input: a usage error, or a value the engine refuses (an unknown GPU, model, release or id)
+
+with --json, an error is printed on standard output as the API's error object:
+  {"ok": false, "status": 400, "error": "...", "errors": [{"message": "...", ...}]}"""
 
 def _positive_int(text: str) -> int:
     n = _int(text)
@@ -110,18 +228,22 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--include-pending", action="store_true", default=default,
                        help="also use claims pending review (from gpukb ingest) and sources no release adds yet")
 
-    parser = argparse.ArgumentParser(
-        prog="gpukb",
-        description="A rules-engine knowledge base about whether cloud GPUs can train or serve a model.")
+    parser = Parser(
+        prog="gpukb", formatter_class=HelpFormatter,
+        description="A rules-engine knowledge base about whether cloud GPUs can train or serve a model.",
+        epilog="examples:\n  gpukb query --model llama-2-13b --method full --gpu T4\n"
+               '  gpukb ask "why not T4 for 13B full fine-tune"\n  gpukb audit --source S000\n'
+               "  gpukb COMMAND --help     (each command's options, defaults and examples)\n\n" + EXIT_STATUSES)
     global_options(parser, None)
     parser.add_argument("--version", action="version", version=f"gpukb {version()}")
     # the same options after the subcommand; SUPPRESS keeps them from overriding values given before it
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     global_options(common, argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def command(name: str, help_: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, parents=[common], help=help_, description=help_)
+        return sub.add_parser(name, parents=[common], help=help_, description=help_, epilog=epilog(name),
+                              formatter_class=HelpFormatter)
 
     p = command("validate", "check the KB and the rules; print every problem with file and line")
     p.add_argument("--fill-spans", action="store_true", help="compute missing claim spans from their quotes and write them")
@@ -213,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="a conclusion id (Q-...) as printed by query or ask")
     p.add_argument("--format", choices=EXPLAIN_FORMATS, default="text",
                    help="text (default), json (the API's object), prov (W3C PROV-JSON) or dot (Graphviz)")
-    p.add_argument("--lang", choices=LANGS, default="en")
+    p.add_argument("--lang", choices=LANGS, default="en", help="language of the explanation")
 
     p = command("audit", "which claims are wrong, and why")
     p.add_argument("--source", metavar="S", help="only the findings about this source's claims")
@@ -231,6 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", metavar="ADDR", type=_scheduler,
                    help="audit the blocks on a Dask cluster, e.g. tcp://host:8786 (needs gpukb[cluster])")
     json_flag(p)
+    p.add_argument("--jsonl", action="store_true",
+                   help="JSON Lines: one finding per line (with --gaps: one gap; with --format: one review), "
+                        "then the rest of the answer on a last line")
 
     p = command("openapi", "print the OpenAPI document generated from the answer models")
     p.add_argument("--write", action="store_true", help="regenerate server/openapi.json instead of printing it")
@@ -264,7 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
     def env_flag(name: str) -> bool:
         return (os.environ.get("GPUKB_" + name) or "").strip().lower() in ("1", "true", "yes", "on")
 
-    p = command("serve", "serve the HTTP API with gunicorn")
+    p = command("serve", "serve the HTTP API with gunicorn (log level: $LOG_LEVEL = debug|info|warning|error, "
+                         "default info; $GPUKB_LOG_FORMAT=json: one JSON object per log line)")
     p.add_argument("--host", default=env("HOST", "127.0.0.1"), help="default: $GPUKB_HOST or 127.0.0.1")
     p.add_argument("--port", type=_port, default=env("PORT", os.environ.get("PORT") or "8000"),
                    help="default: $GPUKB_PORT, $PORT or 8000")
@@ -312,7 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("eval", "measure gpukb against its labelled gold sets (kb/gold/)")
     which = p.add_subparsers(dest="evaluation", metavar="NAME", required=True)
     for name, module in evaluations().items():
-        q = which.add_parser(name, parents=[common], help=module.HELP, description=module.HELP)
+        q = which.add_parser(name, parents=[common], help=module.HELP, description=module.HELP,
+                             epilog=f"examples:\n  gpukb eval {name}\n  gpukb eval {name} --json",
+                             formatter_class=HelpFormatter)
         if callable(getattr(module, "add_arguments", None)):
             module.add_arguments(q)
         q.add_argument("--json", action="store_true", help="print the report as JSON")

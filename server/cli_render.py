@@ -13,7 +13,7 @@ from gpukb.engine import models as m
 from gpukb.engine.models.ask import Candidate
 from gpukb.engine.models.base import OMIT, Model
 from gpukb.engine.models.sizing import Scenario
-from gpukb.engine.terms import MEMORY_COMPONENTS
+from gpukb.engine.terms import MEMORY_COMPONENTS, label
 
 
 def print_json(obj: Any) -> None:
@@ -42,11 +42,25 @@ def _pick(value: Any, lang: str) -> str:
     return "" if value is None or value is OMIT else str(value)
 
 
-def _scenario_text(s: Scenario) -> str:
+def _pad(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal columns (a CJK character takes two)."""
+    import unicodedata
+    cols = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(0, width - cols)
+
+
+def _t(key: str, lang: str, **params: Any) -> str:
+    """A label of the text answers in the answer's language (server/i18n.yaml, keys ``cli.*``)."""
+    from .i18n import t
+    return t(f"cli.{key}", "zh" if lang == "zh" else "en", **params)
+
+
+def _scenario_text(s: Scenario, lang: str = "en") -> str:
     params = s.get("params")
-    what = s.get("model") or (f"{params / 1e9:g}B params" if isinstance(params, (int, float)) else "?")
-    hw = s.get("gpu") or s.get("instance") or s.get("family") or (f"{s.get('vram_gb')} GB GPU" if s.get("vram_gb") else "?")
-    parts = [f"{s.method.value} of {what} on {hw}"]
+    what = s.get("model") or (_t("params", lang, n=f"{params / 1e9:g}") if isinstance(params, (int, float)) else "?")
+    hw = s.get("gpu") or s.get("instance") or s.get("family") or (_t("gpu_of", lang, gb=s.get("vram_gb")) if s.get("vram_gb") else "?")
+    method = label("method", s.method.value, lang) if lang == "zh" else s.method.value
+    parts = [_t("scenario", lang, method=method, what=what, hw=hw)]
     if s.get("gpus"):
         parts.append(f"× {s.gpus}")
     extras = [f"{k}={m.to_json(s.get(k))}" for k in ("precision", "optimizer", "zero", "seq_len", "batch", "lora_rank")
@@ -60,43 +74,48 @@ MEMORY_ROWS = MEMORY_COMPONENTS + ("model_states", "total")
 
 
 def render_sizing(a: m.SizingAnswer, lang: str = "en") -> str:
+    """A sizing answer; every label in the answer's language (``--lang zh``: Chinese throughout)."""
     lines = []
-    mark = {"fits": "FITS", "does_not_fit": "DOES NOT FIT"}[a.verdict.value]
-    lines.append(f"Verdict: {mark} — {_scenario_text(a.scenario)}  [release {a.kb_version}]")
+    mark = _t("fits" if a.verdict.value == "fits" else "no_fit", lang)
+    lines.append(_t("verdict", lang, verdict=mark, scenario=_scenario_text(a.scenario, lang), release=a.kb_version))
     mem = a.memory
-    lines.append(f"Memory ({mem.unit}):")
+    lines.append(_t("memory", lang, unit=mem.unit))
     for key in MEMORY_ROWS:
         if mem.has(key):
-            lines.append(f"  {key.replace('_', ' '):<22}{_num(mem.get(key)):>12}")
-    lines.append(f"  {'per GPU: model states':<22}{_num(mem.per_gpu_model_states):>12}")
-    lines.append(f"  {'per GPU: total':<22}{_num(mem.per_gpu_total):>12}")
+            name = _t(key, lang) if key in ("model_states", "total") else (
+                label("component", key, lang) if lang == "zh" else key.replace("_", " "))
+            lines.append(f"  {_pad(name, 22)}{_num(mem.get(key)):>12}")
+    lines.append(f"  {_pad(_t('per_gpu_states', lang), 22)}{_num(mem.per_gpu_model_states):>12}")
+    lines.append(f"  {_pad(_t('per_gpu_total', lang), 22)}{_num(mem.per_gpu_total):>12}")
     cap = a.capacity
     basis = ", ".join(str(x) for x in (cap.get("gpu"), cap.get("basis")) if x)
-    lines.append(f"Capacity: {_num(cap.per_gpu)} {cap.unit} usable per GPU × {cap.gpus}" + (f" ({basis})" if basis else ""))
+    lines.append(_t("capacity", lang, per_gpu=_num(cap.per_gpu), unit=cap.unit, gpus=cap.gpus)
+                 + (f" ({basis})" if basis else ""))
     notes = a.get("notes") or []
     if notes:
-        lines.append("Assumed (override with the flag of the same name):")
+        lines.append(_t("assumed", lang))
         lines += [f"  - {n}" for n in notes]
     if a.min_gpus is None:
         reason = a.get("min_gpus_reason")
-        lines.append("Minimum GPUs: none of this GPU fits" + (f" ({reason})" if reason else ""))
+        lines.append(_t("min_gpus_none", lang) + (f" ({reason})" if reason else ""))
     else:
         zero = a.get("min_gpus_zero")
-        lines.append(f"Minimum GPUs: {a.min_gpus}" + (f" with ZeRO-{zero}" if zero else ""))
+        lines.append(_t("min_gpus", lang, n=a.min_gpus) + (_t("with_zero", lang, zero=zero) if zero else ""))
     if a.recommendations:
-        lines.append("Recommendations:")
+        lines.append(_t("recommendations", lang))
         for r in a.recommendations[:5]:
             change = ", ".join(f"{k}={v}" for k, v in (r.get("change") or {}).items())
-            fit = "" if not r.has("fits") else ("fits" if r.fits else "still does not fit")
-            need = f", needs {_num(r.need_gb)} GB" if r.get("need_gb") is not None else ""
-            lines.append(f"  {r.get('rank', '-')}. {r.action}" + (f" ({change})" if change else "")
-                         + (f": {fit}{need}" if fit else ""))
+            fit = "" if not r.has("fits") else _t("rec_fits" if r.fits else "rec_no_fit", lang)
+            need = _t("needs", lang, gb=_num(r.need_gb)) if r.get("need_gb") is not None else ""
+            action = (_pick(r.get("label"), lang) if lang == "zh" and r.get("label") is not None else "") or r.action
+            lines.append(f"  {r.get('rank', '-')}. {action}" + (f" ({change})" if change else "")
+                         + ((("：" if lang == "zh" else ": ") + fit + need) if fit else ""))
     if a.contradictions:
-        lines.append(f"Disagreeing claims: {len(a.contradictions)}")
+        lines.append(_t("disagreeing", lang, n=len(a.contradictions)))
     lines.append("")
     lines.append(_pick(a.summary, lang))
     lines.append("")
-    lines.append(f"Explain: gpukb explain {a.conclusion_id}")
+    lines.append(_t("explain", lang, id=a.conclusion_id))
     return "\n".join(lines)
 
 
@@ -109,14 +128,14 @@ def _item_line(item: Model) -> str:
 
 def render_fact(a: m.FactAnswer, lang: str = "en") -> str:
     f = a.fact
-    lines = [f"Fact: {f.subject} {f.attribute} = {f.value}" + (f" {f.unit}" if f.get("unit") else "")
-             + f"  [release {a.get('kb_version', '?')}]"]
+    fact = f"{f.subject} {f.attribute} = {f.value}" + (f" {f.unit}" if f.get("unit") else "")
+    lines = [_t("fact", lang, fact=fact, release=a.get("kb_version", "?"))]
     if a.get("summary"):
         lines.append(_pick(a.summary, lang))
-    for title, items in (("Support", a.get("support")), ("Contradictions", a.get("contradictions"))):
+    for title, items in (("support", a.get("support")), ("contradictions", a.get("contradictions"))):
         if items is None:
             continue
-        lines.append(f"{title}: {len(items)}")
+        lines.append(_t(title, lang, n=len(items)))
         lines += [_item_line(x.get("claim") or x) for x in items[:5]]
     return "\n".join(lines)
 
@@ -152,13 +171,16 @@ def render_choice(a: m.ComparisonAnswer | m.InstanceChoiceAnswer | m.InverseAnsw
 
 
 def render_unknown(a: m.UnknownAnswer, lang: str = "en") -> str:
-    lines = [f"Not understood ({a.kind})."]
+    lines = [_t("not_understood", lang, kind=a.kind)]
     if a.get("answer"):
         lines.append(_pick(a.answer, lang))
-    if a.get("missing"):
-        lines.append("Missing: " + ", ".join(map(str, a.missing)))
+    said = "\n".join(lines)
+    missing = [str(x) for x in a.get("missing") or [] if str(x) not in said      # each thing said once
+               and not (str(x).startswith("gpukb knows no") and "gpukb 不认识" in said)]
+    if missing:
+        lines.append(_t("missing", lang, what=", ".join(missing)))
     if a.get("examples"):
-        lines.append("Try:")
+        lines.append(_t("try", lang))
         lines += [f"  {e}" for e in a.examples]
     return "\n".join(lines)
 
@@ -209,6 +231,9 @@ def render_audit(d: m.FindingList, lang: str = "en") -> str:
             lines.append(f"    {_short(expl, 160)}")
     if d.get("without"):
         lines += render_without(d.get("without"), lang)
+    if d.findings:
+        lines.append("(counted: findings, and a claim can have several; the /audit page's legend counts claims, "
+                     "each once by its status)")
     return "\n".join(lines)
 
 

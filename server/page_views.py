@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from markupsafe import Markup, escape
 
-from gpukb.engine.terms import MEMORY_COMPONENTS
+from gpukb.engine.terms import MEMORY_COMPONENTS, label
 from gpukb.engine.kb.ids import bare
 
 from .i18n import LANGS, catalog, fmt_number, html_lang, t, tm, verbatim
@@ -186,6 +186,26 @@ def memory_bars(answer: dict[str, Any], lang: str, component_label: Callable[[st
         r["pct"] = max(0.0, min(100.0, 100.0 * r["gb"] / scale))
         r["width"] = f"{r['pct']:.2f}%"
     return {"rows": rows, "scale": scale, "per_gpu": per_gpu, "capacity": cap.get("per_gpu")}
+
+
+def scenario_rows(scenario: dict[str, Any] | None, lang: str) -> list[tuple[Markup, Markup]]:
+    """A scenario's (label, value) pairs in words: the labels of server/i18n.yaml (``field.*``), on/off for
+    switches, the method's label; other values verbatim. Keys without a label keep their name."""
+    rows = []
+    for k, v in (scenario or {}).items():
+        if v is None:
+            continue
+        name = tm("field." + k, lang) if "field." + k in catalog().ui else verbatim(k.replace("_", " "))
+        if isinstance(v, bool):
+            value = tm("word.on" if v else "word.off", lang)
+        elif k == "method":
+            value = escape(label("method", v, lang))
+        elif k == "params":
+            value = verbatim(params_text(v))
+        else:
+            value = verbatim(strip_prefix(v))
+        rows.append((name, value))
+    return rows
 
 
 def recommendations_view(recs: list[dict[str, Any]], lang: str) -> list[dict[str, Any]]:

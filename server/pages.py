@@ -276,7 +276,8 @@ def _helpers() -> dict[str, Any]:
             "text_lang": views.text_lang, "quote_lang": views.quote_lang, "claim_id": views.claim_id,
             "statuses": STATUSES, "with_cite_links": views.with_cite_links,
             "change_text": lambda c: views.change_text(c, lang), "strip_prefix": views.strip_prefix,
-            "params_text": views.params_text, "method_label": lambda m: label("method", m, lang)}
+            "params_text": views.params_text, "method_label": lambda m: label("method", m, lang),
+            "scenario_rows": lambda sc: views.scenario_rows(sc, lang)}
 
 
 # -- the question page ---------------------------------------------------------------------------------
@@ -350,3 +351,4 @@ def conclusion(cid: str):
 from .audit_pages import mark_source_text  # noqa: E402  (registers /audit and /claims/<id> on bp)
 from . import check_page  # noqa: E402,F401  (registers /check on bp)
 from . import catalog_pages  # noqa: E402,F401  (registers /gpus, /instances, /models on bp)
+from . import docs_page  # noqa: E402,F401  (registers /docs, Swagger UI, on bp)

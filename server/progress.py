@@ -1,4 +1,5 @@
-"""Progress bars for long CLI work (synth, a large audit, snapshot, the benchmarks), drawn with rich on
+"""Progress bars for long CLI work (validate, synth, eval, a large audit, snapshot, the benchmarks), with
+the time spent and an estimate of the time left, drawn with rich on
 a terminal and silent otherwise (a pipe, a log file, ``--quiet``).
 
 The engine reports progress through a plain callback ``progress(phase, done, total)`` (``total`` None
@@ -8,6 +9,15 @@ from __future__ import annotations
 
 import sys
 from typing import Any
+
+
+def columns() -> tuple[Any, ...]:
+    """What a bar shows: the phase, the bar, done/total, the time spent and, once the total is known and
+    some work is done, the estimated time left ("eta 0:01:12")."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+    return (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TextColumn("eta"), TimeRemainingColumn(compact=True, elapsed_when_finished=True))
 
 
 class Bar:
@@ -21,9 +31,8 @@ class Bar:
     def __enter__(self) -> "Bar":
         if self.enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                      TimeElapsedColumn(), console=Console(stderr=True), transient=False)
+            from rich.progress import Progress
+            self._progress = Progress(*columns(), console=Console(stderr=True), transient=False)
             self._progress.start()
         return self
 

@@ -9,6 +9,9 @@
   READ_TIMEOUT seconds after its first byte is answered 408 and closed. A head larger than
   HEAD_BUFFER or a chunked body is read by the thread under the same deadline (:mod:`server.wire`);
 * every send is bounded (SEND_TIMEOUT): a client that does not read its response is dropped;
+* on SIGTERM the worker takes the connections waiting in the listen backlog and closes its listening
+  sockets before it drains: requests that arrived are answered, new connections are refused (not
+  queued and then reset when the worker exits);
 * a finished connection is closed without waiting for the client (gunicorn lingers up to 2 s on the
   event loop's thread, which a client can use to freeze the worker);
 * errors gunicorn answers itself (request line over ``limit_request_line`` -> 414, too many or too
@@ -35,6 +38,7 @@ READ_TIMEOUT = 15.0          # seconds for a request to arrive once its first by
 SEND_TIMEOUT = 30.0          # seconds for a client to take a response
 HEAD_BUFFER = 32 * 1024      # request head bytes collected in the event loop
 BODY_BUFFER = 257 * 1024     # body bytes collected there (the API accepts bodies up to 256 KiB)
+BACKLOG_TAKEN = 2048         # connections taken from the listen backlog at shutdown, at most
 log = logging.getLogger("gpukb.http")
 _LENGTH = re.compile(rb"\ncontent-length[ \t]*:[ \t]*(\d{1,15})[ \t]*\r?(?:\n|$)")
 
@@ -113,18 +117,52 @@ class GpukbWorker(ThreadWorker):
 
     # -- the event loop: collect each request before a thread sees it ----------------------------------
     def accept(self, listener) -> None:
+        self._accept_one(listener)
+
+    def _accept_one(self, listener) -> bool:
+        """Accept one connection if one waits (False: none did)."""
         try:
             client, addr = listener.accept()
         except OSError as e:
             if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
                 raise
-            return
+            return e.errno == errno.ECONNABORTED       # that one is gone, the next may wait
         self.nr_conns += 1
         client.setblocking(False)
         conn = GpukbConn(self.cfg, DeadlineSocket(client, READ_TIMEOUT, SEND_TIMEOUT), addr, listener.getsockname())
         conn.timeout = time.monotonic() + max(float(self.cfg.keepalive or 0), 1.0)   # silent this long: closed
         self.pending_conns.append(conn)
         self.poller.register(conn.raw, selectors.EVENT_READ, partial(self._on_input, conn))
+        return True
+
+    # -- shutdown: stop listening first, then drain --------------------------------------------------
+    def set_accept_enabled(self, enabled: bool) -> None:
+        super().set_accept_enabled(enabled)
+        if not enabled and not self.alive:      # gunicorn's shutdown path (SIGTERM): before draining
+            self.stop_listening()
+
+    def stop_listening(self) -> None:
+        """Take the connections already waiting in the listen backlog (their requests arrived before
+        the shutdown: they are answered, with "Connection: close"), then close this worker's listening
+        sockets, so that once the master and every worker have closed theirs a new connection is
+        refused instead of queued in a backlog nobody reads (and reset when the last worker exits).
+        Only this process's descriptors are closed (never shutdown()): in a rollout, the workers of
+        the next generation listen on the same socket."""
+        if getattr(self, "_stopped_listening", False):
+            return
+        self._stopped_listening = True
+        for listener in self.sockets:
+            try:
+                listener.setblocking(False)
+                for _ in range(BACKLOG_TAKEN):
+                    if not self._accept_one(listener):
+                        break
+            except OSError:
+                pass
+            try:
+                listener.close()
+            except OSError:
+                pass
 
     def on_client_socket_readable(self, conn, client) -> None:
         """A kept-alive connection sends its next request: collect it in the loop too."""

@@ -107,14 +107,14 @@ def test_claims_filters_and_human_output(cli, api):
 
 def test_claims_of_an_unknown_source_is_an_error_with_the_allowed_values(cli):
     code, out, err = cli("claims", "--source", "S999")
-    assert code == 1 and not out
+    assert code == 2 and not out          # bad input: exit status 2
     assert "S999" in err and "allowed: S000" in err
     no_traceback(err)
 
 
 def test_unknown_release_is_an_error_with_the_allowed_values(cli):
     code, _, err = cli("claims", "--kb-version", "1999.01")
-    assert code == 1 and "allowed:" in err and "2026.09" in err
+    assert code == 2 and "allowed:" in err and "2026.09" in err
 
 
 def test_sources(cli, api):
@@ -164,11 +164,11 @@ def test_query_instance(cli):
     (["--params", "13e9"], ["gpu"]),
     (["--gpu", "T4"], ["model"]),
     (["--params", "lots", "--gpu", "T4"], ["params"]),
-    (["--params", "13e9", "--gpu", "Voodoo5"], ["Voodoo5", "allowed:", "T4"]),
+    (["--params", "13e9", "--gpu", "Voodoo5"], ["Voodoo5", "known ones are", "T4"]),
 ])
-def test_query_bad_input_exits_1_with_the_issues(cli, argv, words):
+def test_query_bad_input_exits_2_with_the_issues(cli, argv, words):
     code, out, err = cli("query", *argv)
-    assert code == 1 and not out
+    assert code == 2 and not out
     for w in words:
         assert w in err, (w, err)
     no_traceback(err)
@@ -211,7 +211,7 @@ def test_ask_human_output(cli, requires):
 def test_ask_errors(cli, requires):
     requires("ask")
     code, _, err = cli("ask", "")
-    assert code == 1
+    assert code == 2
     no_traceback(err)
     code, _, err = cli("ask", "x", "--lang", "fr")
     assert code == 2
@@ -239,7 +239,7 @@ def test_explain_formats(cli, api, requires, conclusion_id):
 def test_explain_unknown_id(cli, requires):
     requires("explain")
     code, out, err = cli("explain", "no-such-conclusion")
-    assert code == 1 and not out and "no-such-conclusion" in err
+    assert code == 2 and not out and "no-such-conclusion" in err
     no_traceback(err)
 
 
@@ -266,7 +266,7 @@ def test_diff(cli, api, requires):
     code, out, _ = cli("diff", "2026.09", "2026.12")
     assert code == 0 and out.startswith("2026.09 → 2026.12") and "conclusions:" in out
     code, _, err = cli("diff", "2026.09", "nope")
-    assert code == 1 and "nope" in err
+    assert code == 2 and "nope" in err
     no_traceback(err)
 
 
@@ -353,7 +353,10 @@ def test_real_server_keeps_concurrent_answers_apart(gpukb, subprocess_env, tmp_p
     assert {e["verdict"] for e in expected} == {"fits", "does_not_fit"}   # the mix is worth checking
     port = _free_port()
     log = (tmp_path / "server.log").open("w+")
-    proc = subprocess.Popen([sys.executable, "-m", "gpukb.server.cli", "serve", "--port", str(port), "--workers", "2"],
+    # a queue long enough for the 8 clients below on a loaded machine: this test is about answers kept apart,
+    # not about the queue bound (tests/test_hostile.py checks that)
+    proc = subprocess.Popen([sys.executable, "-m", "gpukb.server.cli", "serve", "--port", str(port), "--workers", "2",
+                             "--engine-queue", "16", "--engine-queue-wait", "120"],
                             cwd=ROOT, env=subprocess_env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -201,7 +201,10 @@ def test_mcp_has_the_time_limit_and_the_engine_gate(monkeypatch):
 def test_the_cli_check_has_the_time_limit():
     r = _cli("check", "T4 has 16 GB of memory", "--json", env={"GPUKB_REQUEST_TIMEOUT": "0.000001"})
     assert r.returncode == 1, r
-    assert "time limit" in r.stderr, r.stderr
+    body = json.loads(r.stdout)              # under --json the error is the API's error object, on stdout
+    assert body["ok"] is False and body["status"] == 422 and "time limit" in body["error"], body
+    r = _cli("check", "T4 has 16 GB of memory", env={"GPUKB_REQUEST_TIMEOUT": "0.000001"})
+    assert r.returncode == 1 and "time limit" in r.stderr, r.stderr
 
 
 # -- gpukb ingest: atomic, in an order that always leaves a valid KB --------------------------------------

@@ -116,7 +116,7 @@ def test_the_cli_commands(cli):
     code, out, _ = cli("models", "llama-2-7b")
     assert code == 0 and "params" in out
     code, out, err = cli("gpus", "B300")
-    assert code == 1 and "gpukb knows no GPU called B300" in err
+    assert code == 2 and "gpukb knows no GPU called B300" in err
     code, out, _ = cli("query", "--cheapest", "--provider", "aws,tencent", "--params", "70B", "--method", "inference",
                        "--precision", "int4", "--json")
     assert code == 0 and json.loads(out)["ranking"] == "price"

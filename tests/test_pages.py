@@ -137,9 +137,14 @@ def test_memory_bars_are_proportional_and_labelled(t4_page, kb):
 def test_recommendations_and_cited_summary(t4_page, kb):
     page, body = t4_page
     api = kb.ask(T4_Q)
-    recs = page.find_all("ol", class_="recs")[0]
-    items = [c for c in recs.children if c.tag == "li"]
-    assert len(items) == len(api["recommendations"])
+    lists = page.find_all("ol", class_="recs")
+    items = [c for recs in lists for c in recs.children if c.tag == "li"]
+    # the changes that fit, then at most three that do not, folded (issue #35)
+    no_fit = [r for r in api["recommendations"] if not r.get("fits")]
+    assert len(items) == len(api["recommendations"]) - len(no_fit) + min(3, len(no_fit))
+    folded = page.find_all("details", class_="recs-no-fit")
+    assert folded and all(i.get("class") == "rec-no" for i in [c for c in lists[-1].children if c.tag == "li"])
+    assert not any("still does not fit" in i.text for i in [c for c in lists[0].children if c.tag == "li"])
     # the cheapest change that fits one T4 comes first (two software/method changes together), then more GPUs
     assert " and switch to QLoRA" in items[0].text and "✓ fits" in items[0].text
     more = next(i for i in items if "Use more GPUs" in i.text)

@@ -73,4 +73,8 @@ def test_a_readme_command_runs(command, conclusion_id, tmp_path):
     r = subprocess.run(["bash", "-o", "pipefail", "-c", line], capture_output=True, text=True, timeout=600,
                        cwd=tmp_path, env=env)
     assert r.returncode == 0, f"{command}\nexit {r.returncode}\n{r.stderr[-2000:]}"
-    assert r.stdout.strip(), command
+    if " > " in line:                                # the README writes the answer to a file
+        out = tmp_path / line.rsplit(" > ", 1)[1].split()[0]
+        assert out.is_file() and out.stat().st_size > 0, command
+    else:
+        assert r.stdout.strip(), command

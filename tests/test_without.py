@@ -276,7 +276,7 @@ def test_cli_audit_unknown_source_is_a_usage_error(cli, value):
 
 def test_cli_gaps_take_no_without(cli):
     code, _, err = cli("audit", "--gaps", "--without", "S001")
-    assert code == 1 and "--without" in err
+    assert code == 2 and "--without" in err
 
 
 # -- the audit page -----------------------------------------------------------------------------------

@@ -70,9 +70,10 @@ def _said(text: str) -> str:
 def unknown_text(vocab: Vocabulary, kind: str, text: str, lang: str = "en") -> str:
     """The sentence for a name the KB does not know, with the known ones, closest first."""
     names = closest(vocab, kind, text)
-    shown = ", ".join(names[:SHOWN_NAMES]) + (f", ... ({len(names)} in all)" if len(names) > SHOWN_NAMES else "")
     if lang == "zh":
+        shown = "、".join(names[:SHOWN_NAMES]) + (f" 等（共 {len(names)} 个）" if len(names) > SHOWN_NAMES else "")
         return f"gpukb 不认识名为 {_said(text)} 的{WORDS_ZH.get(kind, kind)}；已知的有 {shown}（最接近的在前）"
+    shown = ", ".join(names[:SHOWN_NAMES]) + (f", ... ({len(names)} in all)" if len(names) > SHOWN_NAMES else "")
     return f"gpukb knows no {WORDS.get(kind, kind)} called {_said(text)}; known ones are {shown} (closest names first)"
 
 
