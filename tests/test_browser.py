@@ -312,7 +312,7 @@ def test_paste_a_text_on_check_and_see_a_marked_claim(page, live_server):
     mark = page.locator("div.source-text mark[data-status='incorrect']").first
     mark.wait_for()
     assert mark.is_visible()
-    claim = page.locator("li.check-claim[data-status='incorrect']").first
+    claim = page.locator("li.check-claim[data-claim-status='incorrect']").first
     assert "16 GB" in claim.inner_text()
     proof = claim.get_by_role("link", name="proof")
     proof.click()

@@ -360,7 +360,7 @@ def test_mcp_refuses_streams_sessions_and_oversized_bodies_at_once(client):
         r = getattr(client, method)("/mcp", headers={"Accept": "text/event-stream"})
         assert r.status_code == 405 and r.headers["Allow"] == "POST" and time.monotonic() - t0 < 5
         assert r.get_json()["error"]["message"].startswith(f"method {method.upper()} is not allowed")
-    r = client.post("/mcp", data=b"[" * 140_000, headers={"Content-Type": "application/json"})
+    r = client.post("/mcp", data=b"[" * 300_000, headers={"Content-Type": "application/json"})   # over the 256 KiB body limit
     assert r.status_code == 413 and "larger than" in r.get_json()["error"]["message"]
     r = client.post("/mcp", data=b"{not json", headers={"Content-Type": "application/json",
                                                         "Accept": "application/json, text/event-stream"})

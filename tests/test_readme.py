@@ -69,6 +69,11 @@ def test_a_readme_command_runs(command, conclusion_id, tmp_path):
         shutil.copytree(ROOT / "kb", kb)
         (tmp_path / "article.md").write_text("# GN7\n\nGN7 实例搭载 NVIDIA T4，单卡显存 16GB。\n", encoding="utf-8")
         line = line.replace(" ingest ", f" --kb {kb} ingest ")
+    if "--kb /tmp/synth" in line and "synth --" not in line:
+        # the README makes /tmp/synth on the line before; each test has its own directory, so make it here
+        made = subprocess.run(f"{GPUKB} synth --claims 2000 --seed 1 --out {tmp_path / 'synth'}", shell=True,
+                              capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env)
+        assert made.returncode == 0, made.stderr[-2000:]
     line = line.replace("/tmp/synth", str(tmp_path / "synth"))
     r = subprocess.run(["bash", "-o", "pipefail", "-c", line], capture_output=True, text=True, timeout=600,
                        cwd=tmp_path, env=env)
