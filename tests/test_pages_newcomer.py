@@ -236,3 +236,14 @@ def test_readme_has_mcp_config_for_each_client_and_the_log_settings():
         assert client in chat and where in chat, client
     assert '"servers"' in chat                    # VS Code's key
     assert "LOG_LEVEL" in text and "GPUKB_LOG_FORMAT=json" in text
+
+
+def test_the_check_page_opens_with_what_is_wrong(client):
+    """The claims found wrong come first, one line each with the correction, linked to their entry."""
+    for lang, title in (("en", "What is wrong in this text"), ("zh", "文中的错误")):
+        r = client.post(f"/check?lang={lang}", data={"text": "The T4 has 32 GB of memory. The A10 has 24 GB.",
+                                                     "text_lang": ""})
+        body = r.get_data(as_text=True)
+        assert r.status_code == 200 and title in body
+        assert body.index(title) < body.index('class="check-claims"')
+        assert 'href="#f-X' in body and "16 GB" in body[body.index(title):body.index('class="check-claims"')]
