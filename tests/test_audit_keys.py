@@ -107,6 +107,7 @@ def _restating_source(src: Path, dst: Path, view, recs: dict[str, dict], n: int 
     return [x["id"] for x in items]
 
 
+@pytest.mark.slow  # full audits of a synthetic KB or of every release compared (~6 s each)
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_claim_joining_a_large_group_reaudits_only_itself(synthetic_dir, tmp_path, workers):
     """Six claims of a new source each join a value group of several sources: the re-audit audits those
@@ -127,6 +128,7 @@ def test_a_claim_joining_a_large_group_reaudits_only_itself(synthetic_dir, tmp_p
     assert all(inc.statuses[c]["status"] for c in new)
 
 
+@pytest.mark.slow  # full audits of a synthetic KB or of every release compared (~6 s each)
 def test_a_reaudit_reusing_every_claim_gives_the_same_result(gpukb):
     """Reused results are not changed by the merge that reads them (a premise is named once, with the
     status of this audit), on every release of the bundled KB."""

@@ -136,6 +136,7 @@ def _drop_source(src_dir, dst_dir, sid: str) -> None:
     (dst_dir / "versions.yaml").write_text(yaml.safe_dump(vers, allow_unicode=True, sort_keys=False), encoding="utf-8")
 
 
+@pytest.mark.slow  # full audits of a synthetic KB compared (~6-10 s each)
 def test_adding_a_source_reaudits_only_the_blocks_it_touches(synthetic_dir, tmp_path):
     after_dir, before_dir = tmp_path / "after", tmp_path / "before"
     shutil.copytree(synthetic_dir, after_dir)      # the new source S005 states five claims
@@ -173,6 +174,7 @@ def _same_answer(inc, full) -> None:
         {k: [f["id"] for f in v] for k, v in full.by_claim.items()}
 
 
+@pytest.mark.slow  # full audits of a synthetic KB compared (~6-10 s each)
 @pytest.mark.parametrize("topical", [True, False])
 def test_a_reaudit_gives_the_answer_of_a_full_audit(synthetic_dir, tmp_path, topical):
     """Sources added (about one family each, or spread over every entity), then a revision of an
@@ -199,6 +201,7 @@ def test_a_reaudit_gives_the_answer_of_a_full_audit(synthetic_dir, tmp_path, top
     assert any(f["claims"][0]["gloss_en"].endswith("(reworded)") for f in again.findings)
 
 
+@pytest.mark.slow  # full audits of a synthetic KB compared (~6-10 s each)
 def test_a_reaudit_under_other_rules_or_reference_plans_everything(synthetic_dir, tmp_path):
     """What every unit reads alike (rules, vocabulary, reference tier) changed: nothing of the earlier
     plan is kept, and the answer is still the full audit's."""

@@ -245,6 +245,7 @@ def _texts():
                      for _ in range(8)) for _ in range(12)]
 
 
+@pytest.mark.slow  # audits every text against the whole tier (~12 s)
 def test_the_block_audit_finds_what_the_whole_tier_finds(gpukb):
     from gpukb.engine.answers.check import audit_claims, claims_of, text_id
     view = gpukb.view(None)

@@ -201,6 +201,7 @@ def _forged(saved: Path) -> tuple[str, dict]:
     return mac, doc
 
 
+@pytest.mark.slow  # builds snapshots of the KB in subprocesses (~18 s)
 def test_a_forged_snapshot_is_ignored(private_cache, monkeypatch):
     from gpukb.engine.answers import snapshot
     from gpukb.engine.answers.service import GpuKB

@@ -216,6 +216,7 @@ def _tree(kb: Path) -> dict[str, bytes]:
 ARTICLE = "The T4 has 16 GB of memory. A 13B full fine-tune needs about 208 GB.\n"
 
 
+@pytest.mark.slow  # copies and validates the KB after every step (~5 s)
 def test_ingest_killed_at_any_step_leaves_a_kb_that_validates(kbcopy, tmp_path, monkeypatch):
     """kill -9 after any rename: a copy of the KB at that moment validates (after `gpukb validate`
     undoes the interrupted ingest from its journal) and is then exactly the KB before the ingest."""

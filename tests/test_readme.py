@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 GPUKB = f"{sys.executable} -m gpukb.server.cli"
 LONG_RUNNING = ("gpukb serve", "gpukb mcp", "curl ")
-SLOW = ("synth", "--workers", "eval ")
 
 
 def _commands() -> list[str]:
@@ -59,8 +58,9 @@ def conclusion_id(tmp_path_factory) -> str:
     return json.loads(out.stdout)["conclusion_id"]
 
 
-@pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.slow) if any(s in c for s in SLOW) else c
-                                     for c in COMMANDS], ids=lambda c: c[16:70])
+# each command starts a process (~2.5 s): the whole set runs in make test-slow
+@pytest.mark.slow
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[16:70])
 def test_a_readme_command_runs(command, conclusion_id, tmp_path):
     line = command.replace(".venv/bin/gpukb", GPUKB).replace("<conclusion_id>", conclusion_id)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUKB_")}
