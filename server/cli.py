@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+from pathlib import Path
 import json
 import logging
 import os
@@ -65,8 +66,27 @@ def _pending(args: argparse.Namespace) -> bool:
 
 @functools.lru_cache(maxsize=4)
 def _engine(kb_dir: str, rules_dir: str, include_pending: bool = False) -> GpuKB:
-    """One engine per directory pair and process (a CLI run uses one; tests reuse it)."""
-    return GpuKB(kb_dir, rules_dir, include_pending=include_pending)
+    """One engine per directory pair and process (a CLI run uses one; tests reuse it). Checked texts are
+    kept in the user's check store, so `gpukb explain` of an id printed by `gpukb check` works in a new
+    process (the findings are recomputed from the text)."""
+    kb = GpuKB(kb_dir, rules_dir, include_pending=include_pending)
+    kb.check_store = _user_check_store()
+    return kb
+
+
+def _user_check_store() -> Path | None:
+    """$GPUKB_CHECK_STORE, else ~/.cache/gpukb/checks: a directory of this user's only (mode 0700), or None."""
+    raw = os.environ.get("GPUKB_CHECK_STORE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpukb" / "checks")
+    try:
+        store = Path(raw)
+        store.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = store.stat()
+        if st.st_uid != os.getuid() or st.st_mode & 0o077:
+            return None            # another user's, or open to others: a forged text could change a proof
+        return store
+    except OSError:
+        return None
 
 
 def _method(kb: GpuKB, name: str, what: str) -> Callable[..., Any]:

@@ -190,3 +190,25 @@ def test_ask_about_an_unknown_gpu_names_the_closest_once(cli):
         code, out, _ = cli("ask", q)
         assert code == 0 and out.count("A1000") == 1 and said in out and "A100" in out, out
         assert "in all" not in out if said.startswith("gpukb 不") else True
+
+
+@pytest.mark.slow  # three CLI processes
+def test_explain_of_an_id_printed_by_check_works_in_a_new_process(tmp_path):
+    """`gpukb check` keeps the text in the user's check store, so another process recomputes the finding."""
+    import json as _json
+    import os as _os
+    import subprocess as _sp
+    import sys as _sys
+    env = {k: v for k, v in _os.environ.items() if not k.startswith("GPUKB_")}
+    env["GPUKB_CHECK_STORE"] = str(tmp_path / "checks")
+    run = lambda *a: _sp.run([_sys.executable, "-m", "gpukb.server.cli", *a], capture_output=True, text=True,
+                             timeout=300, env=env, cwd=tmp_path)
+    r = run("check", "The T4 has 32 GB of memory.", "--json")
+    assert r.returncode == 0, r.stderr[-2000:]
+    fid = _json.loads(r.stdout)["claims"][0]["findings"][0]["id"]
+    r = run("explain", fid, "--format", "json")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "R-T4-memory_gb" in r.stdout
+    (tmp_path / "checks").chmod(0o777)                     # a store others can write is not trusted
+    r = run("explain", fid, "--format", "json")
+    assert r.returncode != 0 and "no recent check holds" in (r.stdout + r.stderr)
