@@ -45,6 +45,20 @@ def _unknown_names(out: dict[str, Any], q: str, vocab: Any, lang: str) -> dict[s
     return out
 
 
+def _refused(base: dict[str, Any], parsed: Any, exc: BadInput) -> dict[str, Any]:
+    """A question the engine cannot answer as asked: what it understood, and why not."""
+    return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [exc.message],
+            "examples": parsed.examples, "answer": exc.message}
+
+
+def _answered(base: dict[str, Any], parsed: Any, out: dict[str, Any]) -> dict[str, Any]:
+    """An answer with the question's common fields and the defaults the parser assumed."""
+    out = {**base, **out}
+    if parsed.understood.get("assumed"):
+        out["assumed"] = parsed.understood["assumed"]
+    return out
+
+
 def _ask(state: GpuKB, q: str, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> dict[str, Any]:
     if parsed.kind == "instance_choice" and not parsed.missing and not parsed.scenario.get("family") \
             and ask_price.wants_price(q):
@@ -52,12 +66,8 @@ def _ask(state: GpuKB, q: str, parsed: Any, base: dict[str, Any], view: ReleaseV
             out = ask_price.cheapest(state, parsed.scenario, ask_price.providers_named(
                 parsed.understood.get("entities") or [], view), view, lang)
         except BadInput as exc:
-            return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [exc.message],
-                    "examples": parsed.examples, "answer": exc.message}
-        out = {**base, **out}
-        if parsed.understood.get("assumed"):
-            out["assumed"] = parsed.understood["assumed"]
-        return out
+            return _refused(base, parsed, exc)
+        return _answered(base, parsed, out)
     if parsed.kind == "sizing" and not parsed.missing:
         # the answer and its alternative readings in one engine session: the reference facts once
         with state.staged(view):
@@ -71,12 +81,8 @@ def _ask(state: GpuKB, q: str, parsed: Any, base: dict[str, Any], view: ReleaseV
             else:
                 out = choice.inverse(state, parsed.scenario, parsed.target or "params", view, lang)
         except BadInput as exc:
-            return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [exc.message],
-                    "examples": parsed.examples, "answer": exc.message}
-        out = {**base, **out}
-        if parsed.understood.get("assumed"):
-            out["assumed"] = parsed.understood["assumed"]
-        return out
+            return _refused(base, parsed, exc)
+        return _answered(base, parsed, out)
     if parsed.kind == "fact" and parsed.fact:
         return {**base, "kind": "fact", **fact(state, parsed.fact["subject"], parsed.fact["attribute"], view, lang)}
     return {**base, "kind": "unknown", "understood": parsed.understood, "missing": parsed.missing or ["what to look up"],
