@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from tests._net import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 T4_13B = ["--params", "13e9", "--method", "full", "--gpu", "T4"]
@@ -315,10 +315,6 @@ def test_python_m_server_cli_validate(subprocess_env):
 
 # -- the real server ------------------------------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _http(url: str, body: dict | None = None, rid: str | None = None, timeout: float = 60):

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from .test_hardening import BOMB, SECURITY, runaway_rules
+from tests._net import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -30,10 +31,6 @@ THREADS = 4
 READ_TIMEOUT = 2
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _get(url: str, timeout: float = 10) -> tuple[int, dict, dict]:

@@ -11,7 +11,6 @@ import concurrent.futures
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -27,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from gpukb.engine import terms
 from gpukb.engine.answers import scenario as scen
 from gpukb.engine.answers.service import GpuKB
+from tests._net import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -382,12 +382,6 @@ def test_host_checks_can_be_turned_on():
     assert c.post("/mcp", json=msg, headers={**headers, "Host": "gpukb.example.org"}).status_code == 200
 
 
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def test_gunicorn_serves_mcp_across_its_workers(tmp_path):

@@ -13,15 +13,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from tests._net import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _children(pid: int) -> list[int]:
