@@ -15,12 +15,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gpukb.engine.reasoning import expr, matcher
 
-from gpukb.engine.answers import scenario as scen
+from gpukb.engine.models import scenario as scen
 
-from gpukb.engine.answers import sizing  # noqa: E402
+from gpukb.engine.sizing import run as sizing  # noqa: E402
 from gpukb.engine.reasoning.durable_host import RawRuleset  # noqa: E402
 from gpukb.engine.reasoning.rules import definition, fact_key  # noqa: E402
-from gpukb.engine.answers.service import GpuKB  # noqa: E402
+from gpukb.engine.service.state import GpuKB  # noqa: E402
 
 BODIES = [
     {"params": 13e9, "method": "full", "gpu": "T4"},

@@ -57,8 +57,8 @@ def _audit_child(kb_dir: str, out: str, opts: str = "{}") -> None:
     ``workers``; ``after``: a KB directory with more claims, audited next reusing the first audit's
     unchanged blocks (the incremental re-audit)."""
     import resource
-    from gpukb.engine.answers.audit_run import run_audit
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.audit.run import run_audit
+    from gpukb.engine.service.state import GpuKB
     o = json.loads(opts)
     t0 = time.perf_counter()
     kb = GpuKB(kb_dir)
@@ -233,7 +233,7 @@ def questions(n: int, seed: int = 3) -> list[str]:
 
 
 def bench_questions(n: int) -> None:
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.service.state import GpuKB
     kb = GpuKB()
     kb.audit_result(kb.kb.latest)
     qs = questions(n)
@@ -276,7 +276,7 @@ def check_texts(n: int, chars: int = 1000, seed: int = 5) -> list[str]:
 
 
 def bench_check(n: int) -> None:
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.service.state import GpuKB
     kb = GpuKB()
     texts = check_texts(n)
     kb.check(texts[0])                      # warm-up: compiled patterns, the reasoner
@@ -294,9 +294,9 @@ def bench_check(n: int) -> None:
 
 def bench_quality() -> None:
     """The gold-set measurements: the audit's accuracy and the extractor's precision and recall."""
-    from gpukb.engine.answers.eval_audit import evaluate as eval_audit, load_gold
-    from gpukb.engine.answers.eval_extract import evaluate as eval_extract
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.evals.audit import evaluate as eval_audit, load_gold
+    from gpukb.engine.evals.extract import evaluate as eval_extract
+    from gpukb.engine.service.state import GpuKB
     kb = GpuKB()
     view = kb.view(None)
     rep = eval_audit(kb.audit_result(view.name), load_gold(kb.kb_dir / "gold" / "audit.yaml"))
@@ -437,7 +437,7 @@ def _stop(proc) -> None:
 
 
 def bench_http(seconds: float, workers: int = 2, threads: int = 8) -> None:
-    from gpukb.engine.answers.snapshot import default_path
+    from gpukb.engine.audit.snapshot import default_path
     snap = default_path(ROOT / "kb", ROOT / "rules")
     if snap.exists():
         snap.unlink()   # measure the first start of a KB too: it builds the compiled snapshot

@@ -28,8 +28,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from flask import Flask, current_app, g, request
 
-from gpukb.engine import limits
-from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
+from gpukb.engine.core import limits
+from gpukb.engine.service.state import DEFAULT_KB, DEFAULT_RULES, GpuKB
 
 from .errors import register_error_handlers
 from .headers import add_security_headers, wsgi_with_security_headers
@@ -71,7 +71,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     pending = bool(app.config.get("GPUKB_INCLUDE_PENDING"))
     app.extensions[EXTENSION] = GpuKB(app.config["GPUKB_KB"], app.config["GPUKB_RULES"], include_pending=pending)
     if app.config.get("GPUKB_SNAPSHOT") and not pending:   # a snapshot holds the audits without pending claims
-        from gpukb.engine.answers.snapshot import load
+        from gpukb.engine.audit.snapshot import load
         load(app.extensions[EXTENSION], app.config["GPUKB_SNAPSHOT"])
 
     store = app.config.get("GPUKB_CHECK_STORE") or (

@@ -9,8 +9,8 @@ from typing import Any, Callable
 from flask import render_template, request
 from markupsafe import Markup
 
-from gpukb.engine.answers.without import parse_sources
-from gpukb.engine.errors import BadInput, GpukbError
+from gpukb.engine.audit.without import parse_sources
+from gpukb.engine.core.errors import BadInput, GpukbError
 
 from .i18n import catalog, html_lang, verbatim
 from .markdown_marks import Mark, layout_markdown, layout_raw, render_marked, window

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import render_template
 from markupsafe import Markup, escape
 
-from gpukb.engine.errors import GpukbError
+from gpukb.engine.core.errors import GpukbError
 
 from .pages import LANGS, PageError, arg, bp, engine_text, get_kb, kb_version_arg, tr, url
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from flask import current_app, render_template, request
 
-from gpukb.engine.answers.check import MAX_CHECK_CHARS
-from gpukb.engine.errors import GpukbError
+from gpukb.engine.text.check import MAX_CHECK_CHARS
+from gpukb.engine.core.errors import GpukbError
 
 from .audit_pages import mark_source_text
 from .engine_gate import gate_of, within_budget

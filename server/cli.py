@@ -37,10 +37,10 @@ import sys
 import traceback
 from typing import Any, Callable, Sequence
 
-from gpukb.engine.errors import BadInput, GpukbError, Issue, NotFound
+from gpukb.engine.core.errors import BadInput, GpukbError, Issue, NotFound
 from gpukb.engine import models
-from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
-from gpukb.engine.answers.without import parse_sources
+from gpukb.engine.service.state import DEFAULT_KB, DEFAULT_RULES, GpuKB
+from gpukb.engine.audit.without import parse_sources
 
 from .errors import NotImplementedYet
 from .cli_render import (print_json, render_answer, render_audit, render_check, render_choice, render_claims,
@@ -130,8 +130,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     _renice(args.nice)
     # loading checks every file (a ValidationError lists every issue); then, unless --quick, a bounded
     # smoke derivation compiles and runs the rules, so that a runaway rule fails here, not in a server
-    from gpukb.engine.answers.ingest import recover
-    from gpukb.engine.answers.service import validate_dirs
+    from gpukb.engine.text.ingest import recover
+    from gpukb.engine.service.state import validate_dirs
     recovered = recover(kb_dir)        # an ingest that kill -9 or a full disk interrupted
     if recovered:
         print(f"gpukb: {recovered}", file=sys.stderr)
@@ -143,7 +143,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         result = result if isinstance(result, dict) else {}
         issues = _issues_of(result)
         if not (issues or result.get("ok") is False) and not args.quick:
-            from gpukb.engine.answers.smoke import smoke
+            from gpukb.engine.service.smoke import smoke
             progress("validate: smoke derivation", 1, steps)
             result["smoke"] = smoke(kb_dir, rules_dir, args.time_limit)
             progress("validate: smoke derivation", 2, steps)
@@ -226,7 +226,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from gpukb.engine.answers.ingest import ingest
+    from gpukb.engine.text.ingest import ingest
     kb_dir, rules_dir = _dirs(args)
     d = ingest(kb_dir, args.file, args.source, args.title, args.publisher, args.date, args.lang)
     audit = GpuKB(kb_dir, rules_dir, include_pending=True).audit(source=args.source)
@@ -308,7 +308,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def _write_stream(name: str, d: dict[str, Any], jsonl: bool, array: str) -> None:
     """A large answer written item by item (:mod:`.cli_stream`): the same bytes as print_json, never
     held whole as one text; ``jsonl``: one item of ``array`` per line, then the rest on a last line."""
-    from gpukb.engine.answers.audit_run import collector_paused
+    from gpukb.engine.audit.run import collector_paused
     from .cli_stream import write_json, write_jsonl
     with collector_paused():        # the audit's millions of objects are not traversed again while writing
         if jsonl:
@@ -356,7 +356,7 @@ def _preflight(kb_dir: str, rules_dir: str) -> None:
     """Load the KB and the rules as data (nothing is compiled into durable_rules in the gunicorn master),
     so that a broken KB is reported here, with its issues, instead of as a worker boot failure."""
     from gpukb.engine.kb.loader import load_kb
-    from gpukb.engine.answers.audit_functions import load_rules_for
+    from gpukb.engine.audit.functions import load_rules_for
     load_rules_for(load_kb(kb_dir), rules_dir)
 
 
@@ -373,8 +373,8 @@ def _log_level() -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from gpukb.engine import cache
-    from gpukb.engine.cache import UnsafeCache
+    from gpukb.engine.core import cache
+    from gpukb.engine.core.cache import UnsafeCache
     from . import generations
     from .generations import Builder
     from .serve import serve
@@ -428,9 +428,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    from gpukb.engine import limits
-    from gpukb.engine.answers.smoke import smoke
-    from gpukb.engine.answers.snapshot import default_path, save
+    from gpukb.engine.core import limits
+    from gpukb.engine.service.smoke import smoke
+    from gpukb.engine.audit.snapshot import default_path, save
     kb_dir, rules_dir = _dirs(args)
     _renice(args.nice)
     with limits.time_limit(args.time_limit, "checking and compiling the KB"):
@@ -500,7 +500,7 @@ TIME_LIMITED = ("ask", "query", "check", "explain")
 
 
 def _time_limited(args: argparse.Namespace) -> int:
-    from gpukb.engine import limits
+    from gpukb.engine.core import limits
     from .engine_gate import within_budget
     from .serve import DEFAULTS
     raw = os.environ.get("GPUKB_REQUEST_TIMEOUT")

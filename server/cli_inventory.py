@@ -39,7 +39,7 @@ def run(kb: Any, args: argparse.Namespace) -> int:
     kind, list_name, entry_name = COMMANDS[args.command]
     if args.name:
         if getattr(args, "provider", None) or getattr(args, "gpu", None):
-            from gpukb.engine.errors import BadInput
+            from gpukb.engine.core.errors import BadInput
             raise BadInput("--provider and --gpu filter the list; give them without a NAME")
         d = m.build(entry_name, kb.catalog_entry(kind, args.name, kb_version=args.kb_version))
         print_json(d) if args.json else print(render_entry(d))

@@ -13,7 +13,7 @@ from gpukb.engine import models as m
 from gpukb.engine.models.ask import Candidate
 from gpukb.engine.models.base import OMIT, Model
 from gpukb.engine.models.sizing import Scenario
-from gpukb.engine.terms import MEMORY_COMPONENTS, label
+from gpukb.engine.core.terms import MEMORY_COMPONENTS, label
 
 
 def print_json(obj: Any) -> None:

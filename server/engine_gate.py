@@ -17,8 +17,8 @@ import contextlib
 import threading
 from typing import Any, Callable, Iterator, Mapping
 
-from gpukb.engine import limits
-from gpukb.engine.errors import GpukbError, Issue, TimeLimitExceeded
+from gpukb.engine.core import limits
+from gpukb.engine.core.errors import GpukbError, Issue, TimeLimitExceeded
 
 DEFAULT_QUEUE = 4
 DEFAULT_QUEUE_WAIT = 10.0

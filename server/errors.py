@@ -5,17 +5,17 @@ Every error response, whatever raised it, has the body::
     {"ok": false, "status": 400, "error": "what went wrong",
      "errors": [{"message": ..., "field"?: ..., "allowed"?: ..., "file"?: ..., "line"?: ...}]}
 
-The engine's exceptions (:mod:`engine.errors`) already carry their HTTP status; the few failures that
+The engine's exceptions (:mod:`engine.core.errors`) already carry their HTTP status; the few failures that
 only the HTTP layer can see (a method it does not serve, a body too large or in an unsupported coding,
 an engine feature not written yet) are added here as subclasses of the same base class. Werkzeug's
 own HTTP exceptions and, as a last resort, any other exception are turned into the same shape.
 
-    BadInput, ValidationError, UnknownRelease   400   (engine.errors)
-    NotFound                                    404   (engine.errors)
+    BadInput, ValidationError, UnknownRelease   400   (engine.core.errors)
+    NotFound                                    404   (engine.core.errors)
     MethodNotAllowed                            405
     PayloadTooLarge                             413
     UnsupportedMediaType                        415
-    RuleError                                   422   (engine.errors)
+    RuleError                                   422   (engine.core.errors)
     InternalError                               500   (anything unexpected; logged with its traceback)
     NotImplementedYet                           501
 """
@@ -28,7 +28,7 @@ from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from gpukb.engine import models
-from gpukb.engine.errors import BadInput, GpukbError, Issue, NotFound
+from gpukb.engine.core.errors import BadInput, GpukbError, Issue, NotFound
 
 __all__ = ["GpukbError", "BadInput", "NotFound", "Issue", "MethodNotAllowed", "PayloadTooLarge",
            "UnsupportedMediaType", "NotImplementedYet", "InternalError", "error_body", "error_response",

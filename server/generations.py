@@ -28,9 +28,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from gpukb.engine import cache
-from gpukb.engine.errors import GpukbError, Issue, ValidationError, clip
-from gpukb.engine.files import read_bytes, tree_files
+from gpukb.engine.core import cache
+from gpukb.engine.core.errors import GpukbError, Issue, ValidationError, clip
+from gpukb.engine.core.files import read_bytes, tree_files
 
 log = logging.getLogger("gpukb.reload")
 DEFAULT_BUILD_SECONDS = 300.0
@@ -123,7 +123,7 @@ class Builder:
         digest = cache.tree_digest(staged / "kb", staged / "rules")
         snap = None
         if self.use_snapshot:
-            from gpukb.engine.answers.snapshot import read
+            from gpukb.engine.audit.snapshot import read
             snap = cache.subdir("snapshots", self.cache_root) / f"{digest[:32]}.json"
             if read(snap, digest) is not None:
                 return Generation(digest, str(staged / "kb"), str(staged / "rules"), str(snap))
@@ -142,7 +142,7 @@ class Builder:
                              [Issue("the build was stopped", str(self.kb_dir))]) from None
         # the exit status is not trusted (gunicorn's master reaps every child): the result is
         if self.use_snapshot:
-            from gpukb.engine.answers.snapshot import read
+            from gpukb.engine.audit.snapshot import read
             ok = read(snap, digest) is not None
         else:
             try:
@@ -183,7 +183,7 @@ def _issue_lines(err: str) -> list[str]:
 # -- the state file --------------------------------------------------------------------------------
 
 def write_state(path: Path, state: dict[str, Any]) -> None:
-    from gpukb.engine.answers.snapshot import write_atomic
+    from gpukb.engine.audit.snapshot import write_atomic
     write_atomic(path, json.dumps(state, ensure_ascii=False))
 
 

@@ -7,7 +7,7 @@ request, and the Jinja globals and filters that read it.
 
 Status symbols and descriptions are in the same file (``statuses``, most severe first). Labels of the
 domain's vocabulary are not repeated here: status names (the audit's finding kinds), methods and
-memory components come from engine/terms.py, entities and attributes from kb/vocabulary.yaml through
+memory components come from engine/core/terms.py, entities and attributes from kb/vocabulary.yaml through
 the engine facade.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any, Iterable
 
 from markupsafe import Markup, escape
 
-from gpukb.engine.terms import FINDING_KINDS, label
-from gpukb.engine.yamlio import load_file
+from gpukb.engine.core.terms import FINDING_KINDS, label
+from gpukb.engine.core.yamlio import load_file
 
 __all__ = ["LANGS", "DEFAULT", "Status", "catalog", "t", "tm", "verbatim", "negotiate", "statuses", "fmt_number", "html_lang"]
 

@@ -65,7 +65,7 @@ class McpBridge:
     def _guard(self):
         """What every API request has: the request time limit and a bounded turn at the engine
         (:mod:`server.engine_gate`); a busy engine or a text over the budget is the tool's error."""
-        from gpukb.engine import limits
+        from gpukb.engine.core import limits
         from .engine_gate import gate_of
         with limits.time_limit(self.app.config.get("REQUEST_TIME_LIMIT"), "an MCP request"):
             with gate_of(self.app.extensions, self.app.config).turn():

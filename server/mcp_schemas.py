@@ -1,7 +1,7 @@
 """Input schemas of the MCP tools, built from the loaded KB so nothing is retyped here.
 
-The scenario keys and ranges come from :mod:`engine.answers.scenario`, the closed enums (methods,
-precisions, optimizers, finding kinds, languages) from :mod:`engine.terms`, entity names and
+The scenario keys and ranges come from :mod:`engine.models.scenario`, the closed enums (methods,
+precisions, optimizers, finding kinds, languages) from :mod:`engine.core.terms`, entity names and
 attributes from the vocabulary, release names from kb/versions.yaml, explain formats from the API's
 parameter list. A new GPU in the vocabulary is a new enum value for the bot; a new scenario key
 without a schema here fails the tests.
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpukb.engine.answers import scenario as scen
-from gpukb.engine.answers.ask_parser import MAX_QUESTION_CHARS
-from gpukb.engine.answers.service import GpuKB
-from gpukb.engine.terms import FINDING_KINDS, LANGS, METHODS, OPTIMIZERS, PRECISIONS
+from gpukb.engine.models import scenario as scen
+from gpukb.engine.ask.parser import MAX_QUESTION_CHARS
+from gpukb.engine.service.state import GpuKB
+from gpukb.engine.core.terms import FINDING_KINDS, LANGS, METHODS, OPTIMIZERS, PRECISIONS
 
 from .api import MAX_ID_CHARS
 from .api.conclusions import FORMATS as EXPLAIN_FORMATS

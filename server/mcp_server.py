@@ -49,9 +49,9 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
-from gpukb.engine.answers.service import GpuKB
-from gpukb.engine.errors import BadInput, GpukbError, Issue, NotFound
-from gpukb.engine.terms import FINDING_KINDS, LANGS
+from gpukb.engine.service.state import GpuKB
+from gpukb.engine.core.errors import BadInput, GpukbError, Issue, NotFound
+from gpukb.engine.core.terms import FINDING_KINDS, LANGS
 
 from . import mcp_text as render
 from .api import check_id
@@ -123,10 +123,11 @@ def call_fact(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
     subject = a["subject"].strip()
     subject = subject if subject in v.entities else v.aliases().get(subject.lower())
     if subject is None:
-        from gpukb.engine.answers import inventory
+        from gpukb.engine.catalog import inventory
+        from gpukb.engine.kb import names
         kind, _, bare = a["subject"].strip().rpartition(":")
         kind = kind if kind in ("gpu", "instance", "model", "family") else "gpu"
-        issues.append(Issue(f"unknown subject {a['subject'][:60]!r}: {inventory.unknown_text(v, kind, bare)}",
+        issues.append(Issue(f"unknown subject {a['subject'][:60]!r}: {names.unknown_text(v, kind, bare)}",
                             field="subject", allowed=sorted(v.entities)))
     if a["attribute"] not in v.attributes:
         issues.append(Issue(f"unknown attribute {a['attribute'][:60]!r}", field="attribute", allowed=sorted(v.attributes)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from gpukb.engine.answers.explain import leaves
+from gpukb.engine.explain.trees import leaves
 
 MAX_FINDINGS = 10   # findings of an audit shown in the text (the structured answer has them all)
 MAX_QUOTE = 160     # characters of a quote shown

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from markupsafe import Markup, escape
 
-from gpukb.engine.terms import MEMORY_COMPONENTS, label
+from gpukb.engine.core.terms import MEMORY_COMPONENTS, label
 from gpukb.engine.kb.ids import bare
 
 from .i18n import LANGS, catalog, fmt_number, html_lang, t, tm, verbatim

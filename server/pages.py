@@ -30,8 +30,8 @@ from flask import Blueprint, Flask, current_app, g, has_request_context, render_
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
-from gpukb.engine.errors import GpukbError
-from gpukb.engine.terms import gb, label
+from gpukb.engine.core.errors import GpukbError
+from gpukb.engine.core.terms import gb, label
 
 from . import page_views as views
 from .i18n import DEFAULT, LANGS, Status, catalog, fmt_number, html_lang, negotiate, statuses, t, tm, verbatim
@@ -222,19 +222,19 @@ def status_info(sid: str | None) -> Status:
 
 
 def component_label(key: str) -> str:
-    """A memory component's label in the page's language (engine.terms, the one closed vocabulary)."""
+    """A memory component's label in the page's language (engine.core.terms, the one closed vocabulary)."""
     return label("component", key, ui_lang())
 
 
 @bp.app_template_filter("gb")
 def _gb_filter(v: Any) -> str:
-    """``{{ x|gb }}``: gigabytes formatted as everywhere else (engine.terms.gb)."""
+    """``{{ x|gb }}``: gigabytes formatted as everywhere else (engine.core.terms.gb)."""
     return gb(v)
 
 
 @bp.app_template_filter("term")
 def _term_filter(key: Any, kind: str, lang: str | None = None) -> str:
-    """``{{ 'qlora'|term('method') }}``: a label from the one vocabulary (engine.terms), by default in the
+    """``{{ 'qlora'|term('method') }}``: a label from the one vocabulary (engine.core.terms), by default in the
     page's language."""
     return label(kind, key, lang or ui_lang())
 

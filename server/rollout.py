@@ -27,7 +27,7 @@ from typing import Any
 
 from gunicorn.arbiter import Arbiter
 
-from gpukb.engine.errors import GpukbError, clip
+from gpukb.engine.core.errors import GpukbError, clip
 
 from .generations import Builder, Generation, now, state_of, write_state
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import current_app
 
-from gpukb.engine.answers.service import GpuKB
+from gpukb.engine.service.state import GpuKB
 
 from .errors import NotImplementedYet
 from .generations import read_state

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @lru_cache(maxsize=1)
 def bundled():
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.service.state import GpuKB
     return GpuKB(ROOT / "kb", ROOT / "rules")
 
 

@@ -38,9 +38,9 @@ def assert_error_shape(body: Any, status: int) -> dict[str, Any]:
 
 def requires_engine(name: str) -> None:
     """Fail the calling test when the engine lacks GpuKB.<name>: a missing method is a defect, not a skip."""
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.service.state import GpuKB
     if not callable(getattr(GpuKB, name, None)):
-        pytest.fail(f"gpukb.engine.answers.service.GpuKB.{name} is missing")
+        pytest.fail(f"gpukb.engine.service.state.GpuKB.{name} is missing")
 
 
 # -- layer 1: the app ---------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import json
 import os
 from pathlib import Path
 
-from gpukb.engine.errors import BadInput
+from gpukb.engine.core.errors import BadInput
 
 from .test_determinism import GPUS, MODELS, _scenarios
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from gpukb.engine.errors import RuleError
+from gpukb.engine.core.errors import RuleError
 
 T4_13B_FULL = {"params": 13e9, "method": "full", "gpu": "T4"}
 T4_7B_QLORA = {"model": "llama-2-7b", "method": "qlora", "gpu": "T4"}
@@ -387,7 +387,7 @@ def test_uncached_answers_take_turns_at_the_engine(app, monkeypatch, allowed):
     answered); a failure gives its turn back."""
     import threading
     import time
-    from gpukb.engine.errors import BadInput
+    from gpukb.engine.core.errors import BadInput
     kb = app.extensions["gpukb"]
     lock, now, peak = threading.Lock(), [0], [0]
 

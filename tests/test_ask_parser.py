@@ -9,9 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpukb.engine.answers.ask_parser import (EXAMPLES, MISSING_HARDWARE, MISSING_WORKLOAD, SCENARIO_KEYS,
-                               ParsedQuestion, parse_question)
-from gpukb.engine.errors import BadInput
+from gpukb.engine.ask.parser import EXAMPLES, MISSING_HARDWARE, MISSING_WORKLOAD, SCENARIO_KEYS, ParsedQuestion, parse_question
+from gpukb.engine.core.errors import BadInput
 
 from ._engine import edited_vocabulary
 from gpukb.engine.kb.vocabulary import Vocabulary
@@ -275,7 +274,7 @@ def test_examples_are_understood(vocab: Vocabulary) -> None:
 
 
 def test_fact_and_optimizer_words_are_vocabulary_data_checked_at_load(tmp_path) -> None:
-    from gpukb.engine.errors import ValidationError
+    from gpukb.engine.core.errors import ValidationError
 
     def edit(raw):
         raw["cues"]["question_fact"]["no_such_attribute"] = ["x"]

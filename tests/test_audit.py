@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from gpukb.engine.answers.audit import KINDS
+from gpukb.engine.audit.result import KINDS
 
 from ._engine import bundled
 
@@ -129,7 +129,7 @@ def test_filters_and_bad_filters(kb):
     a = kb.audit(source="S002", kind="misattributed")
     assert a["findings"] and all(f["kind"] == "misattributed" for f in a["findings"])
     assert all(any(c["source"] == "S002" for c in f["claims"]) for f in a["findings"])
-    from gpukb.engine.errors import BadInput
+    from gpukb.engine.core.errors import BadInput
     with pytest.raises(BadInput):
         kb.audit(kind="wrongish")
     with pytest.raises(BadInput):

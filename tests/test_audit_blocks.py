@@ -1,4 +1,4 @@
-"""engine/answers/audit_blocks.py: which value groups the claim-vs-claim rules compare, and which
+"""engine/audit/blocks.py: which value groups the claim-vs-claim rules compare, and which
 reference facts a small audit needs."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from gpukb.engine.answers import audit_blocks
-from gpukb.engine.answers.audit_run import run_audit
+from gpukb.engine.audit import blocks as audit_blocks
+from gpukb.engine.audit.run import run_audit
 
 
 def _group(gid, subject="family:GN7", attribute="memory_gb", lo=16.0, qsig="", polarity=None, vstr=None):
@@ -42,7 +42,7 @@ def test_a_large_bucket_grows_linearly_and_meets_its_extremes():
 
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory):
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.service.state import GpuKB
     from gpukb.engine.kb.synth import make_synthetic_kb
     out = tmp_path_factory.mktemp("synth") / "kb"
     make_synthetic_kb(out, 1500, seed=3)

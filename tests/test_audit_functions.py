@@ -1,4 +1,4 @@
-"""Tests of engine.answers.audit_functions: the scope and qualifier functions the audit registers with
+"""Tests of engine.audit.functions: the scope and qualifier functions the audit registers with
 the expression language, and rule files that call them."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from gpukb.engine.answers import audit_functions
-from gpukb.engine.errors import ValidationError
+from gpukb.engine.audit import functions as audit_functions
+from gpukb.engine.core.errors import ValidationError
 from gpukb.engine.reasoning.expr import FUNCTIONS, ExprError, evaluate, parse
 from gpukb.engine.reasoning.expr_compile import compile_node
 from gpukb.engine.reasoning.expr_functions import BUILTINS
@@ -91,7 +91,7 @@ def test_function_argument_errors_are_expr_errors(text):
 
 def test_scope_keys_are_the_audit_blocks_scope():
     """audit_blocks buckets groups by the scope keys scope_diff reads: the same tuple, from here."""
-    from gpukb.engine.answers import audit_blocks
+    from gpukb.engine.audit import blocks as audit_blocks
     assert audit_blocks.SCOPE_KEYS is audit_functions.SCOPE_KEYS
 
 

@@ -1,4 +1,4 @@
-"""engine/answers/audit_keys.py: a claim's reuse key covers what its audit reads, and no more of its value
+"""engine/audit/keys.py: a claim's reuse key covers what its audit reads, and no more of its value
 group's sources than the rules read, so a re-audit after a claim joins a large group audits that claim
 and gives the findings of a full audit."""
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from gpukb.engine.answers.audit_blocks import reachable_reference
-from gpukb.engine.answers.audit_keys import reach
-from gpukb.engine.answers.audit_run import plan, run_audit
-from gpukb.engine.answers.service import GpuKB
+from gpukb.engine.audit.blocks import reachable_reference
+from gpukb.engine.audit.keys import reach
+from gpukb.engine.audit.run import plan, run_audit
+from gpukb.engine.service.state import GpuKB
 from gpukb.engine.kb.synth import make_synthetic_kb
 
 RULES = Path(__file__).resolve().parents[1] / "rules"

@@ -1,4 +1,4 @@
-"""engine/answers/audit_run.py: the audit by blocks gives the findings of one run over everything, on
+"""engine/audit/run.py: the audit by blocks gives the findings of one run over everything, on
 local worker processes as in this one, and an audit given its previous result reuses the blocks a new
 source does not touch."""
 from __future__ import annotations
@@ -10,12 +10,12 @@ import shutil
 import pytest
 import yaml
 
-from gpukb.engine.answers import audit_blocks
-from gpukb.engine.answers.audit import audit_block
-from gpukb.engine.answers.audit_keys import claim_keys
-from gpukb.engine.answers.audit_run import plan, run_audit
+from gpukb.engine.audit import blocks as audit_blocks
+from gpukb.engine.audit.result import audit_block
+from gpukb.engine.audit.keys import claim_keys
+from gpukb.engine.audit.run import plan, run_audit
 from gpukb.engine.kb.store import ReleaseView
-from gpukb.engine.answers.service import GpuKB
+from gpukb.engine.service.state import GpuKB
 from gpukb.engine.kb.synth import add_synthetic_sources, make_synthetic_kb
 
 CLAIM_TIER = {"claim", "cgroup", "cpair"}
@@ -290,7 +290,7 @@ def test_the_collector_is_paused_during_an_audit_and_restored_after():
     """run_audit turns Python's cyclic collector off while it runs (its records all live until it ends)
     and back on after, also when the audit fails; a collector that was off stays off."""
     import gc
-    from gpukb.engine.answers.audit_run import collector_paused
+    from gpukb.engine.audit.run import collector_paused
     assert gc.isenabled()
     with collector_paused():
         assert not gc.isenabled()

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tests.conftest import assert_error_shape
-from gpukb.engine.answers.extract import aligned_lower, extract, sentences
-from gpukb.engine.errors import BadInput, TooLarge, ValidationError
+from gpukb.engine.text.extract import aligned_lower, extract, sentences
+from gpukb.engine.core.errors import BadInput, TooLarge, ValidationError
 from gpukb.engine.kb.vocabulary import Vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -188,8 +188,8 @@ def test_the_check_page_marks_the_claims_without_javascript(client):
 # -- ingest --------------------------------------------------------------------------------------------
 
 def test_ingest_registers_a_source_with_pending_claims(tmp_path):
-    from gpukb.engine.answers.ingest import ingest
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.text.ingest import ingest
+    from gpukb.engine.service.state import GpuKB
     from gpukb.engine.kb.loader import load_kb
     kb = tmp_path / "kb"
     shutil.copytree(ROOT / "kb", kb)
@@ -224,7 +224,7 @@ def test_a_review_mark_other_than_pending_is_refused(tmp_path):
 
 
 def test_eval_extract_reports_precision_and_recall(gpukb):
-    from gpukb.engine.answers.eval_extract import evaluate
+    from gpukb.engine.evals.extract import evaluate
     rep = evaluate(gpukb.view(None))
     o = rep["overall"]
     assert o["curated"] == len(gpukb.view(None).claims)
@@ -247,7 +247,7 @@ def _texts():
 
 @pytest.mark.slow  # audits every text against the whole tier (~12 s)
 def test_the_block_audit_finds_what_the_whole_tier_finds(gpukb):
-    from gpukb.engine.answers.check import audit_claims, claims_of, text_id
+    from gpukb.engine.text.check import audit_claims, claims_of, text_id
     view = gpukb.view(None)
     texts = _texts() + [s.text for s in view.kb.sources.values()]
     for text in texts:
@@ -271,7 +271,7 @@ def test_out_of_scope_statements_are_not_understood_or_unverifiable(gpukb):
 
 
 def test_eval_check_scores_the_held_out_statements(gpukb):
-    from gpukb.engine.answers.eval_check import evaluate, load_gold
+    from gpukb.engine.evals.check import evaluate, load_gold
     gold = load_gold(ROOT / "kb" / "gold" / "check.yaml")
     rep = evaluate(gpukb, gold)
     assert rep["expected"] == sum(len(s["expect"]) for s in gold) > 30
@@ -280,7 +280,7 @@ def test_eval_check_scores_the_held_out_statements(gpukb):
 
 
 def test_eval_check_refuses_a_malformed_gold_file(tmp_path):
-    from gpukb.engine.answers.eval_check import load_gold
+    from gpukb.engine.evals.check import load_gold
     p = tmp_path / "g.yaml"
     p.write_text("statements:\n  - text: x\n    expect: [{subject: gpu:T4, attribute: memory_gb, status: maybe}]\n")
     with pytest.raises(BadInput):
@@ -302,7 +302,7 @@ def test_a_figure_agrees_within_the_rounding_it_states(gpukb, text, status):
 
 
 def test_the_stated_tolerance_function():
-    from gpukb.engine.answers.audit_functions import stated_tolerance
+    from gpukb.engine.audit.functions import stated_tolerance
     assert stated_tolerance(2000.0, 2000.0, 0, 2039.0, 2039.0, 0) == 0.1          # "2 TB/s": rounded to a TB/s
     assert stated_tolerance(1900.0, 1900.0, 0, 2039.0, 2039.0, 0) < 0.03          # "1.9 TB/s": to a tenth
     assert stated_tolerance(16.0, 32.0, 0, 24.0, 24.0, 0) == 0.1                  # a range keeps 10%

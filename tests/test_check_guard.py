@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpukb.engine.answers.extract_text import MAX_SENTENCE, sentences
+from gpukb.engine.text.tokens import MAX_SENTENCE, sentences
 
 
 def _claims(gpukb, text: str, lang: str | None = None) -> list[dict]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine.errors import BadInput
+from gpukb.engine.core.errors import BadInput
 
 N_QUESTIONS = 240
 GPUS = ["T4", "A10", "A100-40GB", "A100-80GB", "V100-32GB", "H100-80GB", "L4"]

@@ -412,7 +412,7 @@ def test_an_error_durable_only_logs_fails_the_run_and_names_the_rule(monkeypatch
     """durable logs action-callback failures ("error code: 307") and carries on; gpukb must not.
     (Sessions drive the C core themselves, where such a failure raises; a log record from anywhere in
     durable during a run still fails it.)"""
-    from gpukb.engine.errors import EngineError
+    from gpukb.engine.core.errors import EngineError
     r = _paths_reasoner()
     good = r.run([edge("a", 1, 2), edge("b", 2, 3)])
     assert good.derived(), "the fixture rules derive paths"
@@ -440,7 +440,7 @@ def test_an_error_durable_only_logs_fails_the_run_and_names_the_rule(monkeypatch
 
 def test_a_core_error_while_completing_an_action_fails_the_run(monkeypatch):
     """An error the C core raises while a session drives its actions is an EngineError naming the rule."""
-    from gpukb.engine.errors import EngineError
+    from gpukb.engine.core.errors import EngineError
     r = _paths_reasoner()
     real = durable_host._C.complete_and_start_action
 
@@ -482,7 +482,7 @@ def test_the_direct_driver_matches_like_the_host(compiled):
 
 
 def test_an_exception_recorded_in_the_state_fails_the_run(monkeypatch):
-    from gpukb.engine.errors import EngineError
+    from gpukb.engine.core.errors import EngineError
     r = _paths_reasoner()
     host = durable_host._host()
     real = host.get_state
@@ -492,7 +492,7 @@ def test_an_exception_recorded_in_the_state_fails_the_run(monkeypatch):
 
 
 def test_an_engine_error_is_a_500_in_the_json_error_shape(app, monkeypatch, error_shape):
-    from gpukb.engine.errors import EngineError
+    from gpukb.engine.core.errors import EngineError
     kb = app.extensions["gpukb"]
 
     def broken(*a, **k):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpukb.engine.answers.eval_audit import evaluate, load_gold
-from gpukb.engine.errors import BadInput
+from gpukb.engine.evals.audit import evaluate, load_gold
+from gpukb.engine.core.errors import BadInput
 
 
 class FakeAudit:

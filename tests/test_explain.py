@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from gpukb.engine.errors import BadInput
+from gpukb.engine.core.errors import BadInput
 
 from ._engine import bundled
 
@@ -109,7 +109,7 @@ def test_explain_findings_and_facts(kb):
     ("S001-C001", "pdf", "en"), ("S001-C001", "json", "fr"), ("", "json", "en"),
 ])
 def test_bad_explain_requests(kb, cid, fmt, lang):
-    from gpukb.engine.errors import GpukbError
+    from gpukb.engine.core.errors import GpukbError
     with pytest.raises(GpukbError) as e:
         kb.explain(cid, fmt, lang)
     assert e.value.status in (400, 404)

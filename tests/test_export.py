@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prov.model import ProvDocument
 
-from gpukb.engine.answers.export import to_text, tree_facts
-from gpukb.engine.answers.export_dot import to_dot
-from gpukb.engine.answers.export_prov import to_prov
+from gpukb.engine.explain.export import to_text, tree_facts
+from gpukb.engine.explain.dot import to_dot
+from gpukb.engine.explain.prov import to_prov
 
 QUOTE = "T4 仅 16GB 显存"
 SOURCES = {"S001": {"title": "云端 GPU 选型指南", "publisher": "Example Tech Blog", "published": "2026-09-16"}}

@@ -493,7 +493,7 @@ def test_every_bundled_rule_expression_compiles_to_what_evaluate_gives():
     from tests._engine import bundled
     kb = bundled()
     view = kb.view(None)
-    from gpukb.engine.answers import scenario as scen
+    from gpukb.engine.models import scenario as scen
     s, notes = scen.normalise({"params": 13e9, "method": "full", "gpu": "T4"}, kb.kb.vocab, view)
     d = kb.run_scenario(s, notes, view).derivation
     checked = 0

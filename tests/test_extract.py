@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gpukb.engine.answers.extract import extract, quantities
-from gpukb.engine.answers.extract_text import aligned_lower
-from gpukb.engine.errors import ValidationError
+from gpukb.engine.text.extract import extract, quantities
+from gpukb.engine.text.tokens import aligned_lower
+from gpukb.engine.core.errors import ValidationError
 from gpukb.engine.kb.vocabulary import Vocabulary
 
 from ._engine import edited_vocabulary

@@ -1,4 +1,4 @@
-"""Comparison frames of the claim extractor (engine/answers/extract_compare.py) on sentences written for
+"""Comparison frames of the claim extractor (engine/text/compare.py) on sentences written for
 these tests, none taken from the bundled articles: a ratio of one GPU's throughput to others', one GPU
 said to fall behind or to outdo others, and sentences that compare nothing."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine.answers.extract import extract
+from gpukb.engine.text.extract import extract
 from gpukb.engine.kb.vocabulary import Vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,5 +1,5 @@
 """Statements shared by a list of products, pronouns, headings and abbreviated variant lists in the
-claim extractor (engine/answers/extract_lists.py), on sentences written for these tests (none taken
+claim extractor (engine/text/lists.py), on sentences written for these tests (none taken
 from the bundled articles), with the sentences that must not be distributed."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine.answers.extract import extract
+from gpukb.engine.text.extract import extract
 from gpukb.engine.kb.vocabulary import Vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Mentions read differently in advice (engine/answers/extract_mentions.py), on sentences written for
+"""Mentions read differently in advice (engine/text/mentions.py), on sentences written for
 these tests (none taken from the bundled articles), with the sentences that must not change."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine.answers.extract import extract
+from gpukb.engine.text.extract import extract
 from gpukb.engine.kb.vocabulary import Vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Tables read as tables (engine/answers/extract_tables.py): each cell one claim, the product from the
+"""Tables read as tables (engine/text/tables.py): each cell one claim, the product from the
 header or the row's first cell, the attribute from the other; on tables written for these tests."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine.answers.extract import extract
+from gpukb.engine.text.extract import extract
 from gpukb.engine.kb.vocabulary import Vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,9 +43,9 @@ def test_row_per_product_table_takes_bare_numbers_units_from_the_header(vocab):
 
 
 def test_a_name_inside_another_name_does_not_make_a_row_per_product_table(vocab):
-    from gpukb.engine.answers.extract_tables import table_claims
-    from gpukb.engine.answers.extract_text import aligned_lower, layout, tables
-    from gpukb.engine.answers.lexicon import match_entities
+    from gpukb.engine.text.tables import table_claims
+    from gpukb.engine.text.tokens import aligned_lower, layout, tables
+    from gpukb.engine.kb.lexicon import match_entities
     text = "| Size | Total memory |\n|---|---|\n| Standard_X4_T4_v3 | 64 GB |\n| Standard_X8_T4_v3 | 16 GB |"
     low = aligned_lower(text)
     assert table_claims(low, layout(low), match_entities(low, vocab), vocab, tables(vocab)) == []

@@ -1,4 +1,4 @@
-"""Verdicts on workloads in the claim extractor (engine/answers/extract_workload.py), on sentences
+"""Verdicts on workloads in the claim extractor (engine/text/workload.py), on sentences
 written for these tests (none taken from the bundled articles), with the sentences that must not
 produce a verdict."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine.answers.extract import extract
+from gpukb.engine.text.extract import extract
 from gpukb.engine.kb.vocabulary import Vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine import cache, files, limits
-from gpukb.engine.errors import Issue, MAX_MESSAGE, TimeLimitExceeded, ValidationError
+from gpukb.engine.core import cache, files, limits
+from gpukb.engine.core.errors import Issue, MAX_MESSAGE, TimeLimitExceeded, ValidationError
 from gpukb.engine.kb.loader import load_kb
-from gpukb.engine.yamlio import loads
+from gpukb.engine.core.yamlio import loads
 
 from ._engine import ROOT, bundled
 
@@ -71,7 +71,7 @@ def test_an_alias_bomb_is_refused_in_under_a_second_and_100_mb(kbcopy):
     claims.write_text(BOMB + text.replace("  value: ['gpu:A100', 'gpu:A800']", "  value: *a9", 1), encoding="utf-8")
     probe = ("import json, resource, sys, time\n"
              "from gpukb.engine.kb.loader import load_kb\n"
-             "from gpukb.engine.errors import ValidationError\n"
+             "from gpukb.engine.core.errors import ValidationError\n"
              "t = time.process_time()\n"
              "try:\n    load_kb(sys.argv[1]); msg = None\n"
              "except ValidationError as e:\n    msg = str(e)\n"
@@ -177,7 +177,7 @@ def private_cache(tmp_path, monkeypatch):
 
 
 def test_snapshots_live_in_a_private_cache_directory(private_cache):
-    from gpukb.engine.answers.snapshot import default_path
+    from gpukb.engine.audit.snapshot import default_path
     p = default_path(ROOT / "kb", ROOT / "rules")
     assert p.parent.parent == private_cache and (os.stat(private_cache).st_mode & 0o777) == 0o700
     assert not str(p).startswith(os.environ.get("TMPDIR", "/tmp") + "/gpukb-snapshot")
@@ -203,8 +203,8 @@ def _forged(saved: Path) -> tuple[str, dict]:
 
 @pytest.mark.slow  # builds snapshots of the KB in subprocesses (~18 s)
 def test_a_forged_snapshot_is_ignored(private_cache, monkeypatch):
-    from gpukb.engine.answers import snapshot
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.audit import snapshot
+    from gpukb.engine.service.state import GpuKB
     assert bundled().audit_result(bundled().kb.latest).status_of("S000-C002")["status"] == "incorrect"
     saved = snapshot.default_path(ROOT / "kb", ROOT / "rules")
     snapshot.save(bundled(), saved)
@@ -234,8 +234,8 @@ def test_a_forged_snapshot_is_ignored(private_cache, monkeypatch):
 
 
 def test_a_snapshot_is_bound_to_the_code_version(private_cache, monkeypatch):
-    from gpukb.engine.answers import snapshot
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.audit import snapshot
+    from gpukb.engine.service.state import GpuKB
     saved = snapshot.default_path(ROOT / "kb", ROOT / "rules")
     snapshot.save(bundled(), saved)
     monkeypatch.setattr(cache, "code_digest", lambda: "another version of the engine")
@@ -293,8 +293,8 @@ def test_a_request_over_its_time_limit_is_a_503_in_the_error_shape(app, client, 
 ABORTS = """
 import json, random, time
 from gpukb.engine import limits
-from gpukb.engine.errors import TimeLimitExceeded
-from gpukb.engine.answers.service import GpuKB
+from gpukb.engine.core.errors import TimeLimitExceeded
+from gpukb.engine.service.state import GpuKB
 
 def statuses(kb):
     res = kb.audit_result(kb.kb.latest)

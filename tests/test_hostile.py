@@ -145,7 +145,7 @@ def test_the_engine_queue_is_bounded_503_with_retry_after(app):
 
 
 def test_a_waiting_request_gives_up_after_the_queue_wait():
-    from gpukb.engine.errors import GpukbError
+    from gpukb.engine.core.errors import GpukbError
     from gpukb.server.engine_gate import EngineGate
     gate = EngineGate(1, 2, 0.3)
     with gate.turn():
@@ -158,8 +158,8 @@ def test_a_waiting_request_gives_up_after_the_queue_wait():
 
 
 def _slow_check(monkeypatch, seconds_limit: float):
-    from gpukb.engine import limits
-    from gpukb.engine.answers import service
+    from gpukb.engine.core import limits
+    from gpukb.engine.service import state as service
 
     def crawl(self, text, lang=None, kb_version=None):
         while True:
@@ -220,7 +220,7 @@ ARTICLE = "The T4 has 16 GB of memory. A 13B full fine-tune needs about 208 GB.\
 def test_ingest_killed_at_any_step_leaves_a_kb_that_validates(kbcopy, tmp_path, monkeypatch):
     """kill -9 after any rename: a copy of the KB at that moment validates (after `gpukb validate`
     undoes the interrupted ingest from its journal) and is then exactly the KB before the ingest."""
-    from gpukb.engine.answers import ingest as ingest_mod
+    from gpukb.engine.text import ingest as ingest_mod
     art = tmp_path / "a.txt"
     art.write_text(ARTICLE, encoding="utf-8")
     before = _tree(kbcopy)
@@ -245,8 +245,8 @@ def test_ingest_killed_at_any_step_leaves_a_kb_that_validates(kbcopy, tmp_path, 
 
 def test_a_failed_ingest_leaves_the_kb_exactly_as_it_was_and_says_why(kbcopy, tmp_path, monkeypatch):
     import errno
-    from gpukb.engine.answers import ingest as ingest_mod
-    from gpukb.engine.errors import GpukbError
+    from gpukb.engine.text import ingest as ingest_mod
+    from gpukb.engine.core.errors import GpukbError
     art = tmp_path / "a.txt"
     art.write_text(ARTICLE, encoding="utf-8")
     before = _tree(kbcopy)
@@ -295,8 +295,8 @@ def _listener(behaviour: str):
     ("closed", "nothing listens"), ("http", "not as a Dask scheduler"), ("silent", "said nothing within"),
     ("garbage", "expected an address like")])
 def test_a_bad_scheduler_address_fails_fast_and_says_why(kind, needle):
-    from gpukb.engine.answers.audit_run import probe_scheduler
-    from gpukb.engine.errors import BadInput
+    from gpukb.engine.audit.run import probe_scheduler
+    from gpukb.engine.core.errors import BadInput
     import socket
     stop = None
     if kind == "closed":
@@ -334,7 +334,7 @@ def test_the_answer_cache_is_bounded_in_bytes():
 
 
 def test_the_engine_keeps_recent_checks_bounded_by_their_text():
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.service.state import GpuKB
     app = _busy_app()
     kb = app.extensions["gpukb"]
     old = (GpuKB.CHECK_CHARS_KEPT,)

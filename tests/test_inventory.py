@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from gpukb.engine.answers import inventory
+from gpukb.engine.catalog import inventory
+from gpukb.engine.kb import names
 
 
 def test_the_lists_and_entries_of_the_api(client):
@@ -86,7 +87,7 @@ def test_the_cheapest_instance_across_providers_with_price_currency_region_and_d
 
 
 def test_prices_in_two_currencies_are_never_ranked_together(gpukb, monkeypatch):
-    from gpukb.engine.answers import ask_price
+    from gpukb.engine.ask import price as ask_price
     real = inventory.prices
 
     def fake(view, inst):
@@ -133,14 +134,14 @@ def test_the_pages(client):
 
 def test_unknown_mentions_ignore_precisions_sizes_and_stages():
     from gpukb.engine.kb.loader import load_kb
-    from gpukb.engine.paths import DEFAULT_KB
+    from gpukb.engine.core.paths import DEFAULT_KB
     vocab = load_kb(DEFAULT_KB).vocab
-    assert inventory.unknown_mentions("13B in fp16 with zero3 and int4, bf16 or tf32 at 4k", vocab) == []
-    assert [m["text"] for m in inventory.unknown_mentions("MI300X or RTX 5090?", vocab)] == ["MI300X", "RTX 5090"]
+    assert names.unknown_mentions("13B in fp16 with zero3 and int4, bf16 or tf32 at 4k", vocab) == []
+    assert [m["text"] for m in names.unknown_mentions("MI300X or RTX 5090?", vocab)] == ["MI300X", "RTX 5090"]
 
 
 def test_eval_reference_reports_agreement_missing_and_disagreements(gpukb):
-    from gpukb.engine.answers.eval_reference import evaluate, load_gold
+    from gpukb.engine.evals.reference import evaluate, load_gold
     r = evaluate(gpukb, load_gold(gpukb.kb_dir / "gold" / "reference.yaml"))
     assert r["gold"] == r["agree"] + r["missing"] + r["disagree"]
     assert r["agreement"] >= 0.99, r["disagreements"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine.errors import UnknownRelease, ValidationError
+from gpukb.engine.core.errors import UnknownRelease, ValidationError
 from gpukb.engine.kb.loader import load_kb
 
 from ._engine import ROOT
@@ -198,7 +198,7 @@ def _ref_kb_with(tmp_path, old: str, new: str):
     """A copy of the bundled KB with one edit to kb/reference/techniques.yaml."""
     import shutil
 
-    from gpukb.engine.paths import BUNDLED_KB
+    from gpukb.engine.core.paths import BUNDLED_KB
     root = tmp_path / "kb"
     shutil.copytree(BUNDLED_KB, root)
     p = root / "reference" / "techniques.yaml"
@@ -214,7 +214,7 @@ def _ref_kb_with(tmp_path, old: str, new: str):
     ("restates: R-ZERO-comm-dp\n", "restates: 42\n", "must be a reference id"),
 ])
 def test_restates_must_name_another_fact_that_says_the_same(tmp_path, old, new, message):
-    from gpukb.engine.errors import ValidationError
+    from gpukb.engine.core.errors import ValidationError
     from gpukb.engine.kb.loader import load_kb
     root = _ref_kb_with(tmp_path, old, new)
     with pytest.raises(ValidationError) as e:

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gpukb.engine.errors import ValidationError
+from gpukb.engine.core.errors import ValidationError
 from gpukb.engine.kb.loader import load_kb
 
 import pytest

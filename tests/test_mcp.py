@@ -23,9 +23,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from gpukb.engine import terms
-from gpukb.engine.answers import scenario as scen
-from gpukb.engine.answers.service import GpuKB
+from gpukb.engine.core import terms
+from gpukb.engine.models import scenario as scen
+from gpukb.engine.service.state import GpuKB
 from tests._net import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,8 +14,10 @@ import typing
 
 import pytest
 
-from gpukb.engine import models, terms
-from gpukb.engine.answers import ask_choice, scenario
+from gpukb.engine import models
+from gpukb.engine.core import terms
+from gpukb.engine.ask import choice as ask_choice
+from gpukb.engine.models import scenario
 from gpukb.engine.kb.loader import MODALITIES
 from gpukb.engine.models.base import OMIT, Model, ModelError, json_name
 from gpukb.engine.models.schema import Variants

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
 
 from gpukb.engine import models
-from gpukb.engine.answers import scenario
+from gpukb.engine.models import scenario
 from gpukb.server import openapi_spec
 
 from ._answers import samples

@@ -28,7 +28,7 @@ def test_the_wheel_ships_the_kb_and_rules_under_gpukb_only(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"gpukb"}, tops
-    for needed in ("gpukb/engine/answers/service.py", "gpukb/server/templates/base.html", "gpukb/server/openapi.json",
+    for needed in ("gpukb/engine/service/state.py", "gpukb/server/templates/base.html", "gpukb/server/openapi.json",
                    "gpukb/server/openapi_paths.json", "gpukb/engine/models/base.py",
                    "gpukb/kb/vocabulary.yaml", "gpukb/kb/claims/S000.yaml", "gpukb/kb/sources/sources.yaml",
                    "gpukb/rules/types.yaml", "gpukb/rules/audit/policy.yaml"):
@@ -58,7 +58,7 @@ def test_the_installed_package_answers_from_another_directory(wheel, tmp_path):
     assert '"does_not_fit"' in r.stdout
     r = run("openapi", "--check")           # the shipped document is the one the shipped models generate
     assert r.returncode == 0, r.stderr[-2000:]
-    code = ("import gpukb.engine.paths as p, sys; print(p.DEFAULT_KB); "
+    code = ("import gpukb.engine.core.paths as p, sys; print(p.DEFAULT_KB); "
             "print(any(m in sys.modules for m in ('engine', 'server')))")
     r = subprocess.run([sys.executable, "-S", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
     kb_dir, leaked = r.stdout.split()

@@ -365,7 +365,7 @@ def test_audit_filters(web, kb):
     assert {(o.parent.get("name"), o.get("value")) for o in selected} == {("source", "S001"), ("status", "incorrect"),
                                                                           ("kind", ""), ("without", "")}
     # a status no claim of S002 has: the page says so in words
-    from gpukb.engine.terms import FINDING_KINDS
+    from gpukb.engine.core.terms import FINDING_KINDS
     empty = next(k for k in FINDING_KINDS if not any(c["source"] == "S002" and c["audit"]["status"] == k for c in claims))
     page, body = get_page(web, f"/audit?source=S002&status={empty}")
     assert not [m for m in page.find_all("mark", data_claim_id=True) if "sample" not in (m.get("class") or "")]

@@ -66,7 +66,7 @@ def test_every_entry_has_both_languages():
             if lang == "zh":
                 assert not isinstance(text, dict), f"{key}: Chinese has no plural forms"
     ids = [s.id for s in cat.statuses]
-    from gpukb.engine.answers.audit import KINDS
+    from gpukb.engine.audit.result import KINDS
     assert set(ids) == set(KINDS), "a name, symbol and description for every audit status"
     assert len({s.symbol for s in cat.statuses}) == len(ids), "each status has its own symbol"
 

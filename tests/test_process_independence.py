@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 SCRIPT = """
 import json
-from gpukb.engine.answers.service import GpuKB
+from gpukb.engine.service.state import GpuKB
 kb = GpuKB()
 print(json.dumps({"claims": kb.claims(), "query": kb.query({"params": "7B", "method": "qlora", "gpu": "T4"})},
                  sort_keys=True, ensure_ascii=False))
@@ -45,7 +45,7 @@ def test_two_hash_seeds_give_the_same_answers():
 
 def test_a_claim_with_equally_ranked_resolutions_names_the_same_one_every_time(gpukb):
     """Ties (same rank, same status) go to the resolution with the smallest id, not to the first derived."""
-    from gpukb.engine.answers.audit import SEVERITY
+    from gpukb.engine.audit.result import SEVERITY
     res = gpukb.audit_result(gpukb.kb.latest)
     by_claim: dict[str, list[dict]] = {}
     for r in res.derivation.derived("resolution"):

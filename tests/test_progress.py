@@ -26,7 +26,7 @@ def test_an_enabled_bar_draws_each_phase_on_stderr(monkeypatch):
 def test_the_reasoner_reports_its_progress(gpukb):
     seen = []
     view = gpukb.view(None)
-    from gpukb.engine.answers.audit_run import run_audit
+    from gpukb.engine.audit.run import run_audit
     gpukb.progress = lambda phase, done, total: seen.append((phase, done, total))
     try:
         run_audit(gpukb, view)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpukb.engine.answers.eval_ask import evaluate, load_questions
+from gpukb.engine.evals.ask import evaluate, load_questions
 
 
 def test_run_means_inference_and_the_model_is_known(gpukb):

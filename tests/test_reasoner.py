@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpukb.engine.errors import RuleError
+from gpukb.engine.core.errors import RuleError
 from gpukb.engine.reasoning.reasoner import DEFAULT_BUDGET, Derivation, Reasoner
 from gpukb.engine.reasoning.rules import load_rules
 

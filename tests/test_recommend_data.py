@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from gpukb.engine.answers.service import DEFAULT_KB, DEFAULT_RULES, GpuKB
+from gpukb.engine.service.state import DEFAULT_KB, DEFAULT_RULES, GpuKB
 
 EXTRA = '''rules:
   - id: recommend.smaller_batch

@@ -8,9 +8,10 @@ import re
 
 import pytest
 
-from gpukb.engine.answers import inventory
+from gpukb.engine.catalog import inventory
+from gpukb.engine.kb import names
 from gpukb.engine.kb.loader import load_kb
-from gpukb.engine.paths import DEFAULT_KB
+from gpukb.engine.core.paths import DEFAULT_KB
 
 #: a citation that points at this repository (our notes, the KB's own files) instead of the vendor's document
 REPO_FILE = re.compile(r"REFERENCE-FACTS|\.\./shared|(?<![\w/.:-])(?:kb|rules|engine|server|shared|tests|reference)/"
@@ -41,7 +42,7 @@ def view(kb):
 
 def _gpus(kb):
     vocab = kb.vocab
-    return [e for e in inventory.known(vocab, "gpu") if not vocab.entities[e].get("variants")]
+    return [e for e in names.known(vocab, "gpu") if not vocab.entities[e].get("variants")]
 
 
 def gpu_gaps(kb, view) -> list[str]:
@@ -60,9 +61,9 @@ def gpu_gaps(kb, view) -> list[str]:
 
 def instance_gaps(kb, view) -> list[str]:
     vocab = kb.vocab
-    known_gpus = set(inventory.known(vocab, "gpu"))
+    known_gpus = set(names.known(vocab, "gpu"))
     out = []
-    for i in inventory.known(vocab, "instance"):
+    for i in names.known(vocab, "instance"):
         gpus = inventory.gpus_of(view, i)
         if not gpus:
             out.append(f"{i}: names no GPU (no gpu fact on it or its family)")

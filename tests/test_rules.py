@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine.errors import Issue, ValidationError
+from gpukb.engine.core.errors import Issue, ValidationError
 from gpukb.engine.reasoning.expr import parse
 from gpukb.engine.reasoning.rules import RESERVED_FIELDS, RuleSet, definition, fact_key, load_rules
 
@@ -276,7 +276,7 @@ def test_fixture_rule_sets_load(name):
 
 
 def test_bundled_rules_load():
-    from gpukb.engine.answers import audit_functions
+    from gpukb.engine.audit import functions as audit_functions
     audit_functions.register()           # the audit's rules call its functions (as GpuKB loads them)
     rs = load_rules(ROOT / "rules")
     assert len(rs.rules) > 10
@@ -393,7 +393,7 @@ GPU_ROLE = "  - id: audit.inherit.gpu_role\n    version: 1\n"
 
 
 def test_a_findings_wording_is_one_edit_of_its_rule(tmp_path):
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.service.state import GpuKB
     root = _rules_with(tmp_path, GPU_ROLE, GPU_ROLE + "    explain:\n"
                        "      en: 'ROLE-CHECK {subject}: {claim} within {other} ({via_subject}) [{other_cite}]'\n"
                        "      zh: '定位核对 {subject}：{claim}'\n")
@@ -411,7 +411,7 @@ def test_a_findings_wording_is_one_edit_of_its_rule(tmp_path):
     ("    explain: 'a string'\n", "explain needs 'en' and 'zh'"),
 ])
 def test_bad_explain_templates_are_refused_with_file_and_line(tmp_path, explain, message):
-    from gpukb.engine.errors import ValidationError
+    from gpukb.engine.core.errors import ValidationError
     from gpukb.engine.reasoning.rules import load_rules
     root = _rules_with(tmp_path, GPU_ROLE, GPU_ROLE + explain)
     with pytest.raises(ValidationError) as e:

@@ -18,7 +18,7 @@ import math
 
 import pytest
 
-from gpukb.engine.errors import BadInput
+from gpukb.engine.core.errors import BadInput
 
 from ._engine import bundled, sent_to_durable
 
@@ -204,7 +204,7 @@ def test_largest_model_is_a_property_of_the_configuration(kb, gpu, method, sizes
 
 def test_largest_model_is_searched_once_per_configuration(kb, monkeypatch):
     """A second question about another size of the same configuration evaluates no search point."""
-    from gpukb.engine.answers import query as query_mod
+    from gpukb.engine.sizing import answer as query_mod
     kb._cache.clear()
     q(kb, params=20e9, method="full", gpu="V100-32GB")
     calls = []
@@ -220,7 +220,7 @@ def test_pairs_left_out_by_their_estimate_would_not_fit(kb, monkeypatch):
     """Pairs of changes whose added savings leave them over the GPU's memory are not evaluated; evaluating
     every pair instead gives the same answers (the oracle), on scenarios that have such pairs."""
     import json
-    from gpukb.engine.answers import query as query_mod
+    from gpukb.engine.sizing import answer as query_mod
     bodies = [{"params": p, "method": m, "gpu": g, "batch": b} for g in ("T4", "A10", "L4", "V100-32GB")
               for m in ("full", "lora") for p in (7e9, 13e9, 20e9, 34e9) for b in (1, 4)]
     calls = []
@@ -283,7 +283,7 @@ def test_zero_on_one_gpu_is_a_stated_normalisation(kb):
 
 def test_every_number_in_the_breakdown_is_in_the_proof_tree(kb):
     a = q(kb, params=13e9, method="full", gpu="T4")
-    from gpukb.engine.answers.explain import walk
+    from gpukb.engine.explain.trees import walk
     nodes = list(walk(a["explanation"]["tree"]))
     rules = {n.get("rule", "").split("@")[0] for n in nodes}
     for r in ("sizing.full.weights", "sizing.full.gradients", "sizing.full.optimizer", "sizing.model_states",
@@ -297,7 +297,7 @@ def test_every_number_in_the_breakdown_is_in_the_proof_tree(kb):
 
 def test_a_probe_scenario_is_sized_like_an_answer_but_gets_no_recommendations(kb):
     view = kb.view(None)
-    from gpukb.engine.answers import scenario as scen
+    from gpukb.engine.models import scenario as scen
     s, notes = scen.normalise({"params": 13e9, "method": "full", "gpu": "T4"}, kb.kb.vocab, view)
     [answer] = kb.run_scenarios([(s, notes)], view)
     [probe] = kb.run_scenarios([(s, notes)], view, "probe")
@@ -326,16 +326,16 @@ def test_an_answer_in_one_staged_session_equals_the_answer_from_fresh_runs(kb, m
 def test_questions_run_only_the_rules_they_need(kb):
     """A question's sessions compile the sizing rules and whatever derives a type they read; no rule left
     out derives such a type, so every sizing fact is what the whole rule set derives."""
-    from gpukb.engine.answers.sizing import question_rules
+    from gpukb.engine.sizing.run import question_rules
     sub = question_rules(kb.rules)
     kept = {r.key for r in sub.rules}
     assert {r.key for r in kb.rules.rules if r.group == "sizing"} <= kept < {r.key for r in kb.rules.rules}
     read = {p.type for r in sub.rules for p in r.patterns}
     assert not [r.key for r in kb.rules.rules if r.key not in kept and r.derive_type in read]
     view = kb.view(None)
-    from gpukb.engine.answers import scenario as scen
+    from gpukb.engine.models import scenario as scen
     s, notes = scen.normalise({"params": 13e9, "method": "full", "gpu": "T4"}, kb.kb.vocab, view)
-    from gpukb.engine.answers import sizing
+    from gpukb.engine.sizing import run as sizing
     whole = sizing.run(kb.reasoner, view, kb.seeds(view), s, notes).derivation
     part = sizing.run(kb.question_reasoner, view, kb.seeds(view), s, notes).derivation
     assert {k: f for k, f in whole.facts.items() if "qid" in f} == {k: f for k, f in part.facts.items() if "qid" in f}
@@ -362,7 +362,7 @@ def test_facts_no_rule_can_match_stay_out_of_durable_and_change_no_answer(kb, mo
     (recommendations' variants and pairs, the largest-model search, alternatives) are the same without
     that, with fewer facts sent."""
     import json
-    from gpukb.engine.answers import sizing
+    from gpukb.engine.sizing import run as sizing
     rules = kb.question_reasoner.ruleset
     muted = sizing.answer_only_types(rules)
     assert {"verdict", "min_gpus"} <= muted

@@ -304,7 +304,7 @@ def test_flash_attention_is_offered_only_where_it_runs(kb):
 
 
 def test_recommendations_fitting_first_then_at_most_three_that_do_not(kb):
-    from gpukb.engine.answers.query import ranking
+    from gpukb.engine.sizing.answer import ranking
     strategy = ranking(kb)
     assert [k["key"] for k in strategy["keys"]][:2] == ["fits", "gpus_needed"] and strategy["max_not_fitting"] == 3
     for body in scenarios(60, seed=11):
@@ -326,7 +326,7 @@ def test_an_older_release_is_sized_with_its_own_facts(kb):
 
 
 def test_eval_sizing_reports_each_split_and_lists_rows_of_dev_only(kb):
-    from gpukb.engine.answers.calibration import measured_runs
+    from gpukb.engine.sizing.calibration import measured_runs
     rep = measured_runs(kb, kb.view())
     if not rep["splits"]:
         pytest.skip("no measured runs in this KB")
@@ -403,7 +403,7 @@ def test_allocated_estimate_leaves_out_the_context_and_paged_states(kb):
 
 
 def test_eval_compares_allocator_peaks_with_the_allocated_estimate():
-    from gpukb.engine.answers.calibration import compared_as
+    from gpukb.engine.sizing.calibration import compared_as
     assert compared_as({"memory_kind": "'Max GPU RAM' (torch.cuda.max_memory_allocated as printed by litgpt, GB)"}) == "allocated"
     assert compared_as({"memory_kind": "Peak Memory Active (GiB)"}) == "allocated"
     assert compared_as({"memory_kind": "nvidia-smi process memory"}) == "total"

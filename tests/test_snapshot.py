@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from gpukb.engine.answers import snapshot
-from gpukb.engine.answers.service import GpuKB
+from gpukb.engine.audit import snapshot
+from gpukb.engine.service.state import GpuKB
 
 from ._engine import ROOT, bundled
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpukb.engine.errors import UnknownRelease
+from gpukb.engine.core.errors import UnknownRelease
 
 from ._engine import bundled
 
@@ -16,7 +16,7 @@ def kb():
 def test_versions_list_oldest_first_with_counts(kb):
     v = kb.versions()["versions"]
     import yaml
-    from gpukb.engine.paths import BUNDLED_KB
+    from gpukb.engine.core.paths import BUNDLED_KB
     written = [r["name"] for r in yaml.safe_load((BUNDLED_KB / "versions.yaml").read_text())["releases"]]
     assert [r["name"] for r in v] == written and written[:5] == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4"]
     assert v[0]["counts"]["claims"] < v[1]["counts"]["claims"]

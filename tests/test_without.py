@@ -1,4 +1,4 @@
-"""What still holds without a source (engine/answers/without.py): the answer read from the audit's ATMS
+"""What still holds without a source (engine/audit/without.py): the answer read from the audit's ATMS
 labels, checked against an independent oracle (the audit re-run on the KB without that source's
 claims), and its CLI, API and page."""
 from __future__ import annotations
@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from gpukb.engine.answers.audit_run import run_audit
-from gpukb.engine.answers.scenario import normalise
-from gpukb.engine.answers.without import derivation_labels, parse_sources, retract, source_graph
-from gpukb.engine.errors import BadInput
+from gpukb.engine.audit.run import run_audit
+from gpukb.engine.models.scenario import normalise
+from gpukb.engine.audit.without import derivation_labels, parse_sources, retract, source_graph
+from gpukb.engine.core.errors import BadInput
 from gpukb.engine.kb.store import ReleaseView
 from gpukb.engine.reasoning.provenance import surviving
 
@@ -171,7 +171,7 @@ def test_the_answer_reads_labels_and_runs_no_rules(state, monkeypatch):
 
 
 def test_an_audit_that_dropped_its_proofs_is_rerun_with_them(gpukb, state):
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.service.state import GpuKB
     kb = GpuKB(gpukb.kb_dir, gpukb.rules_dir)
     kb.audit_keep_proofs = False
     view = kb.view(None)

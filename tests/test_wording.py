@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine.answers import audit_wording
-from gpukb.engine.errors import ValidationError
+from gpukb.engine.audit import wording as audit_wording
+from gpukb.engine.core.errors import ValidationError
 from gpukb.engine.kb.labels import fact_label
 from gpukb.engine.kb.vocabulary import Vocabulary
-from gpukb.engine.paths import BUNDLED_KB, BUNDLED_RULES
-from gpukb.engine.terms import FINDING_FIELDS
+from gpukb.engine.core.paths import BUNDLED_KB, BUNDLED_RULES
+from gpukb.engine.core.terms import FINDING_FIELDS
 
 VOCAB = BUNDLED_KB / "vocabulary.yaml"
 CONTRADICTION_EN = ('    en: "{source} says {subject} {attribute} is {claim_text}; {other_source} says {other_text}, '
@@ -32,7 +32,7 @@ def test_every_finding_placeholder_has_a_value():
 
 
 def test_a_finding_kinds_wording_is_one_data_edit(tmp_path):
-    from gpukb.engine.answers.service import GpuKB
+    from gpukb.engine.service.state import GpuKB
     kb_dir = tmp_path / "kb"
     shutil.copytree(BUNDLED_KB, kb_dir)
     text = VOCAB.read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Tests of engine.yamlio: safe YAML with duplicate-key rejection and line numbers."""
+"""Tests of engine.core.yamlio: safe YAML with duplicate-key rejection and line numbers."""
 from __future__ import annotations
 
 import textwrap
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpukb.engine.errors import ValidationError
-from gpukb.engine.yamlio import LineDict, LineList, load_file, loads
+from gpukb.engine.core.errors import ValidationError
+from gpukb.engine.core.yamlio import LineDict, LineList, load_file, loads
 
 
 def issue_of(text: str, filename: str = "f.yaml"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import Issue, short
+from ..core.errors import Issue, short
 
 
 CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
@@ -30,7 +30,7 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               "depends", "factor",
               # the words that make a general concept what a statement naming no product is about
               "topic",
-              # the words that make `check` abstain from calling a claim wrong (engine/answers/check_guard.py)
+              # the words that make `check` abstain from calling a claim wrong (engine/text/guard.py)
               "check_guard",
               # the words that make a throughput figure a with-sparsity one (qualifier sparsity: true)
               "sparsity",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import ranges
-from ..errors import Issue, ValidationError, short
-from ..files import read_text, resolve_inside, tree_files
-from ..yamlio import LineDict, check_top_keys, load_file
+from ..core import ranges
+from ..core.errors import Issue, ValidationError, short
+from ..core.files import read_text, resolve_inside, tree_files
+from ..core.yamlio import LineDict, check_top_keys, load_file
 from .ids import CLAIM_ID, REF_ID, SOURCE_ID
 from .releases import load_releases
 from .store import KB, Fact, Source, Unknown

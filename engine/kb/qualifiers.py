@@ -24,7 +24,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .. import ranges
+from ..core import ranges
 from .vocabulary import Interval
 
 __all__ = ["canon", "flat_list", "flat_chain", "scope", "chains", "items", "has_item", "members", "values_conflict"]

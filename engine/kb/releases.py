@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import Issue, short
-from ..yamlio import LineDict, check_top_keys, load_file
+from ..core.errors import Issue, short
+from ..core.yamlio import LineDict, check_top_keys, load_file
 from .store import Fact, Release, Source
 
 __all__ = ["load_releases"]

@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadInput, Issue, NotFound, UnknownRelease, short
+from ..core.errors import BadInput, Issue, NotFound, UnknownRelease, short
 from .ids import FactRef, bare
 from .vocabulary import Interval, Vocabulary
 

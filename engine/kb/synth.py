@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from .loader import load_kb
-from ..paths import BUNDLED_KB
+from ..core.paths import BUNDLED_KB
 
 PER_SOURCE = 200
 RATES = {"agree": 0.45, "wrong": 0.2, "verdict": 0.25, "memory": 0.1}

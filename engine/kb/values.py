@@ -12,8 +12,8 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..errors import Issue, short
-from ..yamlio import LineDict
+from ..core.errors import Issue, short
+from ..core.yamlio import LineDict
 from .interval import Interval
 
 if TYPE_CHECKING:

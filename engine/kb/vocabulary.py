@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import short, Issue, ValidationError
-from ..yamlio import LineDict, load_file
+from ..core.errors import short, Issue, ValidationError
+from ..core.yamlio import LineDict, load_file
 from . import values
 from .cues import check_cue_keys, load_cues
 from .interval import Interval

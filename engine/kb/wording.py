@@ -7,7 +7,7 @@ Both are templates in English and Chinese in kb/vocabulary.yaml, checked when th
   ``explain`` template, when it has one, comes first). ``when`` may test the finding's ``basis``, its
   ``kinds``, whether it names an ``other`` fact, a linking fact (``via``), a computed ``value``, the
   ``attributes`` of the claim and whether the other fact's ``vendor`` is known; ``words`` gives the
-  ``{word}`` of each kind. Placeholders: :data:`gpukb.engine.terms.FINDING_FIELDS`.
+  ``{word}`` of each kind. Placeholders: :data:`gpukb.engine.core.terms.FINDING_FIELDS`.
 - ``finding_premise:`` the sentence a finding adds when its claim rests on a premise (the source's
   claim of a family's GPU, a curated ``rests_on``). Placeholders: :data:`PREMISE_FIELDS`.
 - ``labels:`` per record type (``t``), a template or a list of cases, the first whose ``when`` holds
@@ -27,9 +27,9 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from ..errors import Issue, short
-from ..yamlio import LineDict
-from ..terms import FINDING_FIELDS, FINDING_KINDS, LABELS, LANGS, gb, params_text
+from ..core.errors import Issue, short
+from ..core.yamlio import LineDict
+from ..core.terms import FINDING_FIELDS, FINDING_KINDS, LABELS, LANGS, gb, params_text
 
 #: what the sentence a finding adds about its claim's premise may name (``finding_premise``)
 PREMISE_FIELDS = ("premise", "premise_quote", "premise_status", "premise_status_label")

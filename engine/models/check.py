@@ -8,7 +8,7 @@ from .audit import Premise, StatusReason
 from .base import OMIT, Model, spec
 from .base import str_enum
 from .vocab import Bilingual, FindingKind, Lang, Span
-from .. import terms
+from ..core import terms
 
 CheckStatus = str_enum("CheckStatus", (*terms.FINDING_KINDS, "unclear"),
                        "A checked claim's status: one of the audit's nine kinds, or `unclear` when the audit "
@@ -19,7 +19,7 @@ CheckStatus = str_enum("CheckStatus", (*terms.FINDING_KINDS, "unclear"),
 class UnclearReason(Model):
     """Why the checker abstained from calling a claim wrong."""
 
-    code: str = spec(description="The guard that applied (engine/answers/check_guard.py).")
+    code: str = spec(description="The guard that applied (engine/text/guard.py).")
     en: str
     zh: str
 

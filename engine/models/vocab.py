@@ -1,12 +1,12 @@
 """The enums and small shared types of the answer models. Every enum's members are read from gpukb's
-one closed vocabulary (:mod:`gpukb.engine.terms` and the store's modalities),
+one closed vocabulary (:mod:`gpukb.engine.core.terms` and the store's modalities),
 so the models, the OpenAPI document and the CLI's choices cannot drift from what the engine uses."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Annotated
 
-from .. import terms
+from ..core import terms
 from ..kb.loader import MODALITIES
 from .base import OMIT, Model, Named, str_enum
 

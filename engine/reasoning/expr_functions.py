@@ -1,7 +1,7 @@
 """The expression language's built-in functions (``BUILTINS``: name -> (function, fewest and most arguments)).
 
 Arithmetic helpers, unit conversion, list and set tests and interval agreement (on
-:mod:`gpukb.engine.ranges`): nothing about what facts or scopes mean. Functions of a domain (the
+:mod:`gpukb.engine.core.ranges`): nothing about what facts or scopes mean. Functions of a domain (the
 audit's scope comparisons) are added with :func:`gpukb.engine.reasoning.expr.register`. Every function
 checks its arguments and raises :class:`ExprError` rather than a Python error; the grammar is in
 :mod:`.expr_parser`, the evaluator in :mod:`.expr`.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from .. import ranges
+from ..core import ranges
 
 
 class ExprError(ValueError):

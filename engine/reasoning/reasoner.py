@@ -11,10 +11,10 @@ from collections import Counter, deque
 from typing import Any, Callable, Iterable, Sequence
 
 from . import expr, matcher
-from .. import limits
+from ..core import limits
 from .durable_host import CompiledRuleset, EngineFault
 from .expr_compile import compile_node
-from ..errors import EngineError, RuleError
+from ..core.errors import EngineError, RuleError
 from .rules import RuleSet, definition, fact_key
 
 log = logging.getLogger("gpukb.rules")
@@ -171,7 +171,7 @@ class Reasoner:
         debug = log.isEnabledFor(logging.DEBUG)
         while work:
             steps += 1
-            if steps % 256 == 0:       # a request's or a smoke derivation's time limit (engine.limits)
+            if steps % 256 == 0:       # a request's or a smoke derivation's time limit (engine.core.limits)
                 limits.check(_busiest(counts))
                 if report is not None:
                     report("rule firings", sum(counts.values()), None)

@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from . import expr, jsontext
-from ..errors import Issue, ValidationError
-from ..files import read_bytes, tree_files
+from ..core.errors import Issue, ValidationError
+from ..core.files import read_bytes, tree_files
 from ..kb.ids import bare, ref_head
-from ..yamlio import LineDict, load_file
+from ..core.yamlio import LineDict, load_file
 from ..kb.wording import check_template
 from .durable_json import compile_condition, definition  # noqa: F401  (definition: API of this module)
-from ..terms import FINDING_FIELDS
+from ..core.terms import FINDING_FIELDS
 
 RESERVED_FIELDS = {"id", "sid", "t", "fk", "$s"}
 RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group", "label", "explain"}
-#: what a rule's ``explain`` template may name (see :data:`gpukb.engine.terms.FINDING_FIELDS`)
+#: what a rule's ``explain`` template may name (see :data:`gpukb.engine.core.terms.FINDING_FIELDS`)
 EXPLAIN_FIELDS = FINDING_FIELDS
 PATTERN_FIELDS = {"bind", "type", "where", "absent"}
 

@@ -7,7 +7,7 @@ from flask import Blueprint
 
 from . import KB_VERSION, WITHOUT, Param, json_response, read_args, shaped
 from ..state import engine_method
-from gpukb.engine.terms import FINDING_KINDS
+from gpukb.engine.core.terms import FINDING_KINDS
 
 bp = Blueprint("audit", __name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gpukb.engine.answers.eval_ask import evaluate, load_questions, report_text
+from gpukb.engine.evals.ask import evaluate, load_questions, report_text
 
 NAME = "ask"
 HELP = "parse accuracy of the question parser against the gold questions (kb/gold/questions.yaml)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gpukb.engine.answers.eval_check import evaluate, load_gold, report_text
+from gpukb.engine.evals.check import evaluate, load_gold, report_text
 
 from ..cli_flags import kb_version_flag
 

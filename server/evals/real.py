@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gpukb.engine.answers.eval_real import SPLITS, evaluate, load_gold, report_text
+from gpukb.engine.evals.real import SPLITS, evaluate, load_gold, report_text
 
 from ..cli_flags import kb_version_flag
 

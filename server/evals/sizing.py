@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gpukb.engine.answers.calibration import calibrate, measured_report_text, measured_runs, report_text
+from gpukb.engine.sizing.calibration import calibrate, measured_report_text, measured_runs, report_text
 
 from ..cli_flags import kb_version_flag
 

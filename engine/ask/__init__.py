@@ -1,0 +1,1 @@
+"""Questions in English or Chinese: parsed into a scenario or a look-up, and answered."""

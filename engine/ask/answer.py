@@ -1,0 +1,195 @@
+"""Natural-language questions (English or Chinese): parsed, then answered as a sizing or a fact answer."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import BadInput, Issue
+from ..kb.store import ReleaseView
+from . import choice
+from . import price as ask_price
+from ..catalog import inventory
+from ..kb import names
+from .parser import parse_question
+from ..catalog.sources import claim_brief
+from ..sizing.answer import query
+from ..models import scenario as scen
+
+if TYPE_CHECKING:
+    from ..core.session import Session
+
+
+def ask(state: Session, q: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+    """Answer an English or Chinese question: a sizing answer, a fact answer, or what is missing."""
+    if lang is not None and lang not in ("en", "zh"):
+        raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
+    view = state.view(kb_version)
+    parsed = parse_question(q, state.kb.vocab, lang)
+    lang = lang or parsed.lang
+    base = {"question": q, "lang": lang, "kb_version": view.name, "parsed": parsed.as_dict()}
+    return _unknown_names(_ask(state, q, parsed, base, view, lang), q, state.kb.vocab, lang)
+
+
+def _unknown_names(out: dict[str, Any], q: str, vocab: Any, lang: str) -> dict[str, Any]:
+    """Names the question uses that the KB does not know, said in the answer (first when it could not answer)."""
+    from .parser import _normalise
+    from ..kb.lexicon import match_entities
+    norm, low = _normalise(q)
+    found = names.unknown_mentions(norm, vocab, [(m.start, m.end) for m in match_entities(low, vocab)])
+    if not found:
+        return out
+    out["unknown_names"] = found
+    said = "; ".join(names.unknown_text(vocab, x["kind"], x["text"], lang) for x in found)
+    if out.get("kind") == "unknown":
+        out["missing"] = [x["message"] for x in found] + list(out.get("missing") or [])
+        out["answer"] = said + ("。" if lang == "zh" else ".")
+    elif isinstance(out.get("answer"), str):
+        out["answer"] = out["answer"] + (f"（注意：{said}。）" if lang == "zh" else f" (Note: {said}.)")
+    return out
+
+
+def _refused(base: dict[str, Any], parsed: Any, exc: BadInput) -> dict[str, Any]:
+    """A question the engine cannot answer as asked: what it understood, and why not."""
+    return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [exc.message],
+            "examples": parsed.examples, "answer": exc.message}
+
+
+def _answered(base: dict[str, Any], parsed: Any, out: dict[str, Any]) -> dict[str, Any]:
+    """An answer with the question's common fields and the defaults the parser assumed."""
+    out = {**base, **out}
+    if parsed.understood.get("assumed"):
+        out["assumed"] = parsed.understood["assumed"]
+    return out
+
+
+def _ask(state: Session, q: str, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> dict[str, Any]:
+    if parsed.kind == "instance_choice" and not parsed.missing and not parsed.scenario.get("family") \
+            and ask_price.wants_price(q):
+        try:
+            out = ask_price.cheapest(state, parsed.scenario, ask_price.providers_named(
+                parsed.understood.get("entities") or [], view), view, lang)
+        except BadInput as exc:
+            return _refused(base, parsed, exc)
+        return _answered(base, parsed, out)
+    if parsed.kind == "sizing" and not parsed.missing:
+        # the answer and its alternative readings in one engine session: the reference facts once
+        with state.staged(view):
+            return _sizing(state, parsed, base, view, lang)
+    if parsed.kind in ("comparison", "instance_choice", "inverse") and not parsed.missing:
+        try:
+            if parsed.kind == "comparison":
+                out = choice.compare(state, parsed.scenario, parsed.compared, view, lang)
+            elif parsed.kind == "instance_choice":
+                out = choice.instance_choice(state, parsed.scenario, view, lang)
+            else:
+                out = choice.inverse(state, parsed.scenario, parsed.target or "params", view, lang)
+        except BadInput as exc:
+            return _refused(base, parsed, exc)
+        return _answered(base, parsed, out)
+    if parsed.kind == "fact" and parsed.fact:
+        return {**base, "kind": "fact", **fact(state, parsed.fact["subject"], parsed.fact["attribute"], view, lang)}
+    return {**base, "kind": "unknown", "understood": parsed.understood, "missing": parsed.missing or ["what to look up"],
+            "examples": parsed.examples,
+            "answer": ("我没能理解这个问题。缺少：" if lang == "zh" else "I could not answer this question. Missing: ")
+                      + ", ".join(parsed.missing or ["what to look up"])}
+
+
+def _sizing(state: Session, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> dict[str, Any]:
+    """The sizing answer of a parsed question, with the other readings it could have."""
+    body = {k: v for k, v in parsed.scenario.items()}
+    try:
+        ans = query(state, {**body, "kb_version": view.name})
+    except BadInput as exc:
+        return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [str(i) for i in exc.issues] or [exc.message],
+                "examples": parsed.examples}
+    ans = {**base, "kind": "sizing", **ans}
+    ans["negated"] = parsed.negated
+    if parsed.negated and ans["verdict"] == "fits":
+        ans["note"] = {"en": "The question asks why not, but it does fit.", "zh": "问题问为什么不行，但实际上放得下。"}
+    ans["answer"] = ans["summary"][lang]
+    ans["alternatives"] = alternatives(state, parsed, body, view)
+    if parsed.understood.get("assumed"):
+        ans["assumed"] = parsed.understood["assumed"]
+    return ans
+
+
+OTHER_METHODS = ("full", "lora", "qlora", "inference")
+
+
+def alternatives(state: Session, parsed: Any, body: dict[str, Any], view: ReleaseView) -> list[dict[str, Any]]:
+    """Other readings of an ambiguous question, each sized with its own conclusion: the methods a question
+    that names none could mean, and the other cards a generic GPU name could be."""
+    out: list[dict[str, Any]] = []
+    readings: list[tuple[str, Any]] = []
+    if "method" not in parsed.scenario:
+        readings += [("method", m) for m in OTHER_METHODS if m != "full"]
+    for x in parsed.understood.get("assumed") or []:
+        readings += [(x["field"], alt) for alt in x.get("alternatives") or []]
+    sized = []
+    for field, value in readings:          # each reading's verdict; all of them in one engine run
+        try:
+            s, notes = scen.normalise({k: v for k, v in {**body, field: value}.items() if k != "kb_version"},
+                                      state.kb.vocab, view)
+        except BadInput:
+            continue
+        sized.append((field, value, s, notes))
+    for (field, value, s, _), r in zip(sized, state.run_scenarios([(s, n) for _, _, s, n in sized], view, "probe")):
+        v = r.one("verdict")
+        if v is None or r.one("capacity") is None:
+            continue                       # a reading the KB cannot size (the query would say so)
+        out.append({"field": field, "value": value, "verdict": v["verdict"], "conclusion_id": scen.conclusion_id(s, view.name)})
+    return out
+
+
+def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: str = "en") -> dict[str, Any]:
+    """A fact answer: the reference value, its citation, and the source claims for and against it."""
+    vocab = state.kb.vocab
+    ref = view.ref(subject, attribute)
+    if ref is None and vocab.generic(subject) != subject:
+        ref = view.ref(vocab.generic(subject), attribute)     # a spec every variant shares (A100's bandwidth)
+    via = None
+    attr = vocab.attributes.get(attribute)
+    if ref is None and attr is not None and vocab.kind_of(subject) in attr.inherited_by:
+        carried = view.ref(subject, "gpu")                   # a family has its GPU's ECC, NVLink, BF16 ...
+        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
+            ref, via = view.ref(carried.value[0], attribute), carried
+    audit = state.audit_result(view.name)
+    claims = [c for c in view.claims if c.subject == subject and c.attribute == attribute]
+    support, disagree = [], []
+    for c in claims:
+        st = audit.status_of(c.id)["status"] if audit else "unverifiable"
+        item = {**claim_brief(c), "status": st, "value": c.value_text(vocab)}
+        (support if st == "supported" else disagree).append(item)
+    if ref is not None:
+        value = ref.value if not isinstance(ref.value, list) else [v.split(":")[-1] if isinstance(v, str) else v for v in ref.value]
+        fact = {"subject": subject, "attribute": attribute, "value": value, "unit": ref.unit,
+                "text": ref.value_text(vocab), "id": ref.key}
+        conf_zh = {"high": "高", "medium": "中", "low": "低"}.get(str(ref.confidence), str(ref.confidence))
+        text_en = text_zh = ref.value_text(vocab)
+        if isinstance(ref.value, bool):
+            text_en, text_zh = ("yes", "是") if ref.value else ("no", "否")
+        answer_en = f"{vocab.label(subject)} {attr.en if attr else attribute}: {text_en} [1: {ref.citation}, {ref.confidence} confidence]."
+        answer_zh = f"{vocab.label(subject)} 的{attr.zh if attr else attribute}：{text_zh} [1：{ref.citation}，置信度{conf_zh}]。"
+        if via is not None:
+            gpu = vocab.label(via.value[0])
+            answer_en = (f"{vocab.label(subject)} carries the {gpu} [2: {via.citation}], so its {attr.en} is the {gpu}'s: "
+                         f"{text_en} [1: {ref.citation}, {ref.confidence} confidence].")
+            answer_zh = (f"{vocab.label(subject)} 搭载的是 {gpu} [2：{via.citation}]，因此其{attr.zh}与 {gpu} 相同：{text_zh}"
+                         f" [1：{ref.citation}，置信度{conf_zh}]。")
+            fact["via"] = via.key
+        if ref.note:
+            answer_en += f" Note: {ref.note}"
+        support_ref = [{"type": "reference", "id": ref.key, "citation": ref.citation, "confidence": ref.confidence}]
+        if via is not None:
+            support_ref.append({"type": "reference", "id": via.key, "citation": via.citation, "confidence": via.confidence})
+    else:
+        fact = {"subject": subject, "attribute": attribute, "value": None, "text": "not in the reference tier"}
+        answer_en = f"The reference tier has no {attr.en if attr else attribute} for {vocab.label(subject)}."
+        answer_zh = f"参考层中没有 {vocab.label(subject)} 的{attr.zh if attr else attribute}。"
+        support_ref = []
+    if disagree:
+        answer_en += f" {len(disagree)} source claim(s) say otherwise or cannot be confirmed."
+        answer_zh += f" 有 {len(disagree)} 条来源说法与此不同或无法确认。"
+    return {"conclusion_id": f"{ref.key}" if ref is not None else None, "fact": fact,
+            "support": support_ref + [{"type": "claim", **x} for x in support],
+            "contradictions": disagree, "answer": answer_en if lang == "en" else answer_zh,
+            "summary": {"en": answer_en, "zh": answer_zh}}

@@ -1,0 +1,1 @@
+"""What the KB holds, as lists: GPUs, instance sizes and models with their reference facts; sources and claims."""

@@ -1,0 +1,256 @@
+"""What the KB knows: its GPUs, instance sizes and models, listed and one by one with every reference fact,
+its citation, and the values recorded as unknown with their reasons (``gpukb gpus|instances|models``,
+``GET /v1/gpus[/<id>]``, ``/v1/instances[/<id>]``, ``/v1/models[/<id>]``).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import BadInput, Issue, short
+from ..kb.store import Fact, ReleaseView
+from ..kb.vocabulary import Interval, Vocabulary
+from ..kb.names import known, name_of, resolve
+
+if TYPE_CHECKING:
+    from ..core.session import Session
+
+
+#: the attributes every GPU entry has, as a fact or as a recorded unknown (issue #32)
+GPU_ATTRIBUTES = ("architecture", "compute_capability", "process_node", "memory_gb", "memory_type",
+                  "memory_bandwidth", "usable_memory", "fp64_tflops", "fp32_tflops", "tf32_tensor_tflops",
+                  "bf16_tensor_tflops", "fp16_tensor_tflops", "fp8_tensor_tflops", "int8_tops", "int4_tops",
+                  "bf16_native", "nvlink", "mig_max_instances", "pcie_generation", "tdp_w", "ecc", "launch_year")
+#: the figures a list shows per entry
+GPU_SUMMARY = ("architecture", "memory_gb", "memory_type", "memory_bandwidth", "bf16_tensor_tflops",
+               "fp8_tensor_tflops", "tdp_w", "launch_year")
+INSTANCE_SUMMARY = ("gpu_count", "vcpu", "host_memory_gb", "gpu_memory_total_gb")
+MODEL_SUMMARY = ("params", "layers", "hidden_size", "heads", "kv_heads")
+PRICE_ATTRIBUTES = {"price_hourly_usd": "USD", "price_hourly_cny": "CNY"}
+
+
+# -- facts of an entity -------------------------------------------------------------------------------------
+
+def _fact_entry(f: Fact, vocab: Vocabulary, via: str | None = None) -> dict[str, Any]:
+    attr = vocab.attributes.get(f.attribute)
+    d: dict[str, Any] = {"id": f.id, "key": f.key, "attribute": f.attribute,
+                         "attribute_label": {"en": attr.en, "zh": attr.zh} if attr else {"en": f.attribute, "zh": f.attribute},
+                         "value": f.value, "text": f.value_text(vocab)}
+    if f.unit is not None:
+        d["unit"] = f.unit
+    d["qualifiers"] = {k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in f.qualifiers.items()}
+    d["citation"] = f.citation or ""
+    d["confidence"] = f.confidence or ""
+    if f.note:
+        d["note"] = f.note
+    if via:
+        d["via"] = via
+    return d
+
+
+def _unknown_entry(u: Any, vocab: Vocabulary, via: str | None = None) -> dict[str, Any]:
+    attr = vocab.attributes.get(u.attribute)
+    d = {**u.as_dict(), "attribute_label": {"en": attr.en, "zh": attr.zh} if attr else {"en": u.attribute, "zh": u.attribute}}
+    d.pop("subject", None)
+    if via:
+        d["via"] = via
+    return d
+
+
+def _facts(view: ReleaseView, subject: str) -> list[Fact]:
+    order = list(view.kb.vocab.attributes)
+    rank = {a: i for i, a in enumerate(order)}
+    return sorted((f for f in view.reference if f.subject == subject),
+                  key=lambda f: (rank.get(f.attribute, len(rank)), bool(f.qualifiers), f.id))
+
+
+def unknowns_of(state_kb: Any, subject: str) -> list[Any]:
+    return [u for u in state_kb.unknowns if u.subject == subject]
+
+
+def _short(view: ReleaseView, subject: str, attribute: str) -> str | None:
+    f = view.ref(subject, attribute)
+    if f is None:
+        vocab = view.kb.vocab
+        if vocab.generic(subject) != subject:
+            f = view.ref(vocab.generic(subject), attribute)
+    return f.value_text(view.kb.vocab) if f is not None else None
+
+
+def provider_of(view: ReleaseView, instance: str) -> str | None:
+    """The cloud vendor of an instance size (its family's ``vendor``), as a bare name ("aws")."""
+    vocab = view.kb.vocab
+    fam = view.ref(instance, "family")
+    family = fam.value if fam is not None else vocab.entities.get(instance, {}).get("family")
+    if not family:
+        return None
+    v = view.ref(family, "vendor")
+    return name_of(v.value) if v is not None and isinstance(v.value, str) else None
+
+
+def family_of(view: ReleaseView, instance: str) -> str | None:
+    fam = view.ref(instance, "family")
+    family = fam.value if fam is not None else view.kb.vocab.entities.get(instance, {}).get("family")
+    return family if isinstance(family, str) else None
+
+
+def gpus_of(view: ReleaseView, instance: str) -> list[str]:
+    """The GPU entity ids an instance carries (its own ``gpu`` fact, else its family's)."""
+    for subj in (instance, family_of(view, instance)):
+        if subj:
+            f = view.ref(subj, "gpu")
+            if f is not None:
+                return [str(v) for v in (f.value if isinstance(f.value, list) else [f.value])]
+    return []
+
+
+def prices(view: ReleaseView, instance: str) -> list[dict[str, Any]]:
+    """The instance's list prices, one per currency and region, lowest first within a currency."""
+    out = []
+    for attr, currency in PRICE_ATTRIBUTES.items():
+        for f in view.by_subject_attr.get((instance, attr), []):
+            if f.tier != "reference" or not isinstance(f.norm, Interval) or f.norm.point() is None:
+                continue
+            out.append({"value": float(f.norm.point()), "currency": currency, "unit": f.unit or f"{currency}/h",
+                        "region": f.qualifiers.get("region"), "as_of": f.qualifiers.get("as_of"),
+                        "fact": f.key, "citation": f.citation or ""})
+    out.sort(key=lambda p: (p["currency"], p["value"]))
+    return out
+
+
+def price_note(view: ReleaseView, instance: str) -> str:
+    """Why the KB has no price for an instance: the recorded unknown's reason, else that none is published."""
+    reasons = [u.reason for u in view.kb.unknowns if u.subject == instance and u.attribute in PRICE_ATTRIBUTES]
+    base = "the price is not published in the KB"
+    return f"{base}: {reasons[0]}" if reasons else base
+
+
+# -- lists -------------------------------------------------------------------------------------------------
+
+def _providers(view: ReleaseView) -> list[str]:
+    vocab = view.kb.vocab
+    return sorted({p for i in known(vocab, "instance") for p in [provider_of(view, i)] if p})
+
+
+def resolve_provider(view: ReleaseView, text: str) -> str:
+    """A provider's bare name ("aws") from a name or alias ("AWS", "Tencent Cloud", "阿里云")."""
+    vocab = view.kb.vocab
+    allowed = _providers(view)
+    t = str(text).strip()
+    eid = t if t in vocab.entities else vocab.aliases().get(t.lower()) or f"vendor:{t.lower()}"
+    if vocab.kind_of(eid) == "vendor" and name_of(eid) in allowed:
+        return name_of(eid)
+    msg = f"gpukb knows no cloud provider called {short(t)}; known ones are {', '.join(allowed)}"
+    raise BadInput(msg, [Issue(msg, field="provider", allowed=allowed)])
+
+
+def gpu_item(view: ReleaseView, eid: str) -> dict[str, Any]:
+    vocab, kb = view.kb.vocab, view.kb
+    spec = vocab.entities[eid]
+    d: dict[str, Any] = {"id": eid, "name": name_of(eid), "label": vocab.label(eid)}
+    if spec.get("variants"):
+        d["variants"] = [name_of(v) for v in spec["variants"]]
+    if vocab.generic(eid) != eid:
+        d["umbrella"] = name_of(vocab.generic(eid))
+    d["specs"] = {a: t for a in GPU_SUMMARY for t in [_short(view, eid, a)] if t is not None}
+    d["facts"] = sum(1 for f in view.reference if f.subject == eid)
+    d["unknowns"] = len(unknowns_of(kb, eid))
+    return d
+
+
+def instance_item(view: ReleaseView, eid: str) -> dict[str, Any]:
+    vocab = view.kb.vocab
+    fam = family_of(view, eid)
+    d: dict[str, Any] = {"id": eid, "name": name_of(eid), "label": vocab.label(eid),
+                         "provider": provider_of(view, eid), "family": name_of(fam) if fam else None,
+                         "gpu": [name_of(g) for g in gpus_of(view, eid)]}
+    d["specs"] = {a: t for a in INSTANCE_SUMMARY for t in [_short(view, eid, a)] if t is not None}
+    ps = prices(view, eid)
+    d["prices"] = ps
+    if not ps:
+        d["price_note"] = price_note(view, eid)
+    return d
+
+
+def model_item(view: ReleaseView, eid: str) -> dict[str, Any]:
+    vocab = view.kb.vocab
+    d: dict[str, Any] = {"id": eid, "name": name_of(eid), "label": vocab.label(eid)}
+    p = view.ref(eid, "params")
+    d["params"] = float(p.norm.point()) if p is not None and isinstance(p.norm, Interval) and p.norm.point() else None
+    d["specs"] = {a: t for a in MODEL_SUMMARY for t in [_short(view, eid, a)] if t is not None}
+    d["facts"] = sum(1 for f in view.reference if f.subject == eid)
+    return d
+
+
+def listing(state: Session, kind: str, provider: str | None = None, gpu: str | None = None,
+            kb_version: str | None = None) -> dict[str, Any]:
+    """Every GPU, instance size (of one provider, carrying one GPU) or model the release knows."""
+    view = state.view(kb_version)
+    vocab = view.kb.vocab
+    if kind == "gpu":
+        return {"kb_version": view.name, "gpus": [gpu_item(view, e) for e in known(vocab, "gpu")]}
+    if kind == "model":
+        return {"kb_version": view.name, "models": [model_item(view, e) for e in known(vocab, "model")]}
+    want_p = resolve_provider(view, provider) if provider else None
+    want_g: set[str] | None = None
+    if gpu:
+        g = resolve(vocab, "gpu", gpu, "gpu", BadInput)
+        want_g = {g, *vocab.entities[g].get("variants", [])}
+    items = []
+    for e in known(vocab, "instance"):
+        if want_p and provider_of(view, e) != want_p:
+            continue
+        carried = set(gpus_of(view, e))
+        if want_g is not None and not want_g & (carried | {vocab.generic(x) for x in carried}):
+            continue
+        items.append(instance_item(view, e))
+    items.sort(key=lambda d: (d["provider"] or "~", d["family"] or "", _num(view, d["id"], "gpu_count"),
+                              _num(view, d["id"], "vcpu"), d["name"]))
+    out: dict[str, Any] = {"kb_version": view.name, "instances": items}
+    if want_p or gpu:
+        out["filters"] = {k: v for k, v in (("provider", want_p), ("gpu", gpu)) if v}
+    return out
+
+
+def _num(view: ReleaseView, subject: str, attr: str) -> float:
+    f = view.ref(subject, attr)
+    return float(f.norm.point()) if f is not None and isinstance(f.norm, Interval) and f.norm.point() is not None else float("inf")
+
+
+# -- one entry ------------------------------------------------------------------------------------------
+
+def entry(state: Session, kind: str, name: str, kb_version: str | None = None) -> dict[str, Any]:
+    """One GPU, instance size or model: every reference fact with its citation, the unknowns with their
+    reasons, and (for a GPU) the attributes of issue #32 that have neither."""
+    view = state.view(kb_version)
+    vocab, kb = view.kb.vocab, view.kb
+    eid = resolve(vocab, kind, name, "id")
+    spec = vocab.entities[eid]
+    aliases = sorted({a for v in (spec.get("aliases") or {}).values() for a in (v or [])})
+    facts = [_fact_entry(f, vocab) for f in _facts(view, eid)]
+    unknowns = [_unknown_entry(u, vocab) for u in unknowns_of(kb, eid)]
+    d: dict[str, Any] = {"kind": kind, "id": eid, "name": name_of(eid), "label": vocab.label(eid), "aliases": aliases,
+                         "kb_version": view.name}
+    if kind == "gpu":
+        d.update(gpu_item(view, eid))
+        generic = vocab.generic(eid)
+        if generic != eid:          # what the umbrella states holds for each of its variants
+            own = {f["attribute"] for f in facts}
+            facts += [_fact_entry(f, vocab, generic) for f in _facts(view, generic) if f.attribute not in own]
+            unknowns += [_unknown_entry(u, vocab, generic) for u in unknowns_of(kb, generic)
+                         if u.attribute not in own]
+        have = {f["attribute"] for f in facts if not f["qualifiers"].get("sparsity")} | {u["attribute"] for u in unknowns}
+        d["missing"] = [a for a in GPU_ATTRIBUTES if a not in have] if not spec.get("variants") else []
+        d["instances"] = [name_of(i) for i in known(vocab, "instance")
+                          if eid in gpus_of(view, i) or generic in gpus_of(view, i) and generic != eid]
+    elif kind == "instance":
+        d.update(instance_item(view, eid))
+        fam = family_of(view, eid)
+        if fam:
+            own = {f["attribute"] for f in facts}
+            facts += [_fact_entry(f, vocab, fam) for f in _facts(view, fam) if f.attribute not in own]
+    else:
+        d.update(model_item(view, eid))
+    d["facts"], d["unknowns"] = facts, unknowns
+    d["fact_count"], d["unknown_count"] = len(facts), len(unknowns)
+    d.pop("specs", None)
+    return d

@@ -1,0 +1,192 @@
+"""`gpukb eval real`: the checker on passages copied from public web pages (kb/gold/real/).
+
+Each passage file holds the verbatim text, its URL, a fixed ``split`` (dev or heldout, chosen by site
+before gpukb ever ran on it) and every checkable claim a careful reader takes from it, labelled
+true / false / debatable from the vendors' documents, with ``in_domain`` saying whether gpukb's
+vocabulary has the claim's subject and attribute. Per split the report gives:
+
+- error recall: false in-domain claims that the checker found and gave a negative status;
+- flag precision: negative statuses that fall on a false gold claim (a negative status on a true
+  claim, or on a claim the text does not make, is a wrong flag; one on a debatable claim counts for
+  neither side);
+- noise: reported claims that match no gold claim;
+- coverage: in-domain gold claims the checker found, whatever status it gave;
+- wrong supported: ``supported`` statuses that fall on a false gold claim.
+
+A reported claim matches a gold claim when the subject (or the GPU a family carries) and the
+attribute agree and the reported span overlaps the gold quote.
+
+The labeller wrote ``unknown:<name>`` for products the vocabulary lacked when the set was made; such a
+name is resolved through the vocabulary's aliases as it is now, and ``in_domain`` is recomputed (the
+subject is an entity and the attribute one that applies to its kind), so a growing vocabulary is
+measured on the claims it can now check.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import BadInput, Issue
+from ..core.yamlio import load_file
+from ..text.check import WRONG, audit_claims, claims_of, judged, text_id
+from .check import _same_attribute, _same_subject
+
+SPLITS = ("dev", "heldout")
+LABELS = ("true", "false", "debatable")
+GOALS = {"flag_precision": (">=", 0.90), "error_recall": (">=", 0.60), "noise": ("<=", 0.10),
+         "coverage": (">=", 0.60), "wrong_supported": ("<=", 0.02)}
+
+
+def _label(raw: Any) -> str | None:
+    if raw is True:
+        return "true"
+    if raw is False:
+        return "false"
+    return raw if raw in LABELS else None
+
+
+def load_gold(folder: str | Path) -> list[dict[str, Any]]:
+    """The passages of a gold folder, validated (the error names the file and what is wrong)."""
+    folder = Path(folder)
+    files = sorted(folder.glob("*.yaml"))
+    if not files:
+        raise BadInput(f"{folder}: no passage files (*.yaml)", [Issue("no passages", field="gold")])
+    out = []
+    for f in files:
+        d = load_file(f)
+        where = str(f)
+        if not isinstance(d, dict) or not isinstance(d.get("text"), str) or d.get("split") not in SPLITS:
+            raise BadInput(f"{where}: expected a mapping with text and split (dev or heldout)",
+                           [Issue("bad passage", file=where, field="split", allowed=list(SPLITS))])
+        claims = []
+        for i, c in enumerate(d.get("claims") or []):
+            label = _label(c.get("label")) if isinstance(c, dict) else None
+            if label is None or not isinstance(c.get("quote"), str):
+                raise BadInput(f"{where}: claims[{i}] needs a quote and a label",
+                               [Issue("bad claim", file=where, field="label", allowed=list(LABELS))])
+            start = d["text"].find(c["quote"])
+            if start < 0:
+                raise BadInput(f"{where}: claims[{i}]'s quote is not in the text: {c['quote'][:60]!r}",
+                               [Issue("quote not in text", file=where, field="quote")])
+            claims.append({**c, "label": label, "span": (start, start + len(c["quote"])),
+                           "in_domain": bool(c.get("in_domain"))})
+        out.append({"id": d.get("id") or f.stem, "url": d.get("url"), "lang": d.get("lang"), "split": d["split"],
+                    "text": d["text"], "claims": claims})
+    return out
+
+
+def resolve(gold: dict[str, Any], vocab) -> dict[str, Any]:
+    """The gold claim with its subject resolved in today's vocabulary and ``in_domain`` recomputed."""
+    subject = str(gold.get("subject") or "")
+    if subject.startswith("unknown:"):
+        subject = vocab.aliases().get(subject.split(":", 1)[1].strip().lower(), subject)
+    kind = vocab.kind_of(subject)
+    spec = vocab.attributes.get(str(gold.get("attribute")))
+    return {**gold, "subject": subject, "in_domain": bool(kind and spec and kind in spec.applies_to)}
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = None,
+             splits: tuple[str, ...] = SPLITS) -> dict[str, Any]:
+    """The five measures per split (see the module docstring), with the rows behind each miss."""
+    view = state.view(kb_version)
+    report: dict[str, Any] = {"kb_version": view.name, "splits": {}}
+    for split in splits:
+        n = Counter()
+        rows: list[dict[str, Any]] = []
+        for p in (x for x in passages if x["split"] == split):
+            n["passages"] += 1
+            claims, _, _ = claims_of(p["text"], text_id(p["text"], view.name), view, p.get("lang"))
+            res = audit_claims(state, view, claims)
+            status = {cid: st["status"] for cid, st in judged(p["text"], view, claims, res).items()}
+            gold = [resolve(g, view.kb.vocab) for g in p["claims"] if g["label"] in LABELS]
+            matched_gold: dict[int, list[str]] = {}
+            for c in claims:
+                span = tuple(c.span or (0, 0))
+                hits = [i for i, g in enumerate(gold) if _overlaps(span, g["span"])
+                        and _same_attribute(str(g.get("attribute")), c.attribute)
+                        and _same_subject(str(g.get("subject")), c.subject, view)]
+                st = status[c.id]
+                n["reported"] += 1
+                labels = {gold[i]["label"] for i in hits}
+                if not hits:
+                    n["noise"] += 1
+                for i in hits:
+                    matched_gold.setdefault(i, []).append(st)
+                if st in WRONG:
+                    n["flags"] += 1
+                    if "false" in labels:
+                        n["right_flags"] += 1
+                    elif labels == {"debatable"}:
+                        n["neutral_flags"] += 1
+                    else:
+                        rows.append({"passage": p["id"], "kind": "wrong_flag", "quote": c.quote, "subject": c.subject,
+                                     "attribute": c.attribute, "status": st, "gold": sorted(labels) or ["not in the text"]})
+                if st == "supported":
+                    n["supported"] += 1
+                    if "false" in labels:
+                        n["wrong_supported"] += 1
+                        rows.append({"passage": p["id"], "kind": "wrong_supported", "quote": c.quote,
+                                     "subject": c.subject, "attribute": c.attribute})
+            for i, g in enumerate(gold):
+                if not g["in_domain"]:
+                    continue
+                n["in_domain"] += 1
+                got = matched_gold.get(i)
+                if got:
+                    n["covered"] += 1
+                if g["label"] == "false":
+                    n["false_in_domain"] += 1
+                    if got and any(s in WRONG for s in got):
+                        n["caught"] += 1
+                    else:
+                        rows.append({"passage": p["id"], "kind": "missed_error", "quote": g["quote"],
+                                     "subject": g.get("subject"), "attribute": g.get("attribute"),
+                                     "got": got or ["not found"]})
+        measures = {
+            "flag_precision": _ratio(n["right_flags"], n["flags"] - n["neutral_flags"]),
+            "error_recall": _ratio(n["caught"], n["false_in_domain"]),
+            "noise": _ratio(n["noise"], n["reported"]),
+            "coverage": _ratio(n["covered"], n["in_domain"]),
+            "wrong_supported": _ratio(n["wrong_supported"], n["supported"]),
+        }
+        report["splits"][split] = {"counts": dict(n), "measures": measures,
+                                   "goals_met": {k: _meets(k, v) for k, v in measures.items()},
+                                   "rows": rows if split == "dev" else []}
+    return report
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return None if b <= 0 else round(a / b, 4)
+
+
+def _meets(name: str, value: float | None) -> bool | None:
+    if value is None:
+        return None
+    op, goal = GOALS[name]
+    return value >= goal if op == ">=" else value <= goal
+
+
+def report_text(report: dict[str, Any], verbose: bool = False) -> str:
+    """The per-split table; with ``verbose`` the dev split's wrong flags, wrong supported and misses."""
+    lines = [f"gpukb eval real (release {report['kb_version']}): passages copied from public pages, labelled "
+             "from vendor documents before gpukb ran"]
+    for split, r in report["splits"].items():
+        c = r["counts"]
+        lines.append(f"\n{split}: {c.get('passages', 0)} passages, {c.get('reported', 0)} claims reported, "
+                     f"{c.get('in_domain', 0)} in-domain gold claims ({c.get('false_in_domain', 0)} false)")
+        for name, value in r["measures"].items():
+            op, goal = GOALS[name]
+            shown = "n/a" if value is None else f"{value:.1%}"
+            met = {True: "met", False: "NOT met", None: ""}[r["goals_met"][name]]
+            lines.append(f"  {name.replace('_', ' '):<16} {shown:>7}   goal {op} {goal:.0%}  {met}")
+        if verbose and r["rows"]:
+            lines.append("  dev rows:")
+            for row in r["rows"]:
+                lines.append(f"    [{row['kind']}] {row['passage']} {row.get('subject')} {row.get('attribute')}: "
+                             f"{row['quote'][:90]!r}")
+    return "\n".join(lines)

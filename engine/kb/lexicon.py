@@ -1,0 +1,132 @@
+"""The alias lexicon: entity mentions found in text by their vocabulary aliases (English and Chinese),
+sized variants picked from an adjacent memory size, and the vocabulary's cue patterns, each compiled
+once per vocabulary. Shared by the question parser (:mod:`.ask_parser`) and the claim extractor
+(:mod:`.extract`).
+"""
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from .vocabulary import Vocabulary
+
+_SEP = re.compile(r"[\s\-_.]+")
+_DIGIT_LETTER = re.compile(r"(?<=[0-9])(?=[a-z])")
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    eid: str
+    kind: str
+
+
+_LEXICONS: "weakref.WeakKeyDictionary[Vocabulary, tuple[tuple[str, re.Pattern[str], str], ...]]" = weakref.WeakKeyDictionary()
+
+
+def _alias_pattern(alias: str) -> str:
+    """A regex for one lower-cased alias: separators are interchangeable, latin ends need word boundaries.
+
+    "llama2-13b" also matches "llama2 13b" and "Llama 2-13B"; "a100 80gb" matches "a100 80 gb"; an alias
+    ending in a digit takes a plural "s" ("A100s"); a latin start may follow "4x" ("4xA100").
+    """
+    tokens = [t for t in _SEP.split(alias) if t]
+    body = r"[\s\-_.]*".join(r"\s?".join(re.escape(p) for p in _DIGIT_LETTER.split(t)) for t in tokens)
+    head, tail = tokens[0][0], tokens[-1][-1]
+    if head.isascii() and head.isalnum():
+        body = r"(?:(?<![a-z0-9])|(?<=[0-9]x))" + body
+    if tail.isascii() and tail.isdigit():
+        body += r"(?:'?s)?(?![a-z0-9])"
+    elif tail.isascii() and tail.isalnum():
+        body += r"(?![a-z0-9])"
+    return body
+
+
+def per_vocabulary(cache: "weakref.WeakKeyDictionary", vocab: Vocabulary, build: Any) -> Any:
+    """``build(vocab)`` computed once per vocabulary object (recomputed for one that cannot be cached)."""
+    try:
+        cached = cache.get(vocab)
+    except TypeError:
+        cached = None
+    if cached is None:
+        cached = build(vocab)
+        try:
+            cache[vocab] = cached
+        except TypeError:
+            pass
+    return cached
+
+
+def _anchor(alias: str) -> str:
+    """Text every match of the alias's pattern contains literally: its first token up to the first place
+    where the pattern allows a space (between a digit and a letter), so most patterns can be skipped
+    with a substring test."""
+    first = next((t for t in _SEP.split(alias) if t), "")
+    return _DIGIT_LETTER.split(first)[0]
+
+
+def _lexicon(vocab: Vocabulary) -> tuple[tuple[str, re.Pattern[str], str], ...]:
+    """Compiled alias patterns with their literal anchors, longest alias first; cached per vocabulary object."""
+    def build(v: Vocabulary) -> tuple[tuple[str, re.Pattern[str], str], ...]:
+        items = sorted(v.aliases().items(), key=lambda kv: (-len(kv[0]), kv[0]))
+        return tuple((_anchor(a), re.compile(_alias_pattern(a)), eid) for a, eid in items if a.strip() and _SEP.sub("", a))
+    return per_vocabulary(_LEXICONS, vocab, build)
+
+
+def match_entities(low: str, vocab: Vocabulary) -> list[Match]:
+    """Entity mentions in text order; on overlap the longest mention wins, then one read without a plural
+    "s" ("L40S" is the L40S, not two L40s), then the earliest."""
+    found: list[tuple[Match, bool]] = []
+    for anchor, rx, eid in _lexicon(vocab):
+        if anchor not in low:
+            continue
+        digit_end = eid[-1:].isdigit()
+        for m in rx.finditer(low):
+            if m.end() > m.start():
+                plural = digit_end and low[m.end() - 1] == "s"
+                found.append((Match(m.start(), m.end(), eid, vocab.kind_of(eid) or ""), plural))
+    found.sort(key=lambda xp: (-(xp[0].end - xp[0].start), xp[1], xp[0].start, xp[0].eid))
+    found = [x for x, _ in found]
+    taken = [False] * len(low)
+    chosen: list[Match] = []
+    for f in found:
+        if not any(taken[f.start:f.end]):
+            chosen.append(f)
+            for i in range(f.start, f.end):
+                taken[i] = True
+    return sorted(chosen, key=lambda x: x.start)
+
+
+_CUES: "weakref.WeakKeyDictionary[Vocabulary, dict[str, tuple[tuple[str, re.Pattern[str]], ...]]]" = weakref.WeakKeyDictionary()
+
+
+def cue_patterns(vocab: Vocabulary) -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
+    """The vocabulary's cue patterns, compiled once per vocabulary: group -> ((value, pattern), ...)."""
+    return per_vocabulary(_CUES, vocab, lambda v: {
+        g: tuple((val, re.compile(p)) for val, ps in (getattr(v, "cues", {}).get(g) or {}).items() for p in ps)
+        for g in ("method", "precision", "intent", "scale", "question_fact", "question_fact_fallback", "optimizer")})
+
+
+def generic_model(eid: str, vocab: Vocabulary) -> bool:
+    """A model entity with no fixed size (a family such as "Llama", or "LLMs in general")."""
+    label = str(vocab.entities.get(eid, {}).get("name", "")).lower()
+    return "(family)" in label or "in general" in label
+
+
+def resolve_variant(m: Match, masked: str, vocab: Vocabulary) -> str:
+    """Pick a sized variant from an adjacent memory size: "80GB A100" or "A100 (80 GB)" → A100-80GB."""
+    variants = vocab.entities.get(m.eid, {}).get("variants") or []
+    if not variants:
+        return m.eid
+    sizes: list[str] = []
+    before = re.search(r"(\d{2,3})\s*g(?:b|ib)?\s*$", masked[max(0, m.start - 10):m.start])
+    after = re.match(r"\s*\(?\s*(?:with\s+)?(\d{2,3})\s*g(?:b|ib)?s?(?![a-z0-9])", masked[m.end:m.end + 16])
+    sizes += [x.group(1) for x in (after, before) if x]
+    for size in sizes:
+        for v in variants:
+            if str(v).lower().endswith(f"-{size}gb"):
+                return str(v)
+    return m.eid

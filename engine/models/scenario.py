@@ -1,0 +1,367 @@
+"""Sizing scenarios: validation and normalisation of query inputs, and their stable conclusion ids.
+
+A scenario is what `gpukb query` flags and the `POST /v1/query` body describe. Bad input raises
+:class:`BadInput` listing every problem with what is allowed; defaults and normalisations are stated
+in ``notes`` so an answer never silently changes what was asked.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+from typing import Any
+
+from ..core.errors import BadInput, Issue
+from ..kb.vocabulary import Vocabulary
+from ..core.terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
+
+KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
+        "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version", "family",
+        "tokens", "compute_precision", "offload", "optimizer_in_backward", "chunked_cross_entropy",
+        "engine", "gpu_memory_utilization", "max_num_batched_tokens", "kv_cache_dtype")
+#: serving engines: plain PyTorch / transformers (the whole card), or vLLM (a share of it, R-VLLM-gmu)
+ENGINES = ("transformers", "vllm")
+KV_CACHE_DTYPES = ("auto", "fp8")
+#: CPU offload of full training (ZeRO-Offload: optimizer states and gradients; ZeRO-Infinity: parameters too)
+LIMITS = {  # key: (min, max, integer?)
+    "params": (1e3, 1e13, False),
+    "vram_gb": (0.5, 4096, False),
+    "gpus": (1, 65536, True),
+    "zero": (0, 3, True),
+    "seq_len": (1, 1_048_576, True),
+    "batch": (1, 65_536, True),
+    "lora_rank": (1, 8192, True),
+    "tokens": (1, 1e15, False),
+    "gpu_memory_utilization": (0.05, 1.0, False),
+    "max_num_batched_tokens": (1, 100_000_000, True),
+}
+DEFAULTS = {"seq_len": 512, "batch": 1}
+#: the precision each method defaults to, as the common tooling runs it (override with ``precision``):
+#: full training and pre-training in mixed precision (FP32 weights and AdamW states, 16-bit compute:
+#: PyTorch AMP, the Hugging Face Trainer's bf16=True, DeepSpeed); ``bf16`` is pure BF16 (torchtune's
+#: default: weights, gradients and AdamW states all in BF16)
+DEFAULT_PRECISION = {"full": "mixed", "pretrain": "mixed", "lora": "bf16", "qlora": "nf4", "inference": "fp16"}
+PRECISION_WHY = {
+    "full": "mixed precision, FP32 weights and AdamW states with 16-bit compute, as PyTorch AMP and the Hugging Face "
+            "Trainer run it (R-AMP-fp32-weights); give precision bf16 for pure BF16 training as torchtune runs it (R-TORCHTUNE-pure-bf16)",
+    "pretrain": "mixed precision, FP32 master weights and AdamW states with 16-bit compute (R-ZERO-model_states_bpp, R-AMP-fp32-weights)",
+    ("full", "fp16"): "FP16 mixed precision with FP32 master weights and loss scaling (R-ZERO-model_states_bpp)",
+    ("pretrain", "fp16"): "FP16 mixed precision with FP32 master weights and loss scaling (R-ZERO-model_states_bpp)",
+    "lora": "BF16 frozen weights, adapters trained in FP32 as PEFT keeps them (R-LORA-gpt3-lora)",
+    "qlora": "NF4 frozen weights of the blocks' linear layers (R-QLORA-nf4-bpp)",
+    "inference": "16-bit weights",
+}
+_PARAMS_TEXT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*([kKmMbBtT]?)\s*$")
+_SCALE = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+
+
+def _number(key: str, v: Any, issues: list[Issue]) -> float | None:
+    lo, hi, integer = LIMITS[key]
+    if isinstance(v, bool):
+        issues.append(Issue(f"expected a number, got a boolean", field=key, allowed=f"{lo:g}..{hi:g}"))
+        return None
+    if isinstance(v, str):
+        m = _PARAMS_TEXT.match(v)
+        if not m or (m.group(2) and key != "params"):
+            issues.append(Issue(f"expected a number, got {v!r}", field=key, allowed=f"{lo:g}..{hi:g}"))
+            return None
+        v = float(m.group(1)) * _SCALE[m.group(2).lower()]
+    if not isinstance(v, (int, float)):
+        issues.append(Issue(f"expected a number, got {type(v).__name__}", field=key, allowed=f"{lo:g}..{hi:g}"))
+        return None
+    if not math.isfinite(v):
+        issues.append(Issue("NaN and infinity are not allowed", field=key, allowed=f"{lo:g}..{hi:g}"))
+        return None
+    if integer and v != int(v):
+        issues.append(Issue(f"expected a whole number, got {v}", field=key, allowed=f"{lo:g}..{hi:g}"))
+        return None
+    if not lo <= v <= hi:
+        issues.append(Issue(f"{v:g} is out of range", field=key, allowed=f"{lo:g}..{hi:g}"))
+        return None
+    return int(v) if integer else float(v)
+
+
+def _entity(vocab: Vocabulary, key: str, v: Any, kinds: tuple[str, ...], issues: list[Issue]) -> str | None:
+    if not isinstance(v, str) or not v.strip():
+        issues.append(Issue(f"expected a name, got {v!r}", field=key))
+        return None
+    text = v.strip()
+    eid = text if text in vocab.entities else vocab.aliases().get(text.lower())
+    if eid is None:
+        for k in kinds:
+            if f"{k}:{text}" in vocab.entities:
+                eid = f"{k}:{text}"
+            else:
+                for e in vocab.entities:
+                    if e.lower() == f"{k}:{text}".lower():
+                        eid = e
+    if eid is None or vocab.kind_of(eid) not in kinds:
+        from ..kb.names import unknown_issue          # "gpukb knows no GPU called X; known ones are ..."
+        issues.append(unknown_issue(vocab, kinds[0], text, key))
+        return None
+    return eid
+
+
+def _native_bf16(s: dict[str, Any], view: Any) -> bool | None:
+    """Whether the scenario's GPU computes BF16 natively (None when the KB does not say)."""
+    if view is None:
+        return None
+    gpu = s.get("gpu")
+    if gpu is None and (s.get("instance") or s.get("family")):
+        carried = view.ref(s.get("instance") or s.get("family"), "gpu")
+        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
+            gpu = carried.value[0]
+    f = view.ref(gpu, "bf16_native") if gpu else None
+    return None if f is None else bool(f.value)
+
+
+def _input_tokens(s: dict[str, Any], view: Any) -> int | None:
+    """The sequence length a model sees at its standard input size (a ViT-B/16 at 224 px: 197 tokens),
+    when the reference gives it; None otherwise."""
+    if view is None or not s.get("model"):
+        return None
+    f = view.ref(s["model"], "input_tokens")
+    return int(f.norm.point()) if f is not None and getattr(f.norm, "point", None) else None
+
+
+def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str, Any], list[str]]:
+    """Validate a query body; return the normalised scenario and the notes on what was assumed.
+
+    With the release ``view`` the defaults follow the hardware: training on a GPU without native BF16
+    (a T4, a V100) defaults to FP16 mixed precision, as PyTorch AMP and the Hugging Face Trainer do there."""
+    if not isinstance(body, dict):
+        raise BadInput("the query must be a JSON object", [Issue(f"expected an object, got {type(body).__name__}")])
+    issues: list[Issue] = []
+    notes: list[str] = []
+    unknown = [k for k in body if k not in KEYS]
+    for k in unknown:
+        issues.append(Issue(f"unknown field {k!r}", field=str(k), allowed=list(KEYS)))
+    b = {k: v for k, v in body.items() if k in KEYS and v is not None}
+    s: dict[str, Any] = {}
+    # what is trained
+    if "model" in b and "params" in b:
+        issues.append(Issue("give a model or a parameter count, not both", field="params"))
+    if "model" in b:
+        s["model"] = _entity(vocab, "model", b["model"], ("model",), issues)
+    elif "params" in b:
+        s["params"] = _number("params", b["params"], issues)
+    else:
+        issues.append(Issue("name a model or give a parameter count", field="model",
+                            allowed=["--model NAME", "--params N (e.g. 13e9 or 13B)"]))
+    method = b.get("method", "full")
+    if method not in METHODS:
+        issues.append(Issue(f"unknown method {method!r}", field="method", allowed=list(METHODS)))
+        method = "full"
+    if "method" not in b:
+        notes.append("method not given: assumed full fine-tuning")
+    s["method"] = method
+    # hardware
+    hw = [k for k in ("gpu", "instance", "family", "vram_gb") if k in b]
+    if len(hw) > 1:
+        issues.append(Issue(f"give one of gpu, instance, vram_gb (got {', '.join(hw)})", field=hw[1]))
+    if "gpu" in b:
+        g = _entity(vocab, "gpu", b["gpu"], ("gpu",), issues)
+        if g and vocab.entities[g].get("variants"):
+            variants = vocab.sized_variants(g)
+            chosen = variants[0]          # the smaller card: a verdict that holds there holds on the larger one
+            notes.append(f"{vocab.label(g)} comes as {', '.join(v.split(':')[1] for v in variants)}: assumed {chosen.split(':')[1]}")
+            g = chosen
+        s["gpu"] = g
+    elif "instance" in b:
+        e = _entity(vocab, "instance", b["instance"], ("instance", "family"), issues)
+        if e and vocab.kind_of(e) == "family":
+            s["family"] = e
+        else:
+            s["instance"] = e
+    elif "family" in b:
+        s["family"] = _entity(vocab, "family", b["family"], ("family",), issues)
+    elif "vram_gb" in b:
+        s["vram_gb"] = _number("vram_gb", b["vram_gb"], issues)
+    else:
+        issues.append(Issue("name a GPU, an instance or a memory size", field="gpu",
+                            allowed=["--gpu NAME", "--instance TYPE", "--vram-gb X"]))
+    # precision and optimizer
+    default_prec = DEFAULT_PRECISION[method]
+    no_bf16 = _native_bf16(s, view) is False
+    if no_bf16 and default_prec in ("bf16", "mixed"):
+        default_prec = "fp16"
+    prec = b.get("precision", default_prec)
+    if prec not in PRECISIONS:
+        issues.append(Issue(f"unknown precision {prec!r}", field="precision", allowed=list(PRECISIONS)))
+        prec = default_prec
+    if "precision" not in b:
+        notes.append(f"precision not given: assumed {prec}" + (" (this GPU has no native BF16)" if no_bf16 and DEFAULT_PRECISION[method] in ("bf16", "mixed") else "")
+                     + f": {PRECISION_WHY.get((method, prec), PRECISION_WHY.get(method, ''))}".rstrip(": "))
+    compute = prec
+    if method == "qlora":
+        compute = prec if prec in ("fp32", "fp16", "bf16", "mixed") else "bf16"
+        if b.get("compute_precision") in ("fp32", "fp16", "bf16", "mixed"):
+            compute = b["compute_precision"]
+        elif "compute_precision" in b:
+            issues.append(Issue(f"unknown compute precision {b['compute_precision']!r}", field="compute_precision",
+                                allowed=["fp32", "fp16", "bf16", "mixed"]))
+        if prec != "nf4":
+            notes.append(f"QLoRA stores the frozen weights in NF4; precision {prec} applies to the adapters and compute only")
+        prec = "nf4"
+    if method in ("full", "pretrain") and prec in ("int8", "int4", "nf4"):
+        issues.append(Issue(f"full training cannot keep weights in {prec}", field="precision",
+                            allowed=["fp32", "fp16", "bf16", "mixed"]))
+    s["precision"] = prec
+    if compute != prec:
+        s["compute_precision"] = compute
+    if method == "inference":
+        if b.get("optimizer", "none") != "none":       # "none" is what a normalised scenario (and its id) says
+            issues.append(Issue("inference keeps no optimizer state; drop the optimizer", field="optimizer"))
+        s["optimizer"] = "none"
+    else:
+        default_opt = "paged_adamw8bit" if method == "qlora" else "adamw"
+        opt = b.get("optimizer", default_opt)
+        if opt not in OPTIMIZERS:
+            issues.append(Issue(f"unknown optimizer {opt!r}", field="optimizer", allowed=list(OPTIMIZERS)))
+            opt = default_opt
+        if "optimizer" not in b and method == "qlora":
+            notes.append("optimizer not given: assumed paged_adamw8bit, the paged optimizer QLoRA introduced, whose states "
+                         "spill to host memory instead of running out of GPU memory (R-QLORA-65b, R-OPT-paged_adamw8bit-states)")
+        s["optimizer"] = opt
+    # counts and shapes
+    for key in ("gpus", "zero", "seq_len", "batch", "lora_rank", "tokens"):
+        if key in b:
+            s[key] = _number(key, b[key], issues)
+    for key, val in DEFAULTS.items():
+        if key not in s:
+            native = _input_tokens(s, view) if key == "seq_len" else None
+            s[key] = native or val
+            notes.append(f"{key} not given: assumed {native}, the model's tokens per sample at its standard input size"
+                         if native else f"{key} not given: assumed {val}")
+    if method in ("lora", "qlora"):
+        if "lora_rank" not in s:
+            s["lora_rank"] = 64 if method == "qlora" else 16
+            notes.append(f"lora_rank not given: assumed {s['lora_rank']}")
+    elif "lora_rank" in s:
+        notes.append(f"lora_rank ignored: method {method} trains no adapters")
+        del s["lora_rank"]
+    one_gpu = s.get("gpus") == 1 or ("gpus" not in s and "instance" not in s)
+    if "zero" not in s and method != "inference" and not one_gpu and (s.get("gpus") or 0) > 1:
+        s["zero"] = 3
+        notes.append("sharding not given for training on several GPUs: assumed ZeRO-3 / FSDP full shard, as "
+                     "practitioners run it (R-ZERO-stage-formulas, R-FSDP-full-shard); give zero 0 for plain data parallelism")
+    if s.get("zero") and method in ("full", "pretrain") and one_gpu:
+        notes.append(f"ZeRO stage {s['zero']} on one GPU partitions nothing: treated as stage 0 (give gpus > 1 to shard)")
+        s["zero"] = 0
+    if s.get("zero") and method == "inference":
+        notes.append(f"ZeRO stage {s['zero']} ignored for inference: it partitions training states")
+        s["zero"] = 0
+    for key in ("gradient_checkpointing", "flash_attention"):
+        if key == "gradient_checkpointing" and key not in b and method == "qlora":
+            # QLoRA's paper and PEFT's prepare_model_for_kbit_training turn it on: what practitioners run
+            s[key] = True
+            notes.append("gradient checkpointing not given: on, as QLoRA and PEFT's k-bit training set it up")
+            continue
+        v = b.get(key, False)
+        if not isinstance(v, bool):
+            issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))
+            v = False
+        s[key] = v
+    for key in ("optimizer_in_backward", "chunked_cross_entropy"):
+        if key in b:
+            v = b[key]
+            if not isinstance(v, bool):
+                issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))
+            elif v and method == "inference":
+                notes.append(f"{key} ignored: inference has no backward pass")
+            elif v:
+                s[key] = True
+    if s.get("optimizer_in_backward") and s.get("zero"):
+        notes.append("optimizer_in_backward ignored: a sharded optimizer steps after the gradients are reduced")
+        del s["optimizer_in_backward"]
+    serving = [k for k in ("engine", "gpu_memory_utilization", "max_num_batched_tokens", "kv_cache_dtype") if k in b]
+    if serving and method != "inference":
+        notes.append(f"{', '.join(serving)} ignored: serving settings apply to inference")
+    elif method == "inference":
+        eng = b.get("engine", "transformers")
+        if eng not in ENGINES:
+            issues.append(Issue(f"unknown engine {eng!r}", field="engine", allowed=list(ENGINES)))
+        elif eng != "transformers":
+            s["engine"] = eng
+        for key in ("gpu_memory_utilization", "max_num_batched_tokens"):
+            if key in b:
+                s[key] = _number(key, b[key], issues)
+        if s.get("engine") == "vllm" and "gpu_memory_utilization" not in s:
+            s["gpu_memory_utilization"] = 0.9
+            notes.append("gpu_memory_utilization not given: assumed 0.9, vLLM's default share of each card (R-VLLM-gmu)")
+        kvd = b.get("kv_cache_dtype", "auto")
+        if kvd not in KV_CACHE_DTYPES:
+            issues.append(Issue(f"unknown kv_cache_dtype {kvd!r}", field="kv_cache_dtype", allowed=list(KV_CACHE_DTYPES)))
+        elif kvd != "auto":
+            s["kv_cache_dtype"] = kvd
+    if method == "inference" and s["gradient_checkpointing"]:
+        notes.append("gradient checkpointing ignored: inference stores no activations for a backward pass")
+        s["gradient_checkpointing"] = False
+    off = b.get("offload", "none")
+    if off not in OFFLOADS:
+        issues.append(Issue(f"unknown offload {off!r}", field="offload", allowed=list(OFFLOADS)))
+        off = "none"
+    if off == "params" and method in ("lora", "qlora"):
+        pass            # the frozen base streamed from host memory layer by layer (FSDP / ZeRO-3 parameter offload)
+    elif off != "none" and method not in ("full", "pretrain"):
+        notes.append(f"offload ignored for {method}: it moves full training's optimizer states and parameters to the CPU")
+        off = "none"
+    if off != "none":
+        s["offload"] = off
+    if "kb_version" in b and not isinstance(b["kb_version"], str):
+        issues.append(Issue("expected a release name", field="kb_version"))
+    if issues:
+        raise BadInput("the scenario is not valid: " + "; ".join(str(i) for i in issues[:3]), issues)
+    s.setdefault("zero", 0)
+    return s, notes
+
+
+def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, Any]:
+    """The reasoner's scenario record (nulls dropped, booleans as 0/1); ``purpose`` "audit" marks a
+    scenario the audit computes to check a claim, which needs no recommendations."""
+    r = {"t": "scenario", "fk": f"scenario:{qid}", "qid": qid, "purpose": purpose, "method": s["method"],
+         "precision": s["precision"], "compute": s.get("compute_precision", s["precision"]), "optimizer": s["optimizer"],
+         "optimizer_id": f"optimizer:{s['optimizer']}",
+         "optimizer_base": "optimizer:adamw8bit" if s["optimizer"] == "paged_adamw8bit" else f"optimizer:{s['optimizer']}", "zero": s.get("zero", 0),
+         "seq_len": s["seq_len"], "batch": s["batch"], "gc": int(s["gradient_checkpointing"]),
+         "fa": int(s["flash_attention"]), "trainable": 0 if s["method"] == "inference" else 1,
+         "offload": s.get("offload", "none"), "oib": int(bool(s.get("optimizer_in_backward"))),
+         "cce": int(bool(s.get("chunked_cross_entropy"))), "paged": int(s["optimizer"].startswith("paged_")),
+         "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),
+         "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,
+         "kv8": int(s.get("kv_cache_dtype") == "fp8"),
+         "amp": int(s["method"] in ("full", "pretrain") and s["precision"] in ("fp16", "mixed")),
+         "master": int(s["method"] in ("full", "pretrain") and (s["precision"] == "fp16" or (
+             s["precision"] == "mixed" and (s.get("zero", 0) > 0 or s.get("offload", "none") != "none"))))}
+    for k in ("params", "model", "gpu", "instance", "family", "vram_gb", "gpus", "lora_rank", "tokens"):
+        if s.get(k) is not None:
+            r[k] = s[k]
+    return r
+
+
+def conclusion_id(s: dict[str, Any], release: str) -> str:
+    """A stable, self-describing id: the release and the normalised scenario, url-safe encoded."""
+    compact = {k: v for k, v in s.items() if v is not None and v is not False}
+    blob = json.dumps([release, compact], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "Q-" + base64.urlsafe_b64encode(blob.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def inputs(s: dict[str, Any]) -> dict[str, Any]:
+    """The query body that reproduces a normalised scenario (derived keys removed)."""
+    return {k: v for k, v in s.items() if k in KEYS and v is not None}
+
+
+def decode_conclusion_id(cid: str) -> tuple[str, dict[str, Any]]:
+    """Inverse of :func:`conclusion_id`; raises BadInput for anything that is not one."""
+    if not isinstance(cid, str) or not cid.startswith("Q-") or len(cid) > 2000:
+        raise BadInput(f"not a sizing conclusion id: {cid!r}", [Issue("expected an id starting with Q-", field="id")])
+    try:
+        raw = cid[2:] + "=" * (-len(cid[2:]) % 4)
+        release, s = json.loads(base64.urlsafe_b64decode(raw.encode("ascii")).decode("utf-8"))
+        if not isinstance(release, str) or not isinstance(s, dict):
+            raise ValueError("bad shape")
+        s = inputs(s)
+    except Exception:
+        raise BadInput(f"malformed conclusion id {cid[:40]!r}", [Issue("the id does not decode", field="id")]) from None
+    return release, s

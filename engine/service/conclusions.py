@@ -1,0 +1,71 @@
+"""Explanations of one conclusion (a sizing answer, an audit finding or a fact) in json, text, PROV or DOT."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..explain import export, dot as export_dot, prov as export_prov
+from ..models import scenario as scen
+from ..core.errors import BadInput, Issue, NotFound
+from ..explain.trees import tree
+from ..text.check import CHECK_PREFIX, finding_of
+from ..sizing.answer import sizing_answer
+
+if TYPE_CHECKING:
+    from .state import GpuKB
+
+
+def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
+    """Why / why-not of a conclusion (Q- sizing id, A- finding id, or a fact id) in one format."""
+    if fmt not in ("json", "text", "prov", "dot"):
+        raise BadInput(f"unknown format {fmt!r}", [Issue(f"unknown format {fmt!r}", field="format", allowed=["json", "text", "prov", "dot"])])
+    if lang not in ("en", "zh"):
+        raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
+    if not isinstance(cid, str) or not cid or len(cid) > 2000:
+        raise BadInput("a conclusion id is required", [Issue("expected a conclusion id", field="id")])
+    if cid.startswith("Q-"):
+        release, sc = scen.decode_conclusion_id(cid)
+        view = state.view(release)
+        s, notes = scen.normalise(sc, state.kb.vocab)
+        ans = state.cached(("query", view.name, scen.conclusion_id(s, view.name), tuple(notes)), lambda: sizing_answer(state, s, notes, view))
+        doc = {"conclusion_id": cid, "kind": "sizing", "kb_version": view.name, "scenario": ans["scenario"],
+               "conclusion": {"verdict": ans["verdict"], "label": ans["explanation"]["tree"]["label"]},
+               "holds": True, "tree": ans["explanation"]["tree"], "why_not": ans.get("why_not"),
+               "summary": ans["summary"], "contradictions": ans["contradictions"], "sources": ans["sources"]}
+    elif cid.startswith("A-" + CHECK_PREFIX):
+        audit, f = finding_of(state, cid)
+        view = audit.view
+        t = tree(audit.proof(f["claims"][0]["id"]), f["fact"], view, state.rules, audit.corroboration)
+        doc = {"conclusion_id": cid, "kind": "finding", "kb_version": view.name, "finding": f, "holds": True, "tree": t,
+               "summary": f["explanation"]}
+    elif cid.startswith("A-"):
+        view = state.view(None)
+        audit = state.audit_result(view.name)
+        f = next((x for x in audit.findings if x["id"] == cid), None)
+        if f is None:
+            raise NotFound(f"no finding {cid!r} in release {view.name}", [Issue(f"no finding {cid!r}", field="id")])
+        t = tree(audit.proof(f["claims"][0]["id"]), f["fact"], view, state.rules, audit.corroboration)
+        doc = {"conclusion_id": cid, "kind": "finding", "kb_version": view.name, "finding": f, "holds": True, "tree": t,
+               "summary": f["explanation"]}
+    else:
+        try:       # an @version is honoured: explained in the latest release that holds that version
+            view, fact = state.kb.view_of(cid)
+        except NotFound as exc:
+            raise NotFound(f"no conclusion or fact {cid[:200]!r}: {exc.message}", exc.issues) from None
+        audit = state.audit_result(view.name)
+        node = {"fact": fact.key, "type": "claim" if fact.tier == "claim" else "ref", "given": True,
+                "label": {"en": fact.gloss_en or fact.value_text(state.kb.vocab), "zh": fact.quote or fact.value_text(state.kb.vocab)},
+                "tier": "claim" if fact.tier == "claim" else "reference"}
+        if fact.tier == "claim":
+            node.update(source=fact.source, quote=fact.quote, span=list(fact.span or []))
+        else:
+            node.update(citation=fact.citation, confidence=fact.confidence, stated_by=audit.corroboration.get(fact.id, []))
+        doc = {"conclusion_id": fact.key, "kind": "fact", "kb_version": view.name, "holds": True, "tree": node,
+               "status": audit.status_of(fact.id) if fact.tier == "claim" else None,
+               "findings": audit.findings_for(fact.id) if fact.tier == "claim" else []}
+    if fmt == "json":
+        return doc
+    if fmt == "text":
+        return export.to_text(doc["tree"], lang)
+    if fmt == "dot":
+        return export_dot.to_dot(doc["tree"], lang)
+    return export_prov.to_prov(doc["tree"], {k: v.as_dict() for k, v in state.kb.sources.items()})

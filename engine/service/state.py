@@ -1,0 +1,440 @@
+"""The state every answer needs: one loaded KB, its compiled rules, the reasoner and the caches.
+
+:class:`GpuKB` holds that state and nothing else of substance; each answer is a function of it in its own
+module (``query``, ``ask``, ``catalog``, ``conclusions``, ``audit``, ``diff``), and the methods here only
+name them for the CLI, the HTTP API and the MCP server, which all call the same ones.
+"""
+from __future__ import annotations
+
+import contextlib
+import pickle
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..ask import answer as ask
+from ..catalog import sources as catalog
+from . import conclusions
+from ..sizing import answer as query, run as sizing
+from ..explain import diff as diff_mod
+from ..ask import choice as ask_choice
+from ..audit import gaps as audit_gaps
+from ..ask import price as ask_price
+from ..catalog import inventory
+from ..models import scenario as scen
+from ..audit import without as without_mod
+from ..text import check as check_mod
+from ..audit.result import audit_answer, claimreview
+from ..audit.run import collector_paused, run_audit
+from ..core import limits
+from ..core.errors import BadInput, Issue
+from ..kb.loader import load_kb
+from ..kb.store import KB, ReleaseView
+from ..reasoning.reasoner import Reasoner, StagedRun
+from ..reasoning.rules import RuleSet
+from ..audit.functions import load_rules_for
+from ..core.paths import DEFAULT_KB, DEFAULT_RULES
+
+
+
+class _Cache(OrderedDict):
+    """The answers cache; clearing it also forgets what answers are computed from (the search points of
+    :meth:`GpuKB.probe_totals`), so a cleared cache computes every answer afresh."""
+
+    def __init__(self, *derived: dict) -> None:
+        super().__init__()
+        self.derived = derived
+
+    def clear(self) -> None:
+        super().clear()
+        for d in self.derived:
+            d.clear()
+
+
+class GpuKB:
+    """A loaded, validated KB with its compiled rules; thread-safe for concurrent questions."""
+
+    def __init__(self, kb_dir: str | Path = DEFAULT_KB, rules_dir: str | Path = DEFAULT_RULES,
+                 cache_size: int = 512, include_pending: bool = False):
+        self.kb_dir, self.rules_dir = Path(kb_dir), Path(rules_dir)
+        self.include_pending = include_pending
+        with collector_paused():           # a large KB is millions of objects that all stay
+            self.kb: KB = load_kb(self.kb_dir, include_pending=include_pending)
+        self.rules: RuleSet = load_rules_for(self.kb, self.rules_dir)
+        self.reasoner = Reasoner(self.rules)
+        self._question_reasoner: Reasoner | None = None
+        self._seeds: dict[str, list[dict]] = {}
+        self._relevant: OrderedDict[tuple, list[dict]] = OrderedDict()   # (release, entities) -> seeds
+        self._local = threading.local()          # this thread's open staged run (see :meth:`staged`)
+        self._probes: OrderedDict[tuple, Any] = OrderedDict()   # (release, scenario) -> a search point's totals
+        self._cache: OrderedDict[tuple, Any] = _Cache(self._probes)
+        self._memo: dict[tuple, Any] = {}
+        self._cache_size = cache_size
+        self._lock = threading.RLock()
+        self._audits: dict[str, Any] = {}
+        self._source_labels: dict[str, without_mod.SourceLabels] = {}
+        self._checks: OrderedDict[str, Any] = OrderedDict()     # recent checks, for explaining their findings
+        self.progress: Any = None      # a progress(phase, done, total) callback for long runs (the CLI's bars)
+        self.audit_workers = 1         # local processes an audit runs its batches on (gpukb audit --workers)
+        self.audit_scheduler: str | None = None    # or a Dask scheduler's address (--scheduler)
+        self.audit_keep_proofs = True  # False: a unit's proofs are recomputed when explained (a one-shot CLI audit)
+
+    # -- releases ------------------------------------------------------------------------------
+    def view(self, release: str | None = None) -> ReleaseView:
+        return self.kb.release(release)
+
+    def seeds(self, view: ReleaseView) -> list[dict]:
+        with self._lock:
+            if view.name not in self._seeds:
+                self._seeds[view.name] = sizing.seed_records(view)
+            return self._seeds[view.name]
+
+    def relevant(self, view: ReleaseView, s: dict[str, Any]) -> list[dict]:
+        """The reference records a scenario can use (:func:`sizing.relevant`), memoised per release and
+        the scenario's entities, which are all it depends on. Callers must not change the list."""
+        key = (view.name,) + tuple(s.get(k) for k in sizing.RELEVANT_KEYS)
+        with self._lock:
+            found = self._relevant.get(key)
+            if found is not None:
+                self._relevant.move_to_end(key)
+                return found
+        found = sizing.relevant(self.seeds(view), s)
+        with self._lock:
+            self._relevant[key] = found
+            while len(self._relevant) > 4096:
+                self._relevant.popitem(last=False)
+        return found
+
+    def cached(self, key: tuple, fn):
+        """``fn()`` memoised under ``key`` (least recently used out first); callers get their own copy
+        (the cache keeps a pickle, which copies a JSON-like answer several times faster than deepcopy;
+        the caller that computed the value gets the value itself, pickled before anyone can change it)."""
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return pickle.loads(self._cache[key])
+        value = fn()
+        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        with self._lock:
+            self._cache[key] = blob
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return value
+
+    def probe_totals(self, key: tuple, value: Any = sizing.MISSING) -> Any:
+        """What the largest model's search remembered under ``key``: a search point's (need, capacity) in
+        GB under (release, normalised scenario), or a configuration's result under ("max_params",
+        release, configuration), see ``query.max_params``. Returns it (``sizing.MISSING`` when none),
+        or, given ``value``, remembers it (least recently used out first)."""
+        with self._lock:
+            if value is sizing.MISSING:
+                found = self._probes.get(key, sizing.MISSING)
+                if found is not sizing.MISSING:
+                    self._probes.move_to_end(key)
+                return found
+            self._probes[key] = value
+            while len(self._probes) > 16384:
+                self._probes.popitem(last=False)
+            return value
+
+    def memo(self, key: tuple, fn):
+        """``fn()`` computed once per key and kept (never evicted): small read-only values every answer
+        reads, such as a release's error bands. Callers must not change what they get."""
+        with self._lock:
+            if key in self._memo:
+                return self._memo[key]
+        value = fn()
+        with self._lock:
+            return self._memo.setdefault(key, value)
+
+    # -- answers (each a function of this state, in its own module) -------------------------------
+    @property
+    def question_reasoner(self) -> Reasoner:
+        """The reasoner of sizing answers: only the rules they need (:func:`sizing.question_rules`),
+        compiled on first use (an audit worker never builds it)."""
+        with self._lock:
+            if self._question_reasoner is None:
+                rules = sizing.question_rules(self.rules)
+                self._question_reasoner = Reasoner(rules, mute=sizing.probe_mute(rules))
+            return self._question_reasoner
+
+    @contextlib.contextmanager
+    def staged(self, view: ReleaseView) -> Iterator[StagedRun]:
+        """One engine session for everything an answer evaluates in this thread (its scenario, then its
+        variants and search steps, stage by stage): the reference facts are asserted once. Nested
+        calls join the open session of the same release."""
+        current = getattr(self._local, "run", None)
+        if current is not None and current[0] == view.name:
+            yield current[1]
+            return
+        with self.question_reasoner.staged() as run:
+            self._local.run = (view.name, run)
+            try:
+                yield run
+            finally:
+                self._local.run = current
+
+    def _engine(self, view: ReleaseView):
+        current = getattr(self._local, "run", None)
+        return current[1].add if current is not None and current[0] == view.name else None
+
+    def run_scenario(self, s: dict[str, Any], notes: list[str], view: ReleaseView) -> sizing.SizingRun:
+        """One engine run of a normalised scenario (the building block of every sizing answer)."""
+        return self.run_scenarios([(s, notes)], view)[0]
+
+    def run_scenarios(self, scenarios: list[tuple[dict[str, Any], list[str]]], view: ReleaseView,
+                      purpose: str = "answer") -> list[sizing.SizingRun]:
+        """Several normalised scenarios in one engine run (a question's variants: ``purpose`` "probe"),
+        in the thread's staged session when one is open (:meth:`staged`)."""
+        return sizing.run_many(self.question_reasoner, view, self.seeds(view), scenarios, purpose=purpose,
+                               engine=self._engine(view), relevant_of=lambda s: self.relevant(view, s))
+
+    def audit_result(self, release: str):
+        """The audit of a release (computed once per release and engine)."""
+        with self._lock:
+            if release not in self._audits:
+                with limits.shared_work():      # cached for every later request: never cut short by one
+                    self._audits[release] = run_audit(self, self.view(release), workers=self.audit_workers,
+                                                      scheduler=self.audit_scheduler, keep_proofs=self.audit_keep_proofs)
+            return self._audits[release]
+
+    def source_labels(self, release: str) -> without_mod.SourceLabels:
+        """The source-level ATMS labels of a release's audit (computed once; an audit that dropped its
+        proofs is run again with them)."""
+        with self._lock:
+            if release not in self._source_labels:
+                res = self.audit_result(release)
+                if res.derivation is None and not res.parts:
+                    with limits.shared_work():
+                        res = self._audits[release] = run_audit(self, self.view(release), workers=self.audit_workers,
+                                                                scheduler=self.audit_scheduler, keep_proofs=True)
+                self._source_labels[release] = without_mod.source_labels(res, self.view(release))
+            return self._source_labels[release]
+
+    def retracted(self, release: str, without: Any) -> tuple[Any, dict[str, Any] | None]:
+        """The audit of a release without some sources (ids, repeated or comma-separated) and the
+        ``without`` block of the answer; the audit itself and None when no source is removed."""
+        sources = without_mod.parse_sources(without, self.kb.sources)
+        if not sources:
+            return self.audit_result(release), None
+        sl = self.source_labels(release)         # first: it may run the audit again, with its proofs
+        return without_mod.retract(self.audit_result(release), self.view(release), sl, sources)
+
+    def query(self, body: dict[str, Any], without: Any = None) -> dict[str, Any]:
+        """The sizing answer of the API contract for a query body (flags in snake_case); ``without``:
+        source ids whose claims are taken away (see :mod:`without`)."""
+        return query.query(self, body, without)
+
+    def ask(self, q: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+        """Answer an English or Chinese question: a sizing answer, a fact answer, or what is missing."""
+        return ask.ask(self, q, lang, kb_version)
+
+    def fact(self, subject: str, attribute: str, view: ReleaseView, lang: str = "en") -> dict[str, Any]:
+        """A fact answer: the reference value, its citation, and the source claims for and against it."""
+        return ask.fact(self, subject, attribute, view, lang)
+
+    def explain(self, cid: str, fmt: str = "json", lang: str = "en") -> Any:
+        """Why / why-not of a conclusion (Q- sizing id, A- finding id, or a fact id) in one format."""
+        return conclusions.explain(self, cid, fmt, lang)
+
+    def sources(self) -> dict[str, Any]:
+        return catalog.sources(self)
+
+    def source(self, sid: str, with_text: bool = True) -> dict[str, Any]:
+        return catalog.source(self, sid, with_text)
+
+    def claims(self, source: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+        return catalog.claims(self, source, kb_version)
+
+    def claim(self, cid: str, kb_version: str | None = None) -> dict[str, Any]:
+        return catalog.claim(self, cid, kb_version)
+
+    def catalog(self, kind: str, provider: str | None = None, gpu: str | None = None,
+                kb_version: str | None = None) -> dict[str, Any]:
+        """What the KB knows of a kind ("gpu", "instance" or "model"): every entry, instances of one
+        provider or carrying one GPU when asked (see :mod:`inventory`)."""
+        return inventory.listing(self, kind, provider, gpu, kb_version)
+
+    def catalog_entry(self, kind: str, name: str, kb_version: str | None = None) -> dict[str, Any]:
+        """One GPU, instance size or model with every reference fact, its citation and the unknowns."""
+        return inventory.entry(self, kind, name, kb_version)
+
+    def cheapest(self, body: dict[str, Any], providers: Any = None, lang: str = "en") -> dict[str, Any]:
+        """The instance sizes (of ``providers``, default all) that fit a query body, ranked by hourly list
+        price within each currency; sizes without a price in the KB come after (see :mod:`ask_price`)."""
+        if not isinstance(body, dict):
+            raise BadInput("the query must be a JSON object", [Issue("expected an object")])
+        if isinstance(providers, str):
+            providers = [p for p in providers.split(",") if p.strip()]
+        if providers is not None and not (isinstance(providers, list) and all(isinstance(p, str) for p in providers)):
+            raise BadInput("providers must be a list of provider names", [Issue("expected a list of names", field="providers")])
+        if lang not in ("en", "zh"):
+            raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
+        view = self.view(body.get("kb_version"))
+        scenario = {k: v for k, v in body.items() if k != "kb_version"}
+        hardware = [k for k in ("gpu", "instance", "family", "vram_gb", "gpus") if k in scenario]
+        if hardware:
+            raise BadInput("the cheapest instance is searched over every instance size: give no " + ", ".join(hardware),
+                           [Issue("not allowed here: the search chooses the hardware", field=k) for k in hardware])
+        scen.normalise({**scenario, "vram_gb": 80}, self.kb.vocab, view)      # the body's own checks
+        return ask_price.cheapest(self, scenario, providers, view, lang)
+
+    def vocabulary_label(self, what: str, key: str, lang: str = "en") -> str:
+        """A label from the vocabulary for pages ("attribute", "entity" or an enum's name) in en or zh."""
+        return catalog.vocabulary_label(self, what, key, lang)
+
+    # -- audit, releases, validation ----------------------------------------------------------------
+    def audit(self, source: str | None = None, kind: str | None = None, kb_version: str | None = None,
+              fmt: str | None = None, without: Any = None) -> dict[str, Any]:
+        """The audit's findings and statuses (or ClaimReview); ``without``: source ids (a list or
+        comma-separated) to answer as if they were removed, from the ATMS labels (see :mod:`without`)."""
+        if fmt not in (None, "json", "claimreview"):
+            raise BadInput(f"unknown format {fmt!r}", [Issue(f"unknown format {fmt!r}", field="format", allowed=["json", "claimreview"])])
+        view = self.view(kb_version)
+        res, block = self.retracted(view.name, without)
+        if fmt == "claimreview":
+            if source is not None and source not in self.kb.sources:
+                raise BadInput(f"unknown source {source!r}", [Issue(f"unknown source {source!r}", field="source", allowed=sorted(self.kb.sources))])
+            return claimreview(res, view, source)
+        out = audit_answer(res, view, source, kind)
+        if block is not None:
+            out["without"] = without_mod.filtered(block, source, kind)
+        return out
+
+    def solve(self, body: dict[str, Any], target: str, lang: str = "en") -> dict[str, Any]:
+        """The largest batch, sequence length or model (``target``: batch, seq_len or params) that fits
+        the rest of a query body; each bound checked links to its proof."""
+        if target not in ask_choice.INVERSE_RANGES:
+            raise BadInput(f"unknown target {target!r}", [Issue(f"unknown target {target!r}", field="target",
+                                                                allowed=sorted(ask_choice.INVERSE_RANGES))])
+        if not isinstance(body, dict):
+            raise BadInput("the query must be a JSON object", [Issue("expected an object")])
+        view = self.view(body.get("kb_version"))
+        scenario = {k: v for k, v in body.items() if k not in ("kb_version", target)}
+        if target == "params":
+            scenario.pop("model", None)
+        elif "model" not in scenario and "params" not in scenario:
+            raise BadInput("name a model or give a parameter count", [Issue("missing model", field="model")])
+        return {"kb_version": view.name, **ask_choice.inverse(self, scenario, target, view, lang)}
+
+    #: recent checks kept in memory for explaining their findings: at most this many characters of text
+    #: in all (a check's findings grow with its text) and at most CHECKS_KEPT checks
+    CHECK_CHARS_KEPT = 200_000
+    CHECKS_KEPT = 64
+    #: where checked texts are written so that any process serving the same KB can recompute a
+    #: check's findings from its id (``gpukb serve`` sets a directory shared by its workers); None: this
+    #: process only
+    check_store: Path | None = None
+    CHECK_STORE_BYTES = 64 * 1024 * 1024
+
+    def check(self, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+        """The claims a free text states, each judged by the audit's rules (see :mod:`check`)."""
+        out = check_mod.check(self, text, lang, kb_version)
+        sid = out.get("text_id")
+        if sid:
+            with self._lock:
+                self._check_chars = getattr(self, "_check_chars", {})
+                self._check_chars[sid] = len(text)
+                while self._checks and (sum(self._check_chars.get(k, 0) for k in self._checks) > self.CHECK_CHARS_KEPT
+                                        or len(self._checks) > self.CHECKS_KEPT) and next(iter(self._checks)) != sid:
+                    old, _ = self._checks.popitem(last=False)
+                    self._check_chars.pop(old, None)
+            self._store_check(sid, text, lang, out.get("kb_version"))
+        return out
+
+    def _store_check(self, sid: str, text: str, lang: str | None, kb_version: str | None) -> None:
+        store = self.check_store
+        if store is None:
+            return
+        import json
+        import os
+        import tempfile
+        try:
+            store = Path(store)
+            path = store / f"{sid}.json"
+            if path.exists():
+                os.utime(path)
+                return
+            data = json.dumps({"text": text, "lang": lang, "kb_version": kb_version}, ensure_ascii=True).encode()
+            fd, tmp = tempfile.mkstemp(dir=store, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+            entries = sorted((e.stat().st_mtime, e.stat().st_size, e) for e in store.glob("X*.json"))
+            total = sum(size for _, size, _ in entries)
+            for _, size, e in entries:           # oldest out first, bounded in bytes
+                if total <= self.CHECK_STORE_BYTES:
+                    break
+                e.unlink(missing_ok=True)
+                total -= size
+        except OSError as exc:      # a full disk loses only the links of other processes, never the answer
+            import logging
+            logging.getLogger("gpukb.check").warning("cannot keep the checked text %s: %s", sid, exc)
+
+    def recheck(self, sid: str) -> Any:
+        """The result of a check another process made, recomputed from the text it stored (None: unknown)."""
+        store = self.check_store
+        if store is None or not check_mod.CHECK_PREFIX or not sid[1:].isalnum():
+            return None
+        import json
+        try:
+            doc = json.loads((Path(store) / f"{sid}.json").read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(doc, dict) or not isinstance(doc.get("text"), str):
+            return None
+        if check_mod.text_id(doc["text"], str(doc.get("kb_version"))) != sid:
+            return None
+        self.check(doc["text"], doc.get("lang"), doc.get("kb_version"))
+        return self.recalled_check(sid)
+
+    def remember_check(self, sid: str, result: Any, keep: int = 64) -> None:
+        with self._lock:
+            self._checks[sid] = result
+            self._checks.move_to_end(sid)
+            while len(self._checks) > keep:
+                self._checks.popitem(last=False)
+
+    def recalled_check(self, sid: str) -> Any:
+        with self._lock:
+            return self._checks.get(sid)
+
+    def audit_gaps(self, kb_version: str | None = None) -> dict[str, Any]:
+        """The reference facts that would decide the most unverifiable claims (the curator's to-do list)."""
+        view = self.view(kb_version)
+        return audit_gaps.gaps(self.audit_result(view.name).statuses, view)
+
+    def diff(self, a: str, b: str) -> dict[str, Any]:
+        return self.cached(("diff", a, b), lambda: diff_mod.diff(self, a, b))
+
+    def watchlist(self) -> list[dict[str, Any]]:
+        return diff_mod.load_watchlist(self.kb_dir / "watchlist.yaml")
+
+    def validate(self, fill_spans: bool = False) -> dict[str, Any]:
+        """Counts of what loaded (loading already validated everything); see :func:`validate_dirs`."""
+        if fill_spans:
+            return validate_dirs(self.kb_dir, self.rules_dir, fill_spans=True)
+        return {"ok": True, "claims": sum(1 for f in self.kb.all_facts if f.tier == "claim"),
+                "reference": sum(1 for f in self.kb.all_facts if f.tier == "reference"),
+                "rules": len(self.rules.rules), "releases": len(self.kb.releases), "sources": len(self.kb.sources)}
+
+    def versions(self) -> dict[str, Any]:
+        out = []
+        for r in self.kb.releases:
+            v = self.view(r.name)
+            out.append({**r.as_dict(), "counts": {"claims": len(v.claims), "reference": len(v.reference),
+                                                   "sources": len(v.source_ids), "rules": len(self.rules.rules)}})
+        return {"versions": out, "latest": self.kb.latest}
+
+
+def validate_dirs(kb_dir: str | Path = DEFAULT_KB, rules_dir: str | Path = DEFAULT_RULES,
+                  fill_spans: bool = False) -> dict[str, Any]:
+    """Validate a KB and rules directory without building an engine; with ``fill_spans`` write the
+    spans of claims that have only a quote. Raises ValidationError listing every problem."""
+    kb = load_kb(kb_dir, fill_spans=fill_spans)
+    rules = load_rules_for(kb, rules_dir)
+    return {"ok": True, "claims": sum(1 for f in kb.all_facts if f.tier == "claim"),
+            "reference": sum(1 for f in kb.all_facts if f.tier == "reference"), "rules": len(rules.rules),
+            "releases": len(kb.releases), "sources": len(kb.sources)}
+

@@ -1,0 +1,290 @@
+"""How far gpukb's memory estimates are from published measurements, and the error band that follows.
+
+The measured points are reference facts (``memory_measured`` and the papers' ``training_memory`` of a
+whole run, with the method as a qualifier). Each is sized with the defaults a question would get; the
+ratio measured / estimated of the point measurements gives the band: a total T is reported as
+[T·min ratio, T·max ratio], and a verdict whose capacity falls inside the band is *borderline*.
+Bounds ("> 80 GB") are checked for consistency only.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import BadInput
+from ..kb.store import ReleaseView
+from ..kb.vocabulary import Interval
+from ..models import scenario as scen
+
+if TYPE_CHECKING:
+    from ..core.session import Session
+
+MEASURED = ("memory_measured", "training_memory")
+
+
+def points(view: ReleaseView) -> list[Any]:
+    """The measured points of a release: whole-run memory of a named model under a named method."""
+    out = []
+    for f in view.reference:
+        method = f.qualifiers.get("method") if isinstance(f.qualifiers.get("method"), str) else None
+        if f.attribute in MEASURED and method and f.subject.startswith("model:") and isinstance(f.norm, Interval) \
+                and not f.qualifiers.get("component") and view.ref(f.subject, "params") is not None:
+            out.append(f)
+    return sorted(out, key=lambda f: f.id)
+
+
+def calibrate(state: Session, view: ReleaseView) -> dict[str, Any]:
+    """Every measured point with gpukb's estimate and their ratio; the band from the point ratios."""
+    rows = []
+    for f in points(view):
+        body = {"model": f.subject, "method": f.qualifiers["method"].split(":")[1]}
+        gpu = f.qualifiers.get("gpu")
+        body["gpu" if gpu else "vram_gb"] = gpu.split(":")[1] if gpu else 80
+        try:
+            s, notes = scen.normalise(body, state.kb.vocab, view)
+            r = state.run_scenario(s, notes, view)
+        except BadInput as exc:
+            rows.append({"fact": f.key, "error": exc.message})
+            continue
+        ms, rt = r.one("model_states"), r.one("runtime_mem")
+        if ms is None or rt is None:
+            rows.append({"fact": f.key, "error": "no estimate for this model"})
+            continue
+        est = round(ms["gb"] + rt["gb"], 3)
+        row = {"fact": f.key, "model": f.subject.split(":")[1], "method": body["method"], "measured": f.norm.as_dict(),
+               "estimate_gb": est, "citation": f.citation}
+        if f.norm.kind == "number":
+            row["ratio"] = round(f.norm.lo / est, 3) if est else None
+        else:
+            lo, hi = f.norm.lo, f.norm.hi
+            row["consistent"] = (lo is None or est >= lo * 0.8) and (hi is None or est <= hi * 1.25)
+        rows.append(row)
+    ratios = [r["ratio"] for r in rows if r.get("ratio")]
+    band = {"low": min(ratios), "high": max(ratios), "points": len(ratios)} if ratios else None
+    by_method: dict[str, dict[str, Any]] = {}
+    for m in sorted({r["method"] for r in rows if r.get("ratio")}):
+        rs = [r["ratio"] for r in rows if r.get("ratio") and r["method"] == m]
+        if len(rs) >= MIN_POINTS:
+            by_method[m] = {"low": min(rs), "high": max(rs), "points": len(rs)}
+    return {"kb_version": view.name, "points": rows, "band": band, "by_method": by_method}
+
+
+MIN_POINTS = 2      # a band from fewer measured points than this is not given
+
+
+def band_of(state: Session, view: ReleaseView, method: str) -> dict[str, Any] | None:
+    """The error band of a method's estimates in a release (None without enough measured points): the band
+    that covers 90% of the measured runs of the gold set's dev split when it has enough of the method's runs,
+    else the band of the reference tier's measured points."""
+    def bands() -> dict[str, Any]:
+        out = dict(state.cached(("calibration", view.name), lambda: calibrate(state, view))["by_method"])
+        dev = measured_runs(state, view, splits=("dev",))["splits"].get("dev") or {}
+        for m, b in (dev.get("by_method") or {}).items():
+            out[m] = {"low": b["low"], "high": b["high"], "points": b["points"], "basis": "measured runs (dev)"}
+        return out
+    band = state.memo(("calibration-bands", view.name), bands).get(method)
+    return dict(band) if band is not None else None
+
+
+def report_text(rep: dict[str, Any]) -> str:
+    lines = [f"sizing against published measurements, release {rep['kb_version']}:",
+             f"  {'point':34} {'method':9} {'measured':>12} {'estimate':>10} {'ratio':>7}"]
+    for r in rep["points"]:
+        if "error" in r:
+            lines.append(f"  {r['fact']:34} cannot be sized: {r['error']}")
+            continue
+        m = r["measured"]
+        shown = f"{m['lo']:g} GB" if m["kind"] == "number" else ("> " if m["hi"] is None else "< ") + f"{(m['lo'] or m['hi']):g} GB"
+        ratio = f"{r['ratio']:.2f}" if r.get("ratio") else ("ok" if r.get("consistent") else "NOT OK")
+        lines.append(f"  {r['fact']:34} {r['method']:9} {shown:>12} {r['estimate_gb']:>8.1f} GB {ratio:>7}")
+    for m, b in rep["by_method"].items():
+        lines.append(f"  band for {m} (measured / estimated over {b['points']} points): {b['low']:.2f} .. {b['high']:.2f}")
+    return "\n".join(lines)
+
+
+# ---- measured runs (kb/gold/measured_runs.yaml): per split, how close the estimates are -----------------
+
+WITHIN = 0.15          # an estimate "within 15%" of the measured peak
+COVER = 0.90           # the error band covers at least this share of a split's runs
+#: the gold's sharding words as a scenario's ZeRO stage (FSDP full shard = ZeRO-3) and offload
+SHARDING = {"none": 0, "ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3, "zero3_offload": 3}
+OFFLOAD = {"none": None, "optimizer": "optimizer", "optimizer_and_params": "params"}
+OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
+#: what a training framework does unless told otherwise: torchtune's recipes compute the loss with
+#: CEWithChunkedOutputLoss (R-LOGITS-chunked)
+FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}}
+#: a peak read from PyTorch's caching allocator (max_memory_allocated / active / reserved, as torchtune and litgpt
+#: print them) counts tensors only: it is compared with the estimate of what the allocator holds (sizing.allocated:
+#: no CUDA context, no paged optimizer states in unified memory; R-TORCH-allocated); nvidia-smi and unstated tools
+#: with the per-GPU total
+ALLOCATOR_WORDS = ("allocated", "memory active", "max gpu ram", "torchtune memory stats", "memory_reserved")
+
+
+def compared_as(row: dict[str, Any]) -> str:
+    """How a measured run's peak was read: "allocated" (a PyTorch allocator statistic) or "total" (nvidia-smi,
+    a screenshot, or a tool the source does not name)."""
+    kind = str(row.get("memory_kind") or "").lower()
+    return "allocated" if any(w in kind for w in ALLOCATOR_WORDS) else "total"
+
+
+def _gpu_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, Any]:
+    """The card of a measured run: a catalogued GPU with a memory fact (a generic name, whose memory size
+    the source does not state, is read as its largest variant: published runs use the large cards), else
+    the memory size its name states ("unknown:40GB-GPU"), else none (the outcome cannot be judged)."""
+    import re
+    gpu = str(row.get("gpu") or "")
+    name = gpu.split(":", 1)[1] if ":" in gpu else gpu
+    eid = gpu if gpu in vocab.entities else vocab.aliases().get(name.lower().replace("-", " ")) or \
+        (f"gpu:{name}" if f"gpu:{name}" in vocab.entities else None)
+    if eid and vocab.entities[eid].get("variants"):
+        eid = vocab.sized_variants(eid)[-1]
+    if eid and view.ref(eid, "memory_gb") is not None:
+        return {"gpu": eid.split(":", 1)[1]}
+    m = re.search(r"(\d+)\s*GB", name, re.I)
+    return {"vram_gb": float(m.group(1))} if m else {}
+
+
+def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, Any]:
+    """The query body that describes a measured run as gpukb's flags do."""
+    body: dict[str, Any] = {"method": row["method"]}
+    model = row.get("model") or ""
+    if model in vocab.entities and view.ref(model, "params") is not None:
+        body["model"] = model.split(":", 1)[1]
+    elif row.get("params_b"):
+        body["params"] = float(row["params_b"]) * 1e9
+    if row.get("precision"):
+        body["precision"] = row["precision"]
+    opt = row.get("optimizer")
+    if opt and opt != "none" and row["method"] != "inference":
+        name, in_bwd = OPTIMIZER.get(opt, (opt, False))
+        body["optimizer"] = name
+        if in_bwd:
+            body["optimizer_in_backward"] = True
+    for k in ("batch", "seq_len", "lora_rank"):
+        if row.get(k):
+            body[k] = int(row[k])
+    if row.get("gradient_checkpointing") is not None and row["method"] != "inference":
+        body["gradient_checkpointing"] = bool(row["gradient_checkpointing"])
+    att = row.get("attention")
+    if att:
+        body["flash_attention"] = att in ("flash_attention_2", "sdpa", "flash")
+    shard = row.get("sharding") or "none"
+    if row.get("gpus"):
+        body["gpus"] = int(row["gpus"])
+    if shard in SHARDING and row["method"] != "inference":
+        body["zero"] = SHARDING[shard]
+    off = OFFLOAD.get(row.get("offload") or "none")
+    if off and (row["method"] in ("full", "pretrain") or off == "params"):
+        body["offload"] = off
+    for k, v in FRAMEWORK_DEFAULTS.items():
+        if k in str(row.get("framework") or "").lower() and row["method"] != "inference":
+            body.update({f: x for f, x in v.items() if f not in body})
+    if any("optimizer_in_bwd=true" in str(x).replace(" ", "").lower() for x in row.get("inferred_from_config") or []) \
+            and row["method"] in ("full", "pretrain"):
+        body["optimizer_in_backward"] = True
+    body.update(_gpu_body(row, vocab, view) or {"vram_gb": 4096})
+    return body
+
+
+def _median(xs: list[float]) -> float | None:
+    xs = sorted(xs)
+    if not xs:
+        return None
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def _band(ratios: list[float]) -> dict[str, Any] | None:
+    """The narrowest [low, high] of ratios measured / estimated that holds at least COVER of them."""
+    rs = sorted(ratios)
+    if not rs:
+        return None
+    k = max(1, math.ceil(COVER * len(rs)))
+    best = min(range(len(rs) - k + 1), key=lambda i: (rs[i + k - 1] - rs[i], i))
+    return {"low": round(rs[best], 3), "high": round(rs[best + k - 1], 3), "points": len(rs), "covers": k}
+
+
+def measured_runs(state: Session, view: ReleaseView, path: Any = None, splits: tuple[str, ...] | None = None
+                  ) -> dict[str, Any]:
+    """Every measured run of the gold set sized as its flags say; per split: the share within 15% of the
+    measured peak, the share of outcomes (ran / OOM) right, the signed median error and the error band
+    (ratios measured / estimated) that covers 90% of the runs. Rows are only listed for the dev split."""
+    from pathlib import Path
+
+    from ..core.yamlio import load_file
+    p = Path(path) if path else Path(state.kb_dir) / "gold" / "measured_runs.yaml"
+    if not p.exists():
+        return {"file": str(p), "splits": {}}
+    data = load_file(p) or {}
+    vocab = state.kb.vocab
+    per: dict[str, list[dict[str, Any]]] = {}
+    for row in data.get("runs") or []:
+        split = row.get("split") or "dev"
+        if splits is not None and split not in splits:
+            continue
+        out: dict[str, Any] = {"id": row.get("id"), "method": row.get("method"), "measured_gb": row.get("measured_peak_gb"),
+                               "outcome": row.get("outcome")}
+        try:
+            body = run_body(row, vocab, view)
+            s, notes = scen.normalise(body, vocab, view)
+            r = state.run_scenario(s, notes, view)
+            v = r.one("verdict")
+            pg = r.one("per_gpu")
+        except BadInput as exc:
+            out["error"] = exc.message
+            per.setdefault(split, []).append(out)
+            continue
+        if v is None or pg is None:
+            out["error"] = "no estimate"
+            per.setdefault(split, []).append(out)
+            continue
+        al = r.one("allocated")
+        out["compared"] = compared_as(row) if al is not None else "total"
+        out["estimate_total_gb"] = round(pg["total_gb"], 3)
+        out["estimate_gb"] = round(al["gb"] if out["compared"] == "allocated" else pg["total_gb"], 3)
+        out["body"] = body
+        if "gpu" in body or body.get("vram_gb") != 4096:
+            out["predicted"] = "ran" if v["verdict"] == "fits" else "oom"
+        if out["measured_gb"]:
+            out["error_pct"] = round(100 * (out["estimate_gb"] - out["measured_gb"]) / out["measured_gb"], 1)
+            out["ratio"] = round(out["measured_gb"] / out["estimate_gb"], 3) if out["estimate_gb"] else None
+        per.setdefault(split, []).append(out)
+    splits: dict[str, Any] = {}
+    for split, rows in sorted(per.items()):
+        sized = [r for r in rows if r.get("error_pct") is not None]
+        judged = [r for r in rows if r.get("predicted") and r.get("outcome") in ("ran", "oom")]
+        by_method: dict[str, Any] = {}
+        for m in sorted({r["method"] for r in sized}):
+            b = _band([r["ratio"] for r in sized if r["method"] == m and r.get("ratio")])
+            if b and b["points"] >= MIN_POINTS:
+                by_method[m] = b
+        splits[split] = {
+            "runs": len(rows), "sized": len(sized), "errors": sum(1 for r in rows if "error" in r),
+            "within_15pct": round(sum(1 for r in sized if abs(r["error_pct"]) <= 100 * WITHIN) / len(sized), 3) if sized else None,
+            "outcomes_judged": len(judged),
+            "outcome_right": round(sum(1 for r in judged if r["predicted"] == r["outcome"]) / len(judged), 3) if judged else None,
+            "median_error_pct": _median([r["error_pct"] for r in sized]),
+            "band": _band([r["ratio"] for r in sized if r.get("ratio")]),
+            "by_method": by_method,
+        }
+        if split == "dev":
+            splits[split]["rows"] = rows
+    return {"file": str(p), "splits": splits}
+
+
+def measured_report_text(rep: dict[str, Any]) -> str:
+    lines = [f"sizing against published measurements of real runs ({rep['file']}):"]
+    for split, st in rep["splits"].items():
+        b = st.get("band") or {}
+        lines.append(f"  {split}: {st['runs']} runs, {st['sized']} with a measured peak; within 15%: "
+                     f"{(st['within_15pct'] or 0):.0%}; outcomes right: {(st['outcome_right'] or 0):.0%} of "
+                     f"{st['outcomes_judged']}; median error {st['median_error_pct']}%; 90% band "
+                     f"{b.get('low')} .. {b.get('high')} (measured / estimated)")
+        for r in st.get("rows", []):
+            if "error" in r:
+                lines.append(f"    {r['id']:6} cannot be sized: {r['error']}")
+                continue
+            lines.append(f"    {r['id']:6} {r['method']:9} measured {r['measured_gb'] if r['measured_gb'] else '-':>6} "
+                         f"estimate {r['estimate_gb']:8.2f} {r.get('compared', 'total')[:5]:5}  err {r.get('error_pct', '-'):>6}%  "
+                         f"{r['outcome']}/{r.get('predicted', '?')}")
+    return "\n".join(lines)

@@ -1,0 +1,256 @@
+"""Check any text: the claims it states, judged by the audit's rules with their evidence.
+
+The claims come from :mod:`extract`; they are audited as one more source would be, against the
+reference tier and gpukb's own sizing (the same rules as ``gpukb audit``, no second checker), in a
+block that holds the reference tier and the text's claims only, so a check costs a fraction of a full
+audit. The result is kept for a while so that each finding can be explained like any conclusion
+(``/v1/conclusions/<finding id>/explain``).
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import BadInput, Issue, NotFound, TooLarge, require_text
+from ..kb.ids import bare, finding_source
+from ..kb.store import Fact, ReleaseView
+from ..kb.vocabulary import Interval
+from ..core.terms import FINDING_KINDS, label as term_label
+from ..audit.result import AuditResult, audit_block
+from ..audit.blocks import reachable_reference
+from .guard import Guards
+from .extract import extract
+from ..kb.names import name_unknowns_in_check
+from .tokens import aligned_lower
+
+if TYPE_CHECKING:
+    from ..core.session import Session
+
+MAX_CHECK_CHARS = 20_000
+#: statuses after which a claim needs a correction a reader can use
+WRONG = ("incorrect", "misattributed", "overstated", "understated", "inconsistent_with_derivation")
+#: the status of a claim the audit found wrong but whose reading is in doubt (engine/text/guard.py)
+UNCLEAR = "unclear"
+
+
+def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult) -> dict[str, dict[str, Any]]:
+    """Each claim's status as ``check`` reports it: the audit's, or ``unclear`` with the guards' reasons
+    where the audit found it wrong but the reading of the text is in doubt (precision before recall)."""
+    guards = Guards(text, aligned_lower(text), view)
+    out: dict[str, dict[str, Any]] = {}
+    for c in claims:
+        st = dict(res.status_of(c.id))
+        if st["status"] in WRONG:
+            reasons = guards.reasons(c)
+            if reasons:
+                st = {"status": UNCLEAR, "audit_status": st["status"], "unclear_because": reasons}
+        out[c.id] = st
+    return out
+CHECK_PREFIX = "X"
+
+
+def _check_input(text: Any) -> None:
+    require_text(text, "text", "text", MAX_CHECK_CHARS, TooLarge, " (split it)")
+
+
+def text_id(text: str, release: str) -> str:
+    """The source id a checked text gets: X + a digest of the text and the release."""
+    return CHECK_PREFIX + hashlib.sha1(f"{release}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()[:10]
+
+
+def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None) -> tuple[list[Fact], list[dict[str, Any]], str]:
+    """The text's claims as KB claims of source ``sid`` (validated like a claim file's), the passages
+    not understood, and the text's language."""
+    vocab = view.kb.vocab
+    ex = extract(text, vocab, lang)
+    facts: list[Fact] = []
+    skipped: list[dict[str, Any]] = [{"span": [s, e], "quote": text[s:e], "reason": "no statement gpukb can check"}
+                                     for s, e in ex.not_understood]
+    sparse = _sparsity_reader(vocab)
+    low = aligned_lower(text)
+    for c in ex.claims:
+        if sparse(low, c) and "sparsity" in vocab.qualifiers:
+            c.qualifiers = {**(c.qualifiers or {}), "sparsity": True}
+        line = text.count("\n", 0, c.start) + 1
+        where = {"file": "<text>", "line": line}
+        norm, errs = vocab.check_value(c.attribute, c.value, c.unit, where)
+        quals, qerrs = vocab.check_qualifiers(c.qualifiers or None, where)
+        if errs or qerrs:
+            skipped.append({"span": [c.start, c.end], "quote": text[c.start:c.end],
+                            "reason": "; ".join(i.message for i in errs + qerrs)})
+            continue
+        fid = f"{sid}-C{len(facts) + 1:03d}"
+        facts.append(Fact(fid, 1, "claim", c.subject, c.attribute, c.value, c.unit, norm, quals, "<text>", line,
+                          source=sid, quote=text[c.start:c.end], span=[c.start, c.end], modality=c.modality,
+                          approx=c.approx, confidence=f"{c.confidence:.2f}"))
+    facts = _in_scope(text, view, facts, skipped)
+    skipped.sort(key=lambda x: x["span"])
+    skipped = name_unknowns_in_check(text, skipped, [tuple(f.span or (0, 0)) for f in facts], vocab)
+    return facts, skipped, ex.lang
+
+
+#: attributes that judge a product (enough, suitable ...): said of no named product, they are not read
+#: as a claim about the product of an earlier sentence
+VERDICTS = ("memory_verdict", "suitability", "host_memory_verdict", "bandwidth_verdict", "cost_effectiveness",
+            "stability_risk", "storage_io", "min_gpus", "max_params")
+#: attributes a bare mention of a product "states" (it exists, it is in the catalog): nothing to report
+#: when the product is a catalogued one, so they are kept only when they can be wrong
+MENTIONS = ("exists", "in_catalog")
+
+
+def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dict[str, Any]]) -> list[Fact]:
+    """The claims a reader takes from the text: a verdict about a product its sentence, table or section
+    does not name goes to not_understood (gpukb does not guess whom it judges), and a mention that only
+    says a catalogued product exists is dropped."""
+    guards = Guards(text, aligned_lower(text), view)
+    vocab = view.kb.vocab
+    out = []
+    for f in facts:
+        if f.attribute in VERDICTS and not guards.named_in_scope(f):
+            skipped.append({"span": list(f.span or []), "quote": f.quote,
+                            "reason": f"a verdict ({f.attribute}) whose sentence names no product; gpukb does not "
+                                      f"guess that it is about {vocab.label(f.subject)}"})
+            continue
+        listed = view.ref(f.subject, "in_catalog")
+        if f.attribute in MENTIONS and f.value is True and listed is not None and listed.value is True:
+            continue                         # "GN7 exists": nothing to report of a catalogued product
+        out.append(f)
+    return out
+
+
+#: how far after a claim's span a sparsity word still qualifies its figure ("1,979 TFLOPS (with sparsity)")
+SPARSITY_REACH = 24
+
+
+def _sparsity_reader(vocab):
+    """Whether a throughput claim's figure is stated as the with-sparsity one (vocabulary cues ``sparsity``)."""
+    import re
+    cues = vocab.cues.get("sparsity") or {}
+    yes = [re.compile(p) for p in cues.get("true", ())]
+    no = [re.compile(p) for p in cues.get("false", ())]
+
+    def read(low: str, c) -> bool:
+        spec = vocab.attributes.get(c.attribute)
+        if spec is None or spec.dimension != "compute":
+            return False
+        window = low[c.start:min(len(low), c.end + SPARSITY_REACH)]
+        return any(rx.search(window) for rx in yes) and not any(rx.search(window) for rx in no)
+    return read
+
+
+def audit_claims(state: Session, view: ReleaseView, claims: list[Fact], whole_tier: bool = False) -> AuditResult:
+    """The audit of ``claims`` alone, in a block with the reference facts they can reach (or, with
+    ``whole_tier``, the whole reference tier: the same findings, slower)."""
+    facts = {f.id: f for f in view.reference}
+    facts.update({c.id: c for c in claims})
+    block = ReleaseView(view.kb, view.release, facts, set(view.source_ids) | {c.source for c in claims if c.source})
+    return audit_block(state, block, None if whole_tier else reachable_reference(view, claims))
+
+
+def check(state: Session, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+    """The answer of ``gpukb check`` and ``POST /v1/check``."""
+    _check_input(text)
+    if lang is not None and lang not in ("en", "zh"):
+        raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
+    view = state.view(kb_version)
+    sid = text_id(text, view.name)
+    claims, skipped, text_lang = claims_of(text, sid, view, lang)
+    res = audit_claims(state, view, claims)
+    state.remember_check(sid, res)
+    vocab = view.kb.vocab
+    statuses = judged(text, view, claims, res)
+    out = []
+    for c in claims:
+        st = statuses[c.id]
+        findings = [_finding(f) for f in res.findings_for(c.id)]
+        item: dict[str, Any] = {
+            "id": c.id, "span": list(c.span or []), "quote": c.quote, "subject": c.subject,
+            "subject_label": vocab.label(c.subject), "attribute": c.attribute,
+            "attribute_label": {"en": vocab.attributes[c.attribute].en, "zh": vocab.attributes[c.attribute].zh},
+            "value": c.value, "value_text": c.value_text(vocab),
+            "qualifiers": {k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in c.qualifiers.items()},
+            "modality": c.modality, "confidence": float(c.confidence or 0), "status": st["status"],
+            "findings": findings, "correction": correction(c, st["status"], res, view),
+        }
+        if c.unit is not None:
+            item["unit"] = c.unit
+        if st.get("reason"):
+            item["reason"] = st["reason"]
+        if st["status"] == UNCLEAR:
+            item["audit_status"] = st["audit_status"]
+            item["unclear_because"] = st["unclear_because"]
+        out.append(item)
+    return {"kb_version": view.name, "text_id": sid, "lang": lang or text_lang, "wrong": what_is_wrong(out, vocab),
+            "claims": out, "not_understood": skipped, "summary": summary(out, skipped)}
+
+
+def what_is_wrong(claims: list[dict[str, Any]], vocab) -> list[dict[str, Any]]:
+    """The answer's first part: each claim found wrong, one line per language with its correction."""
+    out = []
+    for c in claims:
+        if c["status"] not in WRONG:
+            continue
+        fix = c.get("correction") or {}
+        label = {lang: term_label("finding", c["status"], lang) for lang in ("en", "zh")}
+        out.append({"claim": c["id"], "span": c["span"], "quote": c["quote"], "status": c["status"],
+                    "en": f"“{c['quote']}” is {label['en']}" + (f": {fix['en']}" if fix.get("en") else "."),
+                    "zh": f"“{c['quote']}”{label['zh']}" + (f"：{fix['zh']}" if fix.get("zh") else "。")})
+    return out
+
+
+def _finding(f: dict[str, Any]) -> dict[str, Any]:
+    keep = ("id", "kind", "basis", "evidence", "explanation", "rule", "premises", "grounds", "via")
+    d = {k: f[k] for k in keep if k in f}
+    d["explain"] = f"/v1/conclusions/{f['id']}/explain"
+    return d
+
+
+def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dict[str, str] | None:
+    """What a reader can say instead of a wrong claim, in English and Chinese: the reference value
+    with its citation, else the audit's own explanation."""
+    if status not in WRONG:
+        return None
+    vocab = view.kb.vocab
+    wrong = [f for f in res.findings_for(c.id) if f["kind"] in WRONG]
+    top = next((f for f in wrong if f["kind"] == status), None)
+    if top is None:
+        return None
+    attr = vocab.attributes[c.attribute]
+    refs = [view.facts.get(bare(k)) for f in [top] + wrong for k in f.get("evidence") or []]
+    refs = [r for r in refs if r is not None and r.tier == "reference" and r.attribute == c.attribute]
+    refs.sort(key=lambda r: r.subject != c.subject)         # the claim's own subject first, then what it inherits from
+    for ref in refs[:1]:
+        value = ref.value_text(vocab)
+        name = vocab.label(c.subject)
+        via = "" if ref.subject == c.subject else f" ({vocab.label(ref.subject)})"
+        return {"en": f"{name}{via}: {attr.en} is {value}, not {c.value_text(vocab)} [{ref.citation}].",
+                "zh": f"{name}{via} 的{attr.zh}为 {value}，而非 {c.value_text(vocab)}（{ref.citation}）。"}
+    return {"en": top["explanation"]["en"], "zh": top["explanation"]["zh"]}
+
+
+def summary(claims: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict[str, str]:
+    """One sentence per language: how many claims, their statuses, and what was not understood."""
+    counts = {k: sum(1 for c in claims if c["status"] == k) for k in FINDING_KINDS + (UNCLEAR,)}
+    parts_en = [f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n]
+    parts_zh = [f"{term_label('finding', k, 'zh') if k != UNCLEAR else '存疑未判'} {n} 条" for k, n in counts.items() if n]
+    en = f"{len(claims)} checkable claim{'s' if len(claims) != 1 else ''} found" + (f": {', '.join(parts_en)}" if parts_en else "")
+    zh = f"发现 {len(claims)} 条可核查的说法" + (f"：{'，'.join(parts_zh)}" if parts_zh else "")
+    if skipped:
+        en += f"; {len(skipped)} passage{'s' if len(skipped) != 1 else ''} not understood"
+        zh += f"；{len(skipped)} 段未能解析"
+    return {"en": en + ".", "zh": zh + "。"}
+
+
+def finding_of(state: Session, fid: str) -> tuple[AuditResult, dict[str, Any]]:
+    """A finding of a recent check, by id (``A-X<digest>-C001-...``)."""
+    sid = finding_source(fid)
+    res = state.recalled_check(sid)
+    if res is None:      # checked by another process of the same server: recomputed from the text it kept
+        res = state.recheck(sid) if hasattr(state, "recheck") else None
+    if res is None:
+        raise NotFound(f"no recent check holds {fid[:120]!r}; check the text again to explain its findings",
+                       [Issue("the check that made this finding is no longer kept", field="id")])
+    f = next((x for x in res.findings if x["id"] == fid), None)
+    if f is None:
+        raise NotFound(f"no finding {fid[:120]!r}", [Issue(f"no finding {fid[:120]!r}", field="id")])
+    return res, f

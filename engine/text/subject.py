@@ -1,0 +1,139 @@
+"""Who a statement is about, for the claim extractor: the candidate claim itself, the subject of a
+statement (the nearest fitting entity, the passage's product carried from earlier sentences, the product
+a table's heading names), the family a carried GPU's statement belongs to, the vendor opening a
+product's name and the general concept a statement naming no product is about."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..kb.lexicon import Match as _Match
+from .tokens import any_match, negated
+
+HARDWARE = ("gpu", "family", "instance")
+PRODUCTS = ("family", "instance", "product", "platform")
+#: the key prefix under which ``carried`` holds the products named by the line heading a table
+HEADING = "heading:"
+
+@dataclass
+class Candidate:
+    """One claim read from the text, before the audit judges it."""
+
+    start: int
+    end: int
+    subject: str
+    attribute: str
+    value: Any
+    unit: str | None = None
+    qualifiers: dict[str, Any] = field(default_factory=dict)
+    modality: str = "spec"
+    confidence: float = 0.8
+    approx: bool = False
+
+    def as_dict(self, text: str) -> dict[str, Any]:
+        d = {"span": [self.start, self.end], "quote": text[self.start:self.end], "subject": self.subject,
+             "attribute": self.attribute, "value": self.value, "qualifiers": self.qualifiers,
+             "modality": self.modality, "confidence": round(self.confidence, 2)}
+        if self.unit is not None:
+            d["unit"] = self.unit
+        if self.approx:
+            d["approx"] = True
+        return d
+
+
+def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: dict[str, _Match],
+             seg: tuple[int, int], topic_first: bool = False) -> tuple[str | None, float]:
+    """The entity a statement at ``pos`` is about: the nearest one of a fitting kind before it (in its
+    clause first), else after it in its clause, else the last one of the previous sentences. With
+    ``topic_first`` (verdicts, which judge the product a passage is about), the passage's product comes
+    before hardware named later in the sentence ("…扩展性差；低于 A100" judges the passage's product)."""
+    fit = [m for m in ents if m.kind in kinds]
+    if topic_first and not [m for m in fit if m.end <= pos or m.start < seg[1]]:
+        for k in kinds:
+            if k in carried:
+                return carried[k].eid, 0.55
+    before = [m for m in fit if m.end <= pos]
+    in_seg = [m for m in before if m.start >= seg[0]]
+    if in_seg:
+        return in_seg[-1].eid, 0.9
+    after = [m for m in fit if m.start >= pos and m.end <= seg[1]]
+    if after:
+        return after[0].eid, 0.8
+    if before:
+        return before[-1].eid, 0.8
+    if fit:
+        return fit[0].eid, 0.65
+    for k in kinds:                # a table row: the product the line heading its table names
+        if HEADING + k in carried:
+            return carried[HEADING + k].eid, 0.6
+    if any(m.kind in HARDWARE for m in ents):
+        return None, 0.0          # the sentence speaks of other hardware: no subject from earlier sentences
+    for k in kinds:
+        if k in carried:
+            return carried[k].eid, 0.55
+    return None, 0.0
+
+
+def host_of(subject: str | None, ents: list[_Match], masked: str, s: int, pos: int, t: dict[str, Any]) -> str | None:
+    """In "GN7 carries the T4 and supports X", X is said of GN7: a GPU that is the object of a family's
+    "carries" earlier in the sentence hands the statement back to the family, unless the statement sits
+    in a parenthesis right after the GPU's name ("A10（24GB 显存）" is the A10's)."""
+    gpu = next((m for m in reversed(ents) if m.eid == subject and m.end <= pos), None)
+    if gpu is not None and re.match(r"\s*[（(][^）)]*$", masked[gpu.end:pos]):
+        return None
+    for h in carries(masked, s, pos, [m for m in ents if m.end <= pos], t):
+        if subject in h.value:
+            return h.subject
+    return None
+
+
+def widen(c: Candidate, ents: list[_Match], seg: tuple[int, int]) -> None:
+    """Grow a claim's span to its subject when the subject is named in the same clause."""
+    for m in ents:
+        if m.eid == c.subject and seg[0] <= m.start <= seg[1]:
+            c.start, c.end = min(c.start, m.start), max(c.end, m.end)
+
+
+def carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) -> list[Candidate]:
+    """"GN7 is based on the T4", "GN7 实例搭载 T4": the GPU of an instance family or size."""
+    out = []
+    hosts = [m for m in ents if m.kind in ("family", "instance")]
+    for h in hosts:
+        # "GN7-T4": a GPU name joined to the family's is part of the family's name
+        gpus = [m for m in ents if m.kind == "gpu" and m.start >= h.end and m.start - h.end <= 64
+                and not re.fullmatch(r"-?", masked[h.end:m.start])]
+        if not gpus:
+            continue
+        g = gpus[0]
+        between = masked[h.end:g.start]
+        if not any_match(t["carries"], between) and not re.fullmatch(r"\s*(?:实例|系列|instances?|series)?\s*[（(:：]\s*(?:nvidia\s*)?", between):
+            continue                  # "GN7-T4" is a product name, "GN7 vs T4" a comparison
+        value = [g.eid] + [m.eid for m in gpus[1:] if re.fullmatch(r"\s*(?:/|或|or|and|和|、)\s*", masked[gpus[0].end:m.start]) ]
+        if negated(masked, h.end, g.start, g.end, min(e, g.end + 8), t) and "\ue000" not in between:
+            continue                              # "GN7 does not use an A100" is not a statement of its GPU
+        out.append(Candidate(h.start, g.end, h.eid, "gpu", value, confidence=0.85))
+    return out
+
+
+def topic(kinds: tuple[str, ...], carried: dict[str, _Match]) -> tuple[str | None, float]:
+    """The product a passage is about: the last one named of the first fitting kind."""
+    for k in kinds:
+        if k in carried:
+            return carried[k].eid, 0.5
+    return None, 0.0
+
+
+def vendor_prefix(m: _Match, low: str, t: dict[str, Any]) -> str | None:
+    """The vendor whose name opens a product's mention ("腾讯云 GN7" as one alias)."""
+    for eid, alias in t["vendors"]:
+        if low.startswith(alias, m.start) and m.end - m.start > len(alias):
+            return eid
+    return None
+
+
+def topic_concept(text: str, t: dict[str, Any], general: bool = True) -> str | None:
+    """The general concept a statement naming no product is about, by the words of ``text`` (the last
+    concept of ``cues.topic`` is the most general one, only taken with ``general``)."""
+    topics = t["topics"] if general else t["topics"][:-1]
+    return next((eid for eid, rxs in topics if any_match(rxs, text)), None)

@@ -1,0 +1,185 @@
+"""Tables read as tables, for the claim extractor: each cell is one claim about the product of its row or
+column and the attribute of the other.
+
+- column per product (``| 指标 | GPU A | GPU B |`` header, one row per attribute): the header cell names
+  the subject, the row's first cell the attribute;
+- row per product (``| 型号 | 显存 | 带宽 |`` header, one row per product): the row's first cell names
+  the subject, the header cell the attribute;
+- a table copied as text without pipes, only when its structure is unambiguous: a line naming N products
+  and nothing else of note, followed by lines of a label and exactly N figures of one kind (before any
+  product named as a remark); the i-th figure is the i-th product's. Lines that do not fit are left to
+  the sentence reader (and the check's guards).
+
+A bare number in a cell takes its unit from the header ("| TDP(W) |", "FP8/TFLOPS"). The attribute is
+read from the label's words only (:func:`attribute_for` over the label), so a figure whose label names no
+attribute of its kind gives no claim. Nothing here names a product or an attribute: the words are the
+vocabulary's."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..kb.vocabulary import Vocabulary
+from ..kb.lexicon import Match as _Match, resolve_variant as _resolve_variant
+from .claims import attribute_for
+from .subject import HARDWARE, Candidate
+from .tokens import PLACEHOLDER, Quantity, Row, quantities
+
+_BARE = re.compile(r"\s*(?:~|≈|约)?\s*((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)\s*$")
+_PROSE = re.compile(r"[。！？!?；;，:：]|[,.](?!\d)")
+#: the longest line read as a table's header line when the table has no pipes
+HEADER_LINE = 100
+
+
+def masked_text(low: str, mentions: list[_Match]) -> str:
+    """``low`` with every hardware and model name masked (their digits are no figures)."""
+    out = list(low)
+    for m in mentions:
+        if m.kind in PLACEHOLDER:
+            out[m.start:m.end] = PLACEHOLDER[m.kind] * (m.end - m.start)
+    return "".join(out)
+
+
+def _hardware(mentions: list[_Match], a: int, b: int, low: str, vocab: Vocabulary) -> list[_Match]:
+    """The distinct hardware products named in ``[a, b)`` as words of their own (not the "A100" inside
+    "Standard_NC24ads_A100_v4"), in order, each as the variant its text names."""
+    out: list[_Match] = []
+    for m in mentions:
+        inside = (m.start > 0 and re.match(r"[a-z0-9_]", low[m.start - 1])) or re.match(r"[a-z0-9_]", low[m.end:m.end + 1])
+        if m.kind in HARDWARE and a <= m.start and m.end <= b and not inside:
+            m = _Match(m.start, m.end, _resolve_variant(m, low, vocab), m.kind) if m.kind == "gpu" else m
+            if all(vocab.generic(x.eid) != vocab.generic(m.eid) for x in out):
+                out.append(m)
+    return out
+
+
+def _header_unit(low: str, a: int, b: int, t: dict[str, Any]) -> tuple[str, str] | None:
+    """The unit a header or label cell names on its own ("TDP(W)", "FP8/TFLOPS"): (dimension, unit)."""
+    for dim, unit, rx in t["unit"]:
+        if dim in ("count", "ratio", "params"):
+            continue
+        for i in range(a, b):
+            if i > a and low[i - 1] not in " /(（[_-":
+                continue
+            m = rx.match(low, i, b)
+            if m and m.end() > i and (m.end() == b or low[m.end()] in " /)）]_-"):
+                return dim, unit
+    return None
+
+
+def _figures(masked: str, low: str, a: int, b: int, head: tuple[int, int], vocab: Vocabulary,
+             t: dict[str, Any]) -> list[Quantity]:
+    """The figures of cell ``[a, b)``: numbers with units, or a bare number with the header's unit."""
+    qs = quantities(masked, a, b, vocab)
+    if qs:
+        return qs
+    bare = _BARE.fullmatch(masked, a, b)
+    unit = _header_unit(low, *head, t) if bare else None
+    if bare is None or unit is None:
+        return []
+    x = float(bare.group(1).replace(",", ""))
+    approx = bool(re.match(r"\s*(?:~|≈|约)", masked[a:b]))
+    return [Quantity(bare.start(1), bare.end(1), x, x, unit[0], unit[1], approx=approx)]
+
+
+def _cell_claims(subject: _Match, masked: str, low: str, a: int, b: int, head: tuple[int, int],
+                 vocab: Vocabulary, t: dict[str, Any], conf: float = 0.8, words_from: int | None = None) -> list[Candidate]:
+    """The claims of one cell about ``subject``, the attribute read from ``head``'s words (memory types
+    from ``words_from`` on: in a table copied as text a cell's words follow its figure)."""
+    out: list[Candidate] = []
+    for q in _figures(masked, low, a, b, head, vocab, t):
+        attr, aconf = attribute_for(q, low, masked, head, head[0], head[1], [], {}, vocab, t)
+        if attr is None or aconf < 0.7 or vocab.kind_of(subject.eid) not in vocab.attributes[attr].applies_to:
+            continue
+        value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
+        if q.bound and q.lo == q.hi:
+            value = f"{q.bound} {q.lo:g}"
+        out.append(Candidate(q.start, q.end, subject.eid, attr, value, q.unit, modality="spec",
+                             confidence=conf * aconf, approx=q.approx))
+    if "memory_type" in vocab.attributes and vocab.kind_of(subject.eid) in vocab.attributes["memory_type"].applies_to:
+        for val, rx in t["memory_types"]:
+            for m in rx.finditer(masked, a if words_from is None else words_from, b):
+                out.append(Candidate(m.start(), m.end(), subject.eid, "memory_type", val, confidence=conf * 0.9))
+    return out
+
+
+def markdown_tables(low: str, masked: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary,
+                    t: dict[str, Any]) -> list[Candidate]:
+    """The cells of Markdown tables whose header or first column names the products (see the module)."""
+    tabs: dict[int, list[Row]] = {}
+    for r in rows:
+        if r.header:
+            tabs.setdefault(r.header[0][0], []).append(r)
+    out: list[Candidate] = []
+    for table in tabs.values():
+        head = next((r for r in table if r.is_header), None)
+        body = [r for r in table if not r.is_header and r.cells]
+        if head is None or len(head.cells) < 2 or not body:
+            continue
+        named = [_hardware(mentions, a, b, low, vocab) for a, b in head.cells]
+        first = [_hardware(mentions, *r.cells[0], low, vocab) for r in body]
+        columns = {j: ms[0] for j, ms in enumerate(named) if j > 0 and len(ms) == 1}
+        if columns and not named[0] and sum(1 for f in first if f) * 2 < len(body):
+            for r in body:                       # one row per attribute, one column per product
+                for j, p in columns.items():
+                    if j < len(r.cells) and len(r.cells) == len(head.cells):
+                        out += _cell_claims(p, masked, low, *r.cells[j], r.cells[0], vocab, t)
+        elif not any(named) and sum(1 for f in first if len(f) == 1) * 2 > len(body):
+            for r, f in zip(body, first):        # one row per product, one column per attribute
+                if len(f) != 1 or len(r.cells) != len(head.cells):
+                    continue
+                for j in range(1, len(r.cells)):
+                    out += _cell_claims(f[0], masked, low, *r.cells[j], head.cells[j], vocab, t)
+    return out
+
+
+def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary, t: dict[str, Any]) -> list[Candidate]:
+    """Tables copied as text without pipes (see the module): only the lines whose structure is clean."""
+    lines, pos = [], 0
+    for part in low.split("\n"):
+        lines.append((pos, pos + len(part)))
+        pos += len(part) + 1
+    out: list[Candidate] = []
+    i = 0
+    while i < len(lines):
+        a, b = lines[i]
+        i += 1
+        text = masked[a:b].strip()
+        if not text or len(text) > HEADER_LINE or "|" in text or _PROSE.search(re.sub(r"[\ue000-\ue003]+", "", text)):
+            continue
+        products = _hardware(mentions, a, b, low, vocab)
+        if len(products) < 2 or quantities(masked, a, b, vocab):
+            continue
+        n = len(products)
+        while i < len(lines) and masked[lines[i][0]:lines[i][1]].strip():
+            la, lb = lines[i]
+            i += 1
+            named = [m for m in mentions if la <= m.start < lb and m.kind in HARDWARE]
+            cut = named[0].start if named else lb
+            qs = [q for q in quantities(masked, la, cut, vocab, ranges=False) if q.end <= cut]
+            if len(qs) != n or len({q.dimension for q in qs}) != 1:
+                continue
+            label = (la, qs[0].start)
+            if not masked[la:qs[0].start].strip() or _PROSE.search(masked[la:qs[-1].end].replace(",", "")):
+                continue
+            for k, (q, p) in enumerate(zip(qs, products)):
+                begin = qs[k - 1].end if k else la
+                stop = qs[k + 1].start if k + 1 < n else cut
+                out += _cell_claims(p, masked, low, begin, stop, label, vocab, t, conf=0.7, words_from=q.start)
+    return out
+
+
+def table_claims(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary,
+                 t: dict[str, Any]) -> list[Candidate]:
+    """Every claim the text's tables state cell by cell."""
+    masked = masked_text(low, mentions)
+    return markdown_tables(low, masked, rows, mentions, vocab, t) + text_tables(low, masked, mentions, vocab, t)
+
+
+def covered(c: Candidate, cells: list[Candidate]) -> bool:
+    """Whether a claim the sentence reader made rests on a figure (or word) a table cell already gave."""
+    return any(c.attribute == x.attribute and c.start <= x.start and x.end <= c.end for x in cells) or \
+        any(c.start <= x.start and x.end <= c.end and c.unit is not None and x.unit is not None for x in cells)
+
+
+__all__ = ["table_claims", "covered", "masked_text"]

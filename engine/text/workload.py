@@ -1,0 +1,181 @@
+"""Workloads and verdicts for the claim extractor: the workload a sentence speaks of (method, task, model,
+size, precision), the qualifiers it gives a claim, a workload's memory requirement or GPU count, and the
+verdicts a clause states about hardware (one per resource it names and per task or model it lists)."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..kb.vocabulary import Vocabulary
+from ..kb.lexicon import Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model
+from .subject import HARDWARE, Candidate, host_of, subject_of, widen
+from .tokens import Quantity, any_match, segment, tables
+
+#: the concept a requirement of a method is stated about when the text names no model
+METHOD_CONCEPT = {"full": "concept:llm-full-finetune", "lora": "concept:llm-peft", "qlora": "concept:llm-peft",
+                  "pretrain": "concept:llm-pretrain"}
+_TRAIN_TASK = re.compile(r"(?<![a-z])train(?:s|ed|ing)?(?![a-z])|训练")
+_INFER_TASK = re.compile(r"(?<![a-z])(?:inference|serv(?:e|es|ing)|deploy\w*)(?![a-z])|推理|部署")
+
+def workload_of(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab: Vocabulary,
+              qs: list[Quantity]) -> dict[str, Any]:
+    """The workload a sentence speaks of: method (or task), model or parameter count, precision."""
+    text = low[s:e]
+    w: dict[str, Any] = {}
+    cues = _question_cues(vocab)
+    named = [val for val, rx in cues.get("method", ()) if rx.search(text)]
+    # the tasks named by the task enum's labels (a label inside a longer one, "训练" in "预训练", is not one)
+    spans = [(m.start(), m.end(), task) for task, rx in tables(vocab)["tasks"] if rx.pattern for m in rx.finditer(text)]
+    tasks = list(dict.fromkeys(t for a, b, t in spans if not any(x <= a and b <= y and (x, y) != (a, b) for x, y, _ in spans)))
+    if named:          # the most specific method named wins (cue order: qlora, lora, full, pretrain, inference)
+        w["method"] = named[0]
+        alts = [m.eid.split(":", 1)[1] for m in ents if m.kind == "method"]
+        if len(set(alts)) > 1 and all(a in named for a in alts):
+            w["methods"] = list(dict.fromkeys(alts))      # methods named as alternatives ("LoRA/QLoRA")
+        if len(tasks) > 1:
+            w["task"] = tasks          # a list of tasks ("inference or development"): one verdict for each
+    else:
+        if tasks:
+            w["task"] = tasks
+        elif _TRAIN_TASK.search(text):
+            w["task"] = ["training"]
+        elif _INFER_TASK.search(text):
+            w["task"] = ["inference"]
+    models = [m.eid for m in ents if m.kind == "model"]
+    if models:
+        w["model"] = models
+        w["size"] = any(not _generic_model(mid, vocab) for mid in models)
+    params = [q for q in qs if q.dimension == "params"]
+    if params and not models:
+        w["params"], w["size"] = params[0].lo * (vocab.unit_factor("params", params[0].unit) or 1), True
+        w["params_raw"] = params[0].lo
+    precs = [m.eid for m in ents if m.kind == "precision"]
+    if precs:
+        w["precision"] = precs
+    return w
+
+
+def qualifiers_of(w: dict[str, Any]) -> dict[str, Any]:
+    q: dict[str, Any] = {}
+    if w.get("method"):
+        q["method"] = f"method:{w['method']}"
+    if w.get("task"):
+        q["task"] = list(w["task"])
+    if w.get("model"):
+        q["model"] = list(w["model"])
+    if w.get("params"):
+        q["params"] = w["params"]
+    if w.get("precision"):
+        q["precision"] = list(w["precision"])
+    if w.get("condition"):
+        q["condition"] = w["condition"]
+    return q
+
+
+def scale_cues(vocab: Vocabulary) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    """The scale-of-training words (large-scale, small models) as (role, patterns) pairs."""
+    return tuple((role, tuple(re.compile(p) for p in ps)) for role, ps in (vocab.cues.get("scale") or {}).items())
+
+
+def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: int) -> list[Candidate]:
+    """"Fully fine-tuning 7B needs 112 GB": a memory requirement of the workload."""
+    # the specific model named nearest before the figure in its clause, else the only one in the sentence
+    every = [m for m in ents if m.kind == "model"]
+    models = [m for m in every if m.end <= q.start] or (every if len(every) == 1 else [])
+    quals = qualifiers_of(w)
+    if models:
+        subject = models[-1].eid
+        quals.pop("model", None)
+    else:
+        subject = METHOD_CONCEPT.get(str(w.get("method")))
+        if subject is None:
+            return []
+    value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
+    if q.bound and q.lo == q.hi:
+        value = f"{q.bound} {q.lo:g}"
+    c = Candidate(s, q.end, subject, "memory_required", value, q.unit, quals, "estimate", 0.75, q.approx)
+    widen(c, ents, (s, e))
+    return [c]
+
+
+def gpus_needed(q: Quantity, masked: str, w: dict[str, Any], ents: list[_Match], seg: tuple[int, int]) -> list[Candidate]:
+    """A count of GPUs stated for a workload is a claim about how many such GPUs it needs."""
+    gpu = next((m for m in ents if m.kind == "gpu" and m.start >= q.start and m.start - q.end <= 12), None)
+    if gpu is None:
+        return []
+    value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
+    if q.bound and q.lo == q.hi:
+        value = f"{q.bound} {q.lo:g}"
+    c = Candidate(q.start, gpu.end, gpu.eid, "min_gpus", value, None, qualifiers_of(w), "estimate", 0.75, q.approx)
+    widen(c, ents, seg)
+    return [c]
+
+
+def verdict_attributes(masked: str, a: int, b: int, verdict: str, t: dict[str, Any]) -> list[str]:
+    """The verdict attributes a clause speaks of, by the resources it names (the longer of two
+    overlapping words wins; "内存和带宽够用" is two verdicts); with none named, a suitability verdict
+    (or a memory verdict for "enough" and "not enough", which say how much of something there is)."""
+    hits = sorted(((m.start(), m.end(), attr) for attr, rxs in t["verdict_attribute"] for rx in rxs
+                   for m in rx.finditer(masked, a, b)), key=lambda h: (h[0] - h[1], h[0]))
+    kept: list[tuple[int, int, str]] = []
+    for h in hits:
+        if all(h[1] <= k[0] or h[0] >= k[1] for k in kept):
+            kept.append(h)
+    attrs = list(dict.fromkeys(h[2] for h in sorted(kept)))
+    if attrs:
+        return attrs
+    return ["memory_verdict" if verdict in ("insufficient", "sufficient") else "suitability"]
+
+
+def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, ents: list[_Match],
+                   carried: dict[str, _Match], w: dict[str, Any], t: dict[str, Any], vocab: Vocabulary,
+                   span: tuple[int, int] | None = None) -> list[Candidate]:
+    """"A T4 cannot fine-tune a 13B model", "GN7 的内存和带宽够用": verdicts about hardware, one per
+    resource the clause names and per task (or model) it lists."""
+    a, b = span or (s, e)
+    # the resources named in the verdict's own comma-delimited piece ("单卡 GN7 不够，必须依赖多卡互联":
+    # the interconnect is a remedy, not what is judged)
+    ra, rb = segment(masked, s, e, s + verdict[1])
+    attrs = verdict_attributes(masked, max(a, ra), min(b, rb), verdict[0], t)
+    resource = attrs != ["suitability"] and attrs != ["memory_verdict"] or any_match(
+        dict(t["verdict_attribute"]).get("memory_verdict", ()), masked[max(a, ra):min(b, rb)])
+    if not (w.get("method") or w.get("task") or w.get("model") or resource):
+        return []
+    pos = s + verdict[1]
+    quals = qualifiers_of(w)
+    split: list[dict[str, Any]] = [quals]
+    if len(quals.get("task") or ()) > 1:
+        split = [{**quals, "task": [x]} for x in quals["task"]]
+    elif len(quals.get("model") or ()) > 1:
+        split = [{**quals, "model": [x]} for x in quals["model"]]
+    if len(w.get("methods") or ()) > 1:          # "LoRA/QLoRA fits": one verdict for each method
+        split = [{**q, "method": f"method:{x}"} for q in split for x in w["methods"]]
+    out = []
+    for attr in attrs:
+        kinds = tuple(k for k in vocab.attributes[attr].applies_to if k in HARDWARE + ("product", "platform"))
+        subj, conf = subject_of(kinds, pos, ents, carried, (ra, rb), topic_first=True)
+        if subj is None:
+            continue
+        subj = host_of(subj, ents, masked, s, pos, t) or subj
+        for q in split:
+            c = Candidate(a + len(masked[a:b]) - len(masked[a:b].lstrip(" ,，;；|")), b, subj, attr, verdict[0],
+                          qualifiers=dict(q), modality="verdict", confidence=conf * 0.85)
+            widen(c, ents, (a, b))
+            out.append(c)
+    return out
+
+
+def task_verdict(low: str, masked: str, s: int, e: int, piece: tuple[int, int], verdict: tuple[str, int, int],
+                 ents: list[_Match], carried: dict[str, _Match], t: dict[str, Any], vocab: Vocabulary) -> list[Candidate]:
+    """"…内存是够用的，尤其适合微调和小模型训练", "…, and it is well suited to fine-tuning": a comma piece
+    with a verdict word of its own that names no resource but tasks (or a method) of its own judges the
+    hardware's suitability for them, one verdict per task. A piece that names neither states nothing."""
+    a, b = piece
+    if verdict_attributes(masked, a, b, verdict[0], t) not in (["suitability"], ["memory_verdict"]) or \
+            any_match(t["open_question"], masked[a:a + verdict[1]]):
+        return []
+    w = workload_of(low, masked, a, b, [m for m in ents if a <= m.start < b], vocab, [])
+    if not (w.get("method") or w.get("task")):
+        return []
+    return [c for c in verdict_claims((verdict[0], verdict[1] + a - s, verdict[2] + a - s), masked, s, e, ents, carried,
+                                      w, t, vocab, span=piece) if c.attribute in ("suitability", "memory_verdict")]
