@@ -308,7 +308,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def _write_stream(name: str, d: dict[str, Any], jsonl: bool, array: str) -> None:
     """A large answer written item by item (:mod:`.cli_stream`): the same bytes as print_json, never
     held whole as one text; ``jsonl``: one item of ``array`` per line, then the rest on a last line."""
-    from gpukb.engine.audit.run import collector_paused
+    from gpukb.engine.core.memory import collector_paused
     from .cli_stream import write_json, write_jsonl
     with collector_paused():        # the audit's millions of objects are not traversed again while writing
         if jsonl:

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from gpukb.engine.models import FindingKind, Lang, Method, Offload, Optimizer, Precision
 from gpukb.engine.models.vocab import SolveTarget
 from gpukb.engine.core.terms import ZERO_STAGES
-from gpukb.engine.audit.run import default_workers
+from gpukb.engine.audit.workers import default_workers
 
 from .cli_flags import json_flag, kb_version_flag
 from .evals import evaluations

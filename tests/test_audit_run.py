@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from gpukb.engine.audit import blocks as audit_blocks
+from gpukb.engine.audit import units as audit_units
 from gpukb.engine.audit.result import audit_block
 from gpukb.engine.audit.keys import claim_keys
 from gpukb.engine.audit.run import plan, run_audit
@@ -37,17 +38,17 @@ def test_every_rule_that_joins_claims_is_known_to_the_units(gpukb):
         kinds = [p.type for p in r.patterns]
         if sum(k in CLAIM_TIER for k in kinds) >= 2 and r.id.split(".")[0] in ("audit", "policy"):
             joining.add(r.id)
-    assert joining <= set(audit_blocks.CLAIM_JOINS), sorted(joining - set(audit_blocks.CLAIM_JOINS))
+    assert joining <= set(audit_units.CLAIM_JOINS), sorted(joining - set(audit_units.CLAIM_JOINS))
 
 
 @pytest.mark.slow  # a whole audit per unit size (~60 s in all)
-@pytest.mark.parametrize("batch,limit", [(1, audit_blocks.PAIRWISE_LIMIT), (audit_blocks.BATCH_CLAIMS, audit_blocks.PAIRWISE_LIMIT),
+@pytest.mark.parametrize("batch,limit", [(1, audit_blocks.PAIRWISE_LIMIT), (audit_units.BATCH_CLAIMS, audit_blocks.PAIRWISE_LIMIT),
                                          (1, 2)])
 def test_units_audited_apart_give_the_findings_of_one_run(gpukb, monkeypatch, batch, limit):
     """Every release of the bundled KB: each unit in its own engine run (batch 1) and the default
     batches give the same findings, in the same order, and the same statuses as one run over the
     whole reference tier; also when buckets of more than two groups are split by scope (limit 2)."""
-    monkeypatch.setattr(audit_blocks, "BATCH_CLAIMS", batch)
+    monkeypatch.setattr(audit_units, "BATCH_CLAIMS", batch)
     monkeypatch.setattr(audit_blocks, "PAIRWISE_LIMIT", limit)
     for name in gpukb.kb.release_names():
         view = gpukb.view(name)
@@ -61,7 +62,7 @@ def test_units_audited_apart_give_the_findings_of_one_run(gpukb, monkeypatch, ba
 
 
 def test_a_finding_of_a_blocked_run_is_explained_from_its_block(gpukb, monkeypatch):
-    monkeypatch.setattr(audit_blocks, "BATCH_CLAIMS", 1)
+    monkeypatch.setattr(audit_units, "BATCH_CLAIMS", 1)
     view = gpukb.view(None)
     res = run_audit(gpukb, view, keep_proofs=False)
     assert res.derivation is None and not res.parts
@@ -114,7 +115,7 @@ def synthetic_dir(tmp_path_factory):
 
 @pytest.mark.slow  # worker processes / a Dask cluster
 def test_two_worker_processes_give_the_findings_of_one(synthetic_dir, monkeypatch):
-    monkeypatch.setattr(audit_blocks, "BATCH_CLAIMS", 300)
+    monkeypatch.setattr(audit_units, "BATCH_CLAIMS", 300)
     state = GpuKB(synthetic_dir)
     view = state.view(None)
     one = run_audit(state, view)
@@ -275,7 +276,7 @@ def test_a_dask_cluster_gives_the_findings_of_one_process(synthetic_dir, monkeyp
     """The blocks audited on a Dask cluster (a LocalCluster of two worker processes here; a real one
     is named with ``gpukb audit --scheduler tcp://host:8786``)."""
     from dask.distributed import LocalCluster
-    monkeypatch.setattr(audit_blocks, "BATCH_CLAIMS", 300)
+    monkeypatch.setattr(audit_units, "BATCH_CLAIMS", 300)
     state = GpuKB(synthetic_dir)
     view = state.view(None)
     one = run_audit(state, view)
@@ -290,7 +291,7 @@ def test_the_collector_is_paused_during_an_audit_and_restored_after():
     """run_audit turns Python's cyclic collector off while it runs (its records all live until it ends)
     and back on after, also when the audit fails; a collector that was off stays off."""
     import gc
-    from gpukb.engine.audit.run import collector_paused
+    from gpukb.engine.core.memory import collector_paused
     assert gc.isenabled()
     with collector_paused():
         assert not gc.isenabled()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from gpukb.engine.reasoning import durable_host
+from gpukb.engine.reasoning import durable_facts, durable_host, durable_text
 from gpukb.engine.reasoning.rules import definition, load_rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -381,15 +381,15 @@ def test_session_is_closed_and_unlocked_after_an_exception(compiled):
 def test_projection_sends_scalars_and_marks_lists_and_booleans():
     fact = {"t": "x", "fk": "dh:proj", "s": "text", "i": 3, "f": 1.5, "w": 2.0, "tiny": 2e-06, "flag": True,
             "none": None, "list": [1, 2], "map": {"a": 1}, "id": "mine", "sid": "theirs"}
-    assert durable_host._scalar_projection(fact) == {
+    assert durable_facts.scalar_projection(fact) == {
         "t": "x", "fk": "dh:proj", "s": "text", "i": 3, "f": 1.5, "w": 2, "tiny": math.nextafter(2e-06, 1),
-        "flag": durable_host.TRUE_MARK, "list": durable_host.LIST_MARK, "map": durable_host.LIST_MARK}
+        "flag": durable_facts.TRUE_MARK, "list": durable_facts.LIST_MARK, "map": durable_facts.LIST_MARK}
 
 
 def test_projection_does_not_change_the_callers_fact():
     fact = {"t": "x", "fk": "dh:same", "flag": False, "list": [1], "w": 3.0, "id": 1, "sid": "s"}
     before = {k: (list(v) if isinstance(v, list) else v) for k, v in fact.items()}
-    durable_host._scalar_projection(fact)
+    durable_facts.scalar_projection(fact)
     assert fact == before and type(fact["w"]) is float
 
 
@@ -468,7 +468,7 @@ def test_the_direct_driver_matches_like_the_host(compiled):
         with durable_host.lock():
             compiled._matches.clear()
             for f in facts:
-                msg = durable_host._scalar_projection(f, compiled.fields)
+                msg = durable_facts.scalar_projection(f, compiled.fields)
                 msg.update(sid=sid, id=f["fk"])
                 try:
                     host.assert_fact(compiled.name, msg)
@@ -521,7 +521,7 @@ def test_the_host_runs_no_background_dispatch_threads():
 def _question_filter():
     from tests._engine import bundled
     kb = bundled()
-    return kb, durable_host.PatternFilter(definition(kb.question_reasoner.ruleset))
+    return kb, durable_facts.PatternFilter(definition(kb.question_reasoner.ruleset))
 
 
 def test_the_pattern_filter_leaves_out_only_facts_no_pattern_can_match():
@@ -549,7 +549,7 @@ def test_facts_left_out_of_durable_change_no_answer(monkeypatch):
     n_filtered = len(sent)
     kb._cache.clear()
     sent.clear()
-    monkeypatch.setattr(durable_host.PatternFilter, "may_match", lambda self, fact: True)
+    monkeypatch.setattr(durable_facts.PatternFilter, "may_match", lambda self, fact: True)
     everything = json.dumps(kb.query(dict(body)), sort_keys=True)
     kb._cache.clear()
     assert filtered == everything
@@ -558,17 +558,17 @@ def test_facts_left_out_of_durable_change_no_answer(monkeypatch):
 
 @pytest.mark.parametrize("bindings", [
     {"b_s": {"t": "scenario", "fk": "scenario:q1", "qid": "q1", "n": 2.5}},
-    {"b_c": {"t": "claim", "fk": "S1-C1@1", "value": durable_host.LIST_MARK, "ok": durable_host.TRUE_MARK},
+    {"b_c": {"t": "claim", "fk": "S1-C1@1", "value": durable_facts.LIST_MARK, "ok": durable_facts.TRUE_MARK},
      "b_r": {"fk": "R-1@1", "t": "ref", "subject": "gpu:T4"}},
-    {"b_c": {"t": "claim", "fk": "S1-C2@1", "quote": 'a "quoted" \\ text', "v": durable_host.FALSE_MARK}},
+    {"b_c": {"t": "claim", "fk": "S1-C2@1", "quote": 'a "quoted" \\ text', "v": durable_facts.FALSE_MARK}},
     {"b_c": {"t": "claim", "fk": 'odd "key"', "note": '"fk": "not-this", "b_x":{'}},
     {"b_c": {"t": "claim", "fk": "k", "lit": "\\u0001list"}},
 ])
 def test_match_keys_reads_the_keys_json_reads(bindings):
     """The bindings' fact keys read from a match's text, with or without escapes, are those json.loads reads."""
     text = '{"r7":{' + ",".join(f'"{b}":{durable_host._ENCODE(m)}' for b, m in bindings.items()) + "}}"
-    assert durable_host._match_keys(text) == ("r7", {b: m["fk"] for b, m in bindings.items()})
-    assert durable_host._match_dict(text) == ("r7", bindings)
+    assert durable_text.match_keys(text) == ("r7", {b: m["fk"] for b, m in bindings.items()})
+    assert durable_text.match_dict(text) == ("r7", bindings)
 
 
 def test_a_reused_fact_is_sent_as_the_text_of_its_message(monkeypatch):
@@ -586,7 +586,7 @@ def test_a_reused_fact_is_sent_as_the_text_of_its_message(monkeypatch):
         return real(msg)
     monkeypatch.setattr(r.compiled, "_assert_and_record", capture)
     runs = [r.run([], shared=facts) for _ in range(2)]
-    reused = [m for m in sent if isinstance(m, durable_host._Message)]
+    reused = [m for m in sent if isinstance(m, durable_text.Message)]
     assert len(reused) == 2 * len(facts), "every shared fact goes out as kept text"
     assert len({m["sid"] for m in reused}) == 2
     for m in reused:

@@ -295,7 +295,7 @@ def _listener(behaviour: str):
     ("closed", "nothing listens"), ("http", "not as a Dask scheduler"), ("silent", "said nothing within"),
     ("garbage", "expected an address like")])
 def test_a_bad_scheduler_address_fails_fast_and_says_why(kind, needle):
-    from gpukb.engine.audit.run import probe_scheduler
+    from gpukb.engine.audit.workers import probe_scheduler
     from gpukb.engine.core.errors import BadInput
     import socket
     stop = None

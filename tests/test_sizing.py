@@ -204,7 +204,7 @@ def test_largest_model_is_a_property_of_the_configuration(kb, gpu, method, sizes
 
 def test_largest_model_is_searched_once_per_configuration(kb, monkeypatch):
     """A second question about another size of the same configuration evaluates no search point."""
-    from gpukb.engine.sizing import answer as query_mod
+    from gpukb.engine.sizing import inverse as query_mod
     kb._cache.clear()
     q(kb, params=20e9, method="full", gpu="V100-32GB")
     calls = []
@@ -220,7 +220,7 @@ def test_pairs_left_out_by_their_estimate_would_not_fit(kb, monkeypatch):
     """Pairs of changes whose added savings leave them over the GPU's memory are not evaluated; evaluating
     every pair instead gives the same answers (the oracle), on scenarios that have such pairs."""
     import json
-    from gpukb.engine.sizing import answer as query_mod
+    from gpukb.engine.sizing import recommend as query_mod
     bodies = [{"params": p, "method": m, "gpu": g, "batch": b} for g in ("T4", "A10", "L4", "V100-32GB")
               for m in ("full", "lora") for p in (7e9, 13e9, 20e9, 34e9) for b in (1, 4)]
     calls = []

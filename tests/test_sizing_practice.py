@@ -304,7 +304,7 @@ def test_flash_attention_is_offered_only_where_it_runs(kb):
 
 
 def test_recommendations_fitting_first_then_at_most_three_that_do_not(kb):
-    from gpukb.engine.sizing.answer import ranking
+    from gpukb.engine.sizing.recommend import ranking
     strategy = ranking(kb)
     assert [k["key"] for k in strategy["keys"]][:2] == ["fits", "gpus_needed"] and strategy["max_not_fitting"] == 3
     for body in scenarios(60, seed=11):

@@ -4,7 +4,7 @@ redone only where a change reaches.
 A full audit (:func:`audit_run.run_audit`) plans units over every claim (records, groups, pairs,
 reachable reference facts, keys) and merges every claim's result into one answer. Given the plan of an
 earlier audit run under the same rules, vocabulary and reference tier, :func:`replan` redoes the plan
-only for the *buckets* (:func:`audit_blocks.bucket`) that hold a claim of a changed source: a claim's
+only for the *buckets* (:func:`.units.bucket`) that hold a claim of a changed source: a claim's
 record reads only the claim, its source and its source's other claims (the GPU a source gives a family),
 and groups, pairs and units never cross a bucket, so every other unit, its reference facts and its
 claims' keys are the earlier plan's. Given the earlier merged answer, :func:`remerge` completes only the
@@ -24,7 +24,8 @@ from typing import Any, Iterable
 
 from ..kb.store import Fact, ReleaseView
 from .result import AuditResult, name_premises
-from .blocks import Unit, bucket, group_pairs, units
+from .blocks import bucket, group_pairs
+from .units import Unit, units
 from .gaps import reason as unverifiable_reason
 from .inputs import claim_records
 from .keys import claim_keys, reach
@@ -159,7 +160,7 @@ def _pair_key(f: dict[str, Any]) -> tuple:
 
 def remerge(prev: AuditResult, prev_parts: dict[str, Any], view: ReleaseView, parts: dict[str, Any]) -> AuditResult | None:
     """The merged answer of ``view`` (as :func:`audit_run.merge` gives it) from the earlier merged answer
-    ``prev``; ``prev_parts`` and ``parts``: claim id -> its result (:class:`audit_run.BlockResult`) in the
+    ``prev``; ``prev_parts`` and ``parts``: claim id -> its result (:class:`.batch.BlockResult`) in the
     earlier and this audit. None when too much changed (merge everything)."""
     changed = {cid for cid, p in parts.items() if prev_parts.get(cid) is not p}
     changed.update(cid for cid in prev_parts if cid not in parts)

@@ -7,7 +7,7 @@ context), the claims it rests on (:attr:`Unit.rests`) and its value group as the
 read it: the group's record, the pairs it is compared in, and the records of the groups it is compared
 with together with the claims those name (``rep``, ``rep2``). Other claims of the same group or unit do
 not enter it: the rules join a claim with another only through groups and the claims it rests on
-(:data:`audit_blocks.CLAIM_JOINS`).
+(:data:`.units.CLAIM_JOINS`).
 
 The rules read a group's sources only to tell a group of one source from a group of several, and
 whether two groups compared are of the same one source (rules/audit/claims.yaml: ``n_sources == 1``,
@@ -24,7 +24,8 @@ import hashlib
 from typing import Any
 
 from ..kb.store import Fact, ReleaseView
-from .blocks import Unit, reachable_reference
+from .blocks import reachable_reference
+from .units import Unit
 
 
 def reach(view: ReleaseView, claims: list[Fact]) -> list[Fact]:

@@ -1,6 +1,6 @@
 """Running the audit of a release: units, batches, worker processes, and reuse of unchanged units.
 
-The claims of a release fall into units (:func:`audit_blocks.units`): the value groups of one bucket
+The claims of a release fall into units (:func:`units.units`): the value groups of one bucket
 (or, in a large bucket, of one scope) with, as context, the groups they are compared with and the
 claims they rest on. Each unit is audited with the reference facts it can reach, so the work grows
 with the number of claims instead of its square and memory with the largest unit. A unit's audit is a
@@ -16,40 +16,31 @@ processes (``workers=N``) or on a Dask cluster (``scheduler="tcp://host:port"``,
 """
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import logging
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..kb.store import Fact, ReleaseView
 from ..reasoning.reasoner import Derivation
 from ..kb import facts as factrec
-from .result import AuditResult, audit_records, name_premises
-from .inputs import claim_records, reference_records
-from . import blocks as audit_blocks
-from .blocks import Unit, batches, group_pairs, units
+from .result import AuditResult, name_premises
+from .inputs import claim_records
+from .blocks import group_pairs
+from . import units as audit_units
+from .units import Unit, batches, units
 from .keys import claim_keys, reach, sub_unit
 from .delta import Plan, _fresh, derivations, remerge, replan
 from .gaps import reason as unverifiable_reason
+from ..core.memory import collector_paused
+from .batch import BlockResult, audit_batch
+from .workers import _run_pool
+
+if TYPE_CHECKING:
+    from ..core.session import Session
 
 log = logging.getLogger("gpukb.audit")
-
-
-@dataclass
-class BlockResult:
-    """What the audit says of one claim (``key``: its :func:`audit_keys.claim_keys` key): its findings,
-    status and corroboration, and the derivation of the batch it was audited in (None when proofs are
-    not kept)."""
-
-    key: str
-    findings: list[dict[str, Any]]
-    statuses: dict[str, dict[str, Any]]
-    corroboration: dict[str, list[dict]]
-    derivation: Derivation | None = None
 
 
 @dataclass
@@ -80,166 +71,6 @@ def base_digest(view: ReleaseView, rules_digest: str) -> str:
     return h.hexdigest()
 
 
-def _union_reference(view: ReleaseView, parts: Iterable[list[Fact]]) -> list[Fact]:
-    keep = {f.key for part in parts for f in part}
-    return [f for f in view.reference if f.key in keep]
-
-
-def _split(res: AuditResult, parts: list[Unit], keys: dict[str, str], keep_proofs: bool) -> list[BlockResult]:
-    """One batch's result cut claim by claim (what the batch says of context claims is dropped)."""
-    d = res.derivation if keep_proofs else None
-    own = {c.id: BlockResult(keys[c.id], [], {}, {}, d) for u in parts for c in u.claims}
-    for item in res.findings:
-        b = own.get(item["claims"][0]["id"])
-        if b is not None:
-            b.findings.append(item)
-    for cid, st in res.statuses.items():
-        if cid in own:
-            own[cid].statuses[cid] = st
-    for ref, lst in res.corroboration.items():
-        for cref in lst:
-            if cref["id"] in own:
-                own[cref["id"]].corroboration.setdefault(ref, []).append(cref)
-    return list(own.values())
-
-
-def audit_batch(service, view: ReleaseView, parts: list[Unit], keys: dict[str, str], references: list[list[Fact]],
-                claim_recs: dict[str, dict[str, Any]], keep_proofs: bool = True, progress: Any = None) -> list[BlockResult]:
-    """Audit some units in one engine run; their results, one per claim. ``keys``: the claims' keys,
-    ``claim_recs``: the claims' records with their group ids."""
-    owned = [c for u in parts for c in u.claims]
-    mine = {c.id for c in owned}
-    context = list({c.id: c for u in parts for c in u.context_claims if c.id not in mine}.values())
-    gids = {g["gid"] for u in parts for g in u.groups}
-    ctx_groups = list({g["gid"]: g for u in parts for g in u.context_groups if g["gid"] not in gids}.values())
-    refs = _union_reference(view, references)
-    named = {c.id: c for c in owned + context}
-    # the claims a finding names for a group: of another unit, or of a part of this unit audited alone
-    # (:func:`audit_keys.sub_unit`), whose representatives may be claims the part does not hold
-    for g in ctx_groups + [g for u in parts for g in u.groups]:
-        for rid in (g.get("rep"), g.get("rep2")):
-            if rid and rid not in named and rid in view.facts:
-                named[rid] = view.facts[rid]
-    facts = {f.id: f for f in view.reference}
-    facts.update(named)
-    sub = ReleaseView(view.kb, view.release, facts, set(view.source_ids))
-    records = (reference_records(view, refs) + [g for u in parts for g in u.groups] + ctx_groups
-               + [p for u in parts for p in u.pairs] + [claim_recs[c.id] for c in owned]
-               + [{k: v for k, v in r.items() if k != "gid"} for r in claim_records(view, context)])
-    res = audit_records(service, sub, owned, records, progress, premises_named=False)
-    return _split(res, parts, keys, keep_proofs)
-
-
-# -- worker processes ---------------------------------------------------------------------------
-_WORKER_STATE: dict[tuple, Any] = {}
-
-
-def _worker_state(factory: Callable[..., Any], kb_dir: str, rules_dir: str, include_pending: bool):
-    """The loaded KB and compiled rules of a worker process (loaded once per process); ``factory`` is the
-    session class of the caller (pickled by reference), so this package never imports the service."""
-    key = (factory.__module__, factory.__qualname__, kb_dir, rules_dir, include_pending)
-    if key not in _WORKER_STATE:
-        _WORKER_STATE[key] = factory(kb_dir, rules_dir, include_pending=include_pending)
-    return _WORKER_STATE[key]
-
-
-def batch_job(factory: Callable[..., Any], kb_dir: str, rules_dir: str, include_pending: bool, release: str, parts: list[Unit],
-              keys: dict[str, str], references: list[list[str]], claim_recs: dict[str, dict[str, Any]],
-              keep_proofs: bool) -> list[BlockResult]:
-    """A batch audited in a worker (a local process or a Dask worker): the units travel whole, the
-    reference facts as keys of the worker's own copy of the KB."""
-    state = _worker_state(factory, kb_dir, rules_dir, include_pending)
-    view = state.view(release)
-    by_key = {f.key: f for f in view.reference}
-    refs = [[by_key[k] for k in ks if k in by_key] for ks in references]
-    with collector_paused():
-        return audit_batch(state, view, parts, keys, refs, claim_recs, keep_proofs)
-
-
-CONNECT_SECONDS = 5.0       # to connect to a Dask scheduler, and for it to greet us
-
-
-def probe_scheduler(address: str, seconds: float = CONNECT_SECONDS) -> None:
-    """Refuse, in plain words and within ``seconds``, an address where no Dask scheduler answers: a
-    closed port, a service that speaks another protocol (an HTTP server waits silently for a request;
-    Dask itself would read its first bytes as a frame length and ask for gigabytes), a silent listener.
-    A Dask scheduler speaks first: an 8-byte frame length, then its handshake."""
-    import socket
-    import struct
-    from urllib.parse import urlsplit
-    from ..core.errors import BadInput, Issue
-
-    def bad(why: str) -> BadInput:
-        msg = f"--scheduler {address[:200]}: {why}"
-        return BadInput(msg, [Issue(why, field="scheduler")])
-    parts = urlsplit(address if "://" in address else "tcp://" + address)
-    try:
-        host, port = parts.hostname, parts.port
-    except ValueError:
-        host, port = None, None
-    if parts.scheme not in ("tcp", "tls") or not host or not port:
-        raise bad("expected an address like tcp://host:8786")
-    try:
-        sock = socket.create_connection((host, port), timeout=seconds)
-    except socket.timeout:
-        raise bad(f"no answer from {host}:{port} within {seconds:g} s (a firewall, or a wrong address?)") from None
-    except ConnectionRefusedError:
-        raise bad(f"nothing listens on {host}:{port} (connection refused): is the scheduler running?") from None
-    except OSError as exc:
-        raise bad(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
-    with sock:
-        if parts.scheme == "tls":
-            return                       # the TLS handshake comes first; Dask's own timeout bounds the rest
-        sock.settimeout(seconds)
-        head = b""
-        try:
-            while len(head) < 8:
-                chunk = sock.recv(8 - len(head))
-                if not chunk:
-                    break
-                head += chunk
-        except (socket.timeout, OSError):
-            pass
-    if not head:
-        raise bad(f"{host}:{port} accepts connections but said nothing within {seconds:g} s: it is not a Dask "
-                  "scheduler (an HTTP server, or another service?)")
-    if len(head) < 8 or not 0 < struct.unpack("<Q", head)[0] < 64 * 1024 * 1024 or head[:4] in (b"HTTP", b"SSH-"):
-        shown = head[:8].decode("latin-1").encode("unicode_escape").decode()
-        raise bad(f"{host}:{port} answers, but not as a Dask scheduler (it sent {shown!r})")
-
-
-def _run_pool(service, view, todo, claim_recs, keep_proofs, workers, scheduler, progress) -> list[list[BlockResult]]:
-    args = [(type(service), str(service.kb_dir), str(service.rules_dir), bool(service.include_pending), view.name, parts, keys,
-             [[f.key for f in r] for r in refs], {c.id: claim_recs[c.id] for u in parts for c in u.claims}, keep_proofs)
-            for parts, keys, refs in todo]
-    results: list[list[BlockResult] | None] = [None] * len(todo)
-    if scheduler:
-        try:
-            from dask.distributed import Client, as_completed as dask_completed
-        except ImportError:
-            from ..core.errors import BadInput, Issue
-            raise BadInput("a Dask scheduler needs the optional extra: pip install 'gpukb[cluster]'",
-                           [Issue("dask.distributed is not installed", field="scheduler")]) from None
-        probe_scheduler(scheduler)
-        with Client(scheduler, timeout=CONNECT_SECONDS) as client:
-            futures = {client.submit(batch_job, *a, pure=False): i for i, a in enumerate(args)}
-            for n, fut in enumerate(dask_completed(futures), 1):
-                results[futures[fut]] = fut.result()
-                if progress:
-                    progress("auditing blocks", n, len(todo))
-        return results      # type: ignore[return-value]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    ctx = multiprocessing.get_context("spawn")     # durable_rules' engine is not fork-safe once used
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futs = {pool.submit(batch_job, *a): i for i, a in enumerate(args)}
-        for n, fut in enumerate(as_completed(futs), 1):
-            results[futs[fut]] = fut.result()
-            if progress:
-                progress("auditing blocks", n, len(todo))
-    return results      # type: ignore[return-value]
-
-
 def plan(view: ReleaseView) -> tuple[list[Unit], dict[str, dict[str, Any]]]:
     """The units of a release's audit and its claims' records (with their group ids)."""
     claims = view.claims
@@ -248,22 +79,7 @@ def plan(view: ReleaseView) -> tuple[list[Unit], dict[str, dict[str, Any]]]:
     return units(view, claims, recs, groups, group_pairs(groups)), {c.id: r for c, r in zip(claims, recs)}
 
 
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for a block (restored after): an audit allocates millions
-    of records that live until it ends, and each full collection traversed all of them and the KB (a
-    sixth of a 10,000-claim audit's CPU time, two thirds of a re-audit's). Nothing the audit frees is
-    cyclic, so reference counting frees it as before."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def run_audit(service: "Session", view: ReleaseView, *, workers: int = 1, scheduler: str | None = None,
+def run_audit(service: Session, view: ReleaseView, *, workers: int = 1, scheduler: str | None = None,
               previous: AuditResult | None = None, keep_proofs: bool = True,
               progress: Callable[[str, int, int | None], None] | None = None) -> AuditResult:
     """Audit every claim of a release, unit by unit (see the module docstring).
@@ -307,7 +123,7 @@ def _run_audit(service, view: ReleaseView, *, workers: int, scheduler: str | Non
     size = None
     n_fresh = sum(len(u.claims) for u, _ in fresh)
     if workers > 1 or scheduler:      # several batches per worker, so the last ones even out the load
-        size = max(200, min(audit_blocks.BATCH_CLAIMS, n_fresh // (4 * max(workers, 2))))
+        size = max(200, min(audit_units.BATCH_CLAIMS, n_fresh // (4 * max(workers, 2))))
     ref_of = {id(u): r for u, r in fresh}
     for batch in batches([u for u, _ in fresh], size):
         todo.append((batch, {c.id: keys[c.id] for u in batch for c in u.claims}, [ref_of[id(u)] for u in batch]))
@@ -401,6 +217,3 @@ def _recompute(service, view, parts, refs, keys, claim_recs, cid: str) -> Deriva
     return None
 
 
-def default_workers() -> int:
-    """The worker count ``--workers 0`` means: one per core."""
-    return max(1, os.cpu_count() or 1)

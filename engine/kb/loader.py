@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core import ranges
 from ..core.errors import Issue, ValidationError, short
 from ..core.files import read_text, resolve_inside, tree_files
 from ..core.yamlio import LineDict, check_top_keys, load_file
 from .ids import CLAIM_ID, REF_ID, SOURCE_ID
 from .releases import load_releases
 from .store import KB, Fact, Source, Unknown
-from .vocabulary import Interval, Vocabulary
+from .vocabulary import Vocabulary
+from .unknowns import check_restates, check_unknowns, load_unknowns, restates
 
 MODALITIES = ("spec", "estimate", "verdict", "recommendation", "product-name")
 CONFIDENCES = ("high", "medium", "low")
@@ -20,9 +20,6 @@ CLAIM_FIELDS = {"id", "version", "quote", "span", "subject", "attribute", "value
                 "modality", "gloss_en", "approx", "note", "rests_on", "review"}
 REF_FIELDS = {"id", "version", "subject", "attribute", "value", "unit", "qualifiers", "citation",
               "confidence", "note", "approx", "since", "modality", "gloss_en", "restates"}
-UNKNOWN_FIELDS = {"subject", "attribute", "kind", "reason", "citation", "qualifiers"}
-#: why a reference value is absent: the vendor does not publish it, or it does not apply to the subject
-UNKNOWN_KINDS = ("not_published", "not_applicable")
 
 
 def load_kb(root: str | Path, fill_spans: bool = False, include_pending: bool = False) -> KB:
@@ -52,8 +49,8 @@ def load_kb(root: str | Path, fill_spans: bool = False, include_pending: bool = 
         facts += _load_claim_file(root / name, rel(root / name), vocab, sources, issues, fill_spans)
     for name in sorted(n for n in names if n.startswith("reference/") and n.endswith(".yaml") and n.count("/") == 1):
         facts += _load_reference_file(root / name, rel(root / name), vocab, issues, unknowns)
-    _check_restates(facts, issues)
-    _check_unknowns(unknowns, facts, issues)
+    check_restates(facts, issues)
+    check_unknowns(unknowns, facts, issues)
     releases = load_releases(root / "versions.yaml", rel(root / "versions.yaml"), sources, facts, issues)
     seen: dict[str, Fact] = {}
     for f in facts:
@@ -293,7 +290,7 @@ def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list
         return []
     check_top_keys(data, ("facts", "unknowns"), fname, issues)
     if unknowns is not None:
-        unknowns += _load_unknowns(data.get("unknowns") or [], fname, vocab, issues)
+        unknowns += load_unknowns(data.get("unknowns") or [], fname, vocab, issues)
     out: list[Fact] = []
     for item in data.get("facts") or []:
         if not isinstance(item, LineDict):
@@ -318,103 +315,7 @@ def _load_reference_file(path: Path, fname: str, vocab: Vocabulary, issues: list
         out.append(_fact(rid, "reference", item, common, fname, item.line, citation=item["citation"], confidence=conf,
                          since=None if item.get("since") is None else str(item.get("since")),
                          modality=str(item.get("modality", "spec")), gloss_en=item.get("gloss_en"),
-                         restates=_restates(item, fname, issues)))
+                         restates=restates(item, fname, issues)))
     return out
 
 
-def _load_unknowns(items: list, fname: str, vocab: Vocabulary, issues: list[Issue]) -> list[Unknown]:
-    """The ``unknowns:`` of a reference file: values the vendor does not publish, or that do not apply."""
-    out: list[Unknown] = []
-    for item in items:
-        if not isinstance(item, LineDict):
-            issues.append(Issue("each unknown must be a mapping", fname, getattr(items, "line", 0)))
-            continue
-        bad = False
-        for k in sorted(set(item) - UNKNOWN_FIELDS, key=str):
-            issues.append(Issue(f"unknown field {short(k)}", fname, item.line_of(k), str(k), UNKNOWN_FIELDS))
-            bad = True
-        subject, attribute, kind = item.get("subject"), item.get("attribute"), item.get("kind")
-        skind = vocab.kind_of(subject) if isinstance(subject, str) else None
-        if skind is None:
-            issues.append(Issue(f"unknown subject {short(subject)}", fname, item.line_of("subject"), "subject"))
-            bad = True
-        spec = vocab.attributes.get(attribute) if isinstance(attribute, str) else None
-        if spec is None:
-            issues.append(Issue(f"unknown attribute {short(attribute)}", fname, item.line_of("attribute"), "attribute",
-                                sorted(vocab.attributes)))
-            bad = True
-        elif skind is not None and skind not in spec.applies_to:
-            issues.append(Issue(f"attribute {attribute} does not apply to a {skind}", fname, item.line_of("attribute"),
-                                "attribute", list(spec.applies_to)))
-            bad = True
-        if kind not in UNKNOWN_KINDS:
-            issues.append(Issue(f"unknown kind {short(kind)}", fname, item.line_of("kind"), "kind", UNKNOWN_KINDS))
-            bad = True
-        for key in ("reason", "citation"):
-            if not isinstance(item.get(key), str) or not item[key].strip():
-                issues.append(Issue(f"an unknown needs a {key}", fname, item.line, key))
-                bad = True
-        quals = item.get("qualifiers") or {}
-        if not isinstance(quals, dict):
-            issues.append(Issue(f"qualifiers must be a mapping, got {short(quals)}", fname, item.line_of("qualifiers"),
-                                "qualifiers"))
-            bad = True
-        if not bad:
-            out.append(Unknown(subject, attribute, kind, item["reason"].strip(), item["citation"].strip(),
-                               tuple(sorted((str(k), str(v)) for k, v in quals.items())), fname, item.line))
-    return out
-
-
-def _check_unknowns(unknowns: list[Unknown], facts: list[Fact], issues: list[Issue]) -> None:
-    """An attribute is either known or recorded as unknown, never both; and recorded once."""
-    known = {(f.subject, f.attribute, tuple(sorted((str(k), str(v)) for k, v in (f.qualifiers or {}).items())))
-             for f in facts if f.tier == "reference"}
-    seen: dict[tuple, Unknown] = {}
-    for u in unknowns:
-        key = (u.subject, u.attribute, u.qualifiers)
-        if key in seen:
-            o = seen[key]
-            issues.append(Issue(f"{u.subject} {u.attribute} is recorded as unknown twice (also {o.file}:{o.line})",
-                                u.file, u.line, "subject"))
-        elif key in known:
-            issues.append(Issue(f"{u.subject} {u.attribute} has a reference value and is also recorded as unknown",
-                                u.file, u.line, "attribute"))
-        seen[key] = u
-
-
-def _restates(item: LineDict, fname: str, issues: list[Issue]) -> tuple[str, ...]:
-    """The ``restates`` ids of a reference fact (one id or a list); checked against the tier later."""
-    raw = item.get("restates")
-    if raw is None:
-        return ()
-    ids = [raw] if isinstance(raw, str) else raw
-    if not isinstance(ids, list) or not all(isinstance(x, str) and REF_ID.match(x) for x in ids):
-        issues.append(Issue(f"restates must be a reference id or a list of them, got {short(raw)}", fname,
-                            item.line_of("restates"), "restates"))
-        return ()
-    return tuple(ids)
-
-
-def _check_restates(facts: list[Fact], issues: list[Issue]) -> None:
-    """A fact restates another only when that one exists, is about the same attribute and agrees with its value."""
-    ref = {f.id: f for f in facts if f.tier == "reference"}
-    for f in facts:
-        for rid in f.restates:
-            o = ref.get(rid)
-            if o is None or o.id == f.id:
-                issues.append(Issue(f"{f.id} restates {rid}, which is not another reference fact", f.file, f.line,
-                                    "restates", sorted(ref)[:20]))
-            elif o.attribute != f.attribute or not _values_agree(f, o):
-                issues.append(Issue(f"{f.id} restates {rid}, but they differ ({f.attribute}={short(f.value)} vs "
-                                    f"{o.attribute}={short(o.value)}): a restatement says the same thing", f.file, f.line, "restates"))
-
-
-def _values_agree(a: Fact, b: Fact) -> bool:
-    """Does ``b``'s value fall within ``a``'s (an interval within an interval, an item of a list, equality)?"""
-    if isinstance(a.norm, Interval) and isinstance(b.norm, Interval):
-        return ranges.contains(a.norm.lo, a.norm.hi, b.norm.lo, b.norm.hi)
-    if isinstance(a.value, list):
-        if isinstance(b.value, list):
-            return ranges.subset([str(v) for v in b.value], [str(v) for v in a.value])
-        return b.value in a.value
-    return a.value == b.value

@@ -17,14 +17,13 @@ It is over 500 lines because the design keeps every use of durable_rules in this
 from __future__ import annotations
 
 import itertools
-import json
 import logging
-import math
-import re
 import threading
 from typing import Any, Callable
 
 from . import jsontext
+from .durable_facts import PatternFilter, scalar_projection, condition_fields
+from .durable_text import EngineFault, _ACTION, ErrorLog, Message, match_dict, match_keys
 
 #: the marker gpukb's patch adds (patches/durable-rules-2.0.28.patch); any other build is refused
 PATCH_LABEL = "gpukb-durable-rules-2.0.28-memfix-1"
@@ -63,32 +62,6 @@ _HOST: _durable_engine.Host | None = None
 _NAMES = itertools.count(1)
 _SIDS = itertools.count(1)
 
-class EngineFault(RuntimeError):
-    """durable_rules refused a message or failed inside; the reasoner reports it as an EngineError.
-
-    ``rule`` is the durable rule name that was matching when the failure was reported, when known.
-    """
-
-    def __init__(self, message: str, rule: str | None = None):
-        super().__init__(message)
-        self.rule = rule
-
-
-class _ErrorLog(logging.Handler):
-    """Keeps what durable_rules logs at ERROR (its action-callback failures, e.g. "error code: 307"),
-    which it otherwise only logs while the run goes on; sessions turn each record into an EngineFault."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            text = record.getMessage()
-        except Exception:  # a malformed record still counts as an error
-            text = str(record.msg)
-        self.records.append(text[:1000])
-
 
 #: json.dumps(x, ensure_ascii=False) without building an encoder per call (the same text)
 _ENCODE = jsontext.encoder()
@@ -96,7 +69,7 @@ _ENCODE = jsontext.encoder()
 # the result codes of the C core's assert_fact (durable/engine.py Ruleset._handle_result)
 _NOT_HANDLED, _OBSERVED, _DEFERRED = 1, 2, 3
 
-_ERRORS = _ErrorLog()
+_ERRORS = ErrorLog()
 logging.getLogger(_durable_engine.logger.name).addHandler(_ERRORS)
 
 
@@ -108,45 +81,6 @@ MessageNotHandled = _durable_engine.MessageNotHandledException
 ID_ATTEMPTS = 8
 #: facts whose JSON text a compiled ruleset keeps for reuse across sessions (Session.assert_fact)
 REUSED_TEXTS = 65536
-
-class _Message(dict):
-    """A message for durable_rules with its JSON text already written (``text``, what ``_ENCODE`` writes
-    for the dict): a reference record's projection is encoded once, not in every session."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, fields: dict[str, Any], text: str):
-        super().__init__(fields)
-        self.text = text
-
-
-# A match as the C core hands it out (state.c, serializeResult): {"<action>":{"b_x":<message>,...}}, each
-# message the text gpukb sent, a flat object. Without a backslash in the text (other than in the escaped
-# \u0001 that begins the list and boolean marks) no string holds a quote, so these patterns can only
-# meet the action's name, the bindings' names and each message's "fk".
-_ACTION = re.compile(r'\{"([^"]*)":\{')
-_BINDING = re.compile(r'"(b_[^"]*)":\{')
-_FK = re.compile(r'"fk": "([^"]*)"')
-
-
-def _match_keys(text: str) -> tuple[str, dict[str, str]]:
-    """(action name, binding → fact key) of one match text, read without decoding the messages (a
-    third of the cost of ``json.loads``, which is used when the text has escapes or another shape)."""
-    if "\\" not in text or text.count("\\") == text.count(_MARK_ESCAPE):
-        head = _ACTION.match(text)
-        if head is not None:
-            binds, fks = _BINDING.findall(text), _FK.findall(text)
-            if len(binds) == len(fks):
-                return head.group(1), dict(zip(binds, fks))
-    name, bindings = _match_dict(text)
-    return name, {k: v["fk"] for k, v in bindings.items()}
-
-
-def _match_dict(text: str) -> tuple[str, dict[str, dict[str, Any]]]:
-    """(action name, binding → message) of one match text, decoded."""
-    for name, bindings in json.loads(text).items():
-        return name, bindings
-    raise EngineFault(f"durable_rules handed out an empty match: {text[:200]!r}")
 
 
 def lock() -> threading.RLock:
@@ -194,134 +128,6 @@ def _prime(name: str) -> None:
     """
     _host().assert_fact(name, {"t": PRIME_TYPE, "sid": "$prime"})
     _host().delete_state(name, "$prime")
-
-
-LIST_MARK = "\u0001list"
-TRUE_MARK, FALSE_MARK = "\u0001true", "\u0001false"
-_MARK_ESCAPE = "\\u0001"          # how JSON writes the marks' first character
-
-
-def _parsable(x: float) -> float:
-    """A float durable_rules' JSON parser accepts: it rejects exponent notation without a decimal
-    point in the mantissa (json writes 2e-06 and 1e+16 that way), so such a value is moved by one ulp
-    (2.0000000000000003e-06), which keeps every ordering comparison with other values."""
-    text = repr(x)
-    if "e" in text and "." not in text.split("e")[0]:
-        return math.nextafter(x, math.inf if x > 0 else -math.inf)
-    return x
-
-
-def condition_fields(definition: dict[str, dict]) -> frozenset[str]:
-    """Every fact field a compiled ruleset's conditions read (its own fields and those it joins on);
-    durable_rules is sent only these, with ``t`` and ``fk`` (which keeps every projection distinct)."""
-    out: set[str] = {"t", "fk"}
-
-    def walk(node: Any, top: bool = False) -> None:
-        if isinstance(node, list):
-            for x in node:
-                walk(x, top)
-        elif isinstance(node, dict):
-            for k, v in node.items():
-                if k.startswith("$"):
-                    walk(v)
-                elif k.startswith("b_"):
-                    if isinstance(v, str):
-                        out.add(v)            # {"b_c": "subject"}: a field of the joined fact
-                    else:
-                        walk(v)               # a pattern bound to a name
-                elif k in ("all", "any") and top:
-                    walk(v, True)
-                else:
-                    out.add(k)
-                    walk(v)
-    for rule in definition.values():
-        walk({k: v for k, v in rule.items() if k in ("all", "any")}, True)
-    return frozenset(out)
-
-
-class PatternFilter:
-    """Which facts some pattern of a ruleset could match, from the string literals its conditions
-    require (``{"attribute": "gpu"}`` in a pattern's ``$and``; absent patterns included).
-
-    A fact that fails a required literal of every pattern of its type (present as another string)
-    cannot take part in any match, so durable_rules is not sent it: asserting it would change nothing
-    but the cost (a question's session holds many reference facts no sizing rule reads). Anything
-    else (numbers, ranges, joins, ``$or``, a missing field) counts as a possible match. The verdict
-    is kept per fact type and the values of the fields the literals test.
-    """
-
-    def __init__(self, definition: dict[str, dict]):
-        self.open = False                          # a pattern without a literal type: anything may match
-        self.by_type: dict[str, list[dict[str, str]]] = {}
-        for rule in definition.values():
-            for part in ("all", "any"):
-                for pattern in rule.get(part, ()):
-                    for cond in pattern.values():
-                        need = self._literals(cond)
-                        if not isinstance(need.get("t"), str):
-                            self.open = True
-                        else:
-                            self.by_type.setdefault(need.pop("t"), []).append(need)
-        self.fields = {t: tuple(sorted({f for need in pats for f in need})) for t, pats in self.by_type.items()}
-        self._verdicts: dict[tuple, bool] = {}
-
-    @staticmethod
-    def _literals(cond: Any) -> dict[str, Any]:
-        parts = cond["$and"] if isinstance(cond, dict) and list(cond) == ["$and"] else [cond]
-        out: dict[str, Any] = {}
-        for c in parts:
-            if isinstance(c, dict) and len(c) == 1:
-                (field, value), = c.items()
-                if not field.startswith("$") and isinstance(value, str):
-                    out[field] = value
-        return out
-
-    def may_match(self, fact: dict[str, Any]) -> bool:
-        """False only when no pattern can match ``fact``."""
-        if self.open:
-            return True
-        t = fact.get("t")
-        fields = self.fields.get(t) if isinstance(t, str) else None
-        if fields is None:
-            return not isinstance(t, str)          # a type no pattern reads (durable: not handled)
-        key = (t,) + tuple([v if isinstance(v := fact.get(f), str) else None for f in fields])   # non-strings: "maybe"
-        verdict = self._verdicts.get(key)
-        if verdict is None:
-            verdict = any(all(not isinstance(fact.get(f), str) or fact.get(f) == v for f, v in need.items())
-                          for need in self.by_type[t])
-            if len(self._verdicts) < 65536:
-                self._verdicts[key] = verdict
-        return verdict
-
-
-def _scalar_projection(fact: dict[str, Any], fields: frozenset[str] | None = None) -> dict[str, Any]:
-    """What durable_rules sees of a fact (a new dict; the caller's record is never changed).
-
-    * numbers: a whole float becomes an int (durable_rules does not equate 2 and 2.0), and a float that
-      JSON would write as 2e-06 or 1e+16 is moved by one ulp (see :func:`_parsable`); gpukb keeps the
-      exact value in its own record;
-    * lists and booleans are sent as markers, so "field == null" tests see that the field is there
-      (gpukb itself evaluates every comparison on them);
-    * None is left out (absent), and the reserved keys id and sid are never passed through.
-    """
-    out: dict[str, Any] = {}
-    for k, v in fact.items():
-        if k in ("id", "sid") or v is None or (fields is not None and k not in fields):
-            continue
-        t = type(v)
-        if t is str or t is int:            # the usual case, first (never a bool: its type is bool)
-            out[k] = v
-        elif isinstance(v, bool):
-            out[k] = TRUE_MARK if v else FALSE_MARK
-        elif isinstance(v, float):
-            if v != v or v in (float("inf"), float("-inf")):
-                continue
-            out[k] = int(v) if v.is_integer() and abs(v) < 2 ** 53 else _parsable(v)
-        elif isinstance(v, (str, int)):
-            out[k] = v
-        elif isinstance(v, (list, tuple, dict)):
-            out[k] = LIST_MARK
-    return out
 
 
 class CompiledRuleset:
@@ -374,7 +180,7 @@ class CompiledRuleset:
         ``_NOT_HANDLED`` where ``Host.assert_fact`` raises); whatever else the core raises propagates.
         """
         handle = self._handle
-        code, state = _C.assert_fact(handle, msg.text if type(msg) is _Message else _ENCODE(msg))
+        code, state = _C.assert_fact(handle, msg.text if type(msg) is Message else _ENCODE(msg))
         if code in (_NOT_HANDLED, _OBSERVED):
             return code
         if code == _DEFERRED:
@@ -453,7 +259,7 @@ class Session:
             known = compiled._texts.get(fk)
             if known is None or known[0] is not fact:
                 if compiled.filter.may_match(fact):
-                    proj = _scalar_projection(fact, compiled.fields)
+                    proj = scalar_projection(fact, compiled.fields)
                     text = _ENCODE(proj)
                     known = (fact, proj, text[:-1] + ", " if len(text) > 2 else "{", _ENCODE(fk))
                 else:
@@ -462,7 +268,7 @@ class Session:
                     compiled._texts[fk] = known
             proj = known[1]
         else:
-            proj = _scalar_projection(fact, compiled.fields) if compiled.filter.may_match(fact) else None
+            proj = scalar_projection(fact, compiled.fields) if compiled.filter.may_match(fact) else None
         if proj is None:
             self._asserted.add(fk)               # no pattern can match it: durable_rules would only file it
             return True
@@ -471,7 +277,7 @@ class Session:
             mid = fk if attempt == 0 else f"{fk}~{attempt}"
             if known is not None:
                 # {**projection, "sid": sid, "id": id} with the text _ENCODE writes for it
-                msg = _Message(proj, known[2] + self._sid_text + (known[3] if attempt == 0 else _ENCODE(mid)) + "}")
+                msg = Message(proj, known[2] + self._sid_text + (known[3] if attempt == 0 else _ENCODE(mid)) + "}")
             else:
                 msg = proj                      # a fresh projection: ours to extend
             msg["sid"], msg["id"] = sid, mid
@@ -521,13 +327,13 @@ class Session:
 
     def drain(self) -> list[tuple[str, dict[str, dict]]]:
         """The matches recorded since the last drain: (durable rule name, binding → fact)."""
-        out = [_match_dict(m) if isinstance(m, str) else m for m in self.compiled._matches]
+        out = [match_dict(m) if isinstance(m, str) else m for m in self.compiled._matches]
         self.compiled._matches.clear()
         return out
 
     def drain_keys(self) -> list[tuple[str, dict[str, str]]]:
         """The matches recorded since the last drain: (durable rule name, binding → fact key ``fk``)."""
-        out = [_match_keys(m) if isinstance(m, str) else (m[0], {k: v["fk"] for k, v in m[1].items()})
+        out = [match_keys(m) if isinstance(m, str) else (m[0], {k: v["fk"] for k, v in m[1].items()})
                for m in self.compiled._matches]
         self.compiled._matches.clear()
         return out
@@ -568,7 +374,7 @@ class RawRuleset:
         with _LOCK:
             try:
                 for f in facts:
-                    msg = _scalar_projection(f)
+                    msg = scalar_projection(f)
                     msg["sid"] = sid
                     try:
                         _host().assert_fact(self.name, msg)

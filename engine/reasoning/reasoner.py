@@ -12,7 +12,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from . import expr, matcher
 from ..core import limits
-from .durable_host import CompiledRuleset, EngineFault
+from .durable_host import CompiledRuleset
+from .durable_text import EngineFault
 from .expr_compile import compile_node
 from ..core.errors import EngineError, RuleError
 from .rules import RuleSet, definition, fact_key

@@ -16,24 +16,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
-from ..kb.lexicon import Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model, match_entities as _match_entities, resolve_variant as _resolve_variant
-from .compare import advantages, comparisons, per_compared
-from .relations import upgrades
+from ..kb.lexicon import Match as _Match, match_entities as _match_entities, resolve_variant as _resolve_variant
+from .compare import advantages, comparisons
 from .tables import covered, table_claims
 from .lists import abbreviated, sized_names, groups, heading_verdict, pronoun_list, spread, spread_to_referents
-from .claims import attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, product_names, recommends, roles, sized_variants
-from .subject import HARDWARE, HEADING, Candidate, carries, host_of, subject_of, topic_concept, vendor_prefix, widen
-from .workload import gpus_needed, requirement, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
-from .tokens import CLAUSE, NAME_MARKS, PLACEHOLDER, Row, aligned_lower, any_match, first_match, layout, negated, quantities, row_at, segment, sentences, tables
+from .claims import product_names
+from .subject import HARDWARE, HEADING, Candidate, topic_concept, vendor_prefix
+from .tokens import PLACEHOLDER, Row, aligned_lower, any_match, layout, quantities, row_at, sentences, tables
+from .sentence import asks_question, explicit_vendors, is_heading_line, verdict_of_heading, sentence_claims, uncompared
 
 __all__ = ["Candidate", "Extraction", "aligned_lower", "extract", "quantities", "sentences"]
 
 _BULLET = re.compile(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*")
-_QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$|吗\s*[。.]?\s*$")     # a question states nothing (see _asks)
 
 
 @dataclass
@@ -63,7 +60,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     rows = layout(low)                                    # Markdown table rows: header and heading as context
     cells = table_claims(low, rows, mentions, vocab, t)   # tables read cell by cell (product x attribute)
     placed: set[int] = set()
-    explicit = _explicit_vendors(low, mentions, t)       # products whose vendor the text names beside them
+    explicit = explicit_vendors(low, mentions, t)       # products whose vendor the text names beside them
     advising = False                                      # the previous line introduced a list of advice
     intro: str | None = None                              # the topic a line introducing a list gives its items
     listed: str | None = None                            # the verdict of the line heading a list
@@ -79,11 +76,11 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 if row.heading[0] <= m.start < row.heading[1] and m.kind in HARDWARE:
                     carried[HEADING + m.kind] = m
         bullet = bool(_BULLET.match(low, s)) or (s > 0 and low[s - 1] in "•▪●")
-        heading = _heading_line(low, s, e)
+        heading = is_heading_line(low, s, e)
         if not bullet or heading:
             intro = None
         if heading or not bullet:
-            listed = _heading_verdict(low, s, e, t) if heading else None
+            listed = verdict_of_heading(low, s, e, t) if heading else None
         topic = intro
         ents = [m for m in mentions if m.start >= s and m.end <= e]
         # "A100（40GB…" or "80GB A100": the sized variant the memory beside a generic GPU names
@@ -94,8 +91,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 masked[m.start:m.end] = PLACEHOLDER[m.kind] * (m.end - m.start)
         masked_low = "".join(masked)
         named_all = ents
-        ents = _uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
-        question = _asks(low, s, e, t)
+        ents = uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
+        question = asks_question(low, s, e, t)
         # a heading naming one product makes it the section's subject; a line introducing a list, the list's
         own = _sole_product(named_all, vocab)
         if heading and not bullet and row is None:
@@ -107,7 +104,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         if scope and row is None and not any(m.kind in HARDWARE for m in named_all):
             # "显存为 24GB", "this card has 16 GB" under "## A10": the section's product, not the last one named
             context = {**{k: v for k, v in carried.items() if k not in HARDWARE}, **scope}
-        found = [] if question else _sentence_claims(low, masked_low, s, e, ents, context, vocab, t, row, topic,
+        found = [] if question else sentence_claims(low, masked_low, s, e, ents, context, vocab, t, row, topic,
                                                         listed if bullet and row is None else None, named_all,
                                                         advising and not bullet)
         if not question:
@@ -120,7 +117,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             hardware = [m for m in named_all if m.kind in HARDWARE]
             found += comparisons(low, s, e, hardware, ents, referents, carried, t)
             found += advantages(low, masked_low, s, e, hardware, ents, referents, carried, t, claims)   # "更多显存", "提升训练速度"
-            verdict = _heading_verdict(low, s, e, t) if heading else None
+            verdict = verdict_of_heading(low, s, e, t) if heading else None
             if verdict and not any(c.modality == "verdict" for c in found):
                 found += heading_verdict(low, masked_low, s, e, verdict, ents, carried, t, vocab)
             if runs:
@@ -174,268 +171,3 @@ def _row_context(row: Row | None, ents: list[_Match], carried: dict[str, _Match]
     return {**carried, **own} if own else carried
 
 
-def _uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list[_Match]:
-    """The mentions of a sentence without the hardware it compares with ("低于 A100/V100 的 PCIe 4.0",
-    "slower than the A10"): a comparison word before a name, or before a list of names, makes them
-    the reference of a comparison, not what the sentence speaks of."""
-    out: list[_Match] = []
-    compared: _Match | None = None
-    for m in ents:
-        if m.kind in HARDWARE:
-            gap = low[compared.end:m.start] if compared is not None else ""
-            chained = compared is not None and any_match(t["coref"]["joiner"], re.sub(r"[（(][^（(）)]*[）)]|'s", "", gap))
-            if chained or any_match(t["compared"], low[max(s, m.start - 20):m.start]):
-                compared = m
-                continue
-        out.append(m)
-    return out
-
-
-def _explicit_vendors(low: str, mentions: list[_Match], t: dict[str, Any]) -> set[str]:
-    """The products a text names with their vendor beside them somewhere ("腾讯云 TI-ONE 平台")."""
-    out = set()
-    for i, m in enumerate(mentions):
-        prev = mentions[i - 1] if i else None
-        if vendor_prefix(m, low, t) or (prev is not None and prev.kind == "vendor" and
-                                        re.fullmatch(r"\s*(?:'s|的)?\s*", low[prev.end:m.start])):
-            out.add(m.eid)
-    return out
-
-
-def _asks(low: str, s: int, e: int, t: dict[str, Any]) -> bool:
-    """A question states nothing, unless it takes its content as given ("为何 T4 不够用？", "why is the T4
-    too small?", "什么场景下够用？": it is not enough; it is enough somewhere)."""
-    return bool(_QUESTION.search(low[s:e])) and not any_match(t["presupposed"], low[s:e])
-
-
-def _heading_line(low: str, s: int, e: int) -> bool:
-    """A sentence that is a whole short line without a sentence's ending: a heading."""
-    line_start = low.rfind("\n", 0, s) + 1
-    line_end = low.find("\n", s)
-    line_end = len(low) if line_end < 0 else line_end
-    return not low[line_start:s].strip(" \t-*•▪●#") and not low[e:line_end].strip() and e - s <= 40 and \
-        not re.search(r"[。.!！:：;；,，]\s*$", low[s:e])
-
-
-def _heading_verdict(low: str, s: int, e: int, t: dict[str, Any]) -> str | None:
-    """The verdict of a heading ("✅ 适合的场景", "Where it is not enough"): what the items of the list
-    it heads say of the workloads they name."""
-    if _asks(low, s, e, t):
-        return None
-    v = first_match(t["verdict"], low[s:e])
-    if v is None or any_match(t["open_question"], low[s:s + v[1]]):
-        return None
-    return v[0]
-
-
-def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
-    """The verdict the line heading a table states ("什么场景下“够用”？", "Where the T4 is not enough"):
-    it is what the table's rows say of the workloads they name."""
-    if row is None or row.is_header or row.heading is None:
-        return None
-    a, b = row.heading
-    v = first_match(t["verdict"], low[a:b])
-    if v is None or any_match(t["open_question"], low[a:a + v[1]]):
-        return None
-    return v[0]
-
-
-def _sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
-                     vocab: Vocabulary, t: dict[str, Any], row: Row | None = None,
-                     topic: str | None = None, listed: str | None = None,
-                     named_all: list[_Match] | None = None, advising: bool = False) -> list[Candidate]:
-    out: list[Candidate] = []
-    qs = quantities(masked, s, e, vocab)
-    workload = workload_of(low, masked, s, e, ents, vocab, qs)
-    verdict = first_match(t["verdict"], masked[s:e])
-    requires = [m.start() + s for rx in t["require"] for m in rx.finditer(masked[s:e])]
-    # 1. quantities, each tied to an attribute of its dimension (or a requirement of the workload)
-    variants: dict[str, float] = {}
-    for q in qs:
-        if q.dimension == "params" and workload.get("params_raw") == q.lo:
-            continue                                        # the workload's size, not a statement of it
-        seg = segment(masked, s, e, q.start)
-        if q.dimension == "memory" and workload.get("method") and any(seg[0] <= r < q.start for r in requires):
-            methods = [(rx.search(low, s, q.start), val) for val, rx in _question_cues(vocab).get("method", ())]
-            nearest = max(((m.start(), val) for m, val in methods if m), default=None)
-            w = {**workload, "method": nearest[1]} if nearest else workload
-            out += requirement(q, w, ents, seg[0], seg[1])
-            continue
-        attr, conf = attribute_for(q, low, masked, seg, s, e, ents, carried, vocab, t)
-        if attr == "gpu_count" and workload.get("size") and (workload.get("method") or workload.get("task")):
-            if not (verdict and q.hi <= 1):      # "one T4 is enough for …" is the verdict's, not a GPU count's
-                out += gpus_needed(q, masked, workload, ents, seg)   # "needs 4 A100s for a 13B fine-tune"
-            continue
-        if attr is None or (q.dimension == "count" and any_match(t["advice"], low[seg[0]:seg[1]])):
-            continue
-        if any_match(t["hypothetical"], low[seg[0]:q.start]):
-            continue                            # "如果长期低于 30%": a figure in a condition states nothing
-        subj, sconf = subject_of(vocab.attributes[attr].applies_to, q.start, ents, carried, seg)
-        if subj is None or (attr == "params" and _generic_model(subj, vocab)):
-            continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
-        owner = next((m for m in reversed(named_all or ents) if m.end <= q.start and m.start >= s
-                      and re.fullmatch(r"\s*[（(][^（(）)]*", masked[m.end:q.start])), None)
-        owner = owner or _figure_owner(low, masked, q.start, q.end, named_all or ents, s, e)
-        if owner is not None and owner.kind in vocab.attributes[attr].applies_to:
-            subj, sconf = owner.eid, 0.85           # "A10（31 TFLOPS）": the figure of the name it follows
-        if sconf <= 0.55 and verdict and q.lo != q.hi:
-            continue                            # "单张 40GB/80GB 的显存绰绰有余": sizes in a verdict, of no product named
-        if "family" in vocab.attributes[attr].inherited_by:
-            subj = host_of(subj, ents, masked, s, q.start, t) or subj
-        if attr == "memory_gb" and any_match(t["instance_words"]["gpu_share"], low[seg[0]:seg[1]]):
-            # "half a T4, that is 8 GB of vGPU memory": a vGPU share is the instance size's, not the GPU's
-            share, share_conf = subject_of(("instance", "family"), q.start, ents, carried, seg)
-            if share is not None:
-                subj, sconf = share, min(sconf, share_conf)
-        sized = sized_variants(q, ents, vocab) if attr == "memory_gb" else {}
-        if sized:                               # "A100 或 A800 … 40GB 或 80GB": each variant of its size
-            variants.update(sized)
-            for v, size in sized.items():
-                out.append(Candidate(q.start, q.end, v, attr, size, q.unit, modality="spec",
-                                     confidence=min(conf, sconf) * 0.85, approx=q.approx))
-            continue
-        value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
-        if q.bound and q.lo == q.hi:
-            value = f"{q.bound} {q.lo:g}"
-        c = Candidate(q.start, q.end, subj, attr, value, q.unit, modality="spec", confidence=min(conf, sconf), approx=q.approx)
-        widen(c, ents, seg)
-        out += per_compared(c, q.dimension, named_all or ents, ents, vocab)     # "慢 2–4 倍" than each GPU compared
-    # 2. yes/no attributes stated or denied
-    for attr, rxs in t["attribute"].items():
-        if vocab.attributes[attr].type != "boolean":
-            continue
-        for rx in rxs:
-            for m in rx.finditer(low, s, e):
-                if masked[m.start()] in NAME_MARKS:
-                    continue                        # inside a GPU, instance or model name
-                seg = segment(masked, s, e, m.start())
-                subj, sconf = subject_of(vocab.attributes[attr].applies_to, m.start(), ents, carried, seg)
-                subj = host_of(subj, ents, masked, s, m.start(), t) or subj
-                if subj is None or (verdict and workload.get("method")):
-                    continue
-                value = not negated(masked, seg[0], m.start(), m.end(), seg[1], t)
-                if value and not any_match(t["possess"], low[max(seg[0], m.start() - 16):m.start()]):
-                    continue            # named, but neither had nor denied ("uses BF16", "needs NVLink")
-                c = Candidate(m.start(), m.end(), subj, attr, value, modality="spec", confidence=sconf * 0.95)
-                widen(c, ents, seg)
-                out.append(c)
-    # 3. memory technology named beside a GPU
-    for val, rx in t["memory_types"]:
-        for m in rx.finditer(masked, s, e):
-            seg = segment(masked, s, e, m.start())
-            subj, sconf = subject_of(vocab.attributes["memory_type"].applies_to, m.start(), ents, carried, seg)
-            subj = host_of(subj, ents, masked, s, m.start(), t) or subj
-            for v in variants:                  # the variants the sentence's memory figures named
-                out.append(Candidate(m.start(), m.end(), v, "memory_type", val, confidence=sconf * 0.8))
-            if subj is not None and not variants:
-                c = Candidate(m.start(), m.end(), subj, "memory_type", val, confidence=sconf * 0.9)
-                widen(c, ents, seg)
-                out.append(c)
-    # 3b. the host interface named: of the names just before it ("A100/V100 的 PCIe 4.0"), else of the
-    # product the clause speaks of
-    for val, m in ((v, m) for v, rxs in t["host_links"] for rx in rxs for m in rx.finditer(low, s, e)):
-        owners = _owners(low, m.start(), named_all or ents, s)
-        if owners:
-            out += [Candidate(o.start, m.end(), o.eid, "host_link", val, confidence=0.75) for o in owners]
-            continue
-        seg = segment(masked, s, e, m.start())
-        subj, sconf = subject_of(vocab.attributes["host_link"].applies_to, m.start(), ents, carried, seg)
-        if subj is not None:
-            out.append(Candidate(m.start(), m.end(), subj, "host_link", val, confidence=sconf * 0.85))
-    # 4. the GPU an instance family or size carries, and the one a "GPU:" line or table row names
-    out += carries(masked, s, e, ents, t)
-    out += keyed_gpu(low, s, e, ents, carried, row, t)
-    # a table row or a list item says what its heading says of the workloads it names (and a technique
-    # it names is part of the workload it describes, not advice)
-    context = (_row_verdict(row, low, t) or listed) if verdict is None else None
-    # 5. techniques advised for the hardware
-    if context is None:
-        out += recommends(low, masked, s, e, ents, carried, workload, t, topic, advising)
-    # 5b. what the hardware is designed for (its role); its "适用于" is then not also a verdict
-    role = roles(masked, s, e, ents, carried, t)
-    out += role
-    # 6. verdicts about hardware: one per clause ("with QLoRA it fits, but full fine-tuning needs several
-    # GPUs"), each with the method named nearest before it, unless the clause asks ("whether it is enough")
-    # 7. bottlenecks, effects of techniques, table columns headed by an attribute
-    out += bottlenecks(low, masked, s, e, ents, carried, row, t)
-    out += effects(low, masked, s, e, ents, t)
-    out += depends(low, s, e, t)
-    out += column_claims(low, s, e, ents, row, t, vocab)
-    out += upgrades(low, masked, s, e, ents, carried, t)
-    if verdict or context:
-        scale = first_match(scale_cues(vocab), low[s:e])
-        if scale and not workload.get("size"):
-            workload = {**workload, "condition": low[s + scale[1]:s + scale[2]]}
-        cut, taken = s, []
-        for seg_end in [m.start() for m in CLAUSE.finditer(low, s, e)] + [e]:
-            v = first_match(t["verdict"], masked[cut:seg_end])
-            if v is None and context is not None:
-                v = (context, 0, 0)
-            if v is not None and not any_match(t["open_question"], masked[cut:cut + v[1]]) and \
-                    not (role and v[0] in ("suitable", "recommended")):
-                # the most specific method named in this clause (cue order: qlora, lora, full ...), else the sentence's
-                mine = [val for val, rx in _question_cues(vocab).get("method", ()) if rx.search(low, cut, seg_end)]
-                w = {**workload, "method": mine[0]} if mine and workload.get("method") else workload
-                out += verdict_claims((v[0], v[1] + cut - s, v[2] + cut - s), masked, s, e, ents, carried, w, t,
-                                      vocab, span=(cut, seg_end))
-                taken.append(cut + v[1])
-            cut = seg_end
-        # "…是够用的，甚至是性价比极高的选择": a piece of the sentence judging a resource of its own
-        judged = {c.attribute for c in out if c.modality == "verdict"}
-        for a, b in _pieces(masked, s, e):
-            v = first_match(t["verdict"], masked[a:b])
-            if v is None or any_match(t["open_question"], masked[a:a + v[1]]):
-                continue
-            # the resource is named before (or in) the verdict word: "多卡互联" after "必须依赖" is a remedy
-            named = [x for x in verdict_attributes(masked, a, b, v[0], t) if x not in judged and
-                     any(rx.search(masked, a, a + v[2]) for rx in dict(t["verdict_attribute"]).get(x, ()))]
-            if named:
-                out += [c for c in verdict_claims((v[0], v[1] + a - s, v[2] + a - s), masked, s, e, ents, carried,
-                                                  workload, t, vocab, span=(a, b))
-                        if c.attribute in named and c.confidence > 0.5]     # of a product the sentence names
-                judged.update(named)
-            elif not any(a <= x < b for x in taken) and not (role and v[0] in ("suitable", "recommended")):
-                # "…够用的，尤其适合微调": a verdict on tasks of its own
-                out += task_verdict(low, masked, s, e, (a, b), v, ents, carried, t, vocab)
-    return out
-
-
-#: a figure said right after its product ("the T4's 16 GB", "T4 的 16GB", "而 T4 为 16GB") or followed by it
-#: ("600 GB/s for the A10", "320 GB/s on the T4"): the figure is that product's, even in a comparison
-_OWNER_BEFORE = re.compile(r"\s*(?:'s|的|为|是|则为|达|:|：)\s*(?:约|~|≈)?\s*")
-_OWNER_AFTER = re.compile(r"\s*(?:for|on|of|in)\s+(?:the\s+|an?\s+)?(?:nvidia\s+)?")
-
-
-def _figure_owner(low: str, masked: str, start: int, end: int, named: list[_Match], s: int, e: int) -> _Match | None:
-    """The product a figure is written against (see :data:`_OWNER_BEFORE`), or None."""
-    before = next((m for m in reversed(named) if m.kind in HARDWARE and s <= m.start and m.end <= start), None)
-    if before is not None and (_OWNER_BEFORE.fullmatch(masked, before.end, start) or
-                               (low[before.end - 2:before.end] in ("'s", "’s") and not masked[before.end:start].strip())):
-        return before
-    after = next((m for m in named if m.kind in HARDWARE and end <= m.start and m.end <= e), None)
-    if after is not None and _OWNER_AFTER.fullmatch(masked, end, after.start):
-        return after
-    return None
-
-
-def _owners(low: str, pos: int, ents: list[_Match], s: int) -> list[_Match]:
-    """"A100/V100 的 PCIe 4.0", "the A100's": the hardware names joined just before a possessive."""
-    out: list[_Match] = []
-    end = pos
-    for m in reversed([m for m in ents if m.kind in HARDWARE and s <= m.start and m.end <= pos]):
-        gap = low[m.end:end]
-        if not (re.fullmatch(r"\s*(?:的|'s)\s*", gap) if not out else re.fullmatch(r"\s*(?:/|、|和|与|or|and|,)\s*", gap)):
-            break
-        out.insert(0, m)
-        end = m.start
-    return out
-
-
-def _pieces(masked: str, s: int, e: int) -> list[tuple[int, int]]:
-    """The comma-delimited pieces of a sentence."""
-    out, a = [], s
-    while a < e:
-        b = segment(masked, s, e, a)[1]
-        out.append((a, b))
-        a = b + 1
-    return out

@@ -1,0 +1,127 @@
+"""Units of the audit: the claims audited together with the groups they are compared with, and the batches (one engine run each) they travel in."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from ..kb.store import Fact, ReleaseView
+
+from . import blocks
+from .blocks import bucket
+
+
+#: the audit rules that join two claims (or their groups), and how :func:`units` provides for each: a
+#: test fails when a rule joining claims is added without being listed here
+CLAIM_JOINS = {
+    # claim-vs-claim comparisons run on value groups (cgroup, cpair): a group's unit holds the groups it
+    # is paired with, as context when another unit owns them
+    "audit.claims.quantity.contradiction": "pairs", "audit.claims.quantity.scope": "pairs",
+    "audit.claims.value.contradiction": "pairs", "audit.claims.verdict.contradiction": "pairs",
+    "audit.claims.verdict.scope": "pairs", "audit.claims.agreement": "pairs",
+    "audit.claims.member": "pairs", "policy.claims": "pairs",
+    "audit.claims.bottleneck.contradiction": "pairs", "audit.claims.bottleneck.contradicted": "pairs",
+    # a claim and its source's claims of the GPU of the same subject (the family's GPU, a product's vendor)
+    "audit.context.refuted_premise": "source_gpu", "audit.context.refuted_derivation": "source_gpu",
+    "audit.product.exists.misattributed": "source_gpu", "audit.product.exists.renamed": "source_gpu",
+    # a GPU specification stated for a family, and the source's claim of the family's GPU
+    "audit.context.premise": "source_gpu",
+    # a premise a curator recorded
+    "audit.context.curated": "rests_on", "audit.context.refuted_reason": "rests_on",
+    # a recommended instance, and the source's claims of the GPU of the products it names
+    "audit.product.recommended.misnamed": "source_gpu", "audit.product.recommended.unlisted_misnamed": "source_gpu",
+}
+
+
+#: a batch (one engine run) holds whole units up to about this many claims
+BATCH_CLAIMS = 1500
+
+
+@dataclass
+class Unit:
+    """Claims audited together: their groups, the pairs those groups are compared in, and the context
+    owned by other units (groups they are compared with; claims they rest on)."""
+
+    claims: list[Fact]
+    groups: list[dict[str, Any]]
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    context_groups: list[dict[str, Any]] = field(default_factory=list)
+    context_claims: list[Fact] = field(default_factory=list)
+    #: claim id -> the ids of the claims it rests on, whichever unit owns them (what a part of the
+    #: unit audited alone takes as context: :func:`audit_keys.sub_unit`)
+    rests: dict[str, list[str]] = field(default_factory=dict)
+
+
+def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]], groups: list[dict[str, Any]],
+          pairs: list[dict[str, Any]], limit: int | None = None, everything: list[Fact] | None = None) -> list[Unit]:
+    """The units of an audit, in a stable order.
+
+    A unit is a bucket of value groups (one subject's verdicts, or one subject and attribute) or, in a
+    bucket of more than ``limit`` groups, the groups of one scope. It holds its groups' claims, the
+    pairs its groups are compared in (the other group is context when another unit owns it) and, as
+    context, the claims its claims rest on: the source's claims of the GPU of the claim's subject, of
+    its family qualifier and of the products it recommends, and a curated ``rests_on``. The rules then
+    find in each unit what they find in one run over every claim (a test compares the two).
+    ``everything``: every claim of the release, when ``claims`` are only those of some whole buckets
+    (a re-plan, :func:`audit_delta.replan`): the claims they rest on are looked for among all.
+    """
+    limit = blocks.PAIRWISE_LIMIT if limit is None else limit
+    size: dict[tuple, int] = {}
+    for g in groups:
+        size[bucket(g)] = size.get(bucket(g), 0) + 1
+    unit_of: dict[str, tuple] = {}
+    for g in groups:
+        b = bucket(g)
+        unit_of[g["gid"]] = b if size[b] <= limit else b + (blocks.scope_of(g),)
+    by_gid = {g["gid"]: g for g in groups}
+    out: dict[tuple, Unit] = {}
+    for g in groups:
+        out.setdefault(unit_of[g["gid"]], Unit([], [])).groups.append(g)
+    facts = {c.id: c for c in (claims if everything is None else everything)}
+    owner: dict[str, tuple] = {}
+    for c, r in zip(claims, claim_recs):
+        owner[c.id] = unit_of[r["gid"]]
+        out[owner[c.id]].claims.append(c)
+    for p in pairs:
+        u = out[unit_of[p["a"]]]
+        u.pairs.append(p)
+        if unit_of[p["b"]] != unit_of[p["a"]]:
+            u.context_groups.append(by_gid[p["b"]])
+    source_gpu: dict[tuple[str | None, str], list[str]] = {}
+    for c in claims if everything is None else everything:
+        if c.attribute == "gpu":
+            source_gpu.setdefault((c.source, c.subject), []).append(c.id)
+    for key, u in out.items():
+        need: dict[str, None] = {}
+        for c in u.claims:
+            named = [c.subject]
+            fam = c.qualifiers.get("family")
+            if isinstance(fam, str):
+                named.append(fam)
+            if c.attribute == "recommended_instance":
+                named += [e for e in (c.value if isinstance(c.value, list) else [c.value]) if isinstance(e, str)]
+            mine: dict[str, None] = {}
+            for e in named:
+                mine.update(dict.fromkeys(source_gpu.get((c.source, e), ())))
+            if c.rests_on:
+                mine[c.rests_on] = None
+            if mine:
+                u.rests[c.id] = [i for i in mine if i in facts]
+                need.update(mine)
+        u.context_claims = [facts[i] for i in need if i in facts and owner.get(i) != key]
+        seen: set[str] = set()
+        u.context_groups = [g for g in u.context_groups if not (g["gid"] in seen or seen.add(g["gid"]))]
+    return [out[k] for k in sorted(out, key=lambda k: min(c.id for c in out[k].claims))]
+
+
+def batches(parts: list[Unit], size: int | None = None) -> list[list[Unit]]:
+    """Units packed in order into batches of about ``size`` claims (a unit is never split), so a KB of
+    small units is not audited in hundreds of tiny engine runs."""
+    size = BATCH_CLAIMS if size is None else size
+    out: list[list[Unit]] = []
+    n = 0
+    for u in parts:
+        if not out or n + len(u.claims) > size:
+            out.append([])
+            n = 0
+        out[-1].append(u)
+        n += len(u.claims)
+    return out
