@@ -28,9 +28,9 @@ SLOW := slow or browser
 FAST_TESTS := tests/test_durable_bugs.py tests/test_durable_host.py tests/test_reasoner.py tests/test_rules.py \
               tests/test_sizing.py tests/test_audit.py tests/test_api.py tests/test_determinism.py
 
-.PHONY: run test test-all test-slow test-fast bench venv screenshots openapi clean
+.PHONY: run test test-all test-slow test-fast lint bench venv screenshots openapi clean
 
-$(STAMP): pyproject.toml $(DURABLE_PATCH) build_backend/gpukb_build.py build_backend/durable_build.py
+$(STAMP): pyproject.toml gpukb/__init__.py $(DURABLE_PATCH) build_backend/gpukb_build.py build_backend/durable_build.py
 	@echo "gpukb: installing into $(VENV) with $(PY) (Python $(PYVER))"
 	@if [ -x $(BIN)/python ] && [ "$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYVER)" ]; then \
 	  echo "gpukb: $(VENV) was made with another Python; recreating it"; rm -rf $(VENV); fi
@@ -56,6 +56,10 @@ test-all: $(STAMP)
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest $(FAST_TESTS)
+
+# the layer contract (.importlinter) with import-linter; make test runs it too (tests/test_structure.py)
+lint: $(STAMP)
+	$(BIN)/python scripts/lint_imports.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

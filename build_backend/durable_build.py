@@ -339,10 +339,13 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def vendor_into(gpukb_wheel: Path, engine: Path) -> Path:
+def vendor_into(gpukb_wheel: Path, engine: Path, package_init: bytes | None = None) -> Path:
     """Write gpukb's wheel again with the patched engine under gpukb/_durable/; return its new path.
 
     The result carries the engine wheel's interpreter, ABI and platform tags; the pure wheel is removed.
+    ``package_init``: the text of ``gpukb/__init__.py`` for a wheel that lacks it (an editable wheel maps
+    the package to the checkout, but the engine it carries makes site-packages' ``gpukb`` the package
+    Python finds first, so that directory needs the package's ``__init__`` too).
     """
     parts = engine.name[:-len(".whl")].split("-")
     tag = "-".join(parts[-3:])
@@ -368,6 +371,8 @@ def vendor_into(gpukb_wheel: Path, engine: Path) -> Path:
                                      "as gpukb expects")
                 data = data.replace(*_ENGINE_IMPORT)
             files[target] = data
+    if package_init is not None:
+        files.setdefault("gpukb/__init__.py", package_init)
     if VENDOR + "engine.py" not in files or not any(n.startswith(VENDOR + "durable_rules_engine.") for n in files):
         raise BuildError(f"{engine.name} lacks durable/engine.py or the compiled durable_rules_engine")
     lines = [ln for ln in wheel_meta.splitlines() if not ln.startswith(("Root-Is-Purelib:", "Tag:"))]

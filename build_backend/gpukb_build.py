@@ -23,10 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import durable_build  # noqa: E402
 
 
-def _with_engine(directory: str, name: str) -> str:
+PACKAGE_INIT = Path(__file__).resolve().parent.parent / "gpukb" / "__init__.py"
+
+
+def _with_engine(directory: str, name: str, package_init: bytes | None = None) -> str:
     try:
         engine = durable_build.engine_wheel()
-        return durable_build.vendor_into(Path(directory) / name, engine).name
+        return durable_build.vendor_into(Path(directory) / name, engine, package_init).name
     except durable_build.BuildError as e:
         raise SystemExit(f"gpukb build: ERROR: {e}") from None
 
@@ -38,7 +41,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     name = _setuptools.build_editable(wheel_directory, config_settings, metadata_directory)
-    return _with_engine(wheel_directory, name)
+    return _with_engine(wheel_directory, name, PACKAGE_INIT.read_bytes())
 
 
 def build_sdist(sdist_directory, config_settings=None):
