@@ -83,6 +83,19 @@ def _cue(vocab: Vocabulary, name: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in (vocab.cues.get("check_guard") or {}).get(name, ()))
 
 
+_DIGITS = re.compile(r"(?<![a-z\d.,])\d[\d,.]*")
+#: what ends a clause: a condition's reach stops there ("1,555" is a number, not a break)
+_CLAUSE_BREAK = re.compile(r"[，;；:：、]|,(?!\d{3})|(?<![a-z])(?:then|so)(?![a-z])|就|则|那么")
+
+
+def _NEG(vocab: Vocabulary) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in (vocab.cues.get("negation") or {}).get("before", ()))
+
+
+def _NOT(vocab: Vocabulary) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in (vocab.cues.get("negation") or {}).get("not", ()))
+
+
 def carries(view: ReleaseView, a: str, b: str) -> bool:
     """One of the two subjects is a family whose only GPU is the other (or a variant of it)."""
     vocab = view.kb.vocab
@@ -128,6 +141,32 @@ def _other_products_figure(ctx: Context) -> dict[str, str] | None:
         if y and abs(x - y) <= SAME_FIGURE * max(abs(x), abs(y)):
             return {"other": vocab.label(ref.subject), "figure": ref.value_text(vocab), "citation": ref.citation or ""}
     return None
+
+
+def _other_attributes_figure(ctx: Context) -> dict[str, str] | None:
+    """The figure is exactly the product's own reference figure for another attribute of the same kind
+    (its FP64 Tensor rate given as its FP64 rate), in a sentence that gives several such figures: which
+    figure goes with which word is in doubt, not the figure."""
+    x = _point(ctx.claim)
+    dim = _dimension(ctx)
+    if x is None or x == 0 or dim is None or len({(q.lo, q.hi) for q in _figures(ctx)}) < 2:
+        return None
+    vocab = ctx.vocab
+    c = ctx.claim
+    own = {c.subject, vocab.generic(c.subject), *(vocab.entities.get(c.subject, {}).get("variants") or ())}
+    hits: dict[str, Any] = {}
+    for ref in ctx.view.reference:
+        spec = vocab.attributes.get(ref.attribute)
+        if ref.subject not in own or ref.attribute == c.attribute or spec is None or spec.dimension != dim:
+            continue
+        y = _point(ref)
+        if y and abs(x - y) <= SAME_FIGURE * max(abs(x), abs(y)):
+            hits.setdefault(ref.attribute, (spec, ref))
+    if not hits:
+        return None
+    specs = [spec for spec, _ in hits.values()]
+    return {"attribute": " or ".join(sp.en for sp in specs), "attribute_zh": "或".join(sp.zh for sp in specs),
+            "figure": next(iter(hits.values()))[1].value_text(vocab)}
 
 
 def _multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
@@ -285,6 +324,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("other_products_figure",
           "the figure is the {other}'s ({figure}, {citation}), a product the text also names: the figure may belong to it",
           "该数字正是文中也提到的 {other} 的参数（{figure}，{citation}），可能属于后者", _other_products_figure),
+    Guard("other_attributes_figure",
+          "the figure is this product's {attribute} ({figure}); the sentence gives several figures, and which one goes with which word is unclear",
+          "该数字正是该产品的{attribute_zh}（{figure}）；句中有多个数字，对应关系不明", _other_attributes_figure),
     Guard("multiple_of_one_card",
           "the figure is {n} × one card's memory ({card}): it may be the total of a {n}-GPU instance or server",
           "该数字是单卡显存（{card}）的 {n} 倍，可能是 {n} 卡实例或服务器的合计", _multiple_of_one_card),
@@ -393,6 +435,42 @@ class Guards:
             if names or (in_list and not bullet and line):
                 return None
             at = start
+        return None
+
+    def unstated(self, claim: Fact) -> dict[str, str] | None:
+        """Why the text does not assert the claim at all, in both languages, or None: its sentence asks
+        (vocabulary cues ``check_guard.question``), its figure sits in the clause of a condition or
+        hypothesis ("如果 … 24 GB，…", "if …, …", "whether …"; cues ``check_guard.condition``), or its
+        figure is denied in its clause ("不是 24 GB", "does not have 48 GB"; cues ``negation``), which says
+        what the value is not, never what it is. A yes/no attribute reads its own negation when extracted."""
+        vocab = self.view.kb.vocab
+        span = claim.span or [0, 0]
+        s, e = self._unit(span[0])
+        sent = self.low[s:e].rstrip()
+        for rx in _cue(vocab, "question"):
+            if rx.search(sent):
+                return {"code": "question", "en": "the sentence asks a question; it states nothing",
+                        "zh": "该句是疑问句，并未断言"}
+        figures = list(_DIGITS.finditer(self.low, span[0], span[1]))
+        at = figures[-1].start() if figures else span[0]     # the figure's own place, not its widened subject's
+        before = self.low[s:at]
+        for rx in _cue(vocab, "condition"):
+            for m in rx.finditer(before):
+                if not _CLAUSE_BREAK.search(before, m.end()):
+                    word = self.text[s + m.start():s + m.end()]
+                    return {"code": "hypothetical",
+                            "en": f"the figure is part of a condition or hypothesis (“{word}”), which states nothing",
+                            "zh": f"该数字属于条件或假设（“{word}”），并未断言"}
+        spec = vocab.attributes.get(claim.attribute)
+        if spec is not None and spec.type == "quantity" and not str(claim.value).startswith((">", "<")):
+            clause = before[max([m.end() for m in _CLAUSE_BREAK.finditer(before)] or [0]):]
+            for rx in _NOT(vocab):
+                clause = rx.sub(lambda m: " " * len(m.group(0)), clause)
+            for rx in _NEG(vocab):
+                m = rx.search(clause)
+                if m:
+                    return {"code": "negated", "en": "the figure is denied (“not …”): the text says what the value is not",
+                            "zh": "该数字被否定（“不是…”），文中只说明取值不是多少"}
         return None
 
     def named_in_scope(self, claim: Fact) -> bool:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 from . import export, export_dot, export_prov
 from . import scenario as scen
 from ..errors import BadInput, Issue, NotFound
+from ..kb.wording import in_lang
 from .explain import tree
 from .check import CHECK_PREFIX, finding_of
 from .query import sizing_answer
@@ -63,7 +64,7 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
                "status": audit.status_of(fact.id) if fact.tier == "claim" else None,
                "findings": audit.findings_for(fact.id) if fact.tier == "claim" else []}
     if fmt == "json":
-        return doc
+        return in_lang(doc, lang)           # the notes of a sizing answer (its summary's caveats) in its language
     if fmt == "text":
         return export.to_text(doc["tree"], lang)
     if fmt == "dot":

@@ -161,6 +161,41 @@ def _label_when(key: str, value: Any) -> str | None:
     return None if isinstance(value, list) and all(isinstance(v, str) for v in value) else "must be a list of field names"
 
 
+#: the notes an answer states (``labels.note`` of kb/vocabulary.yaml has a case for each ``key``)
+NOTE_KEYS = ("method_default", "gpu_variant", "precision_default", "qlora_nf4", "qlora_optimizer", "default_native",
+             "default", "lora_rank_ignored", "zero_default", "zero_one_gpu", "zero_inference", "gc_qlora",
+             "inference_no_backward", "oib_sharded", "serving_ignored", "vllm_gmu", "gc_inference", "offload_ignored",
+             "capacity_engine", "capacity_nvsmi", "capacity_datasheet", "context_beyond", "shape_estimated",
+             "disagreeing", "why_not_question", "missing_workload", "missing_hardware", "missing_lookup", "missing_subject")
+
+
+class Note(str):
+    """A sentence the engine states in an answer (an assumption, what is missing): its English text, which
+    is what the answer carries, and its Chinese text (``zh``), which :func:`in_lang` puts in its place in a
+    Chinese answer. Both come from the ``labels.note`` templates of kb/vocabulary.yaml."""
+
+    def __new__(cls, en: str, zh: str | None = None) -> "Note":
+        note = super().__new__(cls, en)
+        note.zh = zh if zh is not None else en
+        return note
+
+
+def in_lang(value: Any, lang: str) -> Any:
+    """``value`` (an answer, or any part of one) with every :class:`Note` in ``lang``: for "zh" a copy in which
+    each note is its Chinese text (containers that hold no note are shared, never changed); else ``value``."""
+    if lang != "zh":
+        return value
+    if isinstance(value, Note):
+        return value.zh
+    if isinstance(value, dict):
+        out = {k: in_lang(v, lang) for k, v in value.items()}
+        return out if any(out[k] is not v for k, v in value.items()) else value
+    if isinstance(value, list):
+        items = [in_lang(v, lang) for v in value]
+        return items if any(a is not b for a, b in zip(items, value)) else value
+    return value
+
+
 class Wording:
     """The finding and label templates of a vocabulary."""
 
@@ -188,6 +223,9 @@ class Wording:
             spec = _label_spec(str(rtype), raw, fname, issues, labels.line_of(rtype) if hasattr(labels, "line_of") else None)
             if spec is not None:
                 specs[str(rtype)] = spec
+        if labels is not None:
+            _check_notes(specs.get("note"), fname, labels.line_of("note") if hasattr(labels, "line_of") and "note" in labels else None,
+                         issues)
         prem = None
         if premise is not None:
             prem = _case(premise, (), PREMISE_FIELDS, "finding_premise", fname, issues, lambda k, v: None, False)
@@ -201,6 +239,12 @@ class Wording:
             if all(_finding_holds(k, v, facts) for k, v in t.when.items()):
                 return t
         return None
+
+    # -- notes ---------------------------------------------------------------------------------
+    def note(self, key: str, vocab: Any = None, **fields: Any) -> Note:
+        """The note ``key`` (one of :data:`NOTE_KEYS`) with its fields, in English and Chinese."""
+        text = self.label({**fields, "t": "note", "key": key}, vocab)
+        return Note(text["en"], text["zh"])
 
     # -- labels --------------------------------------------------------------------------------
     def label(self, rec: Mapping[str, Any], vocab: Any, derived: Mapping[str, Callable[[], Any]] | None = None
@@ -219,6 +263,15 @@ class Wording:
             case = _first_label_case(spec.cases, values)
             out[lang] = fmt.vformat(case.text(lang), (), values) if case is not None else str(rec.get("t"))
         return out
+
+
+def _check_notes(spec: LabelSpec | None, fname: str, line: int | None, issues: list[Issue]) -> None:
+    """Every note the engine states has a case in ``labels.note``."""
+    keyed = {str(t.when.get("equals", {}).get("key")) for t in (spec.cases if spec else ())}
+    missing = [k for k in NOTE_KEYS if k not in keyed]
+    if missing:
+        issues.append(Issue(f"labels.note has no case for the note(s) {', '.join(missing)}", fname, line, "labels.note",
+                            NOTE_KEYS))
 
 
 def _label_spec(rtype: str, raw: Any, fname: str, issues: list[Issue], line: int | None) -> LabelSpec | None:
