@@ -40,6 +40,7 @@ from typing import Any, Callable, Sequence
 from gpukb.engine.core.errors import BadInput, GpukbError, Issue, NotFound
 from gpukb.engine import models
 from gpukb.engine.service.state import DEFAULT_KB, DEFAULT_RULES, GpuKB
+from gpukb.engine.kb.notes import in_lang
 from gpukb.engine.audit.without import parse_sources
 
 from .errors import NotImplementedYet
@@ -195,11 +196,11 @@ def cmd_query(args: argparse.Namespace) -> int:
         answer = models.build("solve", _engine(*_dirs(args), _pending(args)).solve(_query_body(args), args.solve, args.lang))
         print_json(answer) if args.json else print(render_choice(answer, args.lang))
         return 0
-    answer = models.build("query", _engine(*_dirs(args), _pending(args)).query(_query_body(args)))
+    raw = _engine(*_dirs(args), _pending(args)).query(_query_body(args))
     if args.json:
-        print_json(answer)
-    else:
-        print(render_sizing(answer, args.lang))
+        print_json(models.build("query", raw))
+    else:           # --lang zh: the answer's notes in Chinese too
+        print(render_sizing(models.build("query", in_lang(raw, args.lang)), args.lang))
     return 0
 
 

@@ -259,29 +259,34 @@ def render_without(w: dict[str, Any], lang: str = "en") -> list[str]:
 def render_check(d: m.CheckAnswer, lang: str = "en") -> str:
     """A checked text: what is wrong in it first, then each claim with its status, the finding that decided
     it and a correction (or, for an unclear one, why the checker abstained)."""
+    zh = lang == "zh"
     lines = [_pick(d.summary, lang), ""]
     if d.wrong:
-        lines.append("What is wrong in this text:" if lang == "en" else "文中的错误：")
-        lines += [f"  - {w.en if lang == 'en' else w.zh}" for w in d.wrong]
+        lines.append(_t("check_wrong", lang))
+        lines += [f"  - {w.zh if zh else w.en}" for w in d.wrong]
         lines.append("")
+
+    def status(s: str) -> str:          # a status by its name; in Chinese by its label
+        return (_t("check_unclear_status", lang) if s == "unclear" else label("finding", s, lang)) if zh else s
     for c in d.claims:
-        lines.append(f"[{c.status.value}] \u201c{c.quote}\u201d  ({c.id}, confidence {c.confidence:.2f})")
+        lines.append(_t("check_claim", lang, status=status(c.status.value), quote=c.quote, id=c.id,
+                        confidence=f"{c.confidence:.2f}"))
         if c.status.value == "unclear":
             for r in c.get("unclear_because") or []:
-                lines.append(f"    unclear: {r.en if lang == 'en' else r.zh}" + (f" (the audit alone says {c.audit_status.value})"
-                             if lang == "en" and c.get("audit_status") else ""))
-        label = _pick(c.get("attribute_label"), lang) or c.attribute
-        lines.append(f"    {c.get('subject_label') or c.subject}: {label} = {c.get('value_text') or c.value}")
+                lines.append("    " + _t("check_unclear", lang, reason=r.zh if zh else r.en)
+                             + (_t("check_audit_alone", lang, status=status(c.audit_status.value)) if c.get("audit_status") else ""))
+        label_ = _pick(c.get("attribute_label"), lang) or c.attribute
+        lines.append(f"    {c.get('subject_label') or c.subject}: {label_} = {c.get('value_text') or c.value}")
         top = next((f for f in c.findings if f.kind == c.status), None)
         if top is not None:
             lines.append(f"    {_pick(top.explanation, lang)}")
-            lines.append(f"    proof: gpukb explain {top.id}")
+            lines.append("    " + _t("check_proof", lang, id=top.id))
         elif c.get("reason"):
             lines.append(f"    {_pick(c.reason, lang)}")
         if c.correction:
-            lines.append(f"    correction: {_pick(c.correction, lang)}")
+            lines.append("    " + _t("check_correction", lang, text=_pick(c.correction, lang)))
     if d.not_understood:
-        lines += ["", "not understood:" if lang == "en" else "未能解析："]
+        lines += ["", _t("check_not_understood", lang)]
         lines += [f"    [{x.span[0]}:{x.span[1]}] {x.quote[:120]}" for x in d.not_understood]
     return "\n".join(lines)
 

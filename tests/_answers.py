@@ -83,7 +83,7 @@ BAD = [
     ("DELETE", "/v1/claims", {}),
     ("GET", "/v1/nope", {}),
     ("GET", "/v1/gpus/B300", {}),
-    ("GET", "/v1/instances?provider=azure", {}),
+    ("GET", "/v1/instances?provider=oracle", {}),
     ("POST", "/v1/cheapest", {"json": {"params": "70B", "gpu": "T4"}}),
 ]
 

@@ -64,8 +64,13 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
-    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7"]
-    first, second, last, newest, recoded, purposes, shares, tier = (kb.release(n) for n in names)
+    assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
+                     "2026.12.8"]
+    first, second, last, newest, recoded, purposes, shares, tier, azure = (kb.release(n) for n in names)
+    # 2026.12.8 adds Azure's GPU sizes and revises the H20's citations (values unchanged)
+    assert "R-Standard_NC24ads_A100_v4-gpu_count" not in tier.facts
+    assert azure.facts["R-Standard_NC24ads_A100_v4-gpu_count"].norm.lo == 1
+    assert azure.facts["R-H20-memory_gb"].version == 2 and azure.facts["R-H20-memory_gb"].norm.lo == tier.facts["R-H20-memory_gb"].norm.lo
     # 2026.12.7 adds the reference tier's other GPUs and clouds: absent before, present from then on
     assert "R-L40S-memory_gb" not in shares.facts and tier.facts["R-L40S-memory_gb"].norm.lo == 48
     assert {c.source for c in first.claims} == {"S000", "S001"}

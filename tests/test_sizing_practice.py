@@ -2,6 +2,7 @@
 ZeRO-3 with adapters, the standard tools' defaults, and the KV cache of grouped-query models."""
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -270,14 +271,41 @@ def test_several_gpus_without_a_strategy_are_sharded_and_it_is_said(kb):
 
 
 def test_zero3_holds_the_gathered_layers_and_an_fp32_gradient_partition(kb):
-    """DeepSpeed's estimator: 18 bytes per parameter over N plus 4 bytes × the largest layer."""
+    """DeepSpeed's estimator: 18 bytes per parameter over N plus 4 bytes × the largest layer (its 16-bit
+    parameters gathered and its 16-bit gradients computed), and FSDP's default backward prefetch holds
+    the next layer's parameters as well (R-FSDP-backward-prefetch): 6 bytes × the largest layer."""
     a = kb.query({"model": "llama-2-13b", "method": "full", "gpu": "A100-80GB", "gpus": 8, "zero": 3})
     m = a["memory"]
     n = 13.016e9
     layer = max(n / 40, 32000 * 5120)
     runtime = m["activations"] + m["logits"] + m["overhead"]
     assert m["per_gpu_model_states"] == pytest.approx(m["model_states"] / 8, rel=1e-6)
-    assert m["per_gpu_total"] == pytest.approx(18 * n / 8 / 1e9 + 4 * layer / 1e9 + runtime, rel=0.01)
+    assert m["per_gpu_total"] == pytest.approx(18 * n / 8 / 1e9 + 6 * layer / 1e9 + runtime, rel=0.01)
+
+
+def test_zero3_backward_working_set_holds_gradients_only_where_layers_are_trained(kb):
+    """At the backward peak: current and prefetched parameters, plus the running layer's full gradients
+    when its weights are trained; a frozen base (LoRA) computes no weight gradients."""
+    n = 13.016e9
+    layer = max(n / 40, 32000 * 5120)
+    for method, sets in (("full", 3), ("lora", 2)):
+        a = kb.query({"model": "llama-2-13b", "method": method, "precision": "bf16", "gpu": "A100-80GB",
+                      "gpus": 4, "zero": 3})
+        m = a["memory"]
+        runtime = m["activations"] + m["logits"] + m["overhead"]
+        assert m["per_gpu_total"] - m["per_gpu_model_states"] - runtime == pytest.approx(sets * 2 * layer / 1e9, rel=0.01), method
+        assert "sizing.zero3.working_set" in json.dumps(a["explanation"])
+
+
+def test_parameter_offload_streams_the_same_working_set(kb):
+    """FSDP / ZeRO-Infinity with parameters on the host: the GPU holds the backward working set and the
+    activations, not the shards (M006 of the measured runs is such a run, 8 × A100, torchtune)."""
+    a = kb.query({"model": "llama-3.1-70b", "method": "full", "precision": "bf16", "gpu": "A100-80GB", "gpus": 8,
+                  "offload": "params", "gradient_checkpointing": True, "seq_len": 2048, "batch": 2})
+    m = a["memory"]
+    layer = max(70.6e9 / 80, 128256 * 8192)
+    runtime = m["activations"] + m["logits"] + m["overhead"]
+    assert m["per_gpu_total"] == pytest.approx(3 * 2 * layer / 1e9 + runtime, rel=0.02)
 
 
 def test_inference_never_splits_over_an_undeployable_count(kb):

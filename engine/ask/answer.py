@@ -5,8 +5,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput, Issue
 from ..kb.store import ReleaseView
+from ..kb.notes import in_lang
 from . import choice
 from . import price as ask_price
+from . import parser as ap
 from ..catalog import inventory
 from ..kb import names
 from .parser import parse_question
@@ -26,7 +28,20 @@ def ask(state: Session, q: str, lang: str | None = None, kb_version: str | None 
     parsed = parse_question(q, state.kb.vocab, lang)
     lang = lang or parsed.lang
     base = {"question": q, "lang": lang, "kb_version": view.name, "parsed": parsed.as_dict()}
-    return _unknown_names(_ask(state, q, parsed, base, view, lang), q, state.kb.vocab, lang)
+    out = _unknown_names(_ask(state, q, parsed, base, view, lang), q, state.kb.vocab, lang)
+    return in_lang(_missing_notes(out, state.kb.vocab), lang)     # a Chinese answer says its notes in Chinese
+
+
+#: what a question can lack (the parser's words), and the note that says it (labels.note of the vocabulary)
+_MISSING = {ap.MISSING_WORKLOAD: "missing_workload", ap.MISSING_HARDWARE: "missing_hardware",
+            ap.MISSING_LOOKUP: "missing_lookup", ap.MISSING_SUBJECT: "missing_subject"}
+
+
+def _missing_notes(out: dict[str, Any], vocab: Any) -> dict[str, Any]:
+    """The answer with what it lacks as notes (English, with their Chinese)."""
+    if out.get("missing"):
+        out["missing"] = [vocab.wording.note(_MISSING[x], vocab) if x in _MISSING else x for x in out["missing"]]
+    return out
 
 
 def _unknown_names(out: dict[str, Any], q: str, vocab: Any, lang: str) -> dict[str, Any]:
@@ -39,6 +54,9 @@ def _unknown_names(out: dict[str, Any], q: str, vocab: Any, lang: str) -> dict[s
         return out
     out["unknown_names"] = found
     said = "; ".join(names.unknown_text(vocab, x["kind"], x["text"], lang) for x in found)
+    if lang == "zh":                # each name's sentence in the answer's language
+        found = [{**x, "message": names.unknown_text(vocab, x["kind"], x["text"], lang)} for x in found]
+        out["unknown_names"] = found
     if out.get("kind") == "unknown":
         out["missing"] = [x["message"] for x in found] + list(out.get("missing") or [])
         out["answer"] = said + ("。" if lang == "zh" else ".")
@@ -87,10 +105,12 @@ def _ask(state: Session, q: str, parsed: Any, base: dict[str, Any], view: Releas
         return _answered(base, parsed, out)
     if parsed.kind == "fact" and parsed.fact:
         return {**base, "kind": "fact", **fact(state, parsed.fact["subject"], parsed.fact["attribute"], view, lang)}
-    return {**base, "kind": "unknown", "understood": parsed.understood, "missing": parsed.missing or ["what to look up"],
+    missing = [state.kb.vocab.wording.note(_MISSING[x], state.kb.vocab) if x in _MISSING else x
+               for x in parsed.missing or [ap.MISSING_LOOKUP]]
+    return {**base, "kind": "unknown", "understood": parsed.understood, "missing": missing,
             "examples": parsed.examples,
-            "answer": ("我没能理解这个问题。缺少：" if lang == "zh" else "I could not answer this question. Missing: ")
-                      + ", ".join(parsed.missing or ["what to look up"])}
+            "answer": ("我没能理解这个问题。缺少：" + "、".join(in_lang(missing, lang)) if lang == "zh"
+                       else "I could not answer this question. Missing: " + ", ".join(missing))}
 
 
 def _sizing(state: Session, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> dict[str, Any]:

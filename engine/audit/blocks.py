@@ -206,7 +206,9 @@ def group_pairs(groups: list[dict[str, Any]], limit: int | None = None) -> list[
     contradicts some group of its own scope contradicts one of its scope's representatives (the most
     distant figure, or the first group of the other value), so its status is the one pairwise
     comparison gives, with the finding named against a representative; differences of scope are looked
-    for among the fixed sample only. The comparisons then grow with the number of groups instead of its
+    for among the fixed sample only, in both directions (a claim's status reads the pairs its group is
+    first in, so a sample member that contradicts a group must see it from both sides, as pairwise
+    comparison does). The comparisons then grow with the number of groups instead of its
     square.
     """
     limit = PAIRWISE_LIMIT if limit is None else limit
@@ -251,8 +253,11 @@ def group_pairs(groups: list[dict[str, Any]], limit: int | None = None) -> list[
             scope_reps[scope] = list(reps.values())
         sample = _sample(members)
         for g in members:          # every group, representatives included, meets its scope's and the sample
-            for r in scope_reps[scope_of(g)] + sample:
+            for r in scope_reps[scope_of(g)]:
                 pair(g, r)
+            for r in sample:       # both ways: a status is decided by the pairs a group is first in
+                pair(g, r)
+                pair(r, g)
     return out
 
 

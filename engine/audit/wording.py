@@ -91,9 +91,12 @@ class _Context(dict):
     def name(self, x: Fact | None) -> str:
         return self.vocab.label(x.subject) if x is not None else "?"
 
-    @staticmethod
-    def cite(x: Fact | None) -> str:
-        return f"{x.citation} ({x.confidence} confidence)" if x is not None and x.citation else "?"
+    def cite(self, x: Fact | None) -> str:
+        if x is None or not x.citation:
+            return "?"
+        if self.lang == "zh":           # the confidence's label: engine/terms.py
+            return f"{x.citation}（置信度{term_label('confidence', x.confidence, 'zh')}）"
+        return f"{x.citation} ({x.confidence} confidence)"
 
     def word(self) -> str:
         w = (self.case.words if self.case is not None else {}).get(self.f["fkind"])

@@ -87,6 +87,7 @@ LABELS: dict[str, dict[str, tuple[str, str]]] = {
         "not_in_catalog": ("the name is not in the vendor's catalog: absence of evidence", "名称不在厂商目录中：只是查无证据"),
     },
     "verdict": {"fits": ("fits", "放得下"), "does_not_fit": ("does not fit", "放不下")},
+    "confidence": {"high": ("high", "高"), "medium": ("medium", "中"), "low": ("low", "低")},
 }
 
 

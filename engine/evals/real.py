@@ -16,6 +16,12 @@ vocabulary has the claim's subject and attribute. Per split the report gives:
 A reported claim matches a gold claim when the subject (or the GPU a family carries) and the
 attribute agree and the reported span overlaps the gold quote.
 
+Two more parts measure the same on spec sentences (kb/gold/spec_check_dev.yaml, part ``spec-dev``, and the
+held-out kb/gold/spec_check.yaml, part ``spec``): one sentence each, with the claims a careful reader takes
+from it and the status each deserves. There a reported claim matches an expected one by subject and
+attribute (no spans), and the report adds ``right``: expected claims judged right (``supported`` for a true
+one; any negative status for a false one), and ``exact`` (the very status expected).
+
 The labeller wrote ``unknown:<name>`` for products the vocabulary lacked when the set was made; such a
 name is resolved through the vocabulary's aliases as it is now, and ``in_domain`` is recomputed (the
 subject is an entity and the attribute one that applies to its kind), so a growing vocabulary is
@@ -33,9 +39,14 @@ from ..text.check import WRONG, audit_claims, claims_of, judged, text_id
 from .check import _same_attribute, _same_subject
 
 SPLITS = ("dev", "heldout")
+#: the spec-sentence parts and their gold files under kb/gold/ (dev first; ``spec`` is held out)
+SPEC_PARTS = {"spec-dev": "spec_check_dev.yaml", "spec": "spec_check.yaml"}
+PARTS = SPLITS + tuple(SPEC_PARTS)
+#: the parts whose rows (wrong flags, misses) may be shown: never a held-out one
+DEV_PARTS = ("dev", "spec-dev")
 LABELS = ("true", "false", "debatable")
 GOALS = {"flag_precision": (">=", 0.90), "error_recall": (">=", 0.60), "noise": ("<=", 0.10),
-         "coverage": (">=", 0.60), "wrong_supported": ("<=", 0.02)}
+         "coverage": (">=", 0.60), "wrong_supported": ("<=", 0.02), "right": (">=", 0.90), "exact": (">=", 0.90)}
 
 
 def _label(raw: Any) -> str | None:
@@ -91,11 +102,16 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 
 def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = None,
-             splits: tuple[str, ...] = SPLITS) -> dict[str, Any]:
-    """The five measures per split (see the module docstring), with the rows behind each miss."""
+             splits: tuple[str, ...] = SPLITS, spec: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """The five measures per split (see the module docstring), with the rows behind each miss; ``spec``
+    maps a spec part's name to its statements (:func:`load_spec`), measured after the passages."""
     view = state.view(kb_version)
     report: dict[str, Any] = {"kb_version": view.name, "splits": {}}
     for split in splits:
+        if split in SPEC_PARTS:
+            if spec and split in spec:
+                report["splits"][split] = _evaluate_spec(state, view, spec[split], split in DEV_PARTS)
+            continue
         n = Counter()
         rows: list[dict[str, Any]] = []
         for p in (x for x in passages if x["split"] == split):
@@ -156,8 +172,83 @@ def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = Non
         }
         report["splits"][split] = {"counts": dict(n), "measures": measures,
                                    "goals_met": {k: _meets(k, v) for k, v in measures.items()},
-                                   "rows": rows if split == "dev" else []}
+                                   "rows": rows if split in DEV_PARTS else []}
     return report
+
+
+def load_spec(path: str | Path) -> list[dict[str, Any]]:
+    """The statements of a spec-check gold file (the format of ``gpukb eval check``'s gold)."""
+    from .check import load_gold as load_statements
+    return load_statements(path)
+
+
+def _evaluate_spec(state, view, statements: list[dict[str, Any]], show_rows: bool) -> dict[str, Any]:
+    """The measures of one spec part: each statement checked alone, its claims matched to the expected
+    ones by subject and attribute."""
+    n = Counter()
+    rows: list[dict[str, Any]] = []
+    for st in statements:
+        n["passages"] += 1
+        text = st["text"]
+        claims, _, _ = claims_of(text, text_id(text, view.name), view, st.get("lang"))
+        res = audit_claims(state, view, claims)
+        status = {cid: s["status"] for cid, s in judged(text, view, claims, res).items()}
+        got_for: dict[int, str] = {}
+        expected_of: dict[str, dict[str, Any]] = {}
+        for i, e in enumerate(st["expect"]):
+            hit = next((c for c in claims if c.id not in expected_of and _same_attribute(e["attribute"], c.attribute)
+                        and _same_subject(e["subject"], c.subject, view)), None)
+            if hit is not None:
+                expected_of[hit.id] = e
+                got_for[i] = status[hit.id]
+        for c in claims:
+            st_c = status[c.id]
+            n["reported"] += 1
+            e = expected_of.get(c.id)
+            if e is None:
+                n["noise"] += 1
+            if st_c in WRONG:
+                n["flags"] += 1
+                if e is not None and e["status"] in WRONG:
+                    n["right_flags"] += 1
+                else:
+                    rows.append({"passage": text[:60], "kind": "wrong_flag", "quote": c.quote, "subject": c.subject,
+                                 "attribute": c.attribute, "status": st_c,
+                                 "gold": [e["status"]] if e else ["not in the text"]})
+            if st_c == "supported":
+                n["supported"] += 1
+                if e is not None and e["status"] in WRONG:
+                    n["wrong_supported"] += 1
+                    rows.append({"passage": text[:60], "kind": "wrong_supported", "quote": c.quote,
+                                 "subject": c.subject, "attribute": c.attribute})
+        for i, e in enumerate(st["expect"]):
+            n["in_domain"] += 1
+            got = got_for.get(i)
+            negative = e["status"] in WRONG
+            if got is not None:
+                n["covered"] += 1
+            if negative:
+                n["false_in_domain"] += 1
+                if got in WRONG:
+                    n["caught"] += 1
+            right = got == e["status"] or (negative and got in WRONG)
+            n["right"] += bool(right)
+            n["exact"] += got == e["status"]
+            if not right:
+                rows.append({"passage": text[:60], "kind": "missed_error" if negative else "not_supported",
+                             "quote": text, "subject": e["subject"], "attribute": e["attribute"],
+                             "got": [got or "not found"], "expected": e["status"]})
+    measures = {
+        "flag_precision": _ratio(n["right_flags"], n["flags"]),
+        "error_recall": _ratio(n["caught"], n["false_in_domain"]),
+        "noise": _ratio(n["noise"], n["reported"]),
+        "coverage": _ratio(n["covered"], n["in_domain"]),
+        "wrong_supported": _ratio(n["wrong_supported"], n["supported"]),
+        "right": _ratio(n["right"], n["in_domain"]),
+        "exact": _ratio(n["exact"], n["in_domain"]),
+    }
+    return {"counts": dict(n), "measures": measures, "goals_met": {k: _meets(k, v) for k, v in measures.items()},
+            "rows": rows if show_rows else []}
 
 
 def _ratio(a: int, b: int) -> float | None:
@@ -172,21 +263,28 @@ def _meets(name: str, value: float | None) -> bool | None:
 
 
 def report_text(report: dict[str, Any], verbose: bool = False) -> str:
-    """The per-split table; with ``verbose`` the dev split's wrong flags, wrong supported and misses."""
+    """The per-part table; with ``verbose`` the dev parts' wrong flags, wrong supported and misses."""
     lines = [f"gpukb eval real (release {report['kb_version']}): passages copied from public pages, labelled "
              "from vendor documents before gpukb ran"]
     for split, r in report["splits"].items():
         c = r["counts"]
-        lines.append(f"\n{split}: {c.get('passages', 0)} passages, {c.get('reported', 0)} claims reported, "
-                     f"{c.get('in_domain', 0)} in-domain gold claims ({c.get('false_in_domain', 0)} false)")
+        if split in SPEC_PARTS:
+            lines.append(f"\n{split}: {c.get('passages', 0)} spec sentences{' (held out)' if split not in DEV_PARTS else ''}, "
+                         f"{c.get('reported', 0)} claims reported, {c.get('in_domain', 0)} expected claims "
+                         f"({c.get('false_in_domain', 0)} false)")
+        else:
+            lines.append(f"\n{split}: {c.get('passages', 0)} passages, {c.get('reported', 0)} claims reported, "
+                         f"{c.get('in_domain', 0)} in-domain gold claims ({c.get('false_in_domain', 0)} false)")
         for name, value in r["measures"].items():
             op, goal = GOALS[name]
             shown = "n/a" if value is None else f"{value:.1%}"
             met = {True: "met", False: "NOT met", None: ""}[r["goals_met"][name]]
-            lines.append(f"  {name.replace('_', ' '):<16} {shown:>7}   goal {op} {goal:.0%}  {met}")
+            label = {"right": "judged right", "exact": "exact status"}.get(name, name.replace('_', ' '))
+            lines.append(f"  {label:<16} {shown:>7}   goal {op} {goal:.0%}  {met}")
         if verbose and r["rows"]:
-            lines.append("  dev rows:")
+            lines.append(f"  {split} rows:")
             for row in r["rows"]:
-                lines.append(f"    [{row['kind']}] {row['passage']} {row.get('subject')} {row.get('attribute')}: "
+                got = f" got {row['got']}" if row.get("got") else ""
+                lines.append(f"    [{row['kind']}] {row['passage'][:24]} {row.get('subject')} {row.get('attribute')}{got}: "
                              f"{row['quote'][:90]!r}")
     return "\n".join(lines)

@@ -131,8 +131,13 @@ def evaluate(state: Any, gold: list[dict[str, Any]], kb_version: str | None = No
         item = {"subject": g["subject"], "attribute": g["attribute"], "value": g["value"], "unit": g.get("unit"),
                 "qualifiers": g["qualifiers"], "gold_citation": g.get("citation")}
         if g["subject"] not in vocab.entities:
-            missing.append({**item, "reason": "the subject is not in the vocabulary"})
-            continue
+            # the gold may name a product by another of its names (an alias the vendor also uses)
+            kind, _, name = g["subject"].partition(":")
+            found = vocab.aliases().get(name.lower())
+            if found is None or not found.startswith(kind + ":"):
+                missing.append({**item, "reason": "the subject is not in the vocabulary"})
+                continue
+            g = {**g, "subject": found}
         if g["attribute"] not in vocab.attributes:
             missing.append({**item, "reason": "the attribute is not in the vocabulary"})
             continue

@@ -93,7 +93,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "unit": {f"{d}:{u}" for d, us in vocab.units.items() for u in us},
         "verdict": set(vocab.enums.get("verdict") or {}),
         "bound": {">=", "<=", ">", "<"},
-        "negation": {"before", "after"},
+        "negation": {"before", "after", "not"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
         "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"},

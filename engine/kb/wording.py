@@ -30,6 +30,7 @@ from typing import Any, Callable, Mapping
 from ..core.errors import Issue, short
 from ..core.yamlio import LineDict
 from ..core.terms import FINDING_FIELDS, FINDING_KINDS, LABELS, LANGS, gb, params_text
+from .notes import NOTE_KEYS, Note
 
 #: what the sentence a finding adds about its claim's premise may name (``finding_premise``)
 PREMISE_FIELDS = ("premise", "premise_quote", "premise_status", "premise_status_label")
@@ -188,6 +189,9 @@ class Wording:
             spec = _label_spec(str(rtype), raw, fname, issues, labels.line_of(rtype) if hasattr(labels, "line_of") else None)
             if spec is not None:
                 specs[str(rtype)] = spec
+        if labels is not None:
+            _check_notes(specs.get("note"), fname, labels.line_of("note") if hasattr(labels, "line_of") and "note" in labels else None,
+                         issues)
         prem = None
         if premise is not None:
             prem = _case(premise, (), PREMISE_FIELDS, "finding_premise", fname, issues, lambda k, v: None, False)
@@ -201,6 +205,12 @@ class Wording:
             if all(_finding_holds(k, v, facts) for k, v in t.when.items()):
                 return t
         return None
+
+    # -- notes ---------------------------------------------------------------------------------
+    def note(self, key: str, vocab: Any = None, **fields: Any) -> Note:
+        """The note ``key`` (one of :data:`NOTE_KEYS`) with its fields, in English and Chinese."""
+        text = self.label({**fields, "t": "note", "key": key}, vocab)
+        return Note(text["en"], text["zh"])
 
     # -- labels --------------------------------------------------------------------------------
     def label(self, rec: Mapping[str, Any], vocab: Any, derived: Mapping[str, Callable[[], Any]] | None = None
@@ -219,6 +229,15 @@ class Wording:
             case = _first_label_case(spec.cases, values)
             out[lang] = fmt.vformat(case.text(lang), (), values) if case is not None else str(rec.get("t"))
         return out
+
+
+def _check_notes(spec: LabelSpec | None, fname: str, line: int | None, issues: list[Issue]) -> None:
+    """Every note the engine states has a case in ``labels.note``."""
+    keyed = {str(t.when.get("equals", {}).get("key")) for t in (spec.cases if spec else ())}
+    missing = [k for k in NOTE_KEYS if k not in keyed]
+    if missing:
+        issues.append(Issue(f"labels.note has no case for the note(s) {', '.join(missing)}", fname, line, "labels.note",
+                            NOTE_KEYS))
 
 
 def _label_spec(rtype: str, raw: Any, fname: str, issues: list[Issue], line: int | None) -> LabelSpec | None:

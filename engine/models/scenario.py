@@ -42,16 +42,6 @@ DEFAULTS = {"seq_len": 512, "batch": 1}
 #: PyTorch AMP, the Hugging Face Trainer's bf16=True, DeepSpeed); ``bf16`` is pure BF16 (torchtune's
 #: default: weights, gradients and AdamW states all in BF16)
 DEFAULT_PRECISION = {"full": "mixed", "pretrain": "mixed", "lora": "bf16", "qlora": "nf4", "inference": "fp16"}
-PRECISION_WHY = {
-    "full": "mixed precision, FP32 weights and AdamW states with 16-bit compute, as PyTorch AMP and the Hugging Face "
-            "Trainer run it (R-AMP-fp32-weights); give precision bf16 for pure BF16 training as torchtune runs it (R-TORCHTUNE-pure-bf16)",
-    "pretrain": "mixed precision, FP32 master weights and AdamW states with 16-bit compute (R-ZERO-model_states_bpp, R-AMP-fp32-weights)",
-    ("full", "fp16"): "FP16 mixed precision with FP32 master weights and loss scaling (R-ZERO-model_states_bpp)",
-    ("pretrain", "fp16"): "FP16 mixed precision with FP32 master weights and loss scaling (R-ZERO-model_states_bpp)",
-    "lora": "BF16 frozen weights, adapters trained in FP32 as PEFT keeps them (R-LORA-gpt3-lora)",
-    "qlora": "NF4 frozen weights of the blocks' linear layers (R-QLORA-nf4-bpp)",
-    "inference": "16-bit weights",
-}
 _PARAMS_TEXT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*([kKmMbBtT]?)\s*$")
 _SCALE = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
@@ -133,7 +123,10 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
     if not isinstance(body, dict):
         raise BadInput("the query must be a JSON object", [Issue(f"expected an object, got {type(body).__name__}")])
     issues: list[Issue] = []
-    notes: list[str] = []
+    notes: list[str] = []          # each a Note: English, with its Chinese (kb/vocabulary.yaml, labels.note)
+
+    def note(key: str, **fields: Any) -> str:
+        return vocab.wording.note(key, vocab, **fields)
     unknown = [k for k in body if k not in KEYS]
     for k in unknown:
         issues.append(Issue(f"unknown field {k!r}", field=str(k), allowed=list(KEYS)))
@@ -154,7 +147,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         issues.append(Issue(f"unknown method {method!r}", field="method", allowed=list(METHODS)))
         method = "full"
     if "method" not in b:
-        notes.append("method not given: assumed full fine-tuning")
+        notes.append(note("method_default"))
     s["method"] = method
     # hardware
     hw = [k for k in ("gpu", "instance", "family", "vram_gb") if k in b]
@@ -165,7 +158,9 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         if g and vocab.entities[g].get("variants"):
             variants = vocab.sized_variants(g)
             chosen = variants[0]          # the smaller card: a verdict that holds there holds on the larger one
-            notes.append(f"{vocab.label(g)} comes as {', '.join(v.split(':')[1] for v in variants)}: assumed {chosen.split(':')[1]}")
+            names = [v.split(':')[1] for v in variants]
+            notes.append(note("gpu_variant", gpu=vocab.label(g), variants=", ".join(names), variants_zh="、".join(names),
+                              chosen=chosen.split(':')[1]))
             g = chosen
         s["gpu"] = g
     elif "instance" in b:
@@ -191,8 +186,8 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         issues.append(Issue(f"unknown precision {prec!r}", field="precision", allowed=list(PRECISIONS)))
         prec = default_prec
     if "precision" not in b:
-        notes.append(f"precision not given: assumed {prec}" + (" (this GPU has no native BF16)" if no_bf16 and DEFAULT_PRECISION[method] in ("bf16", "mixed") else "")
-                     + f": {PRECISION_WHY.get((method, prec), PRECISION_WHY.get(method, ''))}".rstrip(": "))
+        notes.append(note("precision_default", prec=prec, method=method,
+                          no_bf16=no_bf16 and DEFAULT_PRECISION[method] in ("bf16", "mixed")))
     compute = prec
     if method == "qlora":
         compute = prec if prec in ("fp32", "fp16", "bf16", "mixed") else "bf16"
@@ -202,7 +197,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             issues.append(Issue(f"unknown compute precision {b['compute_precision']!r}", field="compute_precision",
                                 allowed=["fp32", "fp16", "bf16", "mixed"]))
         if prec != "nf4":
-            notes.append(f"QLoRA stores the frozen weights in NF4; precision {prec} applies to the adapters and compute only")
+            notes.append(note("qlora_nf4", prec=prec))
         prec = "nf4"
     if method in ("full", "pretrain") and prec in ("int8", "int4", "nf4"):
         issues.append(Issue(f"full training cannot keep weights in {prec}", field="precision",
@@ -221,8 +216,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             issues.append(Issue(f"unknown optimizer {opt!r}", field="optimizer", allowed=list(OPTIMIZERS)))
             opt = default_opt
         if "optimizer" not in b and method == "qlora":
-            notes.append("optimizer not given: assumed paged_adamw8bit, the paged optimizer QLoRA introduced, whose states "
-                         "spill to host memory instead of running out of GPU memory (R-QLORA-65b, R-OPT-paged_adamw8bit-states)")
+            notes.append(note("qlora_optimizer"))
         s["optimizer"] = opt
     # counts and shapes
     for key in ("gpus", "zero", "seq_len", "batch", "lora_rank", "tokens"):
@@ -232,31 +226,29 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         if key not in s:
             native = _input_tokens(s, view) if key == "seq_len" else None
             s[key] = native or val
-            notes.append(f"{key} not given: assumed {native}, the model's tokens per sample at its standard input size"
-                         if native else f"{key} not given: assumed {val}")
+            notes.append(note("default_native" if native else "default", key_field=key, value=native or val))
     if method in ("lora", "qlora"):
         if "lora_rank" not in s:
             s["lora_rank"] = 64 if method == "qlora" else 16
-            notes.append(f"lora_rank not given: assumed {s['lora_rank']}")
+            notes.append(note("default", key_field="lora_rank", value=s["lora_rank"]))
     elif "lora_rank" in s:
-        notes.append(f"lora_rank ignored: method {method} trains no adapters")
+        notes.append(note("lora_rank_ignored", method=method))
         del s["lora_rank"]
     one_gpu = s.get("gpus") == 1 or ("gpus" not in s and "instance" not in s)
     if "zero" not in s and method != "inference" and not one_gpu and (s.get("gpus") or 0) > 1:
         s["zero"] = 3
-        notes.append("sharding not given for training on several GPUs: assumed ZeRO-3 / FSDP full shard, as "
-                     "practitioners run it (R-ZERO-stage-formulas, R-FSDP-full-shard); give zero 0 for plain data parallelism")
+        notes.append(note("zero_default"))
     if s.get("zero") and method in ("full", "pretrain") and one_gpu:
-        notes.append(f"ZeRO stage {s['zero']} on one GPU partitions nothing: treated as stage 0 (give gpus > 1 to shard)")
+        notes.append(note("zero_one_gpu", zero=s["zero"]))
         s["zero"] = 0
     if s.get("zero") and method == "inference":
-        notes.append(f"ZeRO stage {s['zero']} ignored for inference: it partitions training states")
+        notes.append(note("zero_inference", zero=s["zero"]))
         s["zero"] = 0
     for key in ("gradient_checkpointing", "flash_attention"):
         if key == "gradient_checkpointing" and key not in b and method == "qlora":
             # QLoRA's paper and PEFT's prepare_model_for_kbit_training turn it on: what practitioners run
             s[key] = True
-            notes.append("gradient checkpointing not given: on, as QLoRA and PEFT's k-bit training set it up")
+            notes.append(note("gc_qlora"))
             continue
         v = b.get(key, False)
         if not isinstance(v, bool):
@@ -269,15 +261,15 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             if not isinstance(v, bool):
                 issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))
             elif v and method == "inference":
-                notes.append(f"{key} ignored: inference has no backward pass")
+                notes.append(note("inference_no_backward", key_field=key))
             elif v:
                 s[key] = True
     if s.get("optimizer_in_backward") and s.get("zero"):
-        notes.append("optimizer_in_backward ignored: a sharded optimizer steps after the gradients are reduced")
+        notes.append(note("oib_sharded"))
         del s["optimizer_in_backward"]
     serving = [k for k in ("engine", "gpu_memory_utilization", "max_num_batched_tokens", "kv_cache_dtype") if k in b]
     if serving and method != "inference":
-        notes.append(f"{', '.join(serving)} ignored: serving settings apply to inference")
+        notes.append(note("serving_ignored", fields=", ".join(serving), fields_zh="、".join(serving)))
     elif method == "inference":
         eng = b.get("engine", "transformers")
         if eng not in ENGINES:
@@ -289,14 +281,14 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
                 s[key] = _number(key, b[key], issues)
         if s.get("engine") == "vllm" and "gpu_memory_utilization" not in s:
             s["gpu_memory_utilization"] = 0.9
-            notes.append("gpu_memory_utilization not given: assumed 0.9, vLLM's default share of each card (R-VLLM-gmu)")
+            notes.append(note("vllm_gmu"))
         kvd = b.get("kv_cache_dtype", "auto")
         if kvd not in KV_CACHE_DTYPES:
             issues.append(Issue(f"unknown kv_cache_dtype {kvd!r}", field="kv_cache_dtype", allowed=list(KV_CACHE_DTYPES)))
         elif kvd != "auto":
             s["kv_cache_dtype"] = kvd
     if method == "inference" and s["gradient_checkpointing"]:
-        notes.append("gradient checkpointing ignored: inference stores no activations for a backward pass")
+        notes.append(note("gc_inference"))
         s["gradient_checkpointing"] = False
     off = b.get("offload", "none")
     if off not in OFFLOADS:
@@ -305,7 +297,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
     if off == "params" and method in ("lora", "qlora"):
         pass            # the frozen base streamed from host memory layer by layer (FSDP / ZeRO-3 parameter offload)
     elif off != "none" and method not in ("full", "pretrain"):
-        notes.append(f"offload ignored for {method}: it moves full training's optimizer states and parameters to the CPU")
+        notes.append(note("offload_ignored", method=method))
         off = "none"
     if off != "none":
         s["offload"] = off

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 from ..explain import export, dot as export_dot, prov as export_prov
 from ..models import scenario as scen
 from ..core.errors import BadInput, Issue, NotFound
+from ..kb.notes import in_lang
 from ..explain.trees import tree
 from ..text.check import CHECK_PREFIX, finding_of
 from ..sizing.answer import sizing_answer
@@ -63,7 +64,7 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
                "status": audit.status_of(fact.id) if fact.tier == "claim" else None,
                "findings": audit.findings_for(fact.id) if fact.tier == "claim" else []}
     if fmt == "json":
-        return doc
+        return in_lang(doc, lang)           # the notes of a sizing answer (its summary's caveats) in its language
     if fmt == "text":
         return export.to_text(doc["tree"], lang)
     if fmt == "dot":

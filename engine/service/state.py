@@ -32,6 +32,7 @@ from ..core import limits
 from ..core.errors import BadInput, Issue
 from ..kb.loader import load_kb
 from ..kb.store import KB, ReleaseView
+from ..kb.notes import in_lang
 from ..reasoning.reasoner import Reasoner, StagedRun
 from ..reasoning.rules import RuleSet
 from ..audit.functions import load_rules_for
@@ -279,7 +280,7 @@ class GpuKB(CheckMemory):
             raise BadInput("the cheapest instance is searched over every instance size: give no " + ", ".join(hardware),
                            [Issue("not allowed here: the search chooses the hardware", field=k) for k in hardware])
         scen.normalise({**scenario, "vram_gb": 80}, self.kb.vocab, view)      # the body's own checks
-        return ask_price.cheapest(self, scenario, providers, view, lang)
+        return in_lang(ask_price.cheapest(self, scenario, providers, view, lang), lang)
 
     def vocabulary_label(self, what: str, key: str, lang: str = "en") -> str:
         """A label from the vocabulary for pages ("attribute", "entity" or an enum's name) in en or zh."""
@@ -317,7 +318,7 @@ class GpuKB(CheckMemory):
             scenario.pop("model", None)
         elif "model" not in scenario and "params" not in scenario:
             raise BadInput("name a model or give a parameter count", [Issue("missing model", field="model")])
-        return {"kb_version": view.name, **ask_choice.inverse(self, scenario, target, view, lang)}
+        return in_lang({"kb_version": view.name, **ask_choice.inverse(self, scenario, target, view, lang)}, lang)
 
     def audit_gaps(self, kb_version: str | None = None) -> dict[str, Any]:
         """The reference facts that would decide the most unverifiable claims (the curator's to-do list)."""

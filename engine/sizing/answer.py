@@ -91,7 +91,7 @@ def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Re
     }
     if verdict["verdict"] == "does_not_fit":
         answer["why_not"] = {
-            "question": "why does it not fit?",
+            "question": view.kb.vocab.wording.note("why_not_question", view.kb.vocab),
             "candidates": why_not(r.derivation, state.rules, "verdict", {"verdict": "fits"}, r.qid),
             "smallest_changes": [x for x in answer["recommendations"] if x.get("fits")][:3],
             "max_params_that_fit": max_params(state, s, view),
@@ -99,10 +99,10 @@ def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Re
     ctx = r.one("context_note")
     if ctx:
         answer["context_limit"] = {"seq_len": int(ctx["seq_len"]), "max_context": int(ctx["max_context"]), "beyond": True}
-        answer["notes"].append(
-            f"seq_len {int(ctx['seq_len']):,} is beyond the {int(ctx['max_context']):,} tokens {view.kb.vocab.label(s['model'])} was trained "
-            f"for (max_position_embeddings, R-{s['model'].split(':', 1)[1]}-max_context): memory is sized as asked, but the model "
-            "needs a long-context variant or RoPE scaling to work at this length")
+        vocab = view.kb.vocab
+        answer["notes"].append(vocab.wording.note("context_beyond", vocab, seq_len=int(ctx["seq_len"]),
+                                                  max_context=int(ctx["max_context"]), model=s["model"],
+                                                  model_key=s["model"].split(":", 1)[1]))
     off = offload_view(r, s, view)
     if off:
         answer["offload"] = off
@@ -134,6 +134,10 @@ def capacity_notes(cap: dict[str, Any], view: ReleaseView) -> list[str]:
     if not gpu:
         return []
     name = gpu.split(":")[-1]
+    vocab = view.kb.vocab
+
+    def note(key: str, **fields: Any) -> str:          # the wording: labels.note in kb/vocabulary.yaml
+        return vocab.wording.note(key, vocab, **fields)
     ctx = view.ref("concept:framework-overhead", "memory_required")
     ctx_gb = ctx.norm.hi if ctx is not None and getattr(ctx.norm, "hi", None) else None
     if "nvidia-smi" in basis:
@@ -142,14 +146,11 @@ def capacity_notes(cap: dict[str, Any], view: ReleaseView) -> list[str]:
             return []
         total = u.norm.point()
         if basis.startswith("engine share"):
-            return [f"capacity: {name} reports {u.value:,} MiB in nvidia-smi ({total:.1f} GB); the serving engine takes "
-                    f"its share of it: {cap['gb']:.1f} GB per GPU (R-CAPACITY-nvsmi, R-VLLM-gmu)"]
-        return [f"capacity: {name} reports {u.value:,} MiB in nvidia-smi ({total:.1f} GB), minus the CUDA context "
-                f"({ctx_gb:.2f} GB): {cap['gb']:.1f} GB usable per GPU (R-CAPACITY-nvsmi, R-CUDA-context; give vram_gb to override)"]
+            return [note("capacity_engine", gpu=name, mib=u.value, total=total, gb=cap["gb"])]
+        return [note("capacity_nvsmi", gpu=name, mib=u.value, total=total, ctx=ctx_gb, gb=cap["gb"])]
     if basis.startswith("datasheet") or basis.startswith("engine share of the datasheet"):
-        return [f"capacity: {name}'s datasheet {cap.get('marketing_gb')} GB (the KB has no nvidia-smi figure for it)"
-                + (f", minus the CUDA context ({ctx_gb:.2f} GB)" if ctx_gb and basis == "datasheet" else "")
-                + f": {cap['gb']:.1f} GB usable per GPU"]
+        return [note("capacity_datasheet", gpu=name, marketing_gb=cap.get("marketing_gb"), gb=cap["gb"],
+                     ctx=ctx_gb if ctx_gb and basis == "datasheet" else None)]
     return []
 
 

@@ -69,9 +69,10 @@ def summary(state: Session, a: dict[str, Any], t: dict, view: ReleaseView) -> di
     for p in a.get("precision", []):
         en.append(f"The {p['gpu']} has no native BF16, so use FP16 mixed precision.")
         zh.append(f"{p['gpu']} 不原生支持 BF16，应使用 FP16 混合精度。")
-    caveats_en = list(a.get("notes", []))
+    caveats_en = list(a.get("notes", []))          # Notes: English, with their Chinese (labels.note)
+    vocab = state.kb.vocab
     if any(n.get("type") == "arch" and (n.get("data") or {}).get("basis") == "approximation" for n in walk(t)):
-        caveats_en.append("the model's shape was estimated from its parameter count")
+        caveats_en.append(vocab.wording.note("shape_estimated", vocab))
     if a.get("contradictions"):
-        caveats_en.append(f"{len(a['contradictions'])} source claim(s) disagree with this answer or its premises")
+        caveats_en.append(vocab.wording.note("disagreeing", vocab, n=len(a["contradictions"])))
     return {"en": " ".join(en), "zh": "".join(zh), "citations": cites, "caveats": caveats_en}

@@ -9,6 +9,7 @@ audit. The result is kept for a while so that each finding can be explained like
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput, Issue, NotFound, TooLarge, require_text
@@ -99,13 +100,18 @@ MENTIONS = ("exists", "in_catalog")
 
 
 def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dict[str, Any]]) -> list[Fact]:
-    """The claims a reader takes from the text: a verdict about a product its sentence, table or section
-    does not name goes to not_understood (gpukb does not guess whom it judges), and a mention that only
-    says a catalogued product exists is dropped."""
+    """The claims a reader takes from the text: a figure the text asks about, supposes or denies is no
+    claim and goes to not_understood with the reason (:meth:`Guards.unstated`); a verdict about a product
+    its sentence, table or section does not name goes there too (gpukb does not guess whom it judges); a
+    mention that only says a catalogued product exists is dropped."""
     guards = Guards(text, aligned_lower(text), view)
     vocab = view.kb.vocab
     out = []
     for f in facts:
+        why = guards.unstated(f)
+        if why is not None:                  # a question, a hypothesis or a denied figure: no claim
+            skipped.append({"span": list(f.span or []), "quote": f.quote, "reason": why["en"]})
+            continue
         if f.attribute in VERDICTS and not guards.named_in_scope(f):
             skipped.append({"span": list(f.span or []), "quote": f.quote,
                             "reason": f"a verdict ({f.attribute}) whose sentence names no product; gpukb does not "
@@ -124,7 +130,6 @@ SPARSITY_REACH = 24
 
 def _sparsity_reader(vocab):
     """Whether a throughput claim's figure is stated as the with-sparsity one (vocabulary cues ``sparsity``)."""
-    import re
     cues = vocab.cues.get("sparsity") or {}
     yes = [re.compile(p) for p in cues.get("true", ())]
     no = [re.compile(p) for p in cues.get("false", ())]
@@ -133,9 +138,22 @@ def _sparsity_reader(vocab):
         spec = vocab.attributes.get(c.attribute)
         if spec is None or spec.dimension != "compute":
             return False
-        window = low[c.start:min(len(low), c.end + SPARSITY_REACH)]
+        figs = list(_DIGITS.finditer(low, c.start, c.end))
+        at = figs[-1].start() if figs else c.start
+        # the words after the figure up to the next figure or clause, and those just before it back to the
+        # previous figure or clause ("624 TOPS，稀疏时为 1248 TOPS": the cue is the second figure's)
+        after = low[c.end:min(len(low), c.end + SPARSITY_REACH)]
+        after = after[:min([m.start() for m in _STOP.finditer(after)] or [len(after)])]
+        before = low[max(0, at - SPARSITY_REACH):at]
+        before = before[max([m.end() for m in _STOP.finditer(before)] or [0]):]
+        window = before + " " + low[at:c.end] + " " + after
         return any(rx.search(window) for rx in yes) and not any(rx.search(window) for rx in no)
     return read
+
+
+_DIGITS = re.compile(r"(?<![a-z\d.,])\d[\d,.]*")
+#: where a sparsity word stops reaching: another figure, a clause or sentence break
+_STOP = re.compile(r"(?<![a-z\d.,])\d|[，;；。\n|]|,(?!\d{3})")
 
 
 def audit_claims(state: Session, view: ReleaseView, claims: list[Fact], whole_tier: bool = False) -> AuditResult:

@@ -34,69 +34,14 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..kb.store import Fact, ReleaseView
-from ..kb.vocabulary import Interval, Vocabulary
 from .tables import table_claims
-from .tokens import layout, quantities, sentences, tables
+from .tokens import layout, sentences, tables
 from ..kb.lexicon import match_entities
-
-PRODUCT_KINDS = ("gpu", "family", "instance")
-#: a text is about one product when at least this share of its product mentions name it
-TOPIC_SHARE = 0.4
-#: two figures of one quantity are the same figure within this relative difference
-SAME_FIGURE = 0.01
-
-
-@dataclass(frozen=True)
-class Context:
-    """What the guards see of one claim: the text around it and the release's facts."""
-
-    text: str
-    low: str
-    claim: Fact
-    view: ReleaseView
-    unit: tuple[int, int]             # the claim's sentence or table row
-    header: tuple[int, int] | None    # the header row of the claim's table, when it is in one
-    products: tuple[str, ...]         # generic product ids named in the unit (and header), in text order
-    text_products: frozenset[str]     # product ids named anywhere in the text
-    cell: bool = False                # the claim is a table cell, its product read from the table's structure
-
-    @property
-    def vocab(self) -> Vocabulary:
-        return self.view.kb.vocab
-
-
-@dataclass(frozen=True)
-class Guard:
-    """A named reason to abstain; ``test`` returns the detail that fills the reason, or None."""
-
-    name: str
-    en: str
-    zh: str
-    test: Callable[[Context], dict[str, str] | None]
-
-
-def _cue(vocab: Vocabulary, name: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p) for p in (vocab.cues.get("check_guard") or {}).get(name, ()))
-
-
-def carries(view: ReleaseView, a: str, b: str) -> bool:
-    """One of the two subjects is a family whose only GPU is the other (or a variant of it)."""
-    vocab = view.kb.vocab
-    for fam, gpu in ((a, b), (b, a)):
-        carried = view.ref(fam, "gpu") if fam.startswith("family:") else None
-        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1 and \
-                vocab.generic(carried.value[0]) == vocab.generic(gpu):
-            return True
-    return False
-
-
-
-def _names(ctx: Context, ids: list[str] | tuple[str, ...]) -> str:
-    return ", ".join(ctx.vocab.label(e) for e in ids)
+from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, DIGITS, neg_cues, not_neg_cues, vocab_cues, names_of, carries
+from .figure_guards import card_size, interconnect_bandwidth, multiple_of_one_card, other_attributes_figure, other_products_figure, per_unit_rate, several_figures, within_practice
 
 
 def _several_products(ctx: Context) -> dict[str, str] | None:
@@ -106,64 +51,12 @@ def _several_products(ctx: Context) -> dict[str, str] | None:
     rivals = [p for p in ctx.products if p not in named]
     if len(rivals) < 2:
         return None
-    return {"products": _names(ctx, rivals)}
-
-
-def _point(f: Fact) -> float | None:
-    return f.norm.point() if isinstance(f.norm, Interval) and f.norm.kind == "number" else None
-
-
-def _other_products_figure(ctx: Context) -> dict[str, str] | None:
-    x = _point(ctx.claim)
-    if x is None or x == 0:
-        return None
-    vocab = ctx.vocab
-    own = vocab.generic(ctx.claim.subject)
-    for ref in ctx.view.reference:
-        if ref.attribute != ctx.claim.attribute or vocab.generic(ref.subject) == own:
-            continue
-        if ref.subject not in ctx.text_products and vocab.generic(ref.subject) not in ctx.text_products:
-            continue
-        y = _point(ref)
-        if y and abs(x - y) <= SAME_FIGURE * max(abs(x), abs(y)):
-            return {"other": vocab.label(ref.subject), "figure": ref.value_text(vocab), "citation": ref.citation or ""}
-    return None
-
-
-def _multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
-    c = ctx.claim
-    if c.attribute != "memory_gb" or ctx.vocab.kind_of(c.subject) != "gpu":
-        return None
-    x = _point(c)
-    variants = tuple(ctx.vocab.entities[c.subject].get("variants") or ())
-    cards = [ctx.view.ref(e, "memory_gb") for e in (c.subject, *variants)]
-    fits = [(x / _point(r), r) for r in cards if r is not None and _point(r) and x]
-    fits = [(k, r) for k, r in fits if 2 <= round(k) <= 16 and abs(k - round(k)) <= SAME_FIGURE * k]
-    if not fits:
-        return None
-    k, ref = fits[0]
-    seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
-    several = any(rx.search(seg) for rx in _cue(ctx.vocab, "multi_gpu"))
-    hosts = any(ctx.vocab.kind_of(p) in ("family", "instance") for p in ctx.products)
-    if several or hosts:        # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total
-        return {"n": str(round(k)), "card": ref.value_text(ctx.vocab)}
-    return None
-
-
-def _interconnect_bandwidth(ctx: Context) -> dict[str, str] | None:
-    if ctx.claim.attribute != "memory_bandwidth":
-        return None
-    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
-    for rx in _cue(ctx.vocab, "interconnect"):
-        m = rx.search(seg)
-        if m:
-            return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()]}
-    return None
+    return {"products": names_of(ctx, rivals)}
 
 
 def _conditional(ctx: Context) -> dict[str, str] | None:
     seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
-    for rx in _cue(ctx.vocab, "condition"):
+    for rx in vocab_cues(ctx.vocab, "condition"):
         m = rx.search(seg)
         if m:
             return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()]}
@@ -190,107 +83,22 @@ def _subject_from_context(ctx: Context) -> dict[str, str] | None:
     return {"subject": vocab.label(c.subject)}
 
 
-def _dimension(ctx: Context) -> str | None:
-    spec = ctx.vocab.attributes.get(ctx.claim.attribute)
-    return spec.dimension if spec is not None else None
-
-
-def _figures(ctx: Context) -> list:
-    dim = _dimension(ctx)
-    if dim is None:
-        return []
-    return [q for q in quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab) if q.dimension == dim]
-
-
-#: two figures with at most this many non-space characters between them stand side by side (table cells
-#: copied as text: "~1.3 TFLOPS ~9.7 TFLOPS"), with no word of their own between them
-ADJACENT = 6
-
-
-def _several_figures(ctx: Context) -> dict[str, str] | None:
-    if ctx.cell:
-        return None             # a table's cells: which figure is whose is the table's structure
-    figs = sorted(_figures(ctx), key=lambda q: q.start)
-    side_by_side = any(len(ctx.low[a.end:b.start].split()) <= 1 and len(ctx.low[a.end:b.start].strip()) <= ADJACENT
-                       and (a.lo, a.hi) != (b.lo, b.hi) for a, b in zip(figs, figs[1:]))
-    if side_by_side and len({ctx.vocab.generic(p) for p in ctx.text_products}) >= 2:
-        return {"n": str(len({(q.lo, q.hi) for q in figs}))}
-    return None
-
-
-def _near_claimed_figure(ctx: Context, after: int = 40):
-    """The text right after each figure of the unit that equals the claim's value."""
-    x = _point(ctx.claim)
-    if x is None:
-        return []
-    dim = _dimension(ctx)
-    factor = ctx.vocab.unit_factor(dim, None) if dim else None
-    out = []
-    for q in _figures(ctx):
-        f = ctx.vocab.unit_factor(q.dimension, q.unit) or factor or 1
-        if abs(q.lo * f - x) <= SAME_FIGURE * max(abs(x), 1e-9) or abs(q.hi * f - x) <= SAME_FIGURE * max(abs(x), 1e-9):
-            out.append(ctx.low[q.end:min(q.end + after, ctx.unit[1])])
-    return out
-
-
-def _per_unit_rate(ctx: Context) -> dict[str, str] | None:
-    for tail in _near_claimed_figure(ctx, 30):
-        for rx in _cue(ctx.vocab, "rate"):
-            m = rx.match(tail)
-            if m:
-                return {"word": m.group(0).strip()}
-    return None
-
-
-def _card_size(ctx: Context) -> dict[str, str] | None:
-    if ctx.claim.attribute not in ("memory_required",):
-        return None
-    for tail in _near_claimed_figure(ctx, 30):
-        for rx in _cue(ctx.vocab, "card_size"):
-            if rx.match(tail):
-                return {}
-    return None
-
-
-#: bytes per parameter that common setups hold, lowest and highest (see kb/reference/formulas.yaml):
-#: full training from pure BF16 with AdamW in BF16 (8; torchtune's default) to mixed precision AdamW
-#: (16; Rajbhandari et al. 2020, ZeRO §3); LoRA from 4-bit base weights (QLoRA, Dettmers et al. 2023)
-#: to 16-bit ones; inference from 4-bit to 16-bit weights
-PRACTICE_BYTES = {"method:full": (8, 16), "method:pretrain": (8, 16), "method:lora": (2, 2),
-                  "method:qlora": (0.5, 0.7), "method:inference": (0.5, 2)}
-#: what activations, cache and runtime add on top of the weights and states, at most (a band, not a fit)
-PRACTICE_SLACK = (0.8, 1.6)
-
-
-def _within_practice(ctx: Context) -> dict[str, str] | None:
-    c = ctx.claim
-    if c.attribute != "memory_required" or c.qualifiers.get("precision") or c.qualifiers.get("optimizer"):
-        return None
-    params = c.qualifiers.get("params")
-    n = params.point() if isinstance(params, Interval) else None
-    band = PRACTICE_BYTES.get(str(c.qualifiers.get("method") or ""))
-    x = _point(c) if _point(c) is not None else (c.norm.point() if isinstance(c.norm, Interval) else None)
-    if not n or not band or x is None:
-        return None
-    lo, hi = n * band[0] / 1e9 * PRACTICE_SLACK[0], n * band[1] / 1e9 * PRACTICE_SLACK[1]
-    if lo <= x <= hi:
-        return {"lo": f"{lo:.0f}", "hi": f"{hi:.0f}"}
-    return None
-
-
 GUARDS: tuple[Guard, ...] = (
     Guard("several_products",
           "the sentence names several products ({products}); gpukb cannot tell for sure which one the figure belongs to",
           "该句提到多款产品（{products}），gpukb 无法确定该数字属于哪一款", _several_products),
     Guard("other_products_figure",
           "the figure is the {other}'s ({figure}, {citation}), a product the text also names: the figure may belong to it",
-          "该数字正是文中也提到的 {other} 的参数（{figure}，{citation}），可能属于后者", _other_products_figure),
+          "该数字正是文中也提到的 {other} 的参数（{figure}，{citation}），可能属于后者", other_products_figure),
+    Guard("other_attributes_figure",
+          "the figure is this product's {attribute} ({figure}); the sentence gives several figures, and which one goes with which word is unclear",
+          "该数字正是该产品的{attribute_zh}（{figure}）；句中有多个数字，对应关系不明", other_attributes_figure),
     Guard("multiple_of_one_card",
           "the figure is {n} × one card's memory ({card}): it may be the total of a {n}-GPU instance or server",
-          "该数字是单卡显存（{card}）的 {n} 倍，可能是 {n} 卡实例或服务器的合计", _multiple_of_one_card),
+          "该数字是单卡显存（{card}）的 {n} 倍，可能是 {n} 卡实例或服务器的合计", multiple_of_one_card),
     Guard("interconnect_bandwidth",
           "the figure stands next to “{word}”: it may be an interconnect bandwidth, not the memory bandwidth",
-          "该数字紧邻“{word}”，可能是互联带宽而非显存带宽", _interconnect_bandwidth),
+          "该数字紧邻“{word}”，可能是互联带宽而非显存带宽", interconnect_bandwidth),
     Guard("conditional",
           "the sentence is a condition or hypothesis (“{word}”), which states nothing",
           "该句是条件或假设（“{word}”），并未断言", _conditional),
@@ -302,15 +110,15 @@ GUARDS: tuple[Guard, ...] = (
           "该句未提到 {subject}，产品是 gpukb 从上下文推断的", _subject_from_context),
     Guard("several_figures",
           "the sentence gives {n} figures of this kind for products the text compares; which belongs to which is unclear",
-          "该句给出 {n} 个同类数字，而文中比较了多款产品，对应关系不明", _several_figures),
+          "该句给出 {n} 个同类数字，而文中比较了多款产品，对应关系不明", several_figures),
     Guard("per_unit_rate",
-          "the figure is a rate (“{word}”), not a total", "该数字是比率（“{word}”），不是总量", _per_unit_rate),
+          "the figure is a rate (“{word}”), not a total", "该数字是比率（“{word}”），不是总量", per_unit_rate),
     Guard("card_size",
           "the figure names a card size; the requirement may be several such cards",
-          "该数字是显卡规格，需求可能是多张此类显卡", _card_size),
+          "该数字是显卡规格，需求可能是多张此类显卡", card_size),
     Guard("within_practice",
           "the text states no precision or optimizer, and the figure is within what common setups need ({lo}–{hi} GB)",
-          "文中未说明精度或优化器，该数字在常见配置所需范围内（{lo}–{hi} GB）", _within_practice),
+          "文中未说明精度或优化器，该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),
 )
 
 
@@ -393,6 +201,42 @@ class Guards:
             if names or (in_list and not bullet and line):
                 return None
             at = start
+        return None
+
+    def unstated(self, claim: Fact) -> dict[str, str] | None:
+        """Why the text does not assert the claim at all, in both languages, or None: its sentence asks
+        (vocabulary cues ``check_guard.question``), its figure sits in the clause of a condition or
+        hypothesis ("如果 … 24 GB，…", "if …, …", "whether …"; cues ``check_guard.condition``), or its
+        figure is denied in its clause ("不是 24 GB", "does not have 48 GB"; cues ``negation``), which says
+        what the value is not, never what it is. A yes/no attribute reads its own negation when extracted."""
+        vocab = self.view.kb.vocab
+        span = claim.span or [0, 0]
+        s, e = self._unit(span[0])
+        sent = self.low[s:e].rstrip()
+        for rx in vocab_cues(vocab, "question"):
+            if rx.search(sent):
+                return {"code": "question", "en": "the sentence asks a question; it states nothing",
+                        "zh": "该句是疑问句，并未断言"}
+        figures = list(DIGITS.finditer(self.low, span[0], span[1]))
+        at = figures[-1].start() if figures else span[0]     # the figure's own place, not its widened subject's
+        before = self.low[s:at]
+        for rx in vocab_cues(vocab, "condition"):
+            for m in rx.finditer(before):
+                if not CLAUSE_BREAK.search(before, m.end()):
+                    word = self.text[s + m.start():s + m.end()]
+                    return {"code": "hypothetical",
+                            "en": f"the figure is part of a condition or hypothesis (“{word}”), which states nothing",
+                            "zh": f"该数字属于条件或假设（“{word}”），并未断言"}
+        spec = vocab.attributes.get(claim.attribute)
+        if spec is not None and spec.type == "quantity" and not str(claim.value).startswith((">", "<")):
+            clause = before[max([m.end() for m in CLAUSE_BREAK.finditer(before)] or [0]):]
+            for rx in not_neg_cues(vocab):
+                clause = rx.sub(lambda m: " " * len(m.group(0)), clause)
+            for rx in neg_cues(vocab):
+                m = rx.search(clause)
+                if m:
+                    return {"code": "negated", "en": "the figure is denied (“not …”): the text says what the value is not",
+                            "zh": "该数字被否定（“不是…”），文中只说明取值不是多少"}
         return None
 
     def named_in_scope(self, claim: Fact) -> bool:

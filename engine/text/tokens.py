@@ -59,6 +59,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
                           for k, ps in (cues.get("unit") or {}).items()),
             "neg_before": comp((cues.get("negation") or {}).get("before", ())),
             "neg_after": comp((cues.get("negation") or {}).get("after", ())),
+            "neg_not": comp((cues.get("negation") or {}).get("not", ())),
             "bound": tuple((op, comp(ps)) for op, ps in (cues.get("bound") or {}).items()),
             "approx": comp((cues.get("approx") or {}).get("hedge", ())),
             "verdict": tuple((val, comp(ps)) for val, ps in (cues.get("verdict") or {}).items()),
@@ -266,6 +267,8 @@ def _counted_in_words(low: str, start: int, end: int, found: list[Quantity], t: 
 
 def negated(low: str, seg_start: int, cue_start: int, cue_end: int, seg_end: int, t: dict[str, Any]) -> bool:
     before, after = low[seg_start:cue_start], low[cue_end:seg_end]
+    for rx in t.get("neg_not", ()):         # "不仅", "not only": words that hold a negation's letters but deny nothing
+        before = rx.sub(lambda m: " " * len(m.group(0)), before)
     return any(rx.search(before) for rx in t["neg_before"]) or any(rx.search(after) for rx in t["neg_after"])
 
 

@@ -49,7 +49,14 @@ def workload_of(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab
     if params and not models:
         w["params"], w["size"] = params[0].lo * (vocab.unit_factor("params", params[0].unit) or 1), True
         w["params_raw"] = params[0].lo
-    precs = [m.eid for m in ents if m.kind == "precision"]
+    # the optimizer named ("8-bit optimizers", "AdamW 8bit"): a condition of the sizing; the "8-bit" inside
+    # its name is the optimizer states' width, not the weights' precision
+    opt_spans = [(s + m.start(), s + m.end(), val) for val, rx in cues.get("optimizer", ()) for m in rx.finditer(text)]
+    opts = [val for _, _, val in sorted(opt_spans)] + [m.eid.split(":", 1)[1] for m in ents if m.kind == "optimizer"]
+    if opts:
+        w["optimizer"] = f"optimizer:{opts[0]}"
+    precs = [m.eid for m in ents if m.kind == "precision"
+             and not any(a <= m.start < b for a, b, _ in opt_spans)]
     if precs:
         w["precision"] = precs
     return w
@@ -67,6 +74,8 @@ def qualifiers_of(w: dict[str, Any]) -> dict[str, Any]:
         q["params"] = w["params"]
     if w.get("precision"):
         q["precision"] = list(w["precision"])
+    if w.get("optimizer"):
+        q["optimizer"] = w["optimizer"]
     if w.get("condition"):
         q["condition"] = w["condition"]
     return q

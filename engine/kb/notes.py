@@ -1,0 +1,39 @@
+"""Assumption notes in English and Chinese: a note is its English text (so English answers are unchanged) carrying its Chinese rendering, chosen by the answer's language."""
+from __future__ import annotations
+
+from typing import Any
+
+
+#: the notes an answer states (``labels.note`` of kb/vocabulary.yaml has a case for each ``key``)
+NOTE_KEYS = ("method_default", "gpu_variant", "precision_default", "qlora_nf4", "qlora_optimizer", "default_native",
+             "default", "lora_rank_ignored", "zero_default", "zero_one_gpu", "zero_inference", "gc_qlora",
+             "inference_no_backward", "oib_sharded", "serving_ignored", "vllm_gmu", "gc_inference", "offload_ignored",
+             "capacity_engine", "capacity_nvsmi", "capacity_datasheet", "context_beyond", "shape_estimated",
+             "disagreeing", "why_not_question", "missing_workload", "missing_hardware", "missing_lookup", "missing_subject")
+
+
+class Note(str):
+    """A sentence the engine states in an answer (an assumption, what is missing): its English text, which
+    is what the answer carries, and its Chinese text (``zh``), which :func:`in_lang` puts in its place in a
+    Chinese answer. Both come from the ``labels.note`` templates of kb/vocabulary.yaml."""
+
+    def __new__(cls, en: str, zh: str | None = None) -> "Note":
+        note = super().__new__(cls, en)
+        note.zh = zh if zh is not None else en
+        return note
+
+
+def in_lang(value: Any, lang: str) -> Any:
+    """``value`` (an answer, or any part of one) with every :class:`Note` in ``lang``: for "zh" a copy in which
+    each note is its Chinese text (containers that hold no note are shared, never changed); else ``value``."""
+    if lang != "zh":
+        return value
+    if isinstance(value, Note):
+        return value.zh
+    if isinstance(value, dict):
+        out = {k: in_lang(v, lang) for k, v in value.items()}
+        return out if any(out[k] is not v for k, v in value.items()) else value
+    if isinstance(value, list):
+        items = [in_lang(v, lang) for v in value]
+        return items if any(a is not b for a, b in zip(items, value)) else value
+    return value

@@ -1,0 +1,171 @@
+"""The checker's guards on figures: when a checked figure may belong to another product, another attribute, a multiple of one card, a rate per unit or a practice range, the checker abstains with the reason."""
+from __future__ import annotations
+
+from typing import Any
+from ..kb.vocabulary import Interval
+from .tokens import quantities
+from .guard_base import Context, SAME_FIGURE, vocab_cues, point_of
+
+
+def other_products_figure(ctx: Context) -> dict[str, str] | None:
+    x = point_of(ctx.claim)
+    if x is None or x == 0:
+        return None
+    vocab = ctx.vocab
+    own = vocab.generic(ctx.claim.subject)
+    for ref in ctx.view.reference:
+        if ref.attribute != ctx.claim.attribute or vocab.generic(ref.subject) == own:
+            continue
+        if ref.subject not in ctx.text_products and vocab.generic(ref.subject) not in ctx.text_products:
+            continue
+        y = point_of(ref)
+        if y and abs(x - y) <= SAME_FIGURE * max(abs(x), abs(y)):
+            return {"other": vocab.label(ref.subject), "figure": ref.value_text(vocab), "citation": ref.citation or ""}
+    return None
+
+
+def other_attributes_figure(ctx: Context) -> dict[str, str] | None:
+    """The figure is exactly the product's own reference figure for another attribute of the same kind
+    (its FP64 Tensor rate given as its FP64 rate), in a sentence that gives several such figures: which
+    figure goes with which word is in doubt, not the figure."""
+    x = point_of(ctx.claim)
+    dim = dimension(ctx)
+    if x is None or x == 0 or dim is None or len({(q.lo, q.hi) for q in figures(ctx)}) < 2:
+        return None
+    vocab = ctx.vocab
+    c = ctx.claim
+    own = {c.subject, vocab.generic(c.subject), *(vocab.entities.get(c.subject, {}).get("variants") or ())}
+    hits: dict[str, Any] = {}
+    for ref in ctx.view.reference:
+        spec = vocab.attributes.get(ref.attribute)
+        if ref.subject not in own or ref.attribute == c.attribute or spec is None or spec.dimension != dim:
+            continue
+        y = point_of(ref)
+        if y and abs(x - y) <= SAME_FIGURE * max(abs(x), abs(y)):
+            hits.setdefault(ref.attribute, (spec, ref))
+    if not hits:
+        return None
+    specs = [spec for spec, _ in hits.values()]
+    return {"attribute": " or ".join(sp.en for sp in specs), "attribute_zh": "或".join(sp.zh for sp in specs),
+            "figure": next(iter(hits.values()))[1].value_text(vocab)}
+
+
+def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
+    c = ctx.claim
+    if c.attribute != "memory_gb" or ctx.vocab.kind_of(c.subject) != "gpu":
+        return None
+    x = point_of(c)
+    variants = tuple(ctx.vocab.entities[c.subject].get("variants") or ())
+    cards = [ctx.view.ref(e, "memory_gb") for e in (c.subject, *variants)]
+    fits = [(x / point_of(r), r) for r in cards if r is not None and point_of(r) and x]
+    fits = [(k, r) for k, r in fits if 2 <= round(k) <= 16 and abs(k - round(k)) <= SAME_FIGURE * k]
+    if not fits:
+        return None
+    k, ref = fits[0]
+    seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
+    several = any(rx.search(seg) for rx in vocab_cues(ctx.vocab, "multi_gpu"))
+    hosts = any(ctx.vocab.kind_of(p) in ("family", "instance") for p in ctx.products)
+    if several or hosts:        # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total
+        return {"n": str(round(k)), "card": ref.value_text(ctx.vocab)}
+    return None
+
+
+def interconnect_bandwidth(ctx: Context) -> dict[str, str] | None:
+    if ctx.claim.attribute != "memory_bandwidth":
+        return None
+    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
+    for rx in vocab_cues(ctx.vocab, "interconnect"):
+        m = rx.search(seg)
+        if m:
+            return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()]}
+    return None
+
+
+def dimension(ctx: Context) -> str | None:
+    spec = ctx.vocab.attributes.get(ctx.claim.attribute)
+    return spec.dimension if spec is not None else None
+
+
+def figures(ctx: Context) -> list:
+    dim = dimension(ctx)
+    if dim is None:
+        return []
+    return [q for q in quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab) if q.dimension == dim]
+
+
+#: two figures with at most this many non-space characters between them stand side by side (table cells
+#: copied as text: "~1.3 TFLOPS ~9.7 TFLOPS"), with no word of their own between them
+ADJACENT = 6
+
+
+def several_figures(ctx: Context) -> dict[str, str] | None:
+    if ctx.cell:
+        return None             # a table's cells: which figure is whose is the table's structure
+    figs = sorted(figures(ctx), key=lambda q: q.start)
+    side_by_side = any(len(ctx.low[a.end:b.start].split()) <= 1 and len(ctx.low[a.end:b.start].strip()) <= ADJACENT
+                       and (a.lo, a.hi) != (b.lo, b.hi) for a, b in zip(figs, figs[1:]))
+    if side_by_side and len({ctx.vocab.generic(p) for p in ctx.text_products}) >= 2:
+        return {"n": str(len({(q.lo, q.hi) for q in figs}))}
+    return None
+
+
+def near_claimed_figure(ctx: Context, after: int = 40):
+    """The text right after each figure of the unit that equals the claim's value."""
+    x = point_of(ctx.claim)
+    if x is None:
+        return []
+    dim = dimension(ctx)
+    factor = ctx.vocab.unit_factor(dim, None) if dim else None
+    out = []
+    for q in figures(ctx):
+        f = ctx.vocab.unit_factor(q.dimension, q.unit) or factor or 1
+        if abs(q.lo * f - x) <= SAME_FIGURE * max(abs(x), 1e-9) or abs(q.hi * f - x) <= SAME_FIGURE * max(abs(x), 1e-9):
+            out.append(ctx.low[q.end:min(q.end + after, ctx.unit[1])])
+    return out
+
+
+def per_unit_rate(ctx: Context) -> dict[str, str] | None:
+    for tail in near_claimed_figure(ctx, 30):
+        for rx in vocab_cues(ctx.vocab, "rate"):
+            m = rx.match(tail)
+            if m:
+                return {"word": m.group(0).strip()}
+    return None
+
+
+def card_size(ctx: Context) -> dict[str, str] | None:
+    if ctx.claim.attribute not in ("memory_required",):
+        return None
+    for tail in near_claimed_figure(ctx, 30):
+        for rx in vocab_cues(ctx.vocab, "card_size"):
+            if rx.match(tail):
+                return {}
+    return None
+
+
+#: bytes per parameter that common setups hold, lowest and highest (see kb/reference/formulas.yaml):
+#: full training from pure BF16 with AdamW in BF16 (8; torchtune's default) to mixed precision AdamW
+#: (16; Rajbhandari et al. 2020, ZeRO §3); LoRA from 4-bit base weights (QLoRA, Dettmers et al. 2023)
+#: to 16-bit ones; inference from 4-bit to 16-bit weights
+PRACTICE_BYTES = {"method:full": (8, 16), "method:pretrain": (8, 16), "method:lora": (2, 2),
+                  "method:qlora": (0.5, 0.7), "method:inference": (0.5, 2)}
+
+
+#: what activations, cache and runtime add on top of the weights and states, at most (a band, not a fit)
+PRACTICE_SLACK = (0.8, 1.6)
+
+
+def within_practice(ctx: Context) -> dict[str, str] | None:
+    c = ctx.claim
+    if c.attribute != "memory_required" or c.qualifiers.get("precision") or c.qualifiers.get("optimizer"):
+        return None
+    params = c.qualifiers.get("params")
+    n = params.point() if isinstance(params, Interval) else None
+    band = PRACTICE_BYTES.get(str(c.qualifiers.get("method") or ""))
+    x = point_of(c) if point_of(c) is not None else (c.norm.point() if isinstance(c.norm, Interval) else None)
+    if not n or not band or x is None:
+        return None
+    lo, hi = n * band[0] / 1e9 * PRACTICE_SLACK[0], n * band[1] / 1e9 * PRACTICE_SLACK[1]
+    if lo <= x <= hi:
+        return {"lo": f"{lo:.0f}", "hi": f"{hi:.0f}"}
+    return None

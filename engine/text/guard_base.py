@@ -1,0 +1,86 @@
+"""What every guard of the checker reads: the claim in its context (its sentence, the products and figures around it), the guard's verdict, and the cue tables from the vocabulary."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+from ..kb.store import Fact, ReleaseView
+from ..kb.vocabulary import Interval, Vocabulary
+
+
+PRODUCT_KINDS = ("gpu", "family", "instance")
+
+
+#: a text is about one product when at least this share of its product mentions name it
+TOPIC_SHARE = 0.4
+
+
+#: two figures of one quantity are the same figure within this relative difference
+SAME_FIGURE = 0.01
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the guards see of one claim: the text around it and the release's facts."""
+
+    text: str
+    low: str
+    claim: Fact
+    view: ReleaseView
+    unit: tuple[int, int]             # the claim's sentence or table row
+    header: tuple[int, int] | None    # the header row of the claim's table, when it is in one
+    products: tuple[str, ...]         # generic product ids named in the unit (and header), in text order
+    text_products: frozenset[str]     # product ids named anywhere in the text
+    cell: bool = False                # the claim is a table cell, its product read from the table's structure
+
+    @property
+    def vocab(self) -> Vocabulary:
+        return self.view.kb.vocab
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A named reason to abstain; ``test`` returns the detail that fills the reason, or None."""
+
+    name: str
+    en: str
+    zh: str
+    test: Callable[[Context], dict[str, str] | None]
+
+
+def vocab_cues(vocab: Vocabulary, name: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in (vocab.cues.get("check_guard") or {}).get(name, ()))
+
+
+DIGITS = re.compile(r"(?<![a-z\d.,])\d[\d,.]*")
+
+
+#: what ends a clause: a condition's reach stops there ("1,555" is a number, not a break)
+CLAUSE_BREAK = re.compile(r"[，;；:：、]|,(?!\d{3})|(?<![a-z])(?:then|so)(?![a-z])|就|则|那么")
+
+
+def neg_cues(vocab: Vocabulary) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in (vocab.cues.get("negation") or {}).get("before", ()))
+
+
+def not_neg_cues(vocab: Vocabulary) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in (vocab.cues.get("negation") or {}).get("not", ()))
+
+
+def carries(view: ReleaseView, a: str, b: str) -> bool:
+    """One of the two subjects is a family whose only GPU is the other (or a variant of it)."""
+    vocab = view.kb.vocab
+    for fam, gpu in ((a, b), (b, a)):
+        carried = view.ref(fam, "gpu") if fam.startswith("family:") else None
+        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1 and \
+                vocab.generic(carried.value[0]) == vocab.generic(gpu):
+            return True
+    return False
+
+
+def names_of(ctx: Context, ids: list[str] | tuple[str, ...]) -> str:
+    return ", ".join(ctx.vocab.label(e) for e in ids)
+
+
+def point_of(f: Fact) -> float | None:
+    return f.norm.point() if isinstance(f.norm, Interval) and f.norm.kind == "number" else None

@@ -1,0 +1,188 @@
+"""Answers in Chinese are Chinese throughout: what an answer assumed (its notes and caveats), what a question
+lacks and the check's labels are said in Chinese under ``--lang zh`` / ``lang=zh`` (CLI, API, pages).
+
+The test looks for English prose: a run of three or more English words in a row, at least two of them
+lower-case words (names such as "Hugging Face Trainer", ids, flags, units and rule ids are allowed), in
+the text fields a Chinese answer shows. Quotes, citations, ``en`` renderings and the names of the
+vocabulary's entities are left out: they are the sources' and vendors' own words.
+"""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from typing import Any, Iterator
+
+import pytest
+
+#: fields that hold someone else's words or a machine id, not the engine's sentences
+SKIP = {"en", "gloss_en", "quote", "citation", "question", "data", "parsed", "scenario", "conclusion_id", "id",
+        "text", "title", "url", "examples", "premises", "cites", "stated_by", "note", "cost", "price_note",
+        "basis", "reason", "rule_description", "explanation", "tree", "sources", "contradictions", "citations"}
+_WORD = r"[A-Za-z][A-Za-z'’]*"
+_RUN = re.compile(rf"(?<![\w.-]){_WORD}(?:[ ,:;]+{_WORD}){{2,}}(?![\w.-])")
+
+
+def english_prose(text: str, names: list[str]) -> list[str]:
+    """The runs of English prose in ``text`` once the vocabulary's names are taken out."""
+    for n in names:
+        if n in text:
+            text = text.replace(n, " · ")
+    found = []
+    for m in _RUN.finditer(text):
+        words = re.findall(_WORD, m.group(0))
+        if sum(1 for w in words if w.islower() and len(w) > 1) >= 2:
+            found.append(m.group(0))
+    return found
+
+
+def zh_fields(o: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k not in SKIP:
+                yield from zh_fields(v, f"{path}.{k}")
+    elif isinstance(o, list):
+        for v in o:
+            yield from zh_fields(v, f"{path}[]")
+    elif isinstance(o, str):
+        yield path, o
+
+
+@pytest.fixture(scope="module")
+def names(app) -> list[str]:
+    """Every entity's name, longest first (a name is a name in either language)."""
+    vocab = app.extensions["gpukb"].kb.vocab
+    return sorted({vocab.label(e) for e in vocab.entities}, key=len, reverse=True)
+
+
+def assert_chinese(answer: Any, names: list[str], where: str) -> None:
+    bad = [(p, run, s[:160]) for p, s in zh_fields(answer) for run in english_prose(s, names)]
+    assert not bad, f"{where}: English in a Chinese answer: {bad[:5]}"
+
+
+def test_the_detector_finds_english_notes_and_spares_names(names):
+    assert english_prose("seq_len not given: assumed 512", names)
+    assert english_prose("缺少：a GPU, instance or memory size", names)
+    assert not english_prose("未指定精度：按 mixed 计算：与 PyTorch AMP 和 Hugging Face Trainer 的做法相同（R-AMP-fp32-weights）", names)
+    assert not english_prose("该句提到多款产品（Tencent Cloud GN7 (compute, T4), NVIDIA A100 (either memory size)）", names)
+
+
+QUESTIONS = [
+    "why not T4 for 13B full fine-tune",                          # sizing, English question
+    "为什么 T4 不能全量微调 13B 模型",                               # sizing, Chinese question
+    "can an H100 serve llama 3 70B",                              # inference
+    "Does the T4 support BF16?",                                  # fact
+    "T4 or A10 for 7B LoRA?",                                     # comparison
+    "What is the cheapest GN7 size that can QLoRA a 7B model?",   # instance choice
+    "longest context for Llama-3-8B inference on one A10",        # inverse
+    "can a B300X train llama 7B",                                 # unknown GPU
+    "hello",                                                      # nothing understood
+    "A100 能全量微调 7B 吗",                                         # a generic A100, the method's default
+]
+
+
+@pytest.mark.parametrize("q", QUESTIONS)
+def test_cli_json_answers_in_chinese(cli, names, q):
+    a = cli.json("ask", q, "--lang", "zh", "--json")
+    assert a["lang"] == "zh"
+    assert_chinese(a, names, f"gpukb ask {q!r} --lang zh --json")
+
+
+@pytest.mark.parametrize("q", QUESTIONS[:4] + QUESTIONS[7:9])
+def test_cli_text_answers_in_chinese(cli, names, q):
+    code, out, err = cli("ask", q, "--lang", "zh")
+    assert code == 0, err
+    lines = [ln for ln in out.splitlines() if not ln.lstrip().startswith(("解释：", "可以这样问"))]
+    assert_chinese(lines, names, f"gpukb ask {q!r} --lang zh")
+
+
+@pytest.mark.parametrize("q", QUESTIONS[:3] + QUESTIONS[4:8])
+def test_api_answers_in_chinese(api, names, q):
+    a = api.ok("/v1/ask", query_string={"q": q, "lang": "zh"})
+    assert_chinese(a, names, f"/v1/ask?q={q}&lang=zh")
+
+
+def test_english_answers_keep_their_english_notes(api):
+    a = api.ok("/v1/ask", query_string={"q": "why not T4 for 13B full fine-tune", "lang": "en"})
+    assert "seq_len not given: assumed 512" in a["notes"]
+    assert "batch not given: assumed 1" in a["summary"]["caveats"]
+    z = api.ok("/v1/ask", query_string={"q": "why not T4 for 13B full fine-tune", "lang": "zh"})
+    assert "未指定序列长度（seq_len）：按 512 计算" in z["notes"]
+    assert len(z["notes"]) == len(a["notes"]) and z["summary"]["en"] == a["summary"]["en"]
+
+
+def test_query_and_explain_in_chinese(cli, gpukb, names):
+    code, out, _ = cli("query", "--model", "llama-2-7b", "--gpu", "T4", "--method", "inference", "--zero", "2",
+                       "--gradient-checkpointing", "--lang", "zh")
+    assert code == 0
+    assert_chinese([ln for ln in out.splitlines() if not ln.startswith("解释：")], names, "gpukb query --lang zh")
+    a = gpukb.query({"model": "llama-2-7b", "gpu": "T4"})
+    assert "method not given: assumed full fine-tuning" in a["notes"]          # the API's query is English
+    doc = gpukb.explain(a["conclusion_id"], "json", "zh")
+    assert_chinese(doc["summary"]["caveats"], names, "explain --lang zh")
+    assert any(c.startswith("容量：T4 在 nvidia-smi 中显示") for c in doc["summary"]["caveats"])
+    en = gpukb.explain(a["conclusion_id"], "json", "en")["summary"]["caveats"]
+    assert any(c.startswith("capacity: T4 reports") for c in en) and len(en) == len(doc["summary"]["caveats"])
+
+
+def test_check_of_a_chinese_text_in_chinese(cli, names):
+    text = "GN7 实例搭载 A100 GPU，T4 显存为 32 GB，支持 NVLink。单张 T4 可以全量微调 Llama-2-13B。今天天气很好。"
+    code, out, err = cli("check", text, "--lang", "zh")
+    assert code == 0, err
+    assert "存疑" in out and "推理过程：" in out
+    lines = [ln for ln in out.splitlines() if "“" not in ln and not ln.lstrip().startswith("[")]
+    assert_chinese(lines, names, "gpukb check --lang zh")
+    d = cli.json("check", text, "--lang", "zh", "--json")
+    reasons = [r["zh"] for c in d["claims"] for r in c.get("unclear_because") or []]
+    assert reasons
+    assert_chinese(reasons, names, "unclear_because.zh")
+
+
+class _Text(HTMLParser):
+    """The text of the elements with one of ``classes`` (the notes, caveats and missing lists of a page)."""
+
+    def __init__(self, classes: set[str]):
+        super().__init__()
+        self.classes, self.depth, self.out = classes, 0, []
+
+    def handle_starttag(self, tag, attrs):
+        cls = set((dict(attrs).get("class") or "").split())
+        if self.depth or cls & self.classes:
+            self.depth += 1
+            if self.depth == 1:
+                self.out.append("")
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.out[-1] += data
+
+
+def page_texts(html: str, classes: set[str]) -> list[str]:
+    p = _Text(classes)
+    p.feed(html)
+    return [t.strip() for t in p.out if t.strip()]
+
+
+@pytest.mark.parametrize("q", ["why not T4 for 13B full fine-tune", "can a B300X train llama 7B", "hello"])
+def test_pages_show_notes_in_chinese(client, names, q):
+    r = client.get("/", query_string={"q": q, "lang": "zh"})
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    texts = page_texts(html, {"notes", "caveats"})
+    if q.startswith("why"):
+        assert texts and any("未指定" in t for t in texts), texts
+    assert_chinese(texts, names, f"/?q={q}&lang=zh")
+
+
+def test_conclusion_and_audit_pages_in_chinese(client, gpukb, names):
+    cid = gpukb.query({"model": "llama-2-7b", "gpu": "T4"})["conclusion_id"]
+    html = client.get(f"/conclusions/{cid}", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert "容量：T4 在 nvidia-smi 中显示" in html
+    assert "minus the CUDA context" not in html
+    audit = client.get("/audit", query_string={"lang": "zh"})
+    assert audit.status_code == 200
+    legend = page_texts(audit.get_data(as_text=True), {"legend"})
+    assert_chinese(legend, names, "/audit?lang=zh legend")
