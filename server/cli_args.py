@@ -164,12 +164,6 @@ EXIT_STATUSES = """exit status:
 with --json, an error is printed on standard output as the API's error object:
   {"ok": false, "status": 400, "error": "...", "errors": [{"message": "...", ...}]}"""
 
-def _positive_int(text: str) -> int:
-    n = _int(text)
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {n}")
-    return n
-
 
 def _port(text: str) -> int:
     n = _int(text, "a port number")

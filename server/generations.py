@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from gpukb.engine.core import cache
-from gpukb.engine.core.errors import GpukbError, Issue, ValidationError, clip
+from gpukb.engine.core.errors import GpukbError, Issue, clip
 from gpukb.engine.core.files import read_bytes, tree_files
 
 log = logging.getLogger("gpukb.reload")

@@ -123,7 +123,6 @@ def call_fact(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
     subject = a["subject"].strip()
     subject = subject if subject in v.entities else v.aliases().get(subject.lower())
     if subject is None:
-        from gpukb.engine.catalog import inventory
         from gpukb.engine.kb import names
         kind, _, bare = a["subject"].strip().rpartition(":")
         kind = kind if kind in ("gpu", "instance", "model", "family") else "gpu"

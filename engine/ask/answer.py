@@ -9,7 +9,6 @@ from ..kb.notes import in_lang
 from . import choice
 from . import price as ask_price
 from . import parser as ap
-from ..catalog import inventory
 from ..kb import names
 from .parser import parse_question
 from ..catalog.sources import claim_brief

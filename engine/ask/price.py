@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 #: words that ask for the lowest price rather than the smallest size
 PRICE_CUE = re.compile(r"cheap|low(?:est)?[\s\-]*(?:cost|price)|least[\s\-]+expensive|inexpensive|budget|"
                        r"便宜|省钱|最低价|价格最低|成本最低|最划算", re.I)
-SYMBOLS = {"USD": "$", "CNY": "¥"}
-
 
 def wants_price(question: str) -> bool:
     return bool(PRICE_CUE.search(question or ""))

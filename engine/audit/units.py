@@ -1,4 +1,5 @@
-"""Units of the audit: the claims audited together with the groups they are compared with, and the batches (one engine run each) they travel in."""
+"""Units of the audit: the claims audited together with the groups they are compared with, and the batches
+(one engine run each) they travel in."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -6,7 +6,7 @@ and the CLI into exit code 1 with the same messages.
 from __future__ import annotations
 
 import reprlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 MAX_MESSAGE = 1000          # characters of one error message; longer ones are cut (values can be huge)

@@ -13,20 +13,10 @@ from ..reasoning import matcher
 from ..kb.ids import bare
 from ..kb.store import ReleaseView
 from ..kb.labels import fact_label
-from ..reasoning.provenance import ancestor_graph, build_graph, proof_sizes, proof_tree
+from ..reasoning.provenance import ancestor_graph, proof_sizes, proof_tree
 from ..reasoning.reasoner import Derivation
 from ..reasoning.rules import RuleSet
 
-
-def graph_of(d: Derivation):
-    """The provenance graph of a derivation (cached on the object)."""
-    g = getattr(d, "_graph", None)
-    if g is None:
-        facts = dict(d.facts)
-        g = build_graph(facts, d.firings, d.given)
-        d._graph = g
-        d._sizes = proof_sizes(g)
-    return g
 
 
 def tree(d: Derivation, fact: str, view: ReleaseView, ruleset: RuleSet,
@@ -70,7 +60,6 @@ def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr
             labels: dict[str, dict[str, str]]) -> dict:
     """``node`` with what a reader needs; ``labels``: the labels of this tree's facts so far (a fact that
     many steps rest on, such as the scenario, appears at each of them)."""
-    vocab = view.kb.vocab
     f = d.facts.get(node["fact"], {})
     label = labels.get(node["fact"])
     if label is None:

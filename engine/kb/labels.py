@@ -6,7 +6,6 @@ from typing import Any
 
 from .store import ReleaseView
 from .vocabulary import Vocabulary
-from ..core.terms import gb, params_text  # noqa: F401  (gb, params_text re-exported)
 
 
 def fact_label(f: dict[str, Any], view: ReleaseView | None, vocab: Vocabulary) -> dict[str, str]:

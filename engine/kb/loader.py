@@ -121,7 +121,6 @@ def _load_sources(root: Path, rel, issues: list[Issue], vocab: Vocabulary | None
 def _common(item: LineDict, fname: str, vocab: Vocabulary, issues: list[Issue]) -> dict | None:
     """Validate the fields claims and reference facts share; None when the item is unusable."""
     line = item.line
-    where = {"file": fname, "line": line}
     ok = True
     for req in ("id", "version", "subject", "attribute", "value"):
         if req not in item:

@@ -1,4 +1,5 @@
-"""Assumption notes in English and Chinese: a note is its English text (so English answers are unchanged) carrying its Chinese rendering, chosen by the answer's language."""
+"""Assumption notes in English and Chinese: a note is its English text (so English answers are unchanged)
+carrying its Chinese rendering, chosen by the answer's language."""
 from __future__ import annotations
 
 from typing import Any

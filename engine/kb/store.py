@@ -27,8 +27,6 @@ class Source:
     title_en: str | None = None
     about: tuple[str, ...] = ()    # the entities the document is about (e.g. family:GN7): the context of its claims
 
-    def line_of_offset(self, offset: int) -> int:
-        return self.text.count("\n", 0, offset) + 1
 
     def as_dict(self, with_text: bool = False) -> dict[str, Any]:
         d = {"id": self.id, "file": self.file, "title": self.title, "title_en": self.title_en,
@@ -268,12 +266,6 @@ class KB:
         where = f"release {names[0]}" if release else "any release"
         msg = f"{fid}@{v} is not part of {where}" + (f"; it is in {', '.join(held)}" if held else " (it was retired)")
         raise NotFound(msg, [Issue(msg, field="id", allowed=held or None)])
-
-    def fact_by_key(self, key: str) -> Fact:
-        for f in self.all_facts:
-            if f.key == key or f.id == key:
-                return f
-        raise NotFound(f"no fact {key!r}")
 
 
 class ReleaseView:

@@ -1,4 +1,5 @@
-"""Values the vendor does not publish or that do not apply, recorded as unknowns with their reason (so 'not known' differs from 'missing'), and reference facts that restate another fact, checked to agree with it."""
+"""Values the vendor does not publish or that do not apply, recorded as unknowns with their reason (so 'not
+known' differs from 'missing'), and reference facts that restate another fact, checked to agree with it."""
 from __future__ import annotations
 
 from ..core import ranges

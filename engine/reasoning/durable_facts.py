@@ -1,4 +1,6 @@
-"""Facts as durable_rules' matcher sees them, in plain Python (no engine import): lists marked so that they survive its JSON, the fields a ruleset's conditions read, the filter that asserts only facts some pattern can match, and the scalar projection of a fact."""
+"""Facts as durable_rules' matcher sees them, in plain Python (no engine import): lists marked so that they
+survive its JSON, the fields a ruleset's conditions read, the filter that asserts only facts some pattern
+can match, and the scalar projection of a fact."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,6 @@
-"""What passes between gpukb and durable_rules as text, in plain Python (no engine import): messages whose JSON is written once, match texts read back (without decoding when they allow it), and the engine's failures as an exception."""
+"""What passes between gpukb and durable_rules as text, in plain Python (no engine import): messages whose
+JSON is written once, match texts read back (without decoding when they allow it), and the engine's failures
+as an exception."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
-"""What a scenario costs besides memory: the time of a training step on the card, and what offloading moves over PCIe and keeps in host memory."""
+"""What a scenario costs besides memory: the time of a training step on the card, and what offloading moves
+over PCIe and keeps in host memory."""
 from __future__ import annotations
 
 from typing import Any

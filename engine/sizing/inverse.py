@@ -1,4 +1,5 @@
-"""The inverse question: the largest model of a family that fits a scenario, found by searching sizes with the sizing rules (search points cached)."""
+"""The inverse question: the largest model of a family that fits a scenario, found by searching sizes with
+the sizing rules (search points cached)."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,6 @@
-"""Recommendations of a sizing answer: the changes that would make a scenario fit, each tried as its own scenario, ranked by the declared strategy (rules/sizing/recommend.yaml) and paired where one alone does not fit."""
+"""Recommendations of a sizing answer: the changes that would make a scenario fit, each tried as its own
+scenario, ranked by the declared strategy (rules/sizing/recommend.yaml) and paired where one alone does not
+fit."""
 from __future__ import annotations
 
 import json

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..explain.trees import leaves, walk
-from ..kb.labels import gb, params_text
+from ..core.terms import gb, params_text
 from ..kb.store import ReleaseView
 
 if TYPE_CHECKING:

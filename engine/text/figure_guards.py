@@ -1,4 +1,5 @@
-"""The checker's guards on figures: when a checked figure may belong to another product, another attribute, a multiple of one card, a rate per unit or a practice range, the checker abstains with the reason."""
+"""The checker's guards on figures: when a checked figure may belong to another product, another attribute,
+a multiple of one card, a rate per unit or a practice range, the checker abstains with the reason."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
-"""What every guard of the checker reads: the claim in its context (its sentence, the products and figures around it), the guard's verdict, and the cue tables from the vocabulary."""
+"""What every guard of the checker reads: the claim in its context (its sentence, the products and figures
+around it), the guard's verdict, and the cue tables from the vocabulary."""
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
-"""One sentence's claims for the extractor: the figures, verdicts and names it states, each given to the product it is about (the sentence's names, its table row, its heading, or the products carried from before)."""
+"""One sentence's claims for the extractor: the figures, verdicts and names it states, each given to the
+product it is about (the sentence's names, its table row, its heading, or the products carried from before)."""
 from __future__ import annotations
 
 import re
