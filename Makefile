@@ -67,7 +67,7 @@ bench: $(STAMP)
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py
 
-# server/openapi.json, regenerated from the answer models (engine/models) and server/openapi_paths.json
+# server/openapi.json, regenerated from the route declarations (server/api) and the models (engine/models)
 openapi: $(STAMP)
 	$(BIN)/gpukb openapi --write
 

@@ -27,7 +27,7 @@ def main() -> int:
         env = {**os.environ, "PYTHONPATH": tmp}
         lint = Path(sys.executable).with_name("lint-imports")
         cmd = [str(lint)] if lint.exists() else [sys.executable, "-m", "importlinter.cli"]
-        return subprocess.run(cmd + ["--config", str(ROOT / ".importlinter"), "--no-cache"], cwd=tmp, env=env).returncode
+        return subprocess.run(cmd + [str(ROOT / ".importlinter"), "--no-cache"], cwd=tmp, env=env).returncode
 
 
 if __name__ == "__main__":

@@ -300,6 +300,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             kb.progress, kb.audit_workers, kb.audit_scheduler, kb.audit_keep_proofs = None, 1, None, True
     name = "claimreview" if args.format else "audit"
     if args.json or args.jsonl or args.format:
+        kb.drop_audits()            # a 100k-claim audit's working state goes before its answer is written
         _write_stream(name, d, args.jsonl, "@graph" if args.format else "findings")
     else:
         print(render_audit(models.build(name, d)))
@@ -565,6 +566,10 @@ def _report(exc: GpukbError, args: argparse.Namespace | None, as_json: bool) -> 
                          ensure_ascii=False, indent=2))
         return status
     message, lines = exc.message, []
+    zh = getattr(message, "zh", None) if getattr(args, "lang", None) == "zh" else None
+    if zh is not None:           # an error worded in both languages (a Note), under --lang zh: its Chinese only
+        print(f"gpukb: 错误：{zh}", file=sys.stderr)
+        return status
     for issue in exc.issues:
         if isinstance(issue, dict):
             issue = Issue(str(issue.get("message", "")), file=issue.get("file"), line=issue.get("line"),

@@ -12,6 +12,7 @@ import re
 from typing import Any, Callable
 
 from gpukb.engine.models import FindingKind, Lang, Method, Offload, Optimizer, Precision
+from gpukb.engine.models import query as query_fields
 from gpukb.engine.models.vocab import SolveTarget
 from gpukb.engine.core.terms import ZERO_STAGES
 from gpukb.engine.audit.workers import default_workers
@@ -30,11 +31,9 @@ def choices(enum: Any) -> list[str]:
 
 LANGS = choices(Lang)
 KINDS = choices(FindingKind)
-# query flags -> body keys (the POST /v1/query body uses the same names)
-QUERY_KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
-              "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "offload", "kb_version",
-              "optimizer_in_backward", "chunked_cross_entropy", "engine", "gpu_memory_utilization",
-              "max_num_batched_tokens", "kv_cache_dtype")
+# query flags -> body keys (the POST /v1/query body uses the same names): the query's fields that are flags,
+# from their one declaration (gpukb.engine.models.query, which the API's and MCP's schemas read too)
+QUERY_KEYS = query_fields.CLI_KEYS
 
 def version() -> str:
     try:
@@ -303,13 +302,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "freed layer by layer instead of all held at once")
     p.add_argument("--chunked-cross-entropy", action=argparse.BooleanOptionalAction, default=None,
                    help="chunked / fused cross-entropy: no full FP32 sequence × vocabulary logits")
-    p.add_argument("--engine", choices=["transformers", "vllm"],
+    p.add_argument("--engine", choices=query_fields.ENGINES,
                    help="inference: the serving engine (vllm takes gpu_memory_utilization of each card, 0.9 by default)")
     p.add_argument("--gpu-memory-utilization", metavar="F", type=float,
                    help="inference: the engine's share of each card's memory (0.05-1)")
     p.add_argument("--max-num-batched-tokens", metavar="N", type=_int,
                    help="inference: the engine's token budget per step (bounds prefill activations)")
-    p.add_argument("--kv-cache-dtype", choices=["auto", "fp8"], help="inference: fp8 halves the KV cache")
+    p.add_argument("--kv-cache-dtype", choices=query_fields.KV_CACHE_DTYPES, help="inference: fp8 halves the KV cache")
     p.add_argument("--offload", choices=choices(Offload),
                    help="CPU offload of full training: optimizer states and gradients (ZeRO-Offload) or parameters too")
     kb_version_flag(p)

@@ -1,25 +1,26 @@
 """Input schemas of the MCP tools, built from the loaded KB so nothing is retyped here.
 
-The scenario keys and ranges come from :mod:`engine.models.scenario`, the closed enums (methods,
-precisions, optimizers, finding kinds, languages) from :mod:`engine.core.terms`, entity names and
+The query's fields (keys, types, ranges, vocabularies, help) come from their one declaration,
+:mod:`engine.models.query` (which the OpenAPI request bodies and the scenario validator read too), the
+other closed enums (finding kinds, languages) from :mod:`engine.core.terms`, entity names and
 attributes from the vocabulary, release names from kb/versions.yaml, explain formats from the API's
-parameter list. A new GPU in the vocabulary is a new enum value for the bot; a new scenario key
-without a schema here fails the tests.
+parameter list. A new GPU in the vocabulary is a new enum value for the bot; a new query field is one
+line of engine/models/query.py.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from gpukb.engine.models import scenario as scen
+from gpukb.engine.models import query
+from gpukb.engine.models.check import MAX_CHECK_CHARS      # the check contract's text limit
 from gpukb.engine.ask.parser import MAX_QUESTION_CHARS
 from gpukb.engine.service.state import GpuKB
-from gpukb.engine.core.terms import FINDING_KINDS, LANGS, METHODS, OPTIMIZERS, PRECISIONS
+from gpukb.engine.core.terms import FINDING_KINDS, LANGS
 
 from .api import MAX_ID_CHARS
 from .api.conclusions import FORMATS as EXPLAIN_FORMATS
 
-MAX_CHECK_CHARS = 20_000             # the check contract's text limit
-KB_VERSION_HELP = "KB release to answer from (default: the latest)."
+KB_VERSION_HELP = query.KB_VERSION_HELP
 LANG_HELP = "answer language: en or zh (default: the question's language)."
 
 
@@ -46,55 +47,27 @@ def _object(properties: dict[str, dict], required: tuple[str, ...] = ()) -> dict
     return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
 
 
-SCENARIO_ENTITIES = {"model": ("model",), "gpu": ("gpu",), "instance": ("instance", "family"), "family": ("family",)}
-SCENARIO_ENUMS = {"method": METHODS, "precision": PRECISIONS, "optimizer": OPTIMIZERS, "compute_precision": PRECISIONS}
-SCENARIO_HELP = {
-    "model": "a model of the catalog; give model or params, not both",
-    "params": "parameter count: a number (13e9) or text with k/M/B/T (\"13B\")",
-    "method": "full fine-tuning, LoRA, QLoRA, pre-training or inference (default full)",
-    "precision": "weight/training precision (default mixed for full training, bf16 pure for LoRA frozen weights; nf4 for QLoRA; fp16 for inference; bf16 = pure BF16 training)",
-    "optimizer": "optimizer of training (default adamw; none for inference)",
-    "gpu": "a GPU of the catalog; give exactly one of gpu, instance, family, vram_gb",
-    "instance": "a cloud instance type or instance family (e.g. GN7.2XLARGE32)",
-    "family": "an instance family",
-    "vram_gb": "memory per GPU in GB (10^9 bytes) for a GPU not in the catalog",
-    "gpus": "number of GPUs (default 1, or the instance's count)",
-    "zero": "DeepSpeed ZeRO stage 0-3 (shards training states over gpus > 1)",
-    "seq_len": "sequence length in tokens (default 512)",
-    "batch": "micro-batch size per GPU (default 1)",
-    "lora_rank": "LoRA/QLoRA adapter rank (default 16, QLoRA 64)",
-    "gradient_checkpointing": "recompute activations instead of storing them",
-    "flash_attention": "use FlashAttention (no attention-score memory)",
-    "tokens": "training tokens, for the compute-time estimate",
-    "compute_precision": "QLoRA only: precision of the adapters and the compute",
-    "optimizer_in_backward": "fuse the optimizer step into backward (gradients freed layer by layer)",
-    "chunked_cross_entropy": "chunked / fused cross-entropy (no full FP32 sequence x vocabulary logits)",
-    "engine": "inference: serving engine, transformers (whole card) or vllm (gpu_memory_utilization of each card)",
-    "gpu_memory_utilization": "inference: the engine's share of each card's memory (vLLM default 0.9)",
-    "max_num_batched_tokens": "inference: the engine's token budget per step, bounding prefill activations",
-    "kv_cache_dtype": "inference: auto or fp8 (1 byte per cached value)",
-    "kb_version": KB_VERSION_HELP,
-}
+def _field(kb: GpuKB, f: query.Field) -> dict[str, Any]:
+    """One query field (:data:`gpukb.engine.models.query.FIELDS`, the same declaration the OpenAPI
+    QueryBody is generated from) for a bot: its help, the catalog's names or the releases as an enum, the
+    numeric ranges spelled out."""
+    if f.entity:
+        return _string(f.help, _names(kb, *f.entity))
+    if f.name == "kb_version":
+        return _string(f.help, _releases(kb))
+    if f.text:                       # a number or text such as "13B"
+        lo, hi = f.limits or (0, 0)
+        return {"type": ["number", "string"], "description": f"{f.help} ({lo:g}..{hi:g})"}
+    out = {**query.property_schema(f, described=False), "description": f.help}
+    out.pop("default", None)         # the engine states the defaults it assumed in the answer's notes
+    if f.limits and f.type in ("number", "integer"):
+        out["minimum"], out["maximum"] = f.limits
+    return out
 
 
 def query_schema(kb: GpuKB) -> dict[str, Any]:
-    """The scenario's keys (:data:`scenario.KEYS`) with their enums, ranges and the catalog's names."""
-    props: dict[str, dict] = {}
-    for key in scen.KEYS:
-        help_ = SCENARIO_HELP.get(key, key)
-        if key in SCENARIO_ENTITIES:
-            props[key] = _string(help_, _names(kb, *SCENARIO_ENTITIES[key]))
-        elif key in SCENARIO_ENUMS:
-            props[key] = _string(help_, SCENARIO_ENUMS[key])
-        elif key == "kb_version":
-            props[key] = _string(help_, _releases(kb))
-        elif key in scen.LIMITS:
-            lo, hi, integer = scen.LIMITS[key]
-            number = {"type": "integer" if integer else "number", "minimum": lo, "maximum": hi}
-            props[key] = ({"type": ["number", "string"], "description": f"{help_} ({lo:g}..{hi:g})"}
-                          if key == "params" else {**number, "description": help_})
-        else:
-            props[key] = {"type": "boolean", "description": help_}
+    """The query's fields with their enums, ranges and the catalog's names, and ``without``."""
+    props = {f.name: _field(kb, f) for f in query.FIELDS}
     props["without"] = without_schema(kb)
     return _object(props)
 

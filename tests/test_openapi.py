@@ -1,7 +1,8 @@
 """server/openapi.json describes the API that is actually served, and real answers conform to it.
 
-The document is generated (server/openapi_spec.py): the paths are data, every answer's schema comes from
-its typed model (gpukb.engine.models). The committed file and the served document are that generated
+The document is generated (server/openapi_spec.py): the paths from the routes' declarations
+(server/api/routes.py), every answer's schema from its typed model (gpukb.engine.models), the request
+bodies from the one declaration of the query's fields (gpukb.engine.models.query). The committed file and the served document are that generated
 document; real answers of every endpoint, errors included, validate against it, and against its strict
 form (no field a model does not declare).
 """
@@ -153,6 +154,87 @@ def test_the_committed_document_is_the_generated_one():
     assert SPEC_FILE.read_text(encoding="utf-8") == openapi_spec.text(), "run: make openapi"
 
 
+def _canonical(doc):
+    return json.dumps(doc, sort_keys=True, ensure_ascii=False)
+
+
+STRUCTURE = Path(__file__).resolve().parent / "fixtures" / "openapi_structure.json"
+
+
+def _structure(doc):
+    """Each operation's shape: id, tag, parameters (name, place, required, schema), request body and
+    response schemas by status and media type, with every reference resolved one level (what a client
+    generator reads); and every component schema the routes refer to by name."""
+    def res(node):
+        return resolve(doc, node) if isinstance(node, dict) else node
+    out = {}
+    for path, method, op in _operations(doc):
+        params = [res(p) for p in op.get("parameters", [])]
+        body = op.get("requestBody")
+        out[f"{method.upper()} {path}"] = {
+            "operationId": op["operationId"], "tags": op["tags"],
+            "parameters": [[p["name"], p["in"], p.get("required", False), p["schema"]] for p in params],
+            "requestBody": body and {m: c["schema"] for m, c in body["content"].items()},
+            "responses": {status: {m: c["schema"] for m, c in res(r)["content"].items()}
+                          for status, r in op["responses"].items()},
+        }
+    return out
+
+
+def test_every_operation_keeps_its_shape():
+    """The paths, methods, parameters, request bodies, statuses and response schemas of every operation
+    (tests/fixtures/openapi_structure.json, taken from the document the hand-written paths file gave
+    before issue #34): a route declaration that drops or changes any of them fails here. Adding an
+    operation or a status is an extension: add it to the fixture."""
+    want = json.loads(STRUCTURE.read_text(encoding="utf-8"))
+    assert _canonical(_structure(openapi_spec.generate())) == _canonical(want)
+
+
+def test_the_request_bodies_are_the_query_fields_declaration(spec):
+    """QueryBody, SolveBody and CheapestBody are rendered from gpukb.engine.models.query.FIELDS, CheckBody
+    from its own declaration: one field, one schema."""
+    from gpukb.engine.models import query
+    schemas = spec["components"]["schemas"]
+    for body in models.BODIES.values():
+        assert schemas[body.name] == body.schema(), body.name
+    assert list(schemas["QueryBody"]["properties"]) == list(scenario.KEYS) == list(query.KEYS)
+    assert set(schemas["SolveBody"]["properties"]) == set(query.KEYS) | {"target", "lang"}
+    assert set(schemas["CheapestBody"]["properties"]) == set(query.KEYS) - set(query.HARDWARE) | {"providers", "lang"}
+
+
+def test_the_mcp_tool_and_the_cli_read_the_same_query_fields(spec, gpukb):
+    """The MCP query tool's input and the `gpukb query` flags come from the declaration the OpenAPI
+    QueryBody is generated from: the same keys, JSON types, vocabularies and ranges."""
+    import argparse
+    from gpukb.engine.models import query
+    from gpukb.server import mcp_schemas
+    from gpukb.server.cli_args import QUERY_KEYS, build_parser
+    api = spec["components"]["schemas"]["QueryBody"]["properties"]
+    mcp = mcp_schemas.query_schema(gpukb)["properties"]
+    assert [k for k in mcp if k != "without"] == list(api)
+    for f in query.FIELDS:
+        a, m = api[f.name], mcp[f.name]
+        if f.entity or f.text or f.name == "kb_version":
+            continue                   # the bot sees the catalog's names, the releases, "13B" as text
+        for key in ("type", "enum", "minimum", "maximum"):
+            if key in a:
+                assert m[key] == a[key], (f.name, key)
+        assert m["description"] == f.help
+    assert QUERY_KEYS == query.CLI_KEYS
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["query"]
+    flags = {a.dest: a for a in sub._actions}
+    for key in QUERY_KEYS:
+        assert key in flags, key
+        if query.FIELD[key].enum is not None and query.FIELD[key].type == "string":
+            assert list(flags[key].choices) == list(query.FIELD[key].enum), key
+
+
+def test_no_hand_written_paths_file_remains():
+    server = Path(openapi_spec.__file__).resolve().parent
+    assert not (server / "openapi_paths.json").exists()
+    assert not hasattr(openapi_spec, "PATHS")
+
+
 def test_the_served_document_is_the_generated_one(client):
     r = client.get("/openapi.json")
     assert r.status_code == 200
@@ -172,7 +254,7 @@ def test_gpukb_openapi_check_sees_a_stale_file(cli, tmp_path, monkeypatch):
 def test_every_documented_answer_schema_is_a_model(spec):
     """Each operation's 2xx JSON schema is a generated model component, not a hand-written one."""
     names = {getattr(m, "name", None) or m.__name__ for m in models.ANSWERS.values()}
-    hand_written = set(json.loads(openapi_spec.PATHS.read_text(encoding="utf-8"))["components"]["schemas"])
+    hand_written = {b.name for b in models.BODIES.values()}          # request bodies are no answers
     for path, method, op in _operations(spec):
         for status, resp in op["responses"].items():
             for mime, content in resolve(spec, resp).get("content", {}).items():

@@ -417,3 +417,59 @@ def test_bad_explain_templates_are_refused_with_file_and_line(tmp_path, explain,
     with pytest.raises(ValidationError) as e:
         load_rules(root)
     assert any(message in str(i) and "inherit.yaml" in str(i) for i in e.value.issues), e.value.issues
+
+
+LIFT_TYPES = """\
+types:
+  grp:
+    base: true
+    fields:
+      gid: {required: true, scalar: true}
+      pol: {scalar: true}
+      src: {required: true, scalar: true}
+      n: {required: true, scalar: true}
+      tags: {}
+      note: {}
+  out:
+    fields: {a: {required: true}, b: {}}
+"""
+
+
+def test_not_equal_and_guard_conjuncts_move_to_durable_when_they_mean_the_same(tmp_path):
+    text = """\
+    rules:
+      - id: pair
+        version: 1
+        description: {en: "Two groups.", zh: "两个组。"}
+        when:
+          - {bind: g, type: grp, where: "pol != null"}
+          - {bind: h, type: grp, where: "pol != null and pol != g.pol and note != g.note"}
+        if: ["h.n != 1 or h.src != g.src", "has(g.tags, 'x')", "h.note == g.note", "h.gid != 'G1'"]
+        derive: {type: out, set: {a: g.gid, b: h.gid}}
+    """
+    root = write_rules(tmp_path, text, types=LIFT_TYPES)
+    rs = load_rules(root)
+    r = rs.get("pair")
+    conds = {c.text: c.durable for c in r.patterns[1].conditions}
+    assert conds["pol != g.pol"] == {"$neq": {"pol": {"b_g": "pol"}}}     # present (!= null) and scalar, both sides
+    assert conds["note != g.note"] is None                               # note may be a list or missing
+    guard = {c.text: c.durable for c in r.guard}
+    assert guard["h.n != 1 or h.src != g.src"] == {"$or": [{"$neq": {"n": 1}}, {"$neq": {"src": {"b_g": "src"}}}]}
+    assert guard["h.gid != 'G1'"] == {"$neq": {"gid": "G1"}}
+    assert guard["has(g.tags, 'x')"] is None
+    assert guard["h.note == g.note"] is None                             # null == null holds for gpukb only
+    assert [c.text for c in r.patterns[1].lifted] == ["h.n != 1 or h.src != g.src", "h.gid != 'G1'"]
+    assert {"$neq": {"gid": "G1"}} in definition(rs)["r0"]["all"][1]["b_h"]["$and"]
+
+
+def test_given_facts_must_keep_the_declarations_the_compiler_trusts(tmp_path):
+    from gpukb.engine.core.errors import RuleError
+    from gpukb.engine.reasoning.reasoner import Reasoner
+    text = rule(when='- {bind: g, type: grp, where: "gid != \'x\'"}', derive="{type: out, set: {a: g.gid}}")
+    rs = load_rules(write_rules(tmp_path, text, types=LIFT_TYPES))
+    reasoner = Reasoner(rs)
+    ok = reasoner.run([{"t": "grp", "fk": "g1", "gid": "a", "src": "S1", "n": 1}])
+    assert len(ok.derived("out")) == 1 and reasoner.stats.as_dict()["total"]["fired"] == 1
+    for bad in ({"gid": "a", "src": "S1"}, {"gid": "a", "src": ["S1"], "n": 1}, {"gid": True, "src": "S1", "n": 1}):
+        with pytest.raises(RuleError, match="rules/types.yaml"):
+            reasoner.run([{"t": "grp", "fk": "g2", **bad}])

@@ -16,14 +16,17 @@ import pytest
 
 #: fields that hold someone else's words or a machine id, not the engine's sentences
 SKIP = {"en", "gloss_en", "quote", "citation", "question", "data", "parsed", "scenario", "conclusion_id", "id",
-        "text", "title", "url", "examples", "premises", "cites", "stated_by", "note", "cost", "price_note",
-        "basis", "reason", "rule_description", "explanation", "tree", "sources", "contradictions", "citations"}
+        "text", "title", "url", "examples", "premises", "cites", "stated_by", "rule_description", "explanation", "tree",
+        "sources", "contradictions", "citations"}
+#: a citation in an answer's sentence ("[1: AWS EC2 docs, ...]"): the source's own title
+_CITED = re.compile(r"\[[^\[\]]*\]")
 _WORD = r"[A-Za-z][A-Za-z'’]*"
 _RUN = re.compile(rf"(?<![\w.-]){_WORD}(?:[ ,:;]+{_WORD}){{2,}}(?![\w.-])")
 
 
 def english_prose(text: str, names: list[str]) -> list[str]:
-    """The runs of English prose in ``text`` once the vocabulary's names are taken out."""
+    """The runs of English prose in ``text`` once the vocabulary's names and the citations are taken out."""
+    text = _CITED.sub(" · ", text)
     for n in names:
         if n in text:
             text = text.replace(n, " · ")
@@ -49,9 +52,10 @@ def zh_fields(o: Any, path: str = "") -> Iterator[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def names(app) -> list[str]:
-    """Every entity's name, longest first (a name is a name in either language)."""
+    """Every entity's name, longest first (a name is a name in either language; an English name with English
+    words in it has a ``name_zh``, which is what a Chinese answer says, so only the Chinese one is spared)."""
     vocab = app.extensions["gpukb"].kb.vocab
-    return sorted({vocab.label(e) for e in vocab.entities}, key=len, reverse=True)
+    return sorted({vocab.label(e, "zh") for e in vocab.entities}, key=len, reverse=True)
 
 
 def assert_chinese(answer: Any, names: list[str], where: str) -> None:
@@ -63,7 +67,9 @@ def test_the_detector_finds_english_notes_and_spares_names(names):
     assert english_prose("seq_len not given: assumed 512", names)
     assert english_prose("缺少：a GPU, instance or memory size", names)
     assert not english_prose("未指定精度：按 mixed 计算：与 PyTorch AMP 和 Hugging Face Trainer 的做法相同（R-AMP-fp32-weights）", names)
-    assert not english_prose("该句提到多款产品（Tencent Cloud GN7 (compute, T4), NVIDIA A100 (either memory size)）", names)
+    assert not english_prose("该句提到多款产品（腾讯云 GN7（计算型，T4）, NVIDIA A100（任一显存规格））", names)
+    assert english_prose("该句提到多款产品（NVIDIA A100 (either memory size)）", names)   # the English name's words
+    assert not english_prose("最便宜的实例是 GN7.2XLARGE32 [Tencent Cloud GPU docs, Purchase Guide > Pricing Overview]。", names)
 
 
 QUESTIONS = [
@@ -186,3 +192,70 @@ def test_conclusion_and_audit_pages_in_chinese(client, gpukb, names):
     assert audit.status_code == 200
     legend = page_texts(audit.get_data(as_text=True), {"legend"})
     assert_chinese(legend, names, "/audit?lang=zh legend")
+
+
+# -- what the rules and the KB say in words: costs, reasons, price notes, refusals, the band's basis ---------
+
+def test_every_sizing_text_a_rule_derives_has_its_chinese(gpukb):
+    """A recommendation's cost and a note's reason are derived as English text; the rule's ``explain`` carries
+    the same English and its Chinese (a Chinese answer shows that)."""
+    rules = [r for r in gpukb.rules.rules if r.file.replace("\\", "/").split("/")[-2:-1] == ["sizing"]]
+    texts = [(r, f, r.derive_text[f]) for r in rules for f in ("cost", "reason") if f in r.derive_text]
+    assert len(texts) >= 15
+    for r, f, text in texts:
+        literal = text.strip("'")
+        assert r.explain and r.explain["en"] == literal, f"{r.id}: explain.en must be its {f} ({literal!r})"
+        assert re.search(r"[\u4e00-\u9fff]", r.explain["zh"]) and not english_prose(r.explain["zh"], []), r.id
+
+
+def test_costs_reasons_and_band_in_chinese(api, names):
+    z = api.ok("/v1/ask", query_string={"q": "can a T4 train a 7B model with lora", "lang": "zh"})
+    e = api.ok("/v1/ask", query_string={"q": "can a T4 train a 7B model with lora", "lang": "en"})
+    assert [r["cost"] for r in e["recommendations"]] != [r["cost"] for r in z["recommendations"]]
+    assert all(re.search(r"[\u4e00-\u9fff]", r["cost"]) for r in z["recommendations"] if r.get("cost"))
+    assert e["band"]["basis"] == "measured runs (dev)" and z["band"]["basis"] == "实测运行（开发集）"
+    assert "能放下的最小改动：" in z["summary"]["zh"] and "（" in z["summary"]["zh"].split("能放下的最小改动：")[1]
+    assert_chinese(z, names, "LoRA on a T4, lang=zh")
+    z = api.ok("/v1/ask", query_string={"q": "can a T4 train llama 7B in bf16", "lang": "zh"})
+    e = api.ok("/v1/ask", query_string={"q": "can a T4 train llama 7B in bf16", "lang": "en"})
+    assert z["precision"] and z["precision"][0]["reason"] == "此 GPU 不原生支持 BF16"
+    assert e["precision"][0]["reason"] == "no native BF16 on this GPU"
+    assert "能放下的最小改动：" in z["summary"]["zh"] and "（" in z["summary"]["zh"].split("能放下的最小改动：")[1]
+    assert_chinese(z, names, "LoRA on a T4, lang=zh")
+
+
+def test_price_answers_in_chinese(api, names):
+    q = "最便宜的能用 QLoRA 微调 7B 模型的实例"
+    z = api.ok("/v1/ask", query_string={"q": q, "lang": "zh"})
+    assert any(o.get("price_note", "").startswith("知识库中没有公开价格") for o in z["ranked"] + z["not_fitting"])
+    assert any(o.get("error", "").startswith("无法计算这个场景") for o in z["tried"])
+    assert_chinese(z, names, f"/v1/ask?q={q}&lang=zh")
+    e = api.ok("/v1/ask", query_string={"q": q, "lang": "en"})
+    assert any(o.get("price_note", "").startswith("the price is not published in the KB: ") for o in e["ranked"] + e["not_fitting"])
+    assert any(o.get("error", "").startswith("cannot size this scenario: the KB release ") for o in e["tried"])
+
+
+def test_a_refused_sizing_question_says_why_in_chinese(api, cli, names):
+    q = "GN7vw.LARGE16 能推理 7B 模型吗"          # an instance whose GPU has no memory figure in the KB
+    z = api.ok("/v1/ask", query_string={"q": q, "lang": "zh"})
+    assert z["kind"] == "unknown" and z["missing"][0].startswith("无法计算这个场景")
+    assert_chinese(z, names, f"/v1/ask?q={q}&lang=zh")
+    e = api.ok("/v1/ask", query_string={"q": q, "lang": "en"})
+    assert e["missing"] == ["gpu: no the GPU's memory in release " + e["kb_version"]]
+    code, out, err = cli("query", "--instance", "GN7vw.LARGE16", "--model", "llama-2-7b", "--lang", "zh")
+    assert code == 2 and "无法计算这个场景" in err
+    assert_chinese(err.splitlines(), names, "gpukb query --lang zh (refused)")
+    code, out, err = cli("query", "--instance", "GN7vw.LARGE16", "--model", "llama-2-7b")
+    assert code == 2 and err.startswith("gpukb: error: cannot size this scenario")
+
+
+def test_entity_names_in_chinese_answers(app, api, names):
+    vocab = app.extensions["gpukb"].kb.vocab
+    assert vocab.label("family:GN7") == "Tencent Cloud GN7 (compute, T4)"
+    assert vocab.label("family:GN7", "zh") == "腾讯云 GN7（计算型，T4）"
+    assert vocab.label("gpu:T4", "zh") == vocab.label("gpu:T4")            # no name_zh: the name as it is
+    z = api.ok("/v1/ask", query_string={"q": "GN7 支持 BF16 吗", "lang": "zh"})
+    assert "腾讯云 GN7（计算型，T4）" in z["answer"] and "(compute, T4)" not in z["answer"]
+    assert_chinese(z, names, "GN7 支持 BF16 吗")
+    e = api.ok("/v1/ask", query_string={"q": "Does GN7 support BF16?", "lang": "en"})
+    assert "Tencent Cloud GN7 (compute, T4)" in e["answer"]

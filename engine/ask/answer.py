@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput, Issue
 from ..kb.store import ReleaseView
-from ..kb.notes import in_lang
+from ..kb.notes import Note, in_lang
 from . import choice
 from . import price as ask_price
 from . import parser as ap
@@ -118,7 +118,11 @@ def _sizing(state: Session, parsed: Any, base: dict[str, Any], view: ReleaseView
     try:
         ans = query(state, {**body, "kb_version": view.name})
     except BadInput as exc:
-        return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [str(i) for i in exc.issues] or [exc.message],
+        missing: list[Any] = [str(i) for i in exc.issues] or [exc.message]
+        zh = getattr(exc.message, "zh", None)
+        if zh is not None:          # the refusal's reason in Chinese (its issues say it in English only)
+            missing[0] = Note(missing[0], zh)
+        return {**base, "kind": "unknown", "understood": parsed.understood, "missing": missing,
                 "examples": parsed.examples}
     ans = {**base, "kind": "sizing", **ans}
     ans["negated"] = parsed.negated
@@ -187,12 +191,13 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
         if isinstance(ref.value, bool):
             text_en, text_zh = ("yes", "是") if ref.value else ("no", "否")
         answer_en = f"{vocab.label(subject)} {attr.en if attr else attribute}: {text_en} [1: {ref.citation}, {ref.confidence} confidence]."
-        answer_zh = f"{vocab.label(subject)} 的{attr.zh if attr else attribute}：{text_zh} [1：{ref.citation}，置信度{conf_zh}]。"
+        answer_zh = f"{vocab.label(subject, 'zh')} 的{attr.zh if attr else attribute}：{text_zh} [1：{ref.citation}，置信度{conf_zh}]。"
         if via is not None:
             gpu = vocab.label(via.value[0])
             answer_en = (f"{vocab.label(subject)} carries the {gpu} [2: {via.citation}], so its {attr.en} is the {gpu}'s: "
                          f"{text_en} [1: {ref.citation}, {ref.confidence} confidence].")
-            answer_zh = (f"{vocab.label(subject)} 搭载的是 {gpu} [2：{via.citation}]，因此其{attr.zh}与 {gpu} 相同：{text_zh}"
+            gpu_zh = vocab.label(via.value[0], "zh")
+            answer_zh = (f"{vocab.label(subject, 'zh')} 搭载的是 {gpu_zh} [2：{via.citation}]，因此其{attr.zh}与 {gpu_zh} 相同：{text_zh}"
                          f" [1：{ref.citation}，置信度{conf_zh}]。")
             fact["via"] = via.key
         if ref.note:
@@ -203,7 +208,7 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
     else:
         fact = {"subject": subject, "attribute": attribute, "value": None, "text": "not in the reference tier"}
         answer_en = f"The reference tier has no {attr.en if attr else attribute} for {vocab.label(subject)}."
-        answer_zh = f"参考层中没有 {vocab.label(subject)} 的{attr.zh if attr else attribute}。"
+        answer_zh = f"参考层中没有 {vocab.label(subject, 'zh')} 的{attr.zh if attr else attribute}。"
         support_ref = []
     if disagree:
         answer_en += f" {len(disagree)} source claim(s) say otherwise or cannot be confirmed."

@@ -118,10 +118,11 @@ def prices(view: ReleaseView, instance: str) -> list[dict[str, Any]]:
 
 
 def price_note(view: ReleaseView, instance: str) -> str:
-    """Why the KB has no price for an instance: the recorded unknown's reason, else that none is published."""
+    """Why the KB has no price for an instance: the recorded unknown's reason, else that none is published
+    (a :class:`~gpukb.engine.kb.notes.Note`: English, with its Chinese from ``labels.note`` of the vocabulary)."""
     reasons = [u.reason for u in view.kb.unknowns if u.subject == instance and u.attribute in PRICE_ATTRIBUTES]
-    base = "the price is not published in the KB"
-    return f"{base}: {reasons[0]}" if reasons else base
+    vocab = view.kb.vocab
+    return vocab.wording.note("price_unpublished", vocab, reason=reasons[0] if reasons else None)
 
 
 # -- lists -------------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ def short(value: Any) -> str:
 
 def clip(text: str, limit: int = MAX_MESSAGE) -> str:
     """``text`` cut to ``limit`` characters, saying how long it was."""
-    text = str(text)
+    text = text if isinstance(text, str) else str(text)      # a str subclass (a Note with its Chinese) is kept
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 

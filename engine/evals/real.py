@@ -131,6 +131,8 @@ def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = Non
                 labels = {gold[i]["label"] for i in hits}
                 if not hits:
                     n["noise"] += 1
+                    rows.append({"passage": p["id"], "kind": "noise", "quote": c.quote, "subject": c.subject,
+                                 "attribute": c.attribute, "got": [st]})
                 for i in hits:
                     matched_gold.setdefault(i, []).append(st)
                 if st in WRONG:
@@ -207,6 +209,8 @@ def _evaluate_spec(state, view, statements: list[dict[str, Any]], show_rows: boo
             e = expected_of.get(c.id)
             if e is None:
                 n["noise"] += 1
+                rows.append({"passage": text[:60], "kind": "noise", "quote": c.quote, "subject": c.subject,
+                             "attribute": c.attribute, "got": [st_c]})
             if st_c in WRONG:
                 n["flags"] += 1
                 if e is not None and e["status"] in WRONG:
@@ -263,7 +267,8 @@ def _meets(name: str, value: float | None) -> bool | None:
 
 
 def report_text(report: dict[str, Any], verbose: bool = False) -> str:
-    """The per-part table; with ``verbose`` the dev parts' wrong flags, wrong supported and misses."""
+    """The per-part table; with ``verbose`` the dev parts' wrong flags, wrong supported, misses and noise
+    (claims reported that match no gold claim)."""
     lines = [f"gpukb eval real (release {report['kb_version']}): passages copied from public pages, labelled "
              "from vendor documents before gpukb ran"]
     for split, r in report["splits"].items():

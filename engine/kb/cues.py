@@ -98,7 +98,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
         "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"},
         "advice": {"verb", "use", "not_before", "not_after", "upgrade"},
-        "comparison": {"before", "metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup"},
+        "comparison": {"before", "metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup"},
         "coreference": {"plural", "singular", "joiner"},
         "instance_words": {"host_memory", "gpu_share"},
         "host_link": set(vocab.enums.get("host_link") or {}),

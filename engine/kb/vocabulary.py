@@ -23,7 +23,8 @@ from .interval import Interval
 from .wording import Wording
 
 UNITLESS_OK = ("count", "ratio", "params")
-ENTITY_FIELDS = ("name", "aliases", "catalog", "family", "variants", "requires", "presented_as")
+#: ``name_zh``: the entity's name in a Chinese answer, where its English name carries English words (a qualifier)
+ENTITY_FIELDS = ("name", "name_zh", "aliases", "catalog", "family", "variants", "requires", "presented_as")
 VALUE_TYPES = ("quantity", "boolean", "enum", "enums", "entity", "entities", "text")
 
 
@@ -156,9 +157,12 @@ class Vocabulary:
         ent = self.entities.get(eid)
         return ent["kind"] if ent else None
 
-    def label(self, eid: str) -> str:
+    def label(self, eid: str, lang: str = "en") -> str:
+        """An entity's name (in a Chinese answer its ``name_zh`` when it has one); the id when unknown."""
         ent = self.entities.get(eid)
-        return ent["name"] if ent else str(eid)
+        if not ent:
+            return str(eid)
+        return (ent.get("name_zh") or ent["name"]) if lang == "zh" else ent["name"]
 
     def enum_label(self, enum: str, value: str, lang: str = "en") -> str:
         spec = self.enums.get(enum, {}).get(value) or {}

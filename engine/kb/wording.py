@@ -369,7 +369,7 @@ class _LabelFormatter(string.Formatter):
         if spec == "params":
             return params_text(value, self.lang)
         if spec == "name":
-            return self.vocab.label(value) if isinstance(value, str) and value in self.vocab.entities else str(value)
+            return self.vocab.label(value, self.lang) if isinstance(value, str) and value in self.vocab.entities else str(value)
         if spec == "attribute":
             a = self.vocab.attributes.get(value) if self.vocab is not None else None
             return (a.zh if zh else a.en) if a is not None else str(value)

@@ -11,10 +11,11 @@ from .ask import (AskAnswer, Candidate, ComparisonAnswer, FactAnswer, InstanceCh
                   UnknownAnswer)
 from .audit import AuditGaps, ClaimReview, ClaimStatus, Finding, FindingList, Gap
 from .base import OMIT, Model, ModelError, to_json
-from .check import CheckAnswer, CheckedClaim
+from .check import CHECK_BODY, CheckAnswer, CheckedClaim
 from .explain import Explanation, ProvDocument
 from .inventory import (GpuDetail, GpuList, InstanceDetail, InstanceList, ModelDetail, ModelList, Price,
                         PricedOption)
+from .query import CHEAPEST_BODY, QUERY_BODY, SOLVE_BODY
 from .knowledge import Claim, ClaimDetail, ClaimList, Diff, Release, Source, SourceDetail, SourceList, Versions
 from .service import Error, Health, Issue
 from .sizing import Memory, Recommendation, Scenario, SizingAnswer, Summary
@@ -30,6 +31,9 @@ ANSWERS: dict[str, Any] = {
     "models": ModelList, "model": ModelDetail, "cheapest": InstanceChoiceAnswer,
 }
 
+#: The request bodies of the API (POST /v1/query, /v1/solve, /v1/check, /v1/cheapest), by operation.
+BODIES: dict[str, Any] = {"query": QUERY_BODY, "solve": SOLVE_BODY, "check": CHECK_BODY, "cheapest": CHEAPEST_BODY}
+
 
 def build(name: str, answer: Any) -> Any:
     """The model of answer ``name`` (a key of ANSWERS) built from its JSON object; ModelError if it does not fit."""
@@ -42,7 +46,7 @@ def shaped(name: str, answer: Any) -> Any:
     return ANSWERS[name].conform(answer)
 
 
-__all__ = ["ANSWERS", "OMIT", "Model", "ModelError", "build", "shaped", "to_json",
+__all__ = ["ANSWERS", "BODIES", "OMIT", "Model", "ModelError", "build", "shaped", "to_json",
            "AskAnswer", "AuditGaps", "Candidate", "CheckAnswer", "CheckedClaim", "Claim", "ClaimDetail", "ClaimList",
            "ClaimReview", "ClaimStatus", "ComparisonAnswer", "Diff", "Error", "Explanation", "FactAnswer", "Finding",
            "FindingKind", "FindingList", "Gap", "GpuDetail", "GpuList", "Health", "InstanceDetail", "InstanceList", "InstanceChoiceAnswer", "InverseAnswer", "Issue", "Lang",

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from .audit import Premise, StatusReason
 from .base import OMIT, Model, spec
 from .base import str_enum
+from .query import Body, Field
 from .vocab import Bilingual, FindingKind, Lang, Span
 from ..core import terms
 
@@ -97,3 +98,16 @@ class CheckAnswer(Model):
     claims: list[CheckedClaim]
     not_understood: list[NotUnderstood]
     summary: Bilingual
+
+
+#: the longest text POST /v1/check reads (the check contract's limit)
+MAX_CHECK_CHARS = 20_000
+
+#: POST /v1/check's body
+CHECK_BODY = Body("CheckBody", None, (
+    Field("text", "string", "The text to check (at most 20,000 characters).",
+          "the draft text to check (English or Chinese)", limits=(1, MAX_CHECK_CHARS)),
+    Field("lang", "string", "The text's language (default: detected).", "the text's language", terms.LANGS,
+          nullable=True),
+    Field("kb_version", "string", "A release name (default: the latest).", "a release name", nullable=True)),
+    required=("text",))

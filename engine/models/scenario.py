@@ -15,28 +15,11 @@ from typing import Any
 from ..core.errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from ..core.terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
+# the query's keys, ranges, vocabularies and defaults are declared once, in .query (FIELDS)
+from .query import ENGINES, FIELD, KEYS, KV_CACHE_DTYPES, LIMITS
 
-KEYS = ("model", "params", "method", "precision", "optimizer", "gpu", "instance", "vram_gb", "gpus", "zero",
-        "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "kb_version", "family",
-        "tokens", "compute_precision", "offload", "optimizer_in_backward", "chunked_cross_entropy",
-        "engine", "gpu_memory_utilization", "max_num_batched_tokens", "kv_cache_dtype")
-#: serving engines: plain PyTorch / transformers (the whole card), or vLLM (a share of it, R-VLLM-gmu)
-ENGINES = ("transformers", "vllm")
-KV_CACHE_DTYPES = ("auto", "fp8")
-#: CPU offload of full training (ZeRO-Offload: optimizer states and gradients; ZeRO-Infinity: parameters too)
-LIMITS = {  # key: (min, max, integer?)
-    "params": (1e3, 1e13, False),
-    "vram_gb": (0.5, 4096, False),
-    "gpus": (1, 65536, True),
-    "zero": (0, 3, True),
-    "seq_len": (1, 1_048_576, True),
-    "batch": (1, 65_536, True),
-    "lora_rank": (1, 8192, True),
-    "tokens": (1, 1e15, False),
-    "gpu_memory_utilization": (0.05, 1.0, False),
-    "max_num_batched_tokens": (1, 100_000_000, True),
-}
-DEFAULTS = {"seq_len": 512, "batch": 1}
+#: the shape defaults every scenario states in its notes (seq_len 512, batch 1)
+DEFAULTS = {k: FIELD[k].default for k in ("seq_len", "batch")}
 #: the precision each method defaults to, as the common tooling runs it (override with ``precision``):
 #: full training and pre-training in mixed precision (FP32 weights and AdamW states, 16-bit compute:
 #: PyTorch AMP, the Hugging Face Trainer's bf16=True, DeepSpeed); ``bf16`` is pure BF16 (torchtune's
@@ -49,7 +32,7 @@ _SCALE = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 def _number(key: str, v: Any, issues: list[Issue]) -> float | None:
     lo, hi, integer = LIMITS[key]
     if isinstance(v, bool):
-        issues.append(Issue(f"expected a number, got a boolean", field=key, allowed=f"{lo:g}..{hi:g}"))
+        issues.append(Issue("expected a number, got a boolean", field=key, allowed=f"{lo:g}..{hi:g}"))
         return None
     if isinstance(v, str):
         m = _PARAMS_TEXT.match(v)
@@ -104,6 +87,22 @@ def _native_bf16(s: dict[str, Any], view: Any) -> bool | None:
             gpu = carried.value[0]
     f = view.ref(gpu, "bf16_native") if gpu else None
     return None if f is None else bool(f.value)
+
+
+def _vllm_batched_tokens(s: dict[str, Any], view: Any) -> tuple[int, bool]:
+    """``vllm serve``'s default token budget per step (R-VLLM-batched-tokens-default): 8192 on a card of at
+    least 70 GiB that is not an A100 (H100, H200, H20), else 2048; and whether the card is such a large one."""
+    gpu = s.get("gpu")
+    if gpu is None and view is not None and (s.get("instance") or s.get("family")):
+        carried = view.ref(s.get("instance") or s.get("family"), "gpu")
+        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
+            gpu = carried.value[0]
+    size = s.get("vram_gb")
+    if gpu and view is not None:
+        f = view.ref(gpu, "memory_gb")
+        size = f.norm.point() if f is not None and getattr(f.norm, "point", None) else None
+    big = size is not None and size * 1e9 >= 70 * 2 ** 30 and "A100" not in (gpu or "")
+    return (8192 if big else 2048), big
 
 
 def _input_tokens(s: dict[str, Any], view: Any) -> int | None:
@@ -282,6 +281,9 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         if s.get("engine") == "vllm" and "gpu_memory_utilization" not in s:
             s["gpu_memory_utilization"] = 0.9
             notes.append(note("vllm_gmu"))
+        if s.get("engine") == "vllm" and "max_num_batched_tokens" not in s:
+            s["max_num_batched_tokens"], big = _vllm_batched_tokens(s, view)
+            notes.append(note("vllm_mnbt", value=s["max_num_batched_tokens"], big=big))
         kvd = b.get("kv_cache_dtype", "auto")
         if kvd not in KV_CACHE_DTYPES:
             issues.append(Issue(f"unknown kv_cache_dtype {kvd!r}", field="kv_cache_dtype", allowed=list(KV_CACHE_DTYPES)))
@@ -322,7 +324,7 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "cce": int(bool(s.get("chunked_cross_entropy"))), "paged": int(s["optimizer"].startswith("paged_")),
          "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),
          "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,
-         "kv8": int(s.get("kv_cache_dtype") == "fp8"),
+         "kv8": int(s.get("kv_cache_dtype") == "fp8"), "vllm": int(s.get("engine") == "vllm"),
          "amp": int(s["method"] in ("full", "pretrain") and s["precision"] in ("fp16", "mixed")),
          "master": int(s["method"] in ("full", "pretrain") and (s["precision"] == "fp16" or (
              s["precision"] == "mixed" and (s.get("zero", 0) > 0 or s.get("offload", "none") != "none"))))}

@@ -16,6 +16,7 @@ import typing
 from typing import Any, Literal
 
 from .base import OMIT, Model, Named, json_name
+from .query import Body
 
 REF = "#/components/schemas/"
 _PRIMITIVE = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
@@ -125,6 +126,9 @@ class _Builder:
             return {}
         if isinstance(tp, Variants):
             return self.variants(tp)
+        if isinstance(tp, Body):                 # a request body (.query): closed, described field by field
+            self.out.setdefault(tp.name, tp.schema())
+            return self.ref(tp.name)
         if isinstance(tp, type) and issubclass(tp, Model):
             return self.model(tp)
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
@@ -155,7 +159,7 @@ class _Builder:
 
 
 def components(roots: typing.Iterable[Any], strict: bool = False) -> dict[str, Any]:
-    """The component schemas of ``roots`` (models, enums, Variants) and everything they refer to."""
+    """The component schemas of ``roots`` (models, enums, Variants, request Bodies) and everything they refer to."""
     b = _Builder(strict)
     for root in roots:
         b.type(root)

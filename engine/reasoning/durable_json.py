@@ -5,13 +5,14 @@ matcher (None), which checks every condition of a match again.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from .rules import RuleSet
 
 # `!=` is evaluated by gpukb: durable_rules' $neq never matches a fact without the field, where gpukb's
-# null != x is true (and $or with $nex is rejected by its C core)
+# null != x is true (and $or with $nex is rejected by its C core), and it sees every list as the same
+# marker; unless both sides are sure to be there and plain (``sure``, see compile_condition)
 _CMP_TO_DURABLE = {"==": None, "<": "$lt", "<=": "$lte", ">": "$gt", ">=": "$gte"}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 # `/` is evaluated by gpukb: durable_rules divides ints as integers and crashes on a zero divisor
@@ -38,11 +39,15 @@ def _operand(node: tuple, bound: set[str]) -> Any:
 _NO = object()
 
 
-def compile_condition(node: tuple, bound: set[str]) -> dict | None:
-    """Compile ``field op rhs`` (and and/or of such) to durable_rules JSON, or None for gpukb to evaluate."""
+def compile_condition(node: tuple, bound: set[str], sure: Callable[[str | None, str], bool] | None = None) -> dict | None:
+    """Compile ``field op rhs`` (and and/or of such) to durable_rules JSON, or None for gpukb to evaluate.
+
+    ``sure(binding, field)`` (binding None: the pattern's own fact) tells whether a field is certainly
+    present and a string or a number in every fact the pattern (or the earlier one) can bind: then
+    ``field != rhs`` means the same to durable_rules as to gpukb and is compiled to ``$neq``."""
     kind = node[0]
     if kind in ("and", "or"):
-        a, b = compile_condition(node[1], bound), compile_condition(node[2], bound)
+        a, b = compile_condition(node[1], bound, sure), compile_condition(node[2], bound, sure)
         if a is None or b is None:
             return None
         return {"$" + kind: [a, b]}
@@ -61,6 +66,8 @@ def compile_condition(node: tuple, bound: set[str]) -> dict | None:
         if op == "!=":
             return {"$ex": {fld: 1}}
         return None
+    if op == "!=":
+        return _not_equal(fld, right, bound, sure)
     if op not in _CMP_TO_DURABLE:
         return None
     rhs = _operand(right, bound)
@@ -70,8 +77,23 @@ def compile_condition(node: tuple, bound: set[str]) -> dict | None:
         return None  # booleans reach durable_rules only as markers; gpukb checks these
     if isinstance(rhs, float) and rhs.is_integer():
         rhs = int(rhs)  # as the projection sends whole floats
+    if sure is not None and op == "==" and right[0] == "name" and not (sure(None, fld) or sure(right[1][0], right[1][1])):
+        return None     # two missing fields: gpukb's null == null holds, durable_rules' join does not
     d_op = _CMP_TO_DURABLE[op]
     return {fld: rhs} if d_op is None else {d_op: {fld: rhs}}
+
+
+def _not_equal(fld: str, right: tuple, bound: set[str], sure: Callable[[str | None, str], bool] | None) -> dict | None:
+    """``fld != right`` as ``$neq`` when both sides are sure to be plain values (a string or number
+    literal, or a field ``sure`` vouches for); None otherwise."""
+    if sure is None or not sure(None, fld):
+        return None
+    if right[0] == "lit" and type(right[1]) in (str, int, float):
+        rhs = right[1]
+        return {"$neq": {fld: int(rhs) if isinstance(rhs, float) and rhs.is_integer() else rhs}}
+    if right[0] == "name" and len(right[1]) == 2 and right[1][0] in bound and sure(right[1][0], right[1][1]):
+        return {"$neq": {fld: {"b_" + right[1][0]: right[1][1]}}}
+    return None
 
 
 def definition(ruleset: "RuleSet") -> dict[str, dict]:
@@ -81,7 +103,7 @@ def definition(ruleset: "RuleSet") -> dict[str, dict]:
         alls = []
         for p in r.patterns:
             conds: list[dict] = [{"t": p.type}]
-            conds += [c.durable for c in p.conditions if c.durable is not None]
+            conds += [c.durable for c in p.conditions + p.lifted if c.durable is not None]
             key = "b_" + p.bind + ("$not" if p.absent else "")
             alls.append({key: conds[0] if len(conds) == 1 else {"$and": conds}})
         out[f"r{i}"] = {"all": alls}

@@ -18,6 +18,7 @@ from ..core.files import read_bytes, tree_files
 from ..kb.ids import bare, ref_head
 from ..core.yamlio import LineDict, load_file
 from ..kb.wording import check_template
+from .lift import tighten
 from .durable_json import compile_condition, definition  # noqa: F401  (definition: API of this module)
 from ..core.terms import FINDING_FIELDS
 
@@ -49,6 +50,7 @@ class Pattern:
     conditions: list[Condition]
     line: int
     absent: bool = False   # the rule holds only when NO such fact exists (base fact types only)
+    lifted: list[Condition] = field(default_factory=list)   # guard conjuncts durable_rules tests here (lift.py)
 
 
 @dataclass
@@ -264,6 +266,8 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
         issues += [Issue(e, fname, item.line_of("if"), "if") for e in errs]
         if not errs:
             guard += [Condition(expr.unparse(c), c, None) for c in _conjuncts(node)]
+    if len(issues) == n_before:
+        tighten(patterns, guard, types, Condition)
     d = item.get("derive")
     if not isinstance(d, dict) or "type" not in d or not isinstance(d.get("set"), dict):
         issues.append(Issue("'derive' needs a 'type' and a 'set' mapping of field: expression", fname, item.line_of("derive"), "derive"))

@@ -201,6 +201,17 @@ class GpuKB(CheckMemory):
                                                       scheduler=self.audit_scheduler, keep_proofs=self.audit_keep_proofs)
             return self._audits[release]
 
+    def drop_audits(self) -> None:
+        """Free the kept audits and their labels (a one-shot command whose answer is already built: the
+        findings it prints stay referenced by the answer, the rest of a large audit is returned to the
+        allocator before the answer is written)."""
+        import gc
+        with self._lock:
+            self._audits.clear()
+            self._source_labels.clear()
+            self._cache.clear()
+        gc.collect()
+
     def source_labels(self, release: str) -> without_mod.SourceLabels:
         """The source-level ATMS labels of a release's audit (computed once; an audit that dropped its
         proofs is run again with them)."""

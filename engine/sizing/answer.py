@@ -12,7 +12,7 @@ from .calibration import band_of
 from .summary import summary
 from ..audit.result import AuditResult
 from ..audit.without import conclusion_without, parse_sources
-from .recommend import recommendations
+from .recommend import recommendations, rule_text
 from .inverse import max_params
 from .costs import offload_view
 
@@ -58,7 +58,8 @@ def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Re
     cap = r.one("capacity")
     if verdict is None or cap is None:
         missing = "the GPU's memory" if cap is None else "a memory estimate for this model"
-        raise BadInput(f"cannot size this scenario: the KB release {view.name} has no data for {missing}",
+        vocab = view.kb.vocab
+        raise BadInput(vocab.wording.note("cannot_size", vocab, release=view.name, missing="memory" if cap is None else "model"),
                        [Issue(f"no {missing} in release {view.name}", field="gpu" if cap is None else "model")])
     cid = scen.conclusion_id(s, view.name)
     notes = list(notes) + capacity_notes(cap, view)
@@ -80,11 +81,11 @@ def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Re
                      "gpu": (cap.get("gpu") or "").split(":")[-1] or None, "basis": cap.get("basis")},
         "min_gpus": mg.get("n") if mg else None,
         "min_gpus_zero": mg.get("zero") if mg else None,
-        "min_gpus_reason": mg.get("reason") if mg else None,
+        "min_gpus_reason": rule_text(state, r, mg, "reason") if mg else None,
         "communication": [{k: c.get(k) for k in ("gb_per_step", "link", "gbps", "seconds")} for c in comm],
         "compute": min(({"seconds_per_step": c.get("seconds"), "tflops": c.get("tflops"), "hours": c.get("hours")} for c in comp),
                        key=lambda x: x["seconds_per_step"] or 0, default=None),
-        "precision": [{"gpu": p["gpu"].split(":")[-1], "recommended": p["recommended"], "reason": p["reason"]}
+        "precision": [{"gpu": p["gpu"].split(":")[-1], "recommended": p["recommended"], "reason": rule_text(state, r, p, "reason")}
                       for p in r.all("precision_note")],
         "recommendations": recommendations(state, r, view),
         "explanation": {"conclusion": verdict["fk"], "tree": t},
@@ -103,6 +104,7 @@ def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Re
         answer["notes"].append(vocab.wording.note("context_beyond", vocab, seq_len=int(ctx["seq_len"]),
                                                   max_context=int(ctx["max_context"]), model=s["model"],
                                                   model_key=s["model"].split(":", 1)[1]))
+    answer["notes"] += parallel_and_kernel_notes(r, mg, view)
     off = offload_view(r, s, view)
     if off:
         answer["offload"] = off
@@ -124,6 +126,26 @@ def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Re
     answer["contradictions"] = contradictions(state, t, s, view, audit)
     answer["summary"] = summary(state, answer, t, view)
     return answer
+
+
+def parallel_and_kernel_notes(r: Any, mg: dict[str, Any] | None, view: ReleaseView) -> list[str]:
+    """What the answer says about how inference is split (a given GPU count no tensor-parallel group can
+    use; a minimum count that needs pipeline stages) and about kernels the GPU does not run natively."""
+    vocab = view.kb.vocab
+    out = []
+    tp = r.one("tp_note")
+    if tp:
+        out.append(vocab.wording.note("tp_given", vocab, gpus=int(tp["gpus"]), heads=int(tp["heads"]), tp=int(tp["tp"])))
+    plan = r.one("tp_plan")
+    if mg and plan and (mg.get("pp") or 1) > 1 and mg.get("n"):
+        out.append(vocab.wording.note("min_gpus_split", vocab, n=int(mg["n"]), tp=int(mg["tp"]), pp=int(mg["pp"]),
+                                      heads=int(plan["heads"])))
+    for k in r.all("kernel_note"):
+        key = "kernel_flash" if k["kind"] == "flash_attention" else "kernel_fp8"
+        note = vocab.wording.note(key, vocab, gpu=k["gpu"].split(":")[-1], cc=k["cc"])
+        if note not in out:
+            out.append(note)
+    return out
 
 
 def capacity_notes(cap: dict[str, Any], view: ReleaseView) -> list[str]:

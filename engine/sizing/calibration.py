@@ -80,7 +80,8 @@ def band_of(state: Session, view: ReleaseView, method: str) -> dict[str, Any] | 
         out = dict(state.cached(("calibration", view.name), lambda: calibrate(state, view))["by_method"])
         dev = measured_runs(state, view, splits=("dev",))["splits"].get("dev") or {}
         for m, b in (dev.get("by_method") or {}).items():
-            out[m] = {"low": b["low"], "high": b["high"], "points": b["points"], "basis": "measured runs (dev)"}
+            out[m] = {"low": b["low"], "high": b["high"], "points": b["points"],
+                      "basis": state.kb.vocab.wording.note("band_measured", state.kb.vocab)}
         return out
     band = state.memo(("calibration-bands", view.name), bands).get(method)
     return dict(band) if band is not None else None

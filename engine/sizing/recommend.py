@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..models import scenario as scen
 from . import run as sizing
 from ..core.errors import BadInput
+from ..kb.notes import Note
 from ..kb.store import ReleaseView
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -45,7 +46,7 @@ def recommendations(state: Session, r: sizing.SizingRun, view: ReleaseView) -> l
             if gkey in family_gpus:
                 family_gpus[gkey].setdefault("also", []).append(change["family"].split(":")[-1])
                 continue
-        item: dict[str, Any] = {"action": rec["action"], "change": change, "cost": rec.get("cost"),
+        item: dict[str, Any] = {"action": rec["action"], "change": change, "cost": rule_text(state, r, rec, "cost"),
                                 "rule_rank": rec.get("rank"), "fact": rec["fk"], "label": rule_label(state, r, rec)}
         if rec["action"] == "family":
             family_gpus[gkey] = item
@@ -145,6 +146,23 @@ def rule_label(state: Session, r: sizing.SizingRun, rec: dict[str, Any]) -> dict
     return {"en": words, "zh": words}
 
 
+def rule_text(state: Session, r: sizing.SizingRun, rec: dict[str, Any], field: str) -> Any:
+    """A derived record's text field (a recommendation's ``cost``, a note's ``reason``) as a :class:`Note`
+    whose Chinese is the deriving rule's ``explain.zh``, when its ``explain.en`` is that text; else the text."""
+    text = rec.get(field)
+    if not isinstance(text, str):
+        return text
+    for firing in r.derivation.supports.get(rec["fk"], ()):
+        rule = state.rules.by_key.get(firing.rule)
+        if rule is not None and rule.explain and rule.explain.get("en") == text:
+            return Note(text, rule.explain["zh"])
+    return text
+
+
+def _zh(text: Any) -> str:
+    return getattr(text, "zh", text) if text is not None else ""
+
+
 def pair_recommendations(state: Session, r: sizing.SizingRun, view: ReleaseView,
                          singles: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Two software or method changes together, for the pairs where neither fits alone (QLoRA with
@@ -170,7 +188,7 @@ def pair_recommendations(state: Session, r: sizing.SizingRun, view: ReleaseView,
                 continue           # both savings together still leave it well over the GPU's memory
             change = {**a["change"], **b["change"]}
             item: dict[str, Any] = {"action": f"{a['action']}+{b['action']}", "change": change,
-                                    "cost": f"{a['cost']}; {b['cost']}", "rule_rank": max(a["rule_rank"] or 0, b["rule_rank"] or 0),
+                                    "cost": Note(f"{a['cost']}; {b['cost']}", f"{_zh(a['cost'])}；{_zh(b['cost'])}"), "rule_rank": max(a["rule_rank"] or 0, b["rule_rank"] or 0),
                                     "fact": [a["fact"], b["fact"]], "pair": [a["action"], b["action"]],
                                     "rank_sum": (a["rule_rank"] or 0) + (b["rule_rank"] or 0),
                                     "label": {"en": f"{a['label']['en']} and {b['label']['en']}",

@@ -42,7 +42,7 @@ def summary(state: Session, a: dict[str, Any], t: dict, view: ReleaseView) -> di
     marks = "".join(f"[{i}]" for i in sorted(set(ref_marks + rule_cites))[:8])
     meth_en = {"full": "Full fine-tuning", "lora": "LoRA fine-tuning", "qlora": "QLoRA fine-tuning", "pretrain": "Pre-training", "inference": "Inference"}[sc["method"]]
     if sc.get("model"):
-        what_en = what_zh = vocab.label("model:" + sc["model"])
+        what_en, what_zh = vocab.label("model:" + sc["model"]), vocab.label("model:" + sc["model"], "zh")
     meth_zh = {"full": "全量微调", "lora": "LoRA 微调", "qlora": "QLoRA 微调", "pretrain": "预训练", "inference": "推理"}[sc["method"]]
     fits = a["verdict"] == "fits"
     en = [f"{meth_en} of {what_en} on {hw} {'fits' if fits else 'does not fit'}: it needs about "
@@ -65,7 +65,8 @@ def summary(state: Session, a: dict[str, Any], t: dict, view: ReleaseView) -> di
     if fit_recs:
         r0 = fit_recs[0]
         en.append(f"Cheapest change that fits: {r0['label']['en']} ({r0['cost']}).")
-        zh.append(f"能放下的最小改动：{r0['label']['zh']}。")
+        cost_zh = getattr(r0.get("cost"), "zh", None)
+        zh.append(f"能放下的最小改动：{r0['label']['zh']}" + (f"（{cost_zh}）" if cost_zh else "") + "。")
     for p in a.get("precision", []):
         en.append(f"The {p['gpu']} has no native BF16, so use FP16 mixed precision.")
         zh.append(f"{p['gpu']} 不原生支持 BF16，应使用 FP16 混合精度。")

@@ -24,10 +24,11 @@ from .extract import extract
 from ..kb.names import name_unknowns_in_check
 from .tokens import aligned_lower
 
+from ..models.check import MAX_CHECK_CHARS  # noqa: F401  (the limit is declared with the check body)
+
 if TYPE_CHECKING:
     from ..core.session import Session
 
-MAX_CHECK_CHARS = 20_000
 #: statuses after which a claim needs a correction a reader can use
 WRONG = ("incorrect", "misattributed", "overstated", "understated", "inconsistent_with_derivation")
 #: the status of a claim the audit found wrong but whose reading is in doubt (engine/text/guard.py)

@@ -196,7 +196,10 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
         return None, 0.0                          # a bare number of things (or of parameters) could be anything
     # no word names the attribute: the dimension's first attribute (in the cues' order) that applies
     # to the nearest entity ("the T4 has 16GB": its GPU memory)
-    near = [m for m in ents if m.end <= q.start] or ents or list(carried.values())
+    # to the nearest entity that can have such a quantity ("T4 | AI推理 | 8000(14G)": the T4's, not the method's)
+    before = [m for m in ents if m.end <= q.start]
+    near = [m for m in before if any(m.kind in vocab.attributes[a].applies_to for a in cands)] if before \
+        else ents or list(carried.values())
     kind = near[-1].kind if near else None
     fitting = [a for a in cands if kind in vocab.attributes[a].applies_to]
     return (fitting[0], 0.55) if fitting else (None, 0.0)
@@ -366,10 +369,12 @@ def sized_variants(q: Quantity, ents: list[_Match], vocab: Vocabulary) -> dict[s
     for m in ents:
         if m.kind != "gpu":
             continue
+        taken: set[float] = set()         # one claim per size: "H100 80GB" is one figure, whatever its form factor
         for v in vocab.entities.get(m.eid, {}).get("variants") or (m.eid,):
             for x in sizes:
-                if re.search(rf"(?<![0-9]){int(x)}\s*g", str(vocab.entities.get(v, {}).get("name", "")).lower()):
+                if x not in taken and re.search(rf"(?<![0-9]){int(x)}\s*g", str(vocab.entities.get(v, {}).get("name", "")).lower()):
                     out[str(v)] = x
+                    taken.add(x)
     return out if out and all(x in out.values() for x in sizes) else {}
 
 

@@ -83,13 +83,15 @@ def comparisons(low: str, s: int, e: int, named: list[_Match], subjects: list[_M
         # a speed-up, read with its number elsewhere
         hits = sorted((m.start(), m.end(), d) for d, key in (("< 1", "behind"), ("> 1", "ahead"))
                       for rx in cues[key] for m in rx.finditer(low, first, e)
-                      if any_match(cues["metric"], low[slice(*segment(low, s, e, m.start()))])
-                      or any_match(cues["metric"], low[s:first]))
+                      if _compares_throughput(low, s, e, m.start(), m.end(), cues))
         # a comparison inside a condition ("如果 B 的算力不如 C，…") states nothing
         hits = [h for h in hits if not any_match(cues["condition"], low[segment(low, s, e, min(first, h[0]))[0]:h[1]])]
         if not hits or _TIMES.search(low, s, e):
             return []
         value = hits[0][2]
+        # the products compared with are marked so ("相比 L4，…"), or named in the direction word's clause or
+        # after it ("A/B 分别对应 C/D，A 比 E 更强": E, not C or D)
+        others = [m for m in others if m not in subjects or m.start >= segment(low, s, e, hits[0][0])[0]]
         span_end = max([hits[0][1]] + [m.end for m in others if m.start >= hits[0][0]])
         if not others and "gpu" in carried and carried["gpu"].eid not in subj:
             others = [carried["gpu"]]           # "they offer more FP16 compute": than the passage's GPU
@@ -102,6 +104,22 @@ def comparisons(low: str, s: int, e: int, named: list[_Match], subjects: list[_M
             out.append(Candidate(start, max(span_end, start + 1), g, "compute_ratio", value, "x",
                                  qualifiers={"compared_to": [o]}, modality="spec", confidence=0.6))
     return out
+
+
+def _compares_throughput(low: str, s: int, e: int, a: int, b: int, cues: dict[str, Any]) -> bool:
+    """Whether the direction word at ``[a, b)`` compares throughput: the quantity word nearest to it in its
+    clause (else the last one before it in the sentence) is a throughput word, not another quantity's
+    ("带宽(H20 比 H800 更高)", "higher memory bandwidth than": bandwidth, not compute)."""
+    words = sorted([(m.start(), m.end(), True) for rx in cues["metric"] for m in rx.finditer(low, s, e)]
+                   + [(m.start(), m.end(), False) for rx in cues["other_metric"] for m in rx.finditer(low, s, e)])
+    if not words:
+        return False
+    c0, c1 = segment(low, s, e, a)
+    inside = [w for w in words if c0 <= w[0] < c1]
+    if inside:
+        return min(inside, key=lambda w: 0 if w[0] < b and a < w[1] else min(abs(w[0] - b), abs(a - w[1])))[2]
+    before = [w for w in words if w[1] <= a]
+    return bool(before) and before[-1][2]
 
 
 def per_compared(c: Candidate, dimension: str, named: list[_Match], subjects: list[_Match], vocab: Vocabulary) -> list[Candidate]:

@@ -22,7 +22,7 @@ from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, match_entities as _match_entities, resolve_variant as _resolve_variant
 from .compare import advantages, comparisons
 from .tables import covered, table_claims
-from .lists import abbreviated, sized_names, groups, heading_verdict, pronoun_list, spread, spread_to_referents
+from .lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_to_referents
 from .claims import product_names
 from .subject import HARDWARE, HEADING, Candidate, topic_concept, vendor_prefix
 from .tokens import PLACEHOLDER, Row, aligned_lower, any_match, layout, quantities, row_at, sentences, tables
@@ -122,7 +122,6 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
                 found += heading_verdict(low, masked_low, s, e, verdict, ents, carried, t, vocab)
             if runs:
                 last_run = runs[0]
-            found += sized_names(low, ents, vocab)    # "A100 80GB", "80GB A100": the variant's memory
             found += product_names(low, ents, named, vocab, carried, explicit)
         if cells:                             # a figure a table cell states is the cell's claim, not the line's
             mine = [k for k, x in enumerate(cells) if s <= x.start < e and k not in placed]

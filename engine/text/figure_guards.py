@@ -170,3 +170,21 @@ def within_practice(ctx: Context) -> dict[str, str] | None:
     if lo <= x <= hi:
         return {"lo": f"{lo:.0f}", "hi": f"{hi:.0f}"}
     return None
+
+
+#: a decimal unit and the binary one vendors often write the same way ("80 GB" on a card of 80 GiB)
+BINARY_OF = {"GB": "GiB", "TB": "TiB", "MB": "MiB"}
+
+
+def binary_prefix(ctx: Context) -> dict[str, str] | None:
+    """The figure is the reference's own number in the unit's binary (or decimal) twin: vendors write "GB"
+    for GiB of memory, so "80 GB" against a reference of 80 GiB is the same figure loosely named."""
+    c = ctx.claim
+    units = {c.unit, *(u for u in (BINARY_OF.get(c.unit or ""),) if u)} | {k for k, v in BINARY_OF.items() if v == c.unit}
+    if len(units) < 2 or not isinstance(c.value, (int, float)):
+        return None
+    for ref in ctx.view.reference:
+        if ref.subject == c.subject and ref.attribute == c.attribute and ref.unit in units and ref.unit != c.unit \
+                and isinstance(ref.value, (int, float)) and float(ref.value) == float(c.value):
+            return {"figure": ref.value_text(ctx.vocab), "unit": c.unit or ""}
+    return None

@@ -27,6 +27,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 - ``per_unit_rate``: the figure is a rate ("16 GB per billion parameters", "每卡"), not a total.
 - ``card_size``: a memory requirement said as a card size ("one or two 80 GB GPUs"): the requirement
   may be several such cards.
+- ``binary_prefix``: the figure is the reference's own number in the other of GB and GiB (vendors write
+  "80 GB" for a card of 80 GiB): the same figure, loosely named, not a wrong one.
 - ``within_practice``: a training or serving memory figure that states no precision or optimizer and
   lies within what common setups need (pure BF16 to mixed-precision AdamW for full training): right
   under one setup, wrong under another, so debatable rather than wrong.
@@ -41,7 +43,7 @@ from .tables import table_claims
 from .tokens import layout, sentences, tables
 from ..kb.lexicon import match_entities
 from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, DIGITS, neg_cues, not_neg_cues, vocab_cues, names_of, carries
-from .figure_guards import card_size, interconnect_bandwidth, multiple_of_one_card, other_attributes_figure, other_products_figure, per_unit_rate, several_figures, within_practice
+from .figure_guards import binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card, other_attributes_figure, other_products_figure, per_unit_rate, several_figures, within_practice
 
 
 def _several_products(ctx: Context) -> dict[str, str] | None:
@@ -51,7 +53,7 @@ def _several_products(ctx: Context) -> dict[str, str] | None:
     rivals = [p for p in ctx.products if p not in named]
     if len(rivals) < 2:
         return None
-    return {"products": names_of(ctx, rivals)}
+    return {"products": names_of(ctx, rivals), "products_zh": "、".join(ctx.vocab.label(e, "zh") for e in rivals)}
 
 
 def _conditional(ctx: Context) -> dict[str, str] | None:
@@ -86,7 +88,7 @@ def _subject_from_context(ctx: Context) -> dict[str, str] | None:
 GUARDS: tuple[Guard, ...] = (
     Guard("several_products",
           "the sentence names several products ({products}); gpukb cannot tell for sure which one the figure belongs to",
-          "该句提到多款产品（{products}），gpukb 无法确定该数字属于哪一款", _several_products),
+          "该句提到多款产品（{products_zh}），gpukb 无法确定该数字属于哪一款", _several_products),
     Guard("other_products_figure",
           "the figure is the {other}'s ({figure}, {citation}), a product the text also names: the figure may belong to it",
           "该数字正是文中也提到的 {other} 的参数（{figure}，{citation}），可能属于后者", other_products_figure),
@@ -116,6 +118,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("card_size",
           "the figure names a card size; the requirement may be several such cards",
           "该数字是显卡规格，需求可能是多张此类显卡", card_size),
+    Guard("binary_prefix",
+          "the reference gives the same number in the other unit ({figure}); vendors often write {unit} for it",
+          "参考资料以另一单位给出同一数字（{figure}），厂商常混用 {unit}", binary_prefix),
     Guard("within_practice",
           "the text states no precision or optimizer, and the figure is within what common setups need ({lo}–{hi} GB)",
           "文中未说明精度或优化器，该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),

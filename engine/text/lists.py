@@ -114,23 +114,3 @@ def heading_verdict(low: str, masked: str, s: int, e: int, verdict: str, ents: l
         if subj is not None:
             out.append(Candidate(s, e, subj, attr, verdict, modality="verdict", confidence=conf * 0.7))
     return out
-
-
-_SIZE = re.compile(r"(\d{2,3})\s*g(?:b|ib)?(?![a-z0-9])")
-
-
-def sized_names(low: str, ents: list[_Match], vocab: Vocabulary) -> list[Candidate]:
-    """"A100 40GB", "80GB 的 A100", "A100（40GB/…）": a GPU named with the size of one of its variants
-    states that variant's memory (the mention was resolved to the variant by the size beside it)."""
-    out: list[Candidate] = []
-    for m in ents:
-        spec = vocab.entities.get(m.eid, {})
-        if m.kind != "gpu" or spec.get("variants") or not vocab.entities.get(m.eid) or "-" not in m.eid:
-            continue
-        size = re.search(r"-(\d{2,3})gb$", m.eid.lower())
-        near = [x for x in _SIZE.finditer(low, max(0, m.start - 10), min(len(low), m.end + 16)) if x.group(1) == (size.group(1) if size else None)]
-        if size is None or not near:
-            continue
-        a, b = min(m.start, near[0].start()), max(m.end, near[0].end())
-        out.append(Candidate(a, b, m.eid, "memory_gb", float(size.group(1)), "GB", modality="spec", confidence=0.7))
-    return out

@@ -133,6 +133,12 @@ def markdown_tables(low: str, masked: str, rows: list[Row], mentions: list[_Matc
     return out
 
 
+def _names_size(q: Quantity, products: list[_Match], low: str) -> bool:
+    """The figure is the size in a product's name ("A100 80GB"): part of the name, not a figure."""
+    return any(p.end <= q.start and not low[p.end:q.start].strip() and p.eid.lower().endswith(f"-{q.lo:g}gb")
+               for p in products)
+
+
 def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary, t: dict[str, Any]) -> list[Candidate]:
     """Tables copied as text without pipes (see the module): only the lines whose structure is clean."""
     lines, pos = [], 0
@@ -148,7 +154,7 @@ def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary
         if not text or len(text) > HEADER_LINE or "|" in text or _PROSE.search(re.sub(r"[\ue000-\ue003]+", "", text)):
             continue
         products = _hardware(mentions, a, b, low, vocab)
-        if len(products) < 2 or quantities(masked, a, b, vocab):
+        if len(products) < 2 or [q for q in quantities(masked, a, b, vocab) if not _names_size(q, products, low)]:
             continue
         n = len(products)
         while i < len(lines) and masked[lines[i][0]:lines[i][1]].strip():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -29,7 +29,7 @@ _ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 @dataclass(frozen=True)
 class Param:
-    """One query parameter an endpoint accepts."""
+    """One query parameter an endpoint accepts, and what the OpenAPI document says about it."""
 
     name: str
     choices: tuple[str, ...] | None = None
@@ -37,12 +37,43 @@ class Param:
     required: bool = False
     multiline: bool = False                   # tab/newline allowed (free text)
     repeatable: bool = False                  # may be given several times: the values joined with commas
+    description: str | None = None
+    default: str | None = None                # the documented default
+    schema: dict[str, Any] | None = field(default=None, compare=False)   # when the rule of openapi() does not say it
+    example: str | None = None
+    component: str | None = None              # documented once under components/parameters with this name
+
+    def openapi(self) -> dict[str, Any]:
+        """The parameter's OpenAPI object: a string of at most max_chars characters, one of its choices,
+        or (repeatable) a list of them."""
+        schema = self.schema
+        if schema is None:
+            text = {"type": "string", "minLength": 1, "maxLength": self.max_chars}
+            schema = ({"type": "string", "enum": list(self.choices)} if self.choices is not None
+                      else {"type": "array", "items": text} if self.repeatable else text)
+        if self.default is not None:
+            schema = {**schema, "default": self.default}
+        doc: dict[str, Any] = {"name": self.name, "in": "query", "required": self.required}
+        if self.description:
+            doc["description"] = self.description
+        if self.repeatable:
+            doc["style"], doc["explode"] = "form", True
+        doc["schema"] = schema
+        if self.example is not None:
+            doc["example"] = self.example
+        return doc
 
 
-KB_VERSION = Param("kb_version")
-LANG = Param("lang", LANGS)
+KB_VERSION = Param("kb_version", description="A release name from /v1/versions (default: the latest).",
+                   component="KbVersion")
+LANG = Param("lang", LANGS, description="Language of summaries and labels; for /v1/ask the question's language "
+             "when given.", component="Lang")
 # source ids whose claims are taken away (repeatable or comma-separated; the engine checks the ids)
-WITHOUT = Param("without", max_chars=MAX_PARAM_CHARS, repeatable=True)
+WITHOUT = Param("without", max_chars=MAX_PARAM_CHARS, repeatable=True, component="Without", description=(
+    "Source ids to answer without (repeatable or comma-separated, e.g. S001 or S000,S002): what still holds "
+    "if their claims were removed, from the audit's ATMS labels, with a `without` block listing what is "
+    "withdrawn. An unknown id is a 400 naming the allowed ones."))
+SOURCE = Param("source", description="A source id, e.g. S000.")
 
 
 def blueprints() -> list[Blueprint]:
@@ -57,7 +88,13 @@ def _bad(message: str, issues: list[Issue]) -> BadInput:
 
 
 def read_args(*params: Param) -> dict[str, str | None]:
-    """The endpoint's query parameters, validated; raises BadInput listing every problem."""
+    """The endpoint's query parameters, validated; raises BadInput listing every problem.
+
+    Without ``params``, the ones the endpoint declares with :func:`.routes.route` (what the OpenAPI
+    document lists)."""
+    if not params:
+        op = getattr(current_app.view_functions.get(request.endpoint or ""), "operation", None)
+        params = op.query_params if op is not None else ()
     known = {p.name: p for p in params}
     issues: list[Issue] = []
     for key in request.args.keys():

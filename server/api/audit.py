@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import KB_VERSION, WITHOUT, Param, json_response, read_args, shaped
+from . import KB_VERSION, SOURCE, WITHOUT, Param, json_response, read_args, shaped
+from .routes import route
 from ..state import engine_method
 from gpukb.engine.core.terms import FINDING_KINDS
 
@@ -15,9 +16,14 @@ KINDS = FINDING_KINDS
 FORMATS = ("json", "claimreview")
 
 
-@bp.get("/v1/audit")
+@route(bp, "get", "/v1/audit", tag="audit", errors=(400, 404, 422, 500, 501, 503),
+       params=(SOURCE, Param("kind", KINDS, schema={"$ref": "#/components/schemas/FindingKind"}),
+               Param("format", FORMATS, default="json"), KB_VERSION, WITHOUT),
+       summary="Audit findings, optionally of one source or one kind; format=claimreview gives schema.org "
+               "ClaimReview JSON-LD.",
+       ok=("The findings.", {"application/json": "audit", "application/ld+json": "claimreview"}))
 def audit():
-    args = read_args(Param("source"), Param("kind", KINDS), Param("format", FORMATS), KB_VERSION, WITHOUT)
+    args = read_args()
     fn = engine_method("audit", "the audit")
     fmt = "claimreview" if args["format"] == "claimreview" else None
     extra = {"without": args["without"]} if args["without"] is not None else {}
@@ -27,7 +33,10 @@ def audit():
     return json_response(shaped("audit", result))
 
 
-@bp.get("/v1/audit/gaps")
+@route(bp, "get", "/v1/audit/gaps", tag="audit", params=(KB_VERSION,), errors=(400, 404, 500, 503),
+       operation_id="auditGaps", ok=("The gaps.", "gaps"),
+       summary="The reference facts that would decide the unverifiable claims, by subject and attribute, most "
+               "claims first; with the count of unverifiable claims by reason.")
 def audit_gaps():
-    args = read_args(KB_VERSION)
+    args = read_args()
     return json_response(shaped("gaps", engine_method("audit_gaps", "the audit's gaps")(kb_version=args["kb_version"])))

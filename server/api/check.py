@@ -6,16 +6,23 @@ import json
 
 from flask import Blueprint
 
+from gpukb.engine.models import BODIES
+
 from . import cached_json, read_args, read_json_object, shaped
+from .routes import route
 from ..engine_gate import within_budget
 from ..errors import BadInput, Issue
 from ..state import engine_method
 
 bp = Blueprint("check", __name__)
-FIELDS = ("text", "lang", "kb_version")
+FIELDS = BODIES["check"].keys()           # ("text", "lang", "kb_version")
 
 
-@bp.post("/v1/check")
+@route(bp, "post", "/v1/check", tag="answers", body="check",
+       errors={400: None, 404: None, 413: "The text is longer than 20,000 characters.", 500: None, 503: None},
+       summary="The checkable claims of a text (English or Chinese), each audited by the audit's rules, with "
+               "evidence, a link to its proof and, where wrong, a correction.",
+       ok=("The claims found, their statuses and the passages not understood.", "check"))
 def check():
     read_args()
     body = read_json_object()

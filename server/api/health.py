@@ -9,12 +9,14 @@ from __future__ import annotations
 from flask import Blueprint, current_app
 
 from . import json_response, read_args, shaped
+from .routes import route
 from ..state import get_kb, reload_status
 
 bp = Blueprint("health", __name__)
 
 
-@bp.get("/health")
+@route(bp, "get", "/health", tag="service", summary="The service is up; the latest KB release and its size.",
+       ok=("Up.", "health"))
 def health():
     read_args()
     kb = get_kb()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from . import json_response, read_args
+from .routes import route
 from ..openapi_spec import document
 
 bp = Blueprint("openapi", __name__)
@@ -15,7 +16,9 @@ def load_spec() -> dict:
     return document()
 
 
-@bp.get("/openapi.json")
+@route(bp, "get", "/openapi.json", tag="service", summary="This document.",
+       ok=("The OpenAPI 3.1 description of the API.",
+           {"application/json": {"type": "object", "required": ["openapi", "info", "paths"]}}))
 def openapi():
     read_args()
     return json_response(load_spec())

@@ -8,14 +8,18 @@ from flask import Blueprint
 import json
 
 from . import WITHOUT, cached_json, read_args, read_json_object, shaped
+from .routes import route
 from ..state import get_kb
 
 bp = Blueprint("query", __name__)
 
 
-@bp.post("/v1/query")
+@route(bp, "post", "/v1/query", tag="answers", params=(WITHOUT,), errors=(400, 413, 415, 422, 500, 503),
+       body="query", example={"params": 13000000000, "method": "full", "gpu": "T4"},
+       summary="Size a training or inference scenario: does it fit, how much memory, how many GPUs, what to change.",
+       ok=("The sizing answer.", "query"))
 def query():
-    args = read_args(WITHOUT)
+    args = read_args()
     body = read_json_object()
     kb = get_kb()
     if args["without"] is not None:
@@ -25,7 +29,10 @@ def query():
     return cached_json(key, lambda: shaped("query", kb.query(body)))
 
 
-@bp.post("/v1/solve")
+@route(bp, "post", "/v1/solve", tag="answers", body="solve", errors=(400, 500, 503),
+       summary="The largest batch, sequence length or model (target) that fits the rest of a query body; each "
+               "bound links to its proof.",
+       ok=("The largest value that fits and the first that does not.", "solve"))
 def solve():
     read_args()
     body = read_json_object()

@@ -4,18 +4,22 @@ from __future__ import annotations
 from flask import Blueprint
 
 from . import check_id, json_response, read_args, shaped
+from .routes import PathParam, route
 from ..state import get_kb
 
 bp = Blueprint("sources", __name__)
 
 
-@bp.get("/v1/sources")
+@route(bp, "get", "/v1/sources", tag="knowledge", errors=(400, 500, 503), summary="The source documents.",
+       ok=("The sources (without their text).", "sources"))
 def sources():
     read_args()
     return json_response(shaped("sources", get_kb().sources()))
 
 
-@bp.get("/v1/sources/<sid>")
+@route(bp, "get", "/v1/sources/<sid>", tag="knowledge", params=(PathParam("sid", "A source id, e.g. S000."),),
+       errors=(400, 404, 500, 503), summary="One source document with its verbatim text.",
+       ok=("The source.", "source"))
 def source(sid: str):
     read_args()
     return json_response(shaped("source", get_kb().source(check_id(sid))))

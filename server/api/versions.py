@@ -4,12 +4,14 @@ from __future__ import annotations
 from flask import Blueprint
 
 from . import json_response, read_args, shaped
+from .routes import route
 from ..state import get_kb
 
 bp = Blueprint("versions", __name__)
 
 
-@bp.get("/v1/versions")
+@route(bp, "get", "/v1/versions", tag="knowledge", errors=(400, 500, 503), summary="The KB releases, oldest first.",
+       ok=("The releases.", "versions"))
 def versions():
     read_args()
     return json_response(shaped("versions", get_kb().versions()))

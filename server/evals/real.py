@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="only this part (repeatable; default: dev, heldout, spec-dev and spec)")
     kb_version_flag(p)
     p.add_argument("--errors", action="store_true",
-                   help="list the dev parts' wrong flags and missed errors (never a held-out part's)")
+                   help="list the dev parts' wrong flags, missed errors and noise claims (never a held-out part's)")
 
 
 def run(kb: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
