@@ -302,6 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "freed layer by layer instead of all held at once")
     p.add_argument("--chunked-cross-entropy", action=argparse.BooleanOptionalAction, default=None,
                    help="chunked / fused cross-entropy: no full FP32 sequence × vocabulary logits")
+    p.add_argument("--activation-offloading", action=argparse.BooleanOptionalAction, default=None,
+                   help="activation offloading (torchtune enable_activation_offloading): with checkpointing the "
+                        "per-layer checkpoints are kept in host memory")
     p.add_argument("--engine", choices=query_fields.ENGINES,
                    help="inference: the serving engine (vllm takes gpu_memory_utilization of each card, 0.9 by default)")
     p.add_argument("--gpu-memory-utilization", metavar="F", type=float,

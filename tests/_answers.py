@@ -38,6 +38,9 @@ QUERIES = [
      "chunked_cross_entropy": True},
     {"model": "llama-3-8b", "method": "inference", "gpu": "H100-80GB", "engine": "vllm", "seq_len": 8192, "batch": 4,
      "max_num_batched_tokens": 8192, "kv_cache_dtype": "fp8"},
+    # torchtune's activation offloading on top of checkpointing (issue 33)
+    {"model": "llama-3.2-3b", "method": "lora", "gpu": "L4", "seq_len": 4096, "batch": 2,
+     "gradient_checkpointing": True, "activation_offloading": True},
     # plain data parallelism (gradient buckets) at a context beyond the model's trained one (issue 33)
     {"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB", "gpus": 2, "zero": 0, "seq_len": 8192},
 ]

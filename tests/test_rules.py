@@ -318,14 +318,16 @@ def test_comparison_operators_compile_to_durable(tmp_path):
     ops = {"a == 1": {"a": 1}, "a == 2.0": {"a": 2}, "a < 1": {"$lt": {"a": 1}},
            "a <= 1": {"$lte": {"a": 1}}, "a > 1": {"$gt": {"a": 1}}, "a >= 1": {"$gte": {"a": 1}},
            "1 < a": {"$gt": {"a": 1}}, "a == null": {"$nex": {"a": 1}}, "a != null": {"$ex": {"a": 1}},
-           "kind == 'road' or a > 2": {"$or": [{"kind": "road"}, {"$gt": {"a": 2}}]}}
+           "kind == 'road' or a > 2": {"$or": [{"kind": "road"}, {"$gt": {"a": 2}}]},
+           # a boolean is sent as its marker; gpukb's == also holds for the number it equals
+           "a == true": {"$or": [{"a": "\u0001true"}, {"a": 1}]}, "false == a": {"$or": [{"a": "\u0001false"}, {"a": 0}]}}
     for text, want in ops.items():
         root = write_rules(tmp_path, rule(when=f'- {{bind: e, type: edge, where: "{text}"}}'))
         d = definition(load_rules(root))
         assert d["r0"]["all"][0]["b_e"] == {"$and": [{"t": "edge"}, want]}, text
-    # left to gpukb: booleans, lists, functions, negative literals, and (since durable_rules' $neq
+    # left to gpukb: boolean orderings, lists, functions, negative literals, and (since durable_rules' $neq
     # misses absent fields and its $div divides ints as integers) != and /
-    for text in ("a == true", "a in [1, 2]", "a == -1", "max(a, 1) > 2", "a != 1", "a < e.b / 2"):
+    for text in ("a != true", "a in [1, 2]", "a == -1", "max(a, 1) > 2", "a != 1", "a < e.b / 2"):
         root = write_rules(tmp_path, rule(when=f'- {{bind: e, type: edge, where: "{text}"}}'))
         assert definition(load_rules(root))["r0"]["all"][0]["b_e"] == {"t": "edge"}, text
 
@@ -456,10 +458,13 @@ def test_not_equal_and_guard_conjuncts_move_to_durable_when_they_mean_the_same(t
     guard = {c.text: c.durable for c in r.guard}
     assert guard["h.n != 1 or h.src != g.src"] == {"$or": [{"$neq": {"n": 1}}, {"$neq": {"src": {"b_g": "src"}}}]}
     assert guard["h.gid != 'G1'"] == {"$neq": {"gid": "G1"}}
-    assert guard["has(g.tags, 'x')"] is None
+    assert guard["has(g.tags, 'x')"] is None                             # gpukb tests it, after the member join
     assert guard["h.note == g.note"] is None                             # null == null holds for gpukb only
     assert [c.text for c in r.patterns[1].lifted] == ["h.n != 1 or h.src != g.src", "h.gid != 'G1'"]
-    assert {"$neq": {"gid": "G1"}} in definition(rs)["r0"]["all"][1]["b_h"]["$and"]
+    alls = definition(rs)["r0"]["all"]
+    assert [list(p) for p in alls] == [["b_g"], ["b__m0"], ["b_h"]]      # has(g.tags, 'x') joins right after g
+    assert alls[1]["b__m0"] == {"$and": [{"t": "$member"}, {"ot": "grp"}, {"f": "tags"}, {"of": {"b_g": "fk"}}, {"item": "x"}]}
+    assert {"$neq": {"gid": "G1"}} in alls[2]["b_h"]["$and"]
 
 
 def test_given_facts_must_keep_the_declarations_the_compiler_trusts(tmp_path):

@@ -82,6 +82,16 @@ class _Context(dict):
         a = self.vocab.attributes.get(x.attribute)
         if a is not None and a.enum and isinstance(x.value, list):
             return ("、" if self.lang == "zh" else ", ").join(self.vocab.enum_label(a.enum, str(v), self.lang) for v in x.value)
+        if isinstance(x.value, bool) and self.lang == "zh":     # "是"/"否", not a program's true/false
+            return term_label("boolean", "true" if x.value else "false", "zh")
+        return x.value_text(self.vocab)
+
+    def written(self, x: Fact | None) -> str:
+        """A fact's value as written; in Chinese a yes/no value by its label ("是"/"否")."""
+        if x is None:
+            return "?"
+        if isinstance(x.value, bool) and self.lang == "zh":
+            return term_label("boolean", "true" if x.value else "false", "zh")
         return x.value_text(self.vocab)
 
     def attr(self, x: Fact | None) -> str:
@@ -119,7 +129,7 @@ _FIELDS: dict[str, Callable[[_Context], str]] = {
     "subject": lambda x: x.vocab.label(x.c.subject),
     "attribute": lambda x: x.attr(x.c),
     "claim": lambda x: x.labelled(x.c),
-    "claim_text": lambda x: x.c.value_text(x.vocab),
+    "claim_text": lambda x: x.written(x.c),
     "source": lambda x: str(x.c.source),
     "scope": lambda x: scope_text(x.c),
     "context": lambda x: x.vocab.label(x.f.get("context") or x.c.subject),
@@ -128,7 +138,7 @@ _FIELDS: dict[str, Callable[[_Context], str]] = {
     "own_attribute": lambda x: x.attr(x.own),
     "own_cite": lambda x: x.cite(x.own),
     "other": lambda x: x.labelled(x.other),
-    "other_text": lambda x: x.other.value_text(x.vocab) if x.other is not None else "?",
+    "other_text": lambda x: x.written(x.other),
     "other_subject": lambda x: x.name(x.other),
     "other_attribute": lambda x: x.attr(x.other),
     "other_cite": lambda x: x.cite(x.other),

@@ -88,6 +88,8 @@ LABELS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "verdict": {"fits": ("fits", "放得下"), "does_not_fit": ("does not fit", "放不下")},
     "confidence": {"high": ("high", "高"), "medium": ("medium", "中"), "low": ("low", "低")},
+    # a yes/no value as a sentence shows it ("native BF16 support is no, not yes"; "原生支持 BF16为 否，而非 是")
+    "boolean": {"true": ("yes", "是"), "false": ("no", "否")},
 }
 
 

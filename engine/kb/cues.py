@@ -46,7 +46,10 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # (host memory) and a vGPU share of GPU memory
               "instance_words",
               # counts written as words ("four T4 GPUs", "两块 A100", "半张 T4"), keyed by the number
-              "number_words")
+              "number_words",
+              # the values of a text attribute by their words (keys attribute:value), unitless figures after
+              # their attribute's word, and the nouns a count written before them counts (keys attributes)
+              "text_value", "figure_after", "counted")
 
 
 def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -100,7 +103,13 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "advice": {"verb", "use", "not_before", "not_after", "upgrade"},
         "comparison": {"before", "metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup"},
         "coreference": {"plural", "singular", "joiner"},
-        "instance_words": {"host_memory", "gpu_share"},
+        "instance_words": {"host_memory", "gpu_share", "per_gpu_after", "per_gpu_before"},
+        "text_value": {f"{a}:{v}" for a, spec in vocab.attributes.items() if spec.type == "text"
+                       for v in [k.split(":", 1)[1] for k in (vocab.cues.get("text_value") or {}) if ":" in k]}
+        | {f"{a}:{v}" for a, spec in vocab.attributes.items() if spec.type == "enum"
+           for v in (vocab.enums.get(spec.enum) or {})},
+        "figure_after": {a for a, spec in vocab.attributes.items() if spec.type == "quantity"},
+        "counted": {a for a, spec in vocab.attributes.items() if spec.type == "quantity" and spec.dimension == "count"},
         "host_link": set(vocab.enums.get("host_link") or {}),
         "task": set(vocab.enums.get("task") or {}), "bottleneck": set(vocab.enums.get("bottleneck") or {}),
         "bottleneck_cue": {"cue", "table_header", "hypothetical"}, "effect": set(vocab.enums.get("effect") or {}),

@@ -91,6 +91,9 @@ FIELDS: tuple[Field, ...] = (
     Field("optimizer_in_backward", "boolean", "fuse the optimizer step into the backward pass (torchtune "
           "optimizer_in_bwd): gradients freed layer by layer",
           "fuse the optimizer step into backward (gradients freed layer by layer)"),
+    Field("activation_offloading", "boolean", "activation offloading (torchtune enable_activation_offloading): "
+          "with activation checkpointing the per-layer checkpoints are kept in host memory",
+          "offload activations to host memory (with checkpointing: only the recomputed layer stays)"),
     Field("chunked_cross_entropy", "boolean", "chunked / fused cross-entropy: no full FP32 sequence x vocabulary "
           "logits", "chunked / fused cross-entropy (no full FP32 sequence x vocabulary logits)"),
     Field("engine", "string", "inference: the serving engine (vllm takes gpu_memory_utilization of each card, "

@@ -254,7 +254,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))
             v = False
         s[key] = v
-    for key in ("optimizer_in_backward", "chunked_cross_entropy"):
+    for key in ("optimizer_in_backward", "chunked_cross_entropy", "activation_offloading"):
         if key in b:
             v = b[key]
             if not isinstance(v, bool):
@@ -263,6 +263,8 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
                 notes.append(note("inference_no_backward", key_field=key))
             elif v:
                 s[key] = True
+    if s.get("activation_offloading") and not s.get("gradient_checkpointing"):
+        notes.append(note("ao_without_gc"))
     if s.get("optimizer_in_backward") and s.get("zero"):
         notes.append(note("oib_sharded"))
         del s["optimizer_in_backward"]
@@ -321,7 +323,8 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "seq_len": s["seq_len"], "batch": s["batch"], "gc": int(s["gradient_checkpointing"]),
          "fa": int(s["flash_attention"]), "trainable": 0 if s["method"] == "inference" else 1,
          "offload": s.get("offload", "none"), "oib": int(bool(s.get("optimizer_in_backward"))),
-         "cce": int(bool(s.get("chunked_cross_entropy"))), "paged": int(s["optimizer"].startswith("paged_")),
+         "cce": int(bool(s.get("chunked_cross_entropy"))), "ao": int(bool(s.get("activation_offloading"))),
+         "paged": int(s["optimizer"].startswith("paged_")),
          "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),
          "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,
          "kv8": int(s.get("kv_cache_dtype") == "fp8"), "vllm": int(s.get("engine") == "vllm"),

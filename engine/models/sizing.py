@@ -36,6 +36,7 @@ class Scenario(Model):
     offload: Offload = OMIT
     optimizer_in_backward: bool = spec(OMIT, "The optimizer step fused into the backward pass: gradients freed layer by layer.")
     chunked_cross_entropy: bool = spec(OMIT, "Chunked / fused cross-entropy: no full FP32 sequence × vocabulary logits.")
+    activation_offloading: bool = spec(OMIT, "Activation offloading: with checkpointing the per-layer checkpoints are kept in host memory.")
     engine: Literal["transformers", "vllm"] = spec(OMIT, "Inference: the serving engine (vllm takes a share of each card, gpu_memory_utilization).")
     gpu_memory_utilization: float = spec(OMIT, "Inference: the engine's share of each card's memory (vLLM default 0.9).")
     max_num_batched_tokens: int = spec(OMIT, "Inference: the engine's token budget per step, which bounds prefill activations.")

@@ -135,3 +135,75 @@ def scalar_projection(fact: dict[str, Any], fields: frozenset[str] | None = None
         elif isinstance(v, (list, tuple, dict)):
             out[k] = LIST_MARK
     return out
+
+
+#: the type of the records that show durable_rules the items of a list field (see MemberIndex)
+MEMBER_TYPE = "$member"
+
+
+def member_item(v: Any) -> Any:
+    """A list item as a member record carries it: as :func:`scalar_projection` sends a scalar field
+    (a bool as the number it equals, since gpukb's ``has`` tests with ``==``); None for an item no
+    scalar can equal (a list, null, NaN, infinity)."""
+    t = type(v)
+    if t is str or t is int:
+        return v
+    if t is bool:
+        return int(v)
+    if t is float:
+        if not math.isfinite(v):
+            return None
+        return int(v) if v.is_integer() and abs(v) < 2 ** 53 else _parsable(v)
+    return None
+
+
+class MemberIndex:
+    """The member records of facts (``{"t": MEMBER_TYPE, "ot": type, "f": field, "of": fact key,
+    "item": item}``, one per distinct item of a list field; a scalar is a list of one), for the fields
+    some compiled ``has(x.field, ...)`` joins on (engine/reasoning/lift.py) and only for facts that
+    satisfy the string literals of the pattern that binds ``x``. They are durable_rules' view of a list:
+    gpukb's own facts, firings and explanations never hold them. A fact asserted in many sessions
+    (``reused``) keeps the same member records, so their JSON text is reused too."""
+
+    def __init__(self, definition: dict[str, dict]):
+        self.specs: dict[tuple[str, str], list[dict[str, str]]] = {}
+        for rule in definition.values():
+            pats = {k: v for pat in rule.get("all", ()) for k, v in pat.items()}
+            for cond in pats.values():
+                lit = PatternFilter._literals(cond)
+                if lit.get("t") != MEMBER_TYPE:
+                    continue
+                owner = next((c["of"] for c in cond["$and"] if isinstance(c, dict) and "of" in c), {})
+                need = PatternFilter._literals(pats.get(next(iter(owner), ""), {}))
+                need.pop("t", None)
+                self.specs.setdefault((lit["ot"], lit["f"]), []).append(need)
+        self.fields: dict[str, tuple[str, ...]] = {}
+        for t, f in self.specs:
+            self.fields[t] = self.fields.get(t, ()) + (f,)
+        self._cache: dict[str, tuple[dict, list[dict]]] = {}
+
+    def records(self, fact: dict[str, Any], reused: bool = False) -> list[dict[str, Any]]:
+        fields = self.fields.get(fact.get("t"))
+        if not fields:
+            return []
+        fk = str(fact.get("fk"))
+        if reused:
+            hit = self._cache.get(fk)
+            if hit is not None and hit[0] is fact:
+                return hit[1]
+        out: list[dict[str, Any]] = []
+        for f in fields:
+            v = fact.get(f)
+            if v is None or not any(all(not isinstance(fact.get(k), str) or fact.get(k) == x for k, x in need.items())
+                                    for need in self.specs[(fact["t"], f)]):
+                continue
+            seen: set = set()
+            for x in (v if isinstance(v, (list, tuple)) else [v]):
+                item = member_item(x)
+                if item is None or (type(item), item) in seen:
+                    continue
+                seen.add((type(item), item))
+                out.append({"t": MEMBER_TYPE, "fk": f"$m:{fk}:{f}:{len(seen)}", "ot": fact["t"], "f": f, "of": fk, "item": item})
+        if reused and len(self._cache) < 65536:
+            self._cache[fk] = (fact, out)
+        return out

@@ -11,8 +11,8 @@ of that behind :class:`CompiledRuleset`:
   them back, so no exception can be swallowed inside an action;
 * each run uses its own ``sid`` and deletes it afterwards, so runs never see each other's facts.
 
-It is over 500 lines because the design keeps every use of durable_rules in this one module
-(including the direct driver of its C core and the benchmark baseline).
+Every use of durable_rules is kept in this one module (including the direct driver of its C core and
+the benchmark baseline).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import threading
 from typing import Any, Callable
 
 from . import jsontext
-from .durable_facts import PatternFilter, scalar_projection, condition_fields
+from .durable_facts import MemberIndex, PatternFilter, scalar_projection, condition_fields
 from .durable_text import EngineFault, _ACTION, ErrorLog, Message, match_dict, match_keys
 
 #: the marker gpukb's patch adds (patches/durable-rules-2.0.28.patch); any other build is refused
@@ -145,6 +145,7 @@ class CompiledRuleset:
                 defs[rule_name] = rule
             self.fields = condition_fields(definition)
             self.filter = PatternFilter(definition)
+            self.members = MemberIndex(definition)     # the list items some pattern joins on
             # fact key -> (the fact, its projection, the projection's JSON text without the closing
             # brace, the key's JSON text) for facts asserted in many sessions (a release's reference
             # records); the projection is None for a record no pattern can match
@@ -292,6 +293,8 @@ class Session:
             # _NOT_HANDLED: no rule looks at this fact; it is still known to gpukb
             self._asserted.add(fk)
             self._raise_logged(f"asserting fact {fk!r}")
+            for member in compiled.members.records(fact, reused):
+                self.assert_fact(member, reused)
             return True
         raise EngineFault(f"durable_rules refused fact {fk!r} under {ID_ATTEMPTS} different ids", self._last_rule())
 
@@ -344,12 +347,13 @@ class RawRuleset:
 
     Each action computes what its rule derives (``derive(rule_name, bindings)`` returns new fact dicts
     or nothing) and asserts it from inside the action with ``c.assert_fact``, letting durable_rules
-    chain by itself. Nothing is recorded: no firings, no premises, no provenance.
+    chain by itself. Nothing is recorded: no firings, no premises, no provenance. Member records
+    (durable_facts.MemberIndex) are sent for the given facts only, not for those the actions assert.
     """
 
     def __init__(self, definition: dict[str, dict], derive: Callable[[str, dict], list[dict]], prefix: str = "raw"):
         with _LOCK:
-            self.name = f"{prefix}_{next(_NAMES)}"
+            self.name, self.definition = f"{prefix}_{next(_NAMES)}", definition
             defs = {}
             for rule_name, rule in definition.items():
                 rule = dict(rule)
@@ -373,7 +377,8 @@ class RawRuleset:
         sid = f"raw{next(_SIDS)}"
         with _LOCK:
             try:
-                for f in facts:
+                members = MemberIndex(self.definition)
+                for f in [x for fact in facts for x in [fact, *members.records(fact)]]:
                     msg = scalar_projection(f)
                     msg["sid"] = sid
                     try:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from .durable_facts import FALSE_MARK, TRUE_MARK
+
 if TYPE_CHECKING:
     from .rules import RuleSet
 
@@ -74,7 +76,11 @@ def compile_condition(node: tuple, bound: set[str], sure: Callable[[str | None, 
     if rhs is _NO:
         return None
     if isinstance(rhs, bool):
-        return None  # booleans reach durable_rules only as markers; gpukb checks these
+        # a boolean reaches durable_rules as its marker (durable_facts.scalar_projection), and gpukb's
+        # == also holds for the number it equals (0 == false)
+        if op != "==":
+            return None
+        return {"$or": [{fld: TRUE_MARK if rhs else FALSE_MARK}, {fld: int(rhs)}]}
     if isinstance(rhs, float) and rhs.is_integer():
         rhs = int(rhs)  # as the projection sends whole floats
     if sure is not None and op == "==" and right[0] == "name" and not (sure(None, fld) or sure(right[1][0], right[1][1])):
@@ -106,5 +112,6 @@ def definition(ruleset: "RuleSet") -> dict[str, dict]:
             conds += [c.durable for c in p.conditions + p.lifted if c.durable is not None]
             key = "b_" + p.bind + ("$not" if p.absent else "")
             alls.append({key: conds[0] if len(conds) == 1 else {"$and": conds}})
+            alls += [{"b_" + bind: cond} for bind, cond in p.members]
         out[f"r{i}"] = {"all": alls}
     return out

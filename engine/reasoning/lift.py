@@ -10,7 +10,12 @@ of that deciding to durable_rules, without changing any rule's meaning:
   (``field != null``, ``field == 'literal'``); a literal compared with ``==`` proves both;
 * each conjunct of the guard that, written in the scope of the last pattern it names (``h.x`` as
   ``x``), compiles to a durable_rules condition is also tested there (:attr:`Pattern.lifted`); gpukb
-  then skips it (its :attr:`Condition.durable` is set). Explanations still read the rule as written.
+  then skips it (its :attr:`Condition.durable` is set). Explanations still read the rule as written;
+* a guard conjunct ``has(x.list, y.field)`` (or ``has(x.list, 'literal')``), whose item is sure to be a
+  plain value, becomes a join on member records (:class:`~.durable_facts.MemberIndex`: one per item of
+  ``x.list``, sent to durable_rules with ``x``): a pattern ``of == x.fk and item == y.field`` after the
+  later of ``x`` and ``y`` (:attr:`Pattern.members`). durable_rules then hands back only the matches
+  whose list holds the item; gpukb still tests the conjunct on each of them.
 
 The ``required`` and ``scalar`` declarations of base types are checked on every given fact
 (:func:`given_checks`), so a record that breaks them is refused instead of silently mis-joined.
@@ -20,6 +25,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from .durable_facts import MEMBER_TYPE, member_item
 from .durable_json import compile_condition
 from .expr import names
 
@@ -73,6 +79,34 @@ def tighten(patterns: list, guard: list, types: dict[str, Any], condition_cls: t
         if durable is not None:
             g.durable = durable
             by_bind[target].lifted.append(condition_cls(g.text, node, durable))
+    binds = {p.bind for p in patterns}
+    for g in guard:
+        joined = _member_join(g.node, by_bind, order, types, sure)
+        if joined is not None:
+            target, cond = joined
+            name = next(f"_m{k}" for k in range(len(guard) + len(binds) + 1) if f"_m{k}" not in binds)
+            binds.add(name)
+            by_bind[target].members.append((name, cond))
+
+
+def _member_join(node: tuple, by_bind: dict[str, Any], order: list[str], types: dict[str, Any],
+                 sure: dict[str, set[str]]) -> tuple[str, dict] | None:
+    """(the pattern after which it joins, the member pattern) for ``has(x.list, item)`` (see the module),
+    or None when the conjunct has another form or its item may be null or not plain."""
+    if node[0] != "call" or node[1] != "has" or len(node[2]) != 2:
+        return None
+    lst, item = node[2]
+    if lst[0] != "name" or len(lst[1]) != 2 or lst[1][0] not in by_bind or lst[1][1] not in types[by_bind[lst[1][0]].type].fields:
+        return None
+    owner, fld = lst[1]
+    if item[0] == "lit" and type(item[1]) in (str, int, float) and member_item(item[1]) is not None:
+        target, rhs = owner, member_item(item[1])
+    elif item[0] == "name" and len(item[1]) == 2 and item[1][1] in sure.get(item[1][0], ()):
+        target, rhs = max((owner, item[1][0]), key=order.index), {"b_" + item[1][0]: item[1][1]}
+    else:
+        return None
+    return target, {"$and": [{"t": MEMBER_TYPE}, {"ot": by_bind[owner].type}, {"f": fld},
+                             {"of": {"b_" + owner: "fk"}}, {"item": rhs}]}
 
 
 def _sure(sure: dict[str, set[str]], own: str) -> Callable[[str | None, str], bool]:

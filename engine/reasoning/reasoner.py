@@ -193,7 +193,7 @@ class Reasoner:
                 if sig in seen_matches:
                     n_repeat[key] += 1
                     continue
-                env = {b[2:]: known[fk] for b, fk in bindings.items()}
+                env = {b[2:]: known[fk] for b, fk in zip(binds, premises)}   # not the member records (lift.py)
             except KeyError as exc:
                 raise RuleError(f"rule {key}: matched an unknown fact {exc}") from None
             seen_matches.add(sig)

@@ -51,6 +51,7 @@ class Pattern:
     line: int
     absent: bool = False   # the rule holds only when NO such fact exists (base fact types only)
     lifted: list[Condition] = field(default_factory=list)   # guard conjuncts durable_rules tests here (lift.py)
+    members: list[tuple[str, dict]] = field(default_factory=list)   # member patterns joined after this one (lift.py)
 
 
 @dataclass

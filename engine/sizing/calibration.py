@@ -114,6 +114,8 @@ OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
 #: what a training framework does unless told otherwise: torchtune's recipes compute the loss with
 #: CEWithChunkedOutputLoss (R-LOGITS-chunked)
 FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}}
+#: techniques a gold row may state (true / false) beside its flags; a stated value wins over the framework default
+TECHNIQUES = ("chunked_cross_entropy", "optimizer_in_backward", "activation_offloading")
 #: a peak read from PyTorch's caching allocator (max_memory_allocated / active / reserved, as torchtune and litgpt
 #: print them) counts tensors only: it is compared with the estimate of what the allocator holds (sizing.allocated:
 #: no CUDA context, no paged optimizer states in unified memory; R-TORCH-allocated); nvidia-smi and unstated tools
@@ -149,6 +151,9 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     """The query body that describes a measured run as gpukb's flags do."""
     body: dict[str, Any] = {"method": row["method"]}
     model = row.get("model") or ""
+    if model.startswith("hf:"):
+        # a Hugging Face repository the gold names as such: the catalogued model that has it as an alias
+        model = vocab.aliases().get(model[3:].lower()) or vocab.aliases().get(model[3:].split("/")[-1].lower()) or model
     if model in vocab.entities and view.ref(model, "params") is not None:
         body["model"] = model.split(":", 1)[1]
     elif row.get("params_b"):
@@ -177,6 +182,9 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     off = OFFLOAD.get(row.get("offload") or "none")
     if off and (row["method"] in ("full", "pretrain") or off == "params"):
         body["offload"] = off
+    for k in TECHNIQUES:
+        if isinstance(row.get(k), bool) and row["method"] != "inference":
+            body[k] = row[k]
     for k, v in FRAMEWORK_DEFAULTS.items():
         if k in str(row.get("framework") or "").lower() and row["method"] != "inference":
             body.update({f: x for f, x in v.items() if f not in body})

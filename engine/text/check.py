@@ -186,7 +186,7 @@ def check(state: Session, text: str, lang: str | None = None, kb_version: str | 
             "id": c.id, "span": list(c.span or []), "quote": c.quote, "subject": c.subject,
             "subject_label": vocab.label(c.subject), "attribute": c.attribute,
             "attribute_label": {"en": vocab.attributes[c.attribute].en, "zh": vocab.attributes[c.attribute].zh},
-            "value": c.value, "value_text": c.value_text(vocab),
+            "value": c.value, "value_text": _shown(c, vocab, lang or text_lang),
             "qualifiers": {k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in c.qualifiers.items()},
             "modality": c.modality, "confidence": float(c.confidence or 0), "status": st["status"],
             "findings": findings, "correction": correction(c, st["status"], res, view),
@@ -239,12 +239,19 @@ def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dic
     refs = [r for r in refs if r is not None and r.tier == "reference" and r.attribute == c.attribute]
     refs.sort(key=lambda r: r.subject != c.subject)         # the claim's own subject first, then what it inherits from
     for ref in refs[:1]:
-        value = ref.value_text(vocab)
         name = vocab.label(c.subject)
         via = "" if ref.subject == c.subject else f" ({vocab.label(ref.subject)})"
-        return {"en": f"{name}{via}: {attr.en} is {value}, not {c.value_text(vocab)} [{ref.citation}].",
-                "zh": f"{name}{via} 的{attr.zh}为 {value}，而非 {c.value_text(vocab)}（{ref.citation}）。"}
+        return {"en": f"{name}{via}: {attr.en} is {_shown(ref, vocab, 'en')}, not {_shown(c, vocab, 'en')} [{ref.citation}].",
+                "zh": f"{name}{via} 的{attr.zh}为 {_shown(ref, vocab, 'zh')}，而非 {_shown(c, vocab, 'zh')}（{ref.citation}）。"}
     return {"en": top["explanation"]["en"], "zh": top["explanation"]["zh"]}
+
+
+def _shown(f: Fact, vocab: Any, lang: str) -> str:
+    """A fact's value as a sentence in ``lang`` shows it: in Chinese a yes/no value by the terms' labels
+    ("是"/"否"), not as a program's true/false."""
+    if isinstance(f.value, bool) and lang == "zh":
+        return term_label("boolean", "true" if f.value else "false", lang)
+    return f.value_text(vocab)
 
 
 def summary(claims: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict[str, str]:

@@ -24,6 +24,7 @@ from .compare import advantages, comparisons
 from .tables import covered, table_claims
 from .lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_to_referents
 from .claims import product_names
+from .glued import glued
 from .subject import HARDWARE, HEADING, Candidate, topic_concept, vendor_prefix
 from .tokens import PLACEHOLDER, Row, aligned_lower, any_match, layout, quantities, row_at, sentences, tables
 from .sentence import asks_question, explicit_vendors, is_heading_line, verdict_of_heading, sentence_claims, uncompared
@@ -53,6 +54,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     t = tables(vocab)
     mentions = _match_entities(low, vocab)
     mentions = sorted(mentions + abbreviated(low, mentions, vocab), key=lambda m: m.start)   # "ZeRO-2/3"
+    mentions = sorted(mentions + glued(low, mentions, vocab), key=lambda m: m.start)         # "4090A100"
     claims: list[Candidate] = []
     not_understood: list[tuple[int, int]] = []
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences

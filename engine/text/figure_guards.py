@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from ..kb.vocabulary import Interval
 from .tokens import quantities
-from .guard_base import Context, SAME_FIGURE, vocab_cues, point_of
+from .guard_base import Context, SAME_FIGURE, carries, vocab_cues, point_of
 
 
 def other_products_figure(ctx: Context) -> dict[str, str] | None:
@@ -17,6 +17,8 @@ def other_products_figure(ctx: Context) -> dict[str, str] | None:
     for ref in ctx.view.reference:
         if ref.attribute != ctx.claim.attribute or vocab.generic(ref.subject) == own:
             continue
+        if carries(ctx.view, ctx.claim.subject, ref.subject):
+            continue                  # the instance's own GPU: its figure is what the claim is about
         if ref.subject not in ctx.text_products and vocab.generic(ref.subject) not in ctx.text_products:
             continue
         y = point_of(ref)

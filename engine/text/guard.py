@@ -50,7 +50,10 @@ def _several_products(ctx: Context) -> dict[str, str] | None:
     # the products the claim itself relates (a family and the GPU it carries) are not rival subjects
     value = ctx.claim.value if isinstance(ctx.claim.value, list) else [ctx.claim.value]
     named = {str(v) for v in value} | {ctx.vocab.generic(str(v)) for v in value}
-    rivals = [p for p in ctx.products if p not in named]
+    # nor are products the attribute cannot be said of ("g5.12xlarge has eight A10G GPUs": a GPU has no GPU count)
+    applies = ctx.vocab.attributes[ctx.claim.attribute].applies_to if ctx.claim.attribute in ctx.vocab.attributes else ()
+    rivals = [p for p in ctx.products if p not in named and
+              (p == ctx.vocab.generic(ctx.claim.subject) or ctx.vocab.kind_of(p) in applies)]
     if len(rivals) < 2:
         return None
     return {"products": names_of(ctx, rivals), "products_zh": "、".join(ctx.vocab.label(e, "zh") for e in rivals)}

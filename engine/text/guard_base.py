@@ -69,10 +69,10 @@ def not_neg_cues(vocab: Vocabulary) -> tuple[re.Pattern[str], ...]:
 
 
 def carries(view: ReleaseView, a: str, b: str) -> bool:
-    """One of the two subjects is a family whose only GPU is the other (or a variant of it)."""
+    """One of the two subjects is a family or instance whose only GPU is the other (or a variant of it)."""
     vocab = view.kb.vocab
     for fam, gpu in ((a, b), (b, a)):
-        carried = view.ref(fam, "gpu") if fam.startswith("family:") else None
+        carried = view.ref(fam, "gpu") if fam.startswith(("family:", "instance:")) else None
         if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1 and \
                 vocab.generic(carried.value[0]) == vocab.generic(gpu):
             return True

@@ -11,6 +11,7 @@ from .relations import upgrades
 from .claims import attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
 from .subject import HARDWARE, Candidate, carries, host_of, subject_of, vendor_prefix, widen
 from .workload import gpus_needed, requirement, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
+from .specs import counts_cards, named_specs, per_gpu_owner
 from .tokens import CLAUSE, NAME_MARKS, Row, any_match, first_match, negated, quantities, segment
 
 
@@ -104,7 +105,8 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             w = {**workload, "method": nearest[1]} if nearest else workload
             out += requirement(q, w, ents, seg[0], seg[1])
             continue
-        attr, conf = attribute_for(q, low, masked, seg, s, e, ents, carried, vocab, t)
+        attr, conf = ("gpu_count", 0.85) if counts_cards(q, qs, masked, seg) else \
+            attribute_for(q, low, masked, seg, s, e, ents, carried, vocab, t)     # "1 块 16 GB 的 V100": one V100
         if attr == "gpu_count" and workload.get("size") and (workload.get("method") or workload.get("task")):
             if not (verdict and q.hi <= 1):      # "one T4 is enough for …" is the verdict's, not a GPU count's
                 out += gpus_needed(q, masked, workload, ents, seg)   # "needs 4 A100s for a 13B fine-tune"
@@ -130,7 +132,10 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             share, share_conf = subject_of(("instance", "family"), q.start, ents, carried, seg)
             if share is not None:
                 subj, sconf = share, min(sconf, share_conf)
-        sized = sized_variants(q, ents, vocab) if attr == "memory_gb" else {}
+        host = per_gpu_owner(q, qs, low, masked, s, e, named_all or ents, t) if attr == "memory_gb" else None
+        if host is not None:                    # "8 块 16 GB 显存的 V100", "eight A100s with 40 GB each": the instance's
+            subj, sconf = host.eid, 0.85        # GPUs have that memory each
+        sized = sized_variants(q, ents, vocab) if attr == "memory_gb" and host is None else {}
         if sized:                               # "A100 或 A800 … 40GB 或 80GB": each variant of its size
             variants.update(sized)
             for v, size in sized.items():
@@ -188,6 +193,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
     # 4. the GPU an instance family or size carries, and the one a "GPU:" line or table row names
     out += carries(masked, s, e, ents, t)
     out += keyed_gpu(low, s, e, ents, carried, row, t)
+    out += named_specs(low, masked, s, e, ents, carried, qs, vocab, t)   # "Ampere 架构", "compute capability 8.9", "单槽"
     # a table row or a list item says what its heading says of the workloads it names (and a technique
     # it names is part of the workload it describes, not advice)
     context = (_row_verdict(row, low, t) or listed) if verdict is None else None

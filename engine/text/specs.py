@@ -1,0 +1,123 @@
+"""Specifications the quantity reader does not read: a text attribute's value named beside the attribute's
+own word ("Ampere architecture", "基于 Hopper 架构"), a figure without a unit right after its attribute's
+word ("compute capability 8.9", "计算能力为 8.0"), a count written right before the noun of what it counts
+("up to seven MIG instances", "最多 7 个 MIG 实例", "single-slot", "单槽"), and how an instance's GPUs are
+counted and sized ("8 块 16 GB 显存的 V100", "eight A100 GPUs with 40 GB each": 8 GPUs of the instance,
+16 GB each of them). The words are the vocabulary's ``text_value``, ``figure_after``, ``counted``,
+``number_words`` and ``instance_words`` cues; a reading is made only where it is unambiguous, and the
+audit judges it."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..kb.vocabulary import Vocabulary
+from ..kb.lexicon import Match as _Match
+from .subject import Candidate, subject_of, widen
+from .tokens import GPU_AFTER, NAME_MARKS, Quantity, any_match, negated, segment
+
+#: a figure without a unit: digits with at most one decimal part, not the start of a longer number
+_FIGURE = re.compile(r"(\d{1,2}(?:\.\d{1,2})?)(?![0-9]|\.\d)")
+#: a count in digits (never inside a longer number or a name)
+_DIGITS = re.compile(r"(?<![0-9.,\ue000-\ue003])(\d{1,2})(?![0-9.])")
+#: between a text value and its attribute's word ("Ampere architecture", "Ada Lovelace 架构")
+_GAP_AFTER = re.compile(r"[\s\-]*")
+#: what may stand between a count and the GPU name it counts besides a memory figure ("8 块 16 GB 显存的 V100")
+_CARD_GAP = re.compile(r"[^\ue000-\ue003，,。;；|｜]{0,16}")
+
+
+def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
+                qs: list[Quantity], vocab: Vocabulary, t: dict[str, Any]) -> list[Candidate]:
+    """The text values, unitless figures and counted nouns of sentence [s, e)."""
+    out: list[Candidate] = []
+    taken: set[tuple[str, int]] = set()
+
+    def add(attr: str, value: Any, a: int, b: int, unit: str | None = None, named: bool = False) -> None:
+        if (attr, a) in taken or (named and not any(m.kind in vocab.attributes[attr].applies_to for m in ents)):
+            return                            # "Hopper 架构首次引入…": the architecture spoken of, no product
+        seg = segment(masked, s, e, a)
+        if negated(masked, seg[0], a, b, seg[1], t):
+            return                            # "not a dual-slot card": nothing stated
+        subj, conf = subject_of(vocab.attributes[attr].applies_to, a, ents, carried, seg)
+        if subj is None:
+            return
+        taken.add((attr, a))
+        c = Candidate(a, b, subj, attr, value, unit, modality="spec", confidence=conf * 0.85)
+        widen(c, ents, seg)
+        out.append(c)
+
+    # a text attribute's value with the attribute's word right after it, or right before it after a colon
+    for attr, value, rxs in t["text_values"]:
+        words = t["attribute"].get(attr, ())
+        for m in (m for rx in rxs for m in rx.finditer(masked, s, e)):
+            gap = _GAP_AFTER.match(masked, m.end(), e)
+            after = gap is not None and any(w.match(masked, gap.end(), e) for w in words)
+            before = any(re.search(rf"(?:{w.pattern})\s*[:：=]\s*$", masked[max(s, m.start() - 40):m.start()]) for w in words)
+            if after or before:
+                add(attr, value, m.start(), m.end(), named=True)
+    # a figure without a unit right after its attribute's word
+    starts = {q.start for q in qs}
+    for attr, rxs in t["figure_after"]:
+        for m in (m for rx in rxs for m in rx.finditer(masked, s, e)):
+            f = _FIGURE.match(masked, m.end(), e)
+            if f is None or f.start() in starts or any(c in NAME_MARKS for c in masked[m.start():m.end()]):
+                continue
+            unit = _unit(vocab, attr)
+            add(attr, float(f.group(1)), m.start(), f.end(), unit)
+    # a count right before the noun of what it counts
+    counts = [(m.start(), m.end(), float(m.group(1))) for m in _DIGITS.finditer(masked, s, e)]
+    counts += [(m.start(), m.end(), x) for x, rxs in t["number_words"] for rx in rxs for m in rx.finditer(low, s, e)
+               if not any(c in NAME_MARKS for c in masked[m.start():m.end()])]
+    for a, b, x in sorted(counts):
+        for attr, rxs in t["counted"]:
+            noun = next((n for rx in rxs for n in [rx.match(low, b, e)] if n and n.end() > b), None)
+            if noun is None or not x.is_integer() or _bound(low, max(s, a - 24), a, t) not in (None, "<="):
+                continue                      # "more than 4 MIG instances" states no figure of the maximum
+            add(attr, x, a, noun.end(), _unit(vocab, attr))
+    return out
+
+
+def _unit(vocab: Vocabulary, attr: str) -> str | None:
+    units = list(vocab.units.get(vocab.attributes[attr].dimension or "", ()) or ())
+    return units[0] if units else None
+
+
+def _bound(low: str, a: int, b: int, t: dict[str, Any]) -> str | None:
+    """The bound a count is written with ("up to seven", "最多 7 个"), read from the words before it."""
+    before = low[a:b]
+    for op, rxs in t["bound"]:
+        if any(rx.search(before) for rx in rxs if not rx.pattern.startswith("^")):
+            return op
+    return None
+
+
+def counts_cards(q: Quantity, qs: list[Quantity], masked: str, seg: tuple[int, int]) -> bool:
+    """A count whose unit is a bare measure word ("1 块", "8 张") followed, in its clause, by a memory figure
+    and then a GPU's name ("1 块 16 GB 的 V100"): the number of those GPUs."""
+    if q.dimension != "count":
+        return False
+    gpu = masked.find("\ue000", q.end, seg[1])
+    if gpu < 0 or not _CARD_GAP.fullmatch(masked, q.end, gpu):
+        return False
+    return any(p.dimension == "memory" and q.end <= p.start and p.end <= gpu for p in qs)
+
+
+def per_gpu_owner(q: Quantity, qs: list[Quantity], low: str, masked: str, s: int, e: int, ents: list[_Match],
+                  t: dict[str, Any]) -> _Match | None:
+    """The instance (or family) whose GPUs each have the memory figure ``q``: the sentence names the
+    instance, then a count of GPUs, and the figure is either written between the count and the GPU's name
+    ("配备 8 块 16 GB 显存的 V100") or said of each GPU ("eight A100 GPUs with 40 GB each", "每卡 40GB")."""
+    seg = segment(masked, s, e, q.start)
+    count = next((p for p in reversed(qs) if p.dimension == "count" and p.end <= q.start and p.start >= s), None)
+    if count is None:
+        return None
+    gpu_after_count = GPU_AFTER.match(masked, count.end) is not None
+    if not (gpu_after_count or counts_cards(count, qs, masked, segment(masked, s, e, count.start))):
+        return None
+    host = next((m for m in reversed(ents) if m.kind in ("instance", "family") and s <= m.start and m.end <= count.start), None)
+    if host is None:
+        return None
+    between = not gpu_after_count and masked.find("\ue000", q.end, seg[1]) >= 0
+    each = any_match(t["instance_words"]["per_gpu_after"], low[q.end:min(e, q.end + 30)]) or \
+        any_match(t["instance_words"]["per_gpu_before"], low[seg[0]:q.start])
+    return host if between or each else None
