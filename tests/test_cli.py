@@ -305,6 +305,7 @@ def test_serve_usage_errors(cli, argv):
 
 # -- the module entry point, in a subprocess ------------------------------------------------------------------
 
+@pytest.mark.slow      # a subprocess / worker processes
 def test_python_m_server_cli_validate(subprocess_env):
     r = subprocess.run([sys.executable, "-m", "gpukb.server.cli", "validate"], cwd=ROOT, env=subprocess_env,
                        capture_output=True, text=True, timeout=120)
@@ -417,6 +418,7 @@ def test_audit_worker_options_are_checked(cli, argv, words):
         assert w in err, (w, err)
 
 
+@pytest.mark.slow      # a subprocess / worker processes
 def test_audit_on_two_workers_prints_what_one_does(cli):
     code1, one, _ = cli("audit", "--kind", "incorrect", "--json")
     code2, two, _ = cli("audit", "--kind", "incorrect", "--json", "--workers", "2")

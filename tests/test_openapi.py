@@ -493,6 +493,7 @@ else:
     def fuzz_schema(app):
         return schemathesis.openapi.from_wsgi("/openapi.json", app)
 
+    @pytest.mark.slow
     @pytest.mark.parametrize("path, method, mode", FUZZ, ids=[f"{m} {p} {g}" for p, m, g in FUZZ])
     def test_schemathesis_fuzzing(fuzz_schema, path, method, mode):
         """No input gives a 5xx; every answer has a documented status, content type and schema."""

@@ -1,6 +1,8 @@
 """Progress bars: drawn on a terminal, silent in a pipe or with --quiet; the engine reports through a callback."""
 from __future__ import annotations
 
+import pytest
+
 import io
 import sys
 
@@ -38,6 +40,7 @@ def test_the_reasoner_reports_its_progress(gpukb):
     assert asserted == sorted(asserted) and asserted[-1] == next(t for p, _, t in seen if p == "asserting facts")
 
 
+@pytest.mark.slow      # a subprocess / worker processes
 def test_synth_then_audit_in_a_pipe_prints_no_bar(tmp_path, cli):
     out = tmp_path / "syn"
     code, stdout, stderr = cli("synth", "--claims", "200", "--seed", "2", "--out", str(out))
