@@ -292,7 +292,7 @@ def test_a_request_over_its_time_limit_is_a_503_in_the_error_shape(app, client, 
 
 ABORTS = """
 import json, random, time
-from gpukb.engine import limits
+from gpukb.engine.core import limits
 from gpukb.engine.core.errors import TimeLimitExceeded
 from gpukb.engine.service.state import GpuKB
 
