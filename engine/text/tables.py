@@ -23,7 +23,7 @@ from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, resolve_variant as _resolve_variant
 from .claims import attribute_for
 from .subject import HARDWARE, Candidate
-from .tokens import PLACEHOLDER, Quantity, Row, quantities
+from .tokens import PLACEHOLDER, Quantity, Row, line_spans, quantities
 
 _BARE = re.compile(r"\s*(?:~|≈|约)?\s*((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)\s*$")
 _PROSE = re.compile(r"[。！？!?；;，:：]|[,.](?!\d)")
@@ -141,10 +141,7 @@ def _names_size(q: Quantity, products: list[_Match], low: str) -> bool:
 
 def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary, t: dict[str, Any]) -> list[Candidate]:
     """Tables copied as text without pipes (see the module): only the lines whose structure is clean."""
-    lines, pos = [], 0
-    for part in low.split("\n"):
-        lines.append((pos, pos + len(part)))
-        pos += len(part) + 1
+    lines = line_spans(low)
     out: list[Candidate] = []
     i = 0
     while i < len(lines):

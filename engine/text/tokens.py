@@ -318,13 +318,23 @@ def _cells(low: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+def line_spans(text: str) -> list[tuple[int, int]]:
+    """The [start, end) span of every line of ``text`` (without its newline).
+
+    >>> line_spans("ab\\n\\ncd")
+    [(0, 2), (3, 3), (4, 6)]
+    """
+    spans, pos = [], 0
+    for part in text.split("\n"):
+        spans.append((pos, pos + len(part)))
+        pos += len(part) + 1
+    return spans
+
+
 def layout(low: str) -> list[Row]:
     """The rows of the Markdown tables in ``low`` (a table is a run of lines starting with a pipe; a
     paragraph line may precede it without a blank line, as in text copied from web pages)."""
-    lines, pos = [], 0
-    for part in low.split("\n"):
-        lines.append((pos, pos + len(part)))
-        pos += len(part) + 1
+    lines = line_spans(low)
     rows: list[Row] = []
     i = 0
     while i < len(lines):
