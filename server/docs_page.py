@@ -8,7 +8,7 @@ server, and the one line that starts it is static/docs.js (no inline script).
 """
 from __future__ import annotations
 
-from flask import abort, render_template, send_from_directory
+from flask import abort, jsonify, render_template, send_from_directory
 
 from .pages import LANGS, arg, bp
 
@@ -24,7 +24,15 @@ def assets_dir():
 @bp.get("/docs")
 def docs():
     arg("lang", 5, LANGS)
-    return render_template("docs.html")
+    return render_template("docs.html")     # in Chinese, Swagger UI reads the Chinese document below
+
+
+@bp.get("/docs/openapi.zh.json")
+def docs_spec_zh():
+    """The API's document with its summaries and descriptions in Chinese, for /docs?lang=zh (the API's own
+    /openapi.json stays English)."""
+    from .openapi_spec import document_zh
+    return jsonify(document_zh())
 
 
 @bp.get("/docs/assets/<name>")

@@ -149,6 +149,39 @@ def document(strict: bool = False) -> dict[str, Any]:
     return copy.deepcopy(json.loads(_cached(strict)))
 
 
+#: the keys of the document's objects whose text a reader of /docs reads (schemas' own descriptions excluded)
+_WORDED = ("summary", "description")
+
+
+@lru_cache(maxsize=1)
+def _zh_texts() -> dict[str, str]:
+    """The ``openapi`` section of server/i18n.yaml: the Chinese of the document's English texts."""
+    from gpukb.engine.core.yamlio import load_file
+    from .i18n import PATH
+    return {str(k): str(v) for k, v in (load_file(PATH).get("openapi") or {}).items()}
+
+
+def _in_zh(o: Any, zh: dict[str, str]) -> Any:
+    if isinstance(o, dict):
+        return {k: (zh.get(v, v) if k in _WORDED and isinstance(v, str) else _in_zh(v, zh)) for k, v in o.items()}
+    if isinstance(o, list):
+        return [_in_zh(v, zh) for v in o]
+    return o
+
+
+def document_zh() -> dict[str, Any]:
+    """The document with the summaries and descriptions of its header, tags, operations, parameters and
+    responses in Chinese (what /docs?lang=zh shows); the schemas are left as they are."""
+    doc = document()
+    zh = _zh_texts()
+    out = _in_zh({k: v for k, v in doc.items() if k != "components"}, zh)
+    comps = dict(doc["components"])
+    for part in ("parameters", "responses"):
+        comps[part] = _in_zh(comps[part], zh)
+    out["components"] = comps
+    return out
+
+
 def text() -> str:
     """The document as ``server/openapi.json`` holds it."""
     return json.dumps(generate(), indent=2, ensure_ascii=False) + "\n"

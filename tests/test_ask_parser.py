@@ -372,3 +372,20 @@ def test_chinese_text_parses(vocab: Vocabulary, text: str) -> None:
 def test_long_text_is_refused(vocab: Vocabulary, text: str) -> None:
     with pytest.raises(BadInput):
         parse_question(text, vocab)
+
+
+# A serving engine named, or "服务" used as a verb before the model, makes a serving question; the engine
+# is carried into the scenario (vLLM sizes a share of each card); "云服务器"/"服务器" name hardware, not serving.
+@pytest.mark.parametrize("question, method, engine", [
+    ("4 张 A100 能用 vLLM 服务 Qwen2-72B 吗", "inference", "vllm"),
+    ("does Mistral-7B fit on one L4 under vLLM?", "inference", "vllm"),
+    ("can I run Llama-2-13B with SGLang on two A10s", "inference", None),
+    ("Llama-2-7B 用 Ollama 在 T4 上能跑吗", "inference", None),
+    ("腾讯云服务器 GN7 能 LoRA 微调 Llama-2-7B 吗", "lora", None),
+    ("在 GPU 服务器上全量微调 Llama-2-7B 要几张 A100", "full", None),
+    ("fine-tune Llama-2-7B with LoRA on an A100, then serve it with vLLM", "lora", None),
+])
+def test_serving_engines_and_the_serving_verb(vocab, question, method, engine):
+    scenario = parse_question(question, vocab).scenario
+    assert scenario.get("method") == method, scenario
+    assert scenario.get("engine") == engine, scenario

@@ -259,3 +259,140 @@ def test_entity_names_in_chinese_answers(app, api, names):
     assert_chinese(z, names, "GN7 支持 BF16 吗")
     e = api.ok("/v1/ask", query_string={"q": "Does GN7 support BF16?", "lang": "en"})
     assert "Tencent Cloud GN7 (compute, T4)" in e["answer"]
+
+
+# -- the proof tree of a Chinese answer: labels, rule descriptions, reference notes, a derived record's basis ------
+
+#: lower-case Latin words a Chinese sentence may keep: code identifiers and tools as they are typed
+_KEPT = {"nvidia-smi", "token", "logits", "adamw", "mixed", "vllm", "serve", "torchtune", "litgpt", "autocast",
+         "bf16", "fp16", "fp32", "json", "text", "dot", "prov", "aws", "tencent", "alibaba", "gcp", "heads", "id"}
+_QUOTED = re.compile(r"'[^']*'|“[^”]*”|\"[^\"]*\"|https?://\S+")
+_IDENT = re.compile(r"\S*(?:[_/.@]|\d)\S*|\bR-[\w.+-]+")
+_LOWER = re.compile(r"(?<![\w-])[a-z][a-z'-]{2,}(?![\w-])")
+
+
+def english_words(text: str, names: list[str]) -> list[str]:
+    """Lower-case English words in ``text`` once names, citations, quotes, identifiers and the kept words are
+    taken out (stricter than :func:`english_prose`: one English word in a Chinese label is one too many)."""
+    text = _QUOTED.sub(" ", _CITED.sub(" ", text))
+    for n in names:
+        text = text.replace(n, " ")
+    text = _IDENT.sub(" ", text)
+    return [w for w in _LOWER.findall(text) if w not in _KEPT]
+
+
+def tree_texts(t: dict) -> Iterator[tuple[str, str]]:
+    """What a reader of a proof tree reads in a Chinese answer: each node's label, its rule's description,
+    the reference fact's note, the derived record's basis and the labels of the facts its rule cites."""
+    stack = [t]
+    while stack:
+        n = stack.pop()
+        yield "label", (n.get("label") or {}).get("zh", "")
+        yield "rule_description", (n.get("rule_description") or {}).get("zh", "")
+        if n.get("note"):
+            yield "note", n["note"]
+        basis = (n.get("data") or {}).get("basis")
+        if isinstance(basis, str) and not basis.startswith("R-"):
+            yield "data.basis", basis
+        for c in n.get("cites") or []:
+            yield "cites.label", (c.get("label") or {}).get("zh", "")
+        stack.extend(n.get("premises") or [])
+
+
+def assert_tree_chinese(tree: dict, names: list[str], where: str) -> None:
+    bad = sorted({(k, s[:140], tuple(english_words(s, names))) for k, s in tree_texts(tree) if english_words(s, names)})
+    assert not bad, f"{where}: English in a Chinese proof tree ({len(bad)}): {bad[:6]}"
+
+
+def test_the_word_detector(names):
+    assert english_words("transformer activation memory (Korthikanti et al.) 公式系数：10", names)
+    assert english_words("mixed precision 每参数字节数：4 B/param", [])
+    assert english_words("act_coef", []) == []          # an identifier: the label test below asks for Chinese
+    assert not english_words("容量：T4 在 nvidia-smi 中显示 15,360 MiB（R-CAPACITY-nvsmi；可用 vram_gb 覆盖）", names)
+    assert not english_words("版本 1 引用的是 'secondary spec tables (NVIDIA A10)'。", names)
+
+
+TREE_QUESTIONS = [
+    "为什么T4不能全量微调13B模型",                 # does not fit, why not
+    "A100 能全量微调 7B 吗",                       # fits
+    "T4 能用 LoRA 微调 7B 模型吗",                 # recommendation, adapters
+    "RTX 4090 能用 QLoRA 微调 13B 吗",             # QLoRA, paged optimizer
+    "H100 能推理 Llama-3-8B 吗",                   # inference, KV cache
+    "4 张 A100 用 ZeRO-2 全量微调 13B",            # several GPUs, DeepSpeed buckets
+]
+
+
+@pytest.mark.parametrize("q", TREE_QUESTIONS)
+def test_proof_trees_of_chinese_answers_are_chinese(api, names, q):
+    a = api.ok("/v1/ask", query_string={"q": q, "lang": "zh"})
+    assert a["kind"] == "sizing", a["kind"]
+    tree = a["explanation"]["tree"]
+    assert_tree_chinese(tree, names, f"/v1/ask?q={q}&lang=zh")
+    labels = [n["label"] for n in _nodes(tree)]
+    assert all(lab["zh"] != n for lab, n in zip(labels, (m.get("type") for m in _nodes(tree))) if lab["zh"]), \
+        "a Chinese label is a record type's name"
+
+
+def _nodes(t: dict) -> list[dict]:
+    out, stack = [], [t]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(n.get("premises") or [])
+    return out
+
+
+def test_explain_in_chinese_and_english_unchanged(gpukb, names):
+    a = gpukb.query({"model": "llama-2-13b", "gpu": "T4", "method": "full"})
+    zh = gpukb.explain(a["conclusion_id"], "json", "zh")
+    assert_tree_chinese(zh["tree"], names, "explain --lang zh")
+    en = gpukb.explain(a["conclusion_id"], "json", "en")
+    notes = {n["fact"]: n.get("note") for n in _nodes(en["tree"]) if n.get("note")}
+    assert notes["R-T4-memory_gb@1"] == "16 GB GDDR6 on a 256-bit bus."
+    zh_notes = {n["fact"]: n.get("note") for n in _nodes(zh["tree"]) if n.get("note")}
+    assert zh_notes["R-T4-memory_gb@1"] == "16 GB GDDR6，256 位总线。" and set(zh_notes) == set(notes)
+    parts = {n["data"]["component"]: n["data"].get("basis") for n in _nodes(en["tree"]) if n.get("type") == "mem_part"}
+    zparts = {n["data"]["component"]: n["data"].get("basis") for n in _nodes(zh["tree"]) if n.get("type") == "mem_part"}
+    assert parts["weights"] == "all parameters" and zparts["weights"] == "全部参数"
+    assert [n["label"] for n in _nodes(en["tree"])] == [n["label"] for n in _nodes(zh["tree"])]
+
+
+def test_conclusion_page_tree_in_chinese(client, gpukb, names):
+    cid = gpukb.query({"model": "llama-2-13b", "gpu": "T4", "method": "full"})["conclusion_id"]
+    html = client.get(f"/conclusions/{cid}", query_string={"lang": "zh"}).get_data(as_text=True)
+    texts = page_texts(html, {"nlabel", "note"})
+    assert texts and "16 GB GDDR6，256 位总线。" in texts
+    bad = [(t[:120], english_words(t, names)) for t in texts if english_words(t, names)]
+    assert not bad, bad[:5]
+    en = client.get(f"/conclusions/{cid}", query_string={"lang": "en"}).get_data(as_text=True)
+    assert "16 GB GDDR6 on a 256-bit bus." in en
+
+
+def test_every_note_a_sizing_rule_cites_has_its_chinese(gpukb):
+    """The reference facts the sizing rules cite are every sizing proof's leaves: each note has a Chinese case."""
+    wording, vocab = gpukb.kb.vocab.wording, gpukb.kb.vocab
+    cited = {c.split("@")[0] for r in gpukb.rules.rules if "sizing" in r.file.replace("\\", "/") for c in r.cites}
+    facts = [f for f in gpukb.kb.all_facts if f.tier == "reference" and f.id in cited and f.note]
+    assert len(facts) >= 30
+    missing = [f.id for f in facts if wording.label({"t": "ref_note", "note": f.note}, vocab)["zh"] == f.note]
+    assert not missing, f"notes without a Chinese case in labels.ref_note: {missing}"
+
+
+def test_swagger_in_chinese(client):
+    html = client.get("/docs", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert 'data-spec="/docs/openapi.zh.json"' in html
+    assert 'data-spec="/openapi.json"' in client.get("/docs").get_data(as_text=True)
+    zh = client.get("/docs/openapi.zh.json").get_json()
+    en = client.get("/openapi.json").get_json()
+    assert zh["paths"].keys() == en["paths"].keys() and zh["components"]["schemas"] == en["components"]["schemas"]
+    texts = [zh["info"]["summary"], zh["info"]["description"], *(t["description"] for t in zh["tags"])]
+    for ops in zh["paths"].values():
+        for op in ops.values():
+            texts.append(op["summary"])
+            texts += [p["description"] for p in op.get("parameters", []) if "description" in p]
+            texts += [r["description"] for r in op["responses"].values() if "description" in r]
+    texts += [p["description"] for p in zh["components"]["parameters"].values() if "description" in p]
+    texts += [r["description"] for r in zh["components"]["responses"].values()]
+    english = [t for t in texts if not re.search(r"[\u4e00-\u9fff]", t)]
+    assert not english, english[:5]
+    assert en["paths"]["/v1/ask"]["get"]["summary"].startswith("Answer a question")

@@ -208,6 +208,9 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
         scenario["method"] = "inference"   # integer weights with no training named: serving a quantized model
     if precision:
         scenario["precision"] = precision
+    engine = _earliest([(x.start(), v) for v, rx in cues["engine"] for x in rx.finditer(low)])
+    if engine and scenario.get("method") == "inference":
+        scenario["engine"] = engine       # the serving engine named: its share of each card (R-VLLM-gmu)
     optimizer = _earliest([(m.start, name(m.eid)) for m in of_kind("optimizer") if name(m.eid) in OPTIMIZERS]
                           + [(x.start(), v) for v, rx in cues["optimizer"] for x in rx.finditer(masked)])
     if optimizer:

@@ -27,6 +27,8 @@ OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw8bit", "paged_adamw8bit", "adafact
 ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
 #: CPU offload of full training: none, ZeRO-Offload (optimizer states and gradients), or parameters too.
 OFFLOADS: tuple[str, ...] = ("none", "optimizer", "params")
+#: serving engines: plain PyTorch / transformers (the whole card), or vLLM (a share of it, R-VLLM-gmu)
+ENGINES: tuple[str, ...] = ("transformers", "vllm")
 #: What an inverse question (``gpukb query --solve``, POST /v1/solve) looks for.
 SOLVE_TARGETS: tuple[str, ...] = ("params", "batch", "seq_len")
 

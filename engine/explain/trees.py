@@ -13,6 +13,7 @@ from ..reasoning import matcher
 from ..kb.ids import bare
 from ..kb.store import ReleaseView
 from ..kb.labels import fact_label
+from ..kb.notes import Note
 from ..reasoning.provenance import ancestor_graph, proof_sizes, proof_tree
 from ..reasoning.reasoner import Derivation
 from ..reasoning.rules import RuleSet
@@ -56,6 +57,25 @@ def _label(f: dict[str, Any], view: ReleaseView, given: bool) -> dict[str, str]:
     return label
 
 
+def _worded(view: ReleaseView, kind: str, text: str) -> str:
+    """A reference fact's note (``kind`` "ref_note") or a derived record's basis ("basis") as a :class:`Note`:
+    its English text, and its Chinese text from the ``labels.<kind>`` cases of the vocabulary (keyed by the
+    English text; a text without a case stays as it is). Computed once per release and text."""
+    memo = _memo(view)
+    key = (kind, text)
+    hit = memo.get(key)
+    if hit is None:
+        wording = view.kb.vocab.wording
+        hit = text
+        if kind in wording.labels:
+            worded = wording.label({"t": kind, kind.split("_")[-1]: text}, view.kb.vocab)
+            if worded["en"] == text:
+                hit = Note(text, worded["zh"])
+        if len(memo) < _MEMO_SIZE:
+            memo[key] = hit
+    return hit
+
+
 def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr: dict,
             labels: dict[str, dict[str, str]]) -> dict:
     """``node`` with what a reader needs; ``labels``: the labels of this tree's facts so far (a fact that
@@ -69,6 +89,8 @@ def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr
         out["shared"] = True
         return out
     out["data"] = {k: v for k, v in f.items() if k not in ("t", "fk") and not k.startswith("q_") and v is not None}
+    if isinstance(out["data"].get("basis"), str):
+        out["data"]["basis"] = _worded(view, "basis", out["data"]["basis"])
     if node.get("given"):
         out["given"] = True
         t = f.get("t")
@@ -79,7 +101,7 @@ def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr
         elif t == "ref" and kbf is not None:
             out.update(tier="reference", citation=kbf.citation, confidence=kbf.confidence)
             if kbf.note:
-                out["note"] = kbf.note
+                out["note"] = _worded(view, "ref_note", kbf.note)
             stated = corr.get(kbf.id)
             if stated:
                 out["stated_by"] = stated

@@ -10,12 +10,15 @@ import re
 from typing import Any
 
 from ..core.errors import Issue, short
+from ..core.terms import ENGINES
 
 
 CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # the question parser's: a fact question's attribute (specific words, then bare ones) and
               # optimizer words beyond the optimizers' aliases
               "question_fact", "question_fact_fallback", "optimizer",
+              # the serving engine a question names
+              "engine",
               # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
               # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
               "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require", "possess", "advice",
@@ -96,6 +99,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "unit": {f"{d}:{u}" for d, us in vocab.units.items() for u in us},
         "verdict": set(vocab.enums.get("verdict") or {}),
         "bound": {">=", "<=", ">", "<"},
+        "engine": set(ENGINES),
         "negation": {"before", "after", "not"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),

@@ -13,12 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.terms import LANGS, METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS, ZERO_STAGES
+from ..core.terms import ENGINES, LANGS, METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS, ZERO_STAGES
 
 #: the longest string a name field (model, GPU, instance, release) accepts
 MAX_NAME_CHARS = 200
-#: serving engines: plain PyTorch / transformers (the whole card), or vLLM (a share of it, R-VLLM-gmu)
-ENGINES = ("transformers", "vllm")
 KV_CACHE_DTYPES = ("auto", "fp8")
 #: the precisions of QLoRA's adapters and matmuls
 COMPUTE_PRECISIONS = ("fp32", "fp16", "bf16", "mixed")

@@ -1,18 +1,23 @@
 """Explanations of one conclusion (a sizing answer, an audit finding or a fact) in json, text, PROV or DOT."""
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..explain import export, dot as export_dot, prov as export_prov
 from ..models import scenario as scen
 from ..core.errors import BadInput, Issue, NotFound
+from ..kb.ids import source_of
 from ..kb.notes import in_lang
 from ..explain.trees import tree
-from ..text.check import CHECK_PREFIX, finding_of
+from ..text.check import CHECK_PREFIX, check_of, finding_of
 from ..sizing.answer import sizing_answer
 
 if TYPE_CHECKING:
     from .state import GpuKB
+
+#: a claim of a checked text: ``X<digest>-C001``
+CHECKED_CLAIM = re.compile(CHECK_PREFIX + r"[0-9a-f]{6,64}-C\d{1,6}")
 
 
 def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
@@ -47,6 +52,16 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
         t = tree(audit.proof(f["claims"][0]["id"]), f["fact"], view, state.rules, audit.corroboration)
         doc = {"conclusion_id": cid, "kind": "finding", "kb_version": view.name, "finding": f, "holds": True, "tree": t,
                "summary": f["explanation"]}
+    elif CHECKED_CLAIM.fullmatch(cid):        # a claim of a checked text: its findings, the strongest explained
+        audit = check_of(state, source_of(cid), cid)
+        if cid not in audit.statuses:
+            raise NotFound(f"the checked text has no claim {cid!r}", [Issue(f"no claim {cid!r}", field="id")])
+        found = audit.findings_for(cid)
+        if not found:
+            raise NotFound(f"the claim {cid!r} has no finding to explain (it is {audit.status_of(cid)['status']})",
+                           [Issue(f"no finding for {cid!r}", field="id")])
+        doc = explain(state, found[0]["id"], "json", "en")
+        doc.update(conclusion_id=cid, findings=found, status=audit.status_of(cid))
     else:
         try:       # an @version is honoured: explained in the latest release that holds that version
             view, fact = state.kb.view_of(cid)
