@@ -20,6 +20,7 @@ from ..core.terms import FINDING_KINDS, label as term_label
 from ..audit.result import AuditResult, audit_block
 from ..audit.blocks import reachable_reference
 from .guard import Guards
+from .figure_guards import network_speed
 from .extract import extract
 from ..kb.names import name_unknowns_in_check
 from .tokens import aligned_lower
@@ -38,7 +39,7 @@ UNCLEAR = "unclear"
 def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult) -> dict[str, dict[str, Any]]:
     """Each claim's status as ``check`` reports it: the audit's, or ``unclear`` with the guards' reasons
     where the audit found it wrong but the reading of the text is in doubt (precision before recall)."""
-    guards = Guards(text, aligned_lower(text), view)
+    guards = _guards(text, view)
     out: dict[str, dict[str, Any]] = {}
     for c in claims:
         st = dict(res.status_of(c.id))
@@ -49,6 +50,20 @@ def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult) -
         out[c.id] = st
     return out
 CHECK_PREFIX = "X"
+
+#: the guards of the text checked last (reading the scope of its claims and judging them read it alike)
+_LAST_GUARDS: tuple[Any, Guards] | None = None
+
+
+def _guards(text: str, view: ReleaseView) -> Guards:
+    global _LAST_GUARDS
+    key = (text, id(view), view.name)
+    last = _LAST_GUARDS
+    if last is not None and last[0] == key:
+        return last[1]
+    guards = Guards(text, aligned_lower(text), view)
+    _LAST_GUARDS = (key, guards)
+    return guards
 
 
 def _check_input(text: Any) -> None:
@@ -105,7 +120,7 @@ def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dic
     claim and goes to not_understood with the reason (:meth:`Guards.unstated`); a verdict about a product
     its sentence, table or section does not name goes there too (gpukb does not guess whom it judges); a
     mention that only says a catalogued product exists is dropped."""
-    guards = Guards(text, aligned_lower(text), view)
+    guards = _guards(text, view)
     vocab = view.kb.vocab
     out = []
     for f in facts:
@@ -118,6 +133,14 @@ def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dic
                             "reason": f"a verdict ({f.attribute}) whose sentence names no product; gpukb does not "
                                       f"guess that it is about {vocab.label(f.subject)}"})
             continue
+        speed = network_speed(guards.low, f, vocab)
+        if speed is not None:                # "IB 架构配套 800G": a link speed, not a memory size
+            skipped.append({"span": list(f.span or []), "quote": f.quote,
+                            "reason": f"the figure stands beside “{text[speed[0]:speed[1]]}”: a network speed in Gb/s, "
+                                      "not a memory size"})
+            continue
+        if guards.names_size(f):
+            continue                         # "A100（80GB）": the size names the variant; it states nothing more
         listed = view.ref(f.subject, "in_catalog")
         if f.attribute in MENTIONS and f.value is True and listed is not None and listed.value is True:
             continue                         # "GN7 exists": nothing to report of a catalogued product
@@ -267,15 +290,21 @@ def summary(claims: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict
     return {"en": en + ".", "zh": zh + "。"}
 
 
-def finding_of(state: Session, fid: str) -> tuple[AuditResult, dict[str, Any]]:
-    """A finding of a recent check, by id (``A-X<digest>-C001-...``)."""
-    sid = finding_source(fid)
+def check_of(state: Session, sid: str, cid: str) -> AuditResult:
+    """The audit of the checked text ``sid`` (``X<digest>``), recalled, or recomputed from the text the
+    store kept; ``cid`` (the id asked for) names what is missing when neither is possible."""
     res = state.recalled_check(sid)
     if res is None:      # checked by another process of the same server: recomputed from the text it kept
         res = state.recheck(sid) if hasattr(state, "recheck") else None
     if res is None:
-        raise NotFound(f"no recent check holds {fid[:120]!r}; check the text again to explain its findings",
+        raise NotFound(f"no recent check holds {cid[:120]!r}; check the text again to explain its findings",
                        [Issue("the check that made this finding is no longer kept", field="id")])
+    return res
+
+
+def finding_of(state: Session, fid: str) -> tuple[AuditResult, dict[str, Any]]:
+    """A finding of a recent check, by id (``A-X<digest>-C001-...``)."""
+    res = check_of(state, finding_source(fid), fid)
     f = next((x for x in res.findings if x["id"] == fid), None)
     if f is None:
         raise NotFound(f"no finding {fid[:120]!r}", [Issue(f"no finding {fid[:120]!r}", field="id")])

@@ -2,10 +2,11 @@
 a multiple of one card, a rate per unit or a practice range, the checker abstains with the reason."""
 from __future__ import annotations
 
+import re
 from typing import Any
 from ..kb.vocabulary import Interval
 from .tokens import quantities
-from .guard_base import Context, SAME_FIGURE, carries, vocab_cues, point_of
+from .guard_base import CLAUSE_BREAK, DIGITS, Context, SAME_FIGURE, carries, vocab_cues, point_of
 
 
 def other_products_figure(ctx: Context) -> dict[str, str] | None:
@@ -71,6 +72,18 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     if several or hosts:        # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total
         return {"n": str(round(k)), "card": ref.value_text(ctx.vocab)}
     return None
+
+
+def pcie_link(ctx: Context) -> dict[str, str] | None:
+    """An interconnect bandwidth read as NVLink's in a sentence (or row) that names PCIe and not NVLink:
+    cards without NVLink talk over PCIe, and "互联带宽" may be that link's."""
+    if ctx.claim.attribute != "nvlink_bandwidth":
+        return None
+    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
+    m = re.search(r"pci[\s\-]?e", seg)
+    if m is None or "nvlink" in seg:
+        return None
+    return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()]}
 
 
 def interconnect_bandwidth(ctx: Context) -> dict[str, str] | None:
@@ -189,4 +202,26 @@ def binary_prefix(ctx: Context) -> dict[str, str] | None:
         if ref.subject == c.subject and ref.attribute == c.attribute and ref.unit in units and ref.unit != c.unit \
                 and isinstance(ref.value, (int, float)) and float(ref.value) == float(c.value):
             return {"figure": ref.value_text(ctx.vocab), "unit": c.unit or ""}
+    return None
+
+
+#: a figure written with a bare "G" (no "B"): "800G", "400G 网卡"
+_BARE_G = re.compile(r"\d[\d,.]*\s*g(?![a-z])")
+
+
+def network_speed(low: str, claim, vocab) -> tuple[int, int] | None:
+    """The network word before a memory figure written with a bare "G" in its clause ("IB 架构配套 800G",
+    "RoCE 200G"): the figure is a link speed in Gb/s, not a memory size; the word's span, or None."""
+    if claim.attribute != "memory_gb" or not claim.span:
+        return None
+    figs = list(DIGITS.finditer(low, claim.span[0], claim.span[1]))
+    if not figs or not _BARE_G.match(low, figs[-1].start()):
+        return None
+    at = figs[-1].start()
+    start = max(0, at - 24)
+    start += max([m.end() for m in CLAUSE_BREAK.finditer(low, start, at)] or [start]) - start
+    for rx in vocab_cues(vocab, "interconnect"):
+        m = rx.search(low, start, at)
+        if m:
+            return m.span()
     return None

@@ -1,7 +1,8 @@
 """Product names run together without a boundary, as tables copied from web pages lose their cell borders
 ("参数RTX 4090A100 80GB", "A100H100"): the lexicon reads a name only at word boundaries, so neither name
 is found. A run of Latin letters and digits that holds no name, and that is wholly a sequence of two or
-more known names (separators ignored), is read as those names."""
+more known names (separators ignored), is read as those names; a header row copied without borders may
+lead with its label cell, a word of letters only ("SpecA100-40GBH100 SXM")."""
 from __future__ import annotations
 
 import re
@@ -13,6 +14,8 @@ from ..kb.lexicon import Match, per_vocabulary
 #: a run of Latin letters and digits, with the separators a name may hold, within one line
 _RUN = re.compile(r"[a-z0-9](?:[a-z0-9 \t\-_.]*[a-z0-9])?")
 _SEP = re.compile(r"[\s\-_.]")
+#: the longest label word a header row's names may follow ("spec", "model", "gpu")
+_LABEL = 8
 #: the longest run tried (a table row pasted as one line is split into many runs anyway)
 _MAX_RUN = 60
 
@@ -44,6 +47,9 @@ def glued(low: str, mentions: list[Match], vocab: Vocabulary) -> list[Match]:
         chars = "".join(low[i] for i in pos)
         best: list[list[tuple[int, int]] | None] = [None] * (len(chars) + 1)   # fewest names covering chars[:k]
         best[0] = []
+        for k in range(1, min(_LABEL, len(chars)) + 1):
+            if chars[:k].isalpha() and low[pos[0]:pos[k - 1] + 1].isalpha() and chars[:k] not in names:
+                best[k] = []           # the label cell's word before the names
         for k in range(1, len(chars) + 1):
             for j in range(max(0, k - longest), k):
                 prev = best[j]

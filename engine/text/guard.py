@@ -18,6 +18,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   several GPUs, a server or an instance, reads as their total, not as a per-card figure.
 - ``interconnect_bandwidth``: a bandwidth said next to interconnect words (NVLink, PCIe, network,
   互联) is not the memory bandwidth it was read as.
+- ``pcie_link``: an interconnect bandwidth read as NVLink's in a sentence that names PCIe and not NVLink:
+  it may be the PCIe link's.
 - ``conditional``: the sentence is a condition or hypothesis ("if", "如果"), which states nothing.
 - ``workload_without_model``: a memory requirement with no model size says nothing checkable.
 - ``subject_from_context``: the claim's sentence (row, header) does not name its product: gpukb took
@@ -42,11 +44,14 @@ from ..kb.store import Fact, ReleaseView
 from .tables import table_claims
 from .tokens import layout, sentences, tables
 from ..kb.lexicon import match_entities
+from .glued import glued
 from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, DIGITS, neg_cues, not_neg_cues, vocab_cues, names_of, carries
-from .figure_guards import binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card, other_attributes_figure, other_products_figure, per_unit_rate, several_figures, within_practice
+from .figure_guards import binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card, pcie_link, other_attributes_figure, other_products_figure, per_unit_rate, several_figures, within_practice
 
 
 def _several_products(ctx: Context) -> dict[str, str] | None:
+    if ctx.attached:
+        return None             # "低于 H100 的 8.0 TB/s": the figure is written onto its product's name
     # the products the claim itself relates (a family and the GPU it carries) are not rival subjects
     value = ctx.claim.value if isinstance(ctx.claim.value, list) else [ctx.claim.value]
     named = {str(v) for v in value} | {ctx.vocab.generic(str(v)) for v in value}
@@ -104,6 +109,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("interconnect_bandwidth",
           "the figure stands next to “{word}”: it may be an interconnect bandwidth, not the memory bandwidth",
           "该数字紧邻“{word}”，可能是互联带宽而非显存带宽", interconnect_bandwidth),
+    Guard("pcie_link",
+          "the sentence names “{word}” and not NVLink: the interconnect bandwidth may be the PCIe link's",
+          "该句提到“{word}”而未提 NVLink：该互联带宽可能是 PCIe 链路的", pcie_link),
     Guard("conditional",
           "the sentence is a condition or hypothesis (“{word}”), which states nothing",
           "该句是条件或假设（“{word}”），并未断言", _conditional),
@@ -151,13 +159,15 @@ class Guards:
     def __init__(self, text: str, low: str, view: ReleaseView):
         self.text, self.low, self.view = text, low, view
         vocab = view.kb.vocab
-        self.mentions = [m for m in match_entities(low, vocab) if m.kind in PRODUCT_KINDS]
+        found = match_entities(low, vocab)
+        found = sorted(found + glued(low, found, vocab), key=lambda m: m.start)   # names run together, as the reader reads them
+        self.mentions = [m for m in found if m.kind in PRODUCT_KINDS]
         self.text_products = frozenset({m.eid for m in self.mentions} | {vocab.generic(m.eid) for m in self.mentions})
         self.sentences = sentences(low)
         # the cells of the text's tables, each read with the product of its own column or row
         self.cells = {(c.start, c.end, c.subject, c.attribute)
-                      for c in table_claims(low, layout(low), match_entities(low, vocab), vocab, tables(vocab))}
-        self._all = [m for m in match_entities(low, vocab) if m.kind in PRODUCT_KINDS]
+                      for c in table_claims(low, layout(low), found, vocab, tables(vocab))}
+        self._all = list(self.mentions)
 
     def _unit(self, pos: int) -> tuple[int, int]:
         for s, e in self.sentences:
@@ -259,6 +269,17 @@ class Guards:
         own = {claim.subject, vocab.generic(claim.subject), *(vocab.entities[claim.subject].get("variants") or ())}
         return bool(own & set(named)) or any(carries(self.view, p, claim.subject) for p in named)
 
+    def names_size(self, claim: Fact) -> bool:
+        """Is the claim's memory figure the size in its product's name ("A100 80GB", "A100（80GB）",
+        "A100 (40GB and 80GB variants)"): the variant's name, not a figure the text states about it?"""
+        figs = list(DIGITS.finditer(self.low, *(claim.span or [0, 0])))
+        if claim.attribute != "memory_gb" or not figs or not isinstance(claim.value, (int, float)) or \
+                not claim.subject.lower().endswith(f"-{float(claim.value):g}gb"):
+            return False
+        vocab, at = self.view.kb.vocab, figs[-1].start()
+        return any(m.end <= at and vocab.generic(m.eid) == vocab.generic(claim.subject)
+                   and re.fullmatch(r"[\s\-_]*[(（]?\s*", self.low[m.end:at]) for m in self.mentions)
+
     @property
     def topic(self) -> str | None:
         """The product a text is about: the one that most of its product mentions name (at least
@@ -279,6 +300,34 @@ class Guards:
                 (len(ranked) == 1 or top[1] > ranked[1][1]) else None
         return self._topic
 
+    def attached(self, claim: Fact, unit: tuple[int, int]) -> bool:
+        """Is the claim's figure written onto its own product's name: the nearest product named before the
+        figure in its clause is the claim's, and only a possessive, the attribute's own word and a linking
+        word stand between them ("H100 的 8.0 TB/s", "the H100's memory bandwidth of 3.35 TB/s",
+        "H100 (80 GB)")? Not when the sentence pairs lists of products and figures ("respectively", "vs")."""
+        vocab = self.view.kb.vocab
+        span = claim.span or [0, 0]
+        figs = list(DIGITS.finditer(self.low, span[0], span[1]))
+        if not figs:
+            return False
+        at = figs[-1].start()
+        seg = self.low[unit[0]:unit[1]]
+        if any(rx.search(seg) for rx in vocab_cues(vocab, "paired")):
+            return False
+        before = [m for m in self.mentions if unit[0] <= m.start and m.end <= at]
+        if not before:
+            return False
+        near = before[-1]
+        own = {claim.subject, vocab.generic(claim.subject), *(vocab.entities.get(claim.subject, {}).get("variants") or ())}
+        if near.eid not in own and vocab.generic(near.eid) not in own:
+            return False
+        gap = self.low[near.end:at]
+        for rx in vocab_cues(vocab, "attach_possessive"):
+            gap = rx.sub("", gap, count=1)
+        for p in (vocab.cues.get("attribute") or {}).get(claim.attribute, ()):
+            gap = re.sub(r"^\s*(?:" + p + ")", "", gap, count=1)
+        return any(rx.fullmatch(gap) for rx in vocab_cues(vocab, "attach_link"))
+
     def reasons(self, claim: Fact) -> list[dict[str, Any]]:
         """The guards that apply to ``claim``, each as {"code", "en", "zh"}."""
         pos = (claim.span or [0])[0]
@@ -291,7 +340,8 @@ class Guards:
             products = (vocab.generic(claim.subject),)
         elif not products:
             products = self._products(self._section(pos))
-        ctx = Context(self.text, self.low, claim, self.view, unit, header, products, self.text_products, cell)
+        ctx = Context(self.text, self.low, claim, self.view, unit, header, products, self.text_products, cell,
+                      self.attached(claim, unit))
         out = []
         for g in GUARDS:
             detail = g.test(ctx)

@@ -33,6 +33,7 @@ class Context:
     products: tuple[str, ...]         # generic product ids named in the unit (and header), in text order
     text_products: frozenset[str]     # product ids named anywhere in the text
     cell: bool = False                # the claim is a table cell, its product read from the table's structure
+    attached: bool = False            # the figure is written onto its product's name ("H100 的 3.35 TB/s")
 
     @property
     def vocab(self) -> Vocabulary:

@@ -83,11 +83,13 @@ def _figures(masked: str, low: str, a: int, b: int, head: tuple[int, int], vocab
 
 
 def _cell_claims(subject: _Match, masked: str, low: str, a: int, b: int, head: tuple[int, int],
-                 vocab: Vocabulary, t: dict[str, Any], conf: float = 0.8, words_from: int | None = None) -> list[Candidate]:
+                 vocab: Vocabulary, t: dict[str, Any], conf: float = 0.8, words_from: int | None = None,
+                 qs: list[Quantity] | None = None) -> list[Candidate]:
     """The claims of one cell about ``subject``, the attribute read from ``head``'s words (memory types
-    from ``words_from`` on: in a table copied as text a cell's words follow its figure)."""
+    from ``words_from`` on: in a table copied as text a cell's words follow its figure); ``qs``: the
+    cell's figures when the caller read them."""
     out: list[Candidate] = []
-    for q in _figures(masked, low, a, b, head, vocab, t):
+    for q in qs if qs is not None else _figures(masked, low, a, b, head, vocab, t):
         attr, aconf = attribute_for(q, low, masked, head, head[0], head[1], [], {}, vocab, t)
         if attr is None or aconf < 0.7 or vocab.kind_of(subject.eid) not in vocab.attributes[attr].applies_to:
             continue
@@ -133,6 +135,20 @@ def markdown_tables(low: str, masked: str, rows: list[Row], mentions: list[_Matc
     return out
 
 
+def _glued_header(mentions: list[_Match], a: int, b: int, low: str, vocab: Vocabulary) -> list[_Match]:
+    """A header line whose names ran together ("SpecA100-40GBH100 SXML40S", "参数RTX 4090A100 80GB"): the
+    names, when they and the separators between them fill the line after its label word."""
+    names = [m for m in mentions if a <= m.start and m.end <= b and m.kind in HARDWARE]
+    if len(names) < 2:
+        return []
+    rest = list(low[a:b])
+    for m in names:
+        rest[m.start - a:m.end - a] = " " * (m.end - m.start)
+    if not re.fullmatch(r"\s*[^\s\d]*\s*", "".join(rest)):
+        return []
+    return [_Match(m.start, m.end, _resolve_variant(m, low, vocab), m.kind) if m.kind == "gpu" else m for m in names]
+
+
 def _names_size(q: Quantity, products: list[_Match], low: str) -> bool:
     """The figure is the size in a product's name ("A100 80GB"): part of the name, not a figure."""
     return any(p.end <= q.start and not low[p.end:q.start].strip() and p.eid.lower().endswith(f"-{q.lo:g}gb")
@@ -151,6 +167,8 @@ def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary
         if not text or len(text) > HEADER_LINE or "|" in text or _PROSE.search(re.sub(r"[\ue000-\ue003]+", "", text)):
             continue
         products = _hardware(mentions, a, b, low, vocab)
+        if len(products) < 2:
+            products = _glued_header(mentions, a, b, low, vocab)
         if len(products) < 2 or [q for q in quantities(masked, a, b, vocab) if not _names_size(q, products, low)]:
             continue
         n = len(products)
@@ -161,6 +179,12 @@ def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary
             cut = named[0].start if named else lb
             qs = [q for q in quantities(masked, la, cut, vocab, ranges=False) if q.end <= cut]
             if len(qs) != n or len({q.dimension for q in qs}) != 1:
+                qs = _glued_figures(masked, la, cut, t)
+                if len(qs) == n and len({q.dimension for q in qs}) == 1:
+                    for q, p in zip(qs, products):      # "TDP400W700W": each figure with its own unit
+                        out += _cell_claims(p, masked, low, q.start, q.end, (la, qs[0].start), vocab, t, conf=0.7, qs=[q])
+                else:
+                    out += _glued_types(masked, la, cut, products, vocab, t)
                 continue
             label = (la, qs[0].start)
             if not masked[la:qs[0].start].strip() or _PROSE.search(masked[la:qs[-1].end].replace(",", "")):
@@ -170,6 +194,54 @@ def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary
                 stop = qs[k + 1].start if k + 1 < n else cut
                 out += _cell_claims(p, masked, low, begin, stop, label, vocab, t, conf=0.7, words_from=q.start)
     return out
+
+
+_GLUED_NUM = re.compile(r"(\d{1,5}(?:\.\d{1,3})?)\s*")
+
+
+def _glued_figures(masked: str, a: int, b: int, t: dict[str, Any]) -> list[Quantity]:
+    """The figures of a text table's row whose cells ran together ("TDP400W400W700W", "Memory BW1.6
+    TB/s2.0 TB/s"): from the first figure after the row's label word to the line's end, nothing but
+    figures each with its unit; else none (a row such as "FP16 TFLOPS312312990" cannot be split)."""
+    for start in (m.start() for m in re.finditer(r"(?<![\d.,])\d", masked[:b]) if m.start() > a):
+        if not masked[a:start].strip():
+            continue
+        out: list[Quantity] = []
+        at = start
+        while at < b:
+            num = _GLUED_NUM.match(masked, at, b)
+            unit = None
+            if num:
+                unit = next(((dim, u, m.end()) for dim, u, rx in t["unit"] if dim not in ("count", "ratio", "params")
+                             for m in [rx.match(masked, num.end(), b)] if m and m.end() > num.end()), None)
+            if unit is None:
+                break
+            x = float(num.group(1))
+            out.append(Quantity(at, unit[2], x, x, unit[0], unit[1], unit_at=num.end()))
+            at = unit[2] + len(masked[unit[2]:b]) - len(masked[unit[2]:b].lstrip())
+        if at >= b and len(out) >= 2:
+            return out
+    return []
+
+
+def _glued_types(masked: str, a: int, b: int, products: list[_Match], vocab: Vocabulary,
+                 t: dict[str, Any]) -> list[Candidate]:
+    """A text table's row whose cells ran together ("VRAM40 GB HBM2e80 GB HBM348 GB GDDR6X"): when it holds
+    exactly one memory technology per product, in a line with no sentence mark, the i-th is the i-th
+    product's (its figures, glued to the words, are left unread)."""
+    if "memory_type" not in vocab.attributes or _PROSE.search(masked[a:b].replace(",", "")):
+        return []
+    found: list[tuple[int, int, str]] = []
+    for val, rx in t["memory_types"]:
+        glued = re.compile(rx.pattern.replace("(?![a-z0-9])", "(?![a-z])"))   # a figure may follow it
+        found += [(m.start(), m.end(), val) for m in glued.finditer(masked, a, b)]
+    found.sort(key=lambda x: (x[0], -(x[1] - x[0])))
+    kept = [x for i, x in enumerate(found) if not any(y[0] <= x[0] < y[1] for y in found[:i])]
+    if len(kept) != len(products):
+        return []
+    applies = vocab.attributes["memory_type"].applies_to
+    return [Candidate(s, e, p.eid, "memory_type", val, confidence=0.6) for (s, e, val), p in zip(kept, products)
+            if vocab.kind_of(p.eid) in applies]
 
 
 def table_claims(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary,
