@@ -64,6 +64,25 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture(scope="session")
+def site(app):
+    """The app with its pages (the factory registers them), for the page tests."""
+    assert "pages" in app.blueprints
+    return app
+
+
+@pytest.fixture(scope="module")
+def web(site):
+    """A client for the page tests, one per module."""
+    return site.test_client()
+
+
+@pytest.fixture(scope="module")
+def kb(site):
+    """The engine behind the pages (a module that means another KB defines its own ``kb``)."""
+    return site.extensions["gpukb"]
+
+
 # -- layer 3: domain helpers --------------------------------------------------------------------------
 
 class Api:

@@ -15,29 +15,6 @@ T4_Q_ZH = "为什么 T4 不能全量微调 13B 模型"
 
 # -- fixtures --------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def site(app):
-    """The app with the pages: the session app when its factory registers them, else an app of our own
-    (a blueprint cannot be added to an app that has already served requests)."""
-    if "pages" in app.blueprints:
-        return app
-    from gpukb.server import create_app
-    own = create_app({"TESTING": True})
-    pages.register(own)
-    assert "pages" in own.blueprints
-    return own
-
-
-@pytest.fixture(scope="module")
-def kb(site):
-    return site.extensions["gpukb"]
-
-
-@pytest.fixture(scope="module")
-def web(site):
-    return site.test_client()
-
-
 def get_page(web, url: str, status: int = 200) -> tuple[Page, str]:
     r = web.get(url)
     body = r.get_data(as_text=True)

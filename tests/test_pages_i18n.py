@@ -18,26 +18,6 @@ TEMPLATES = ROOT / "server" / "templates"
 T4_Q = "why not T4 for 13B full fine-tune"
 
 
-@pytest.fixture(scope="module")
-def site(app):
-    if "pages" in app.blueprints:
-        return app
-    from gpukb.server import create_app
-    own = create_app({"TESTING": True})
-    pages.register(own)
-    return own
-
-
-@pytest.fixture(scope="module")
-def web(site):
-    return site.test_client()
-
-
-@pytest.fixture(scope="module")
-def kb(site):
-    return site.extensions["gpukb"]
-
-
 def html_of(web, url: str, status: int = 200, **headers) -> tuple[Page, str]:
     r = web.get(url, headers=headers)
     body = r.get_data(as_text=True)

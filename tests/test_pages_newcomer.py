@@ -4,7 +4,6 @@ at most three non-fitting changes (folded), Swagger UI at /docs without a CDN; J
 from __future__ import annotations
 
 import colorsys
-import io
 import json
 import logging
 import re
@@ -13,32 +12,11 @@ from urllib.parse import quote
 
 import pytest
 
-from gpukb.server import pages
 from tests._html import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 CSS = (ROOT / "server" / "static" / "style.css").read_text(encoding="utf-8")
 T4_Q = "why not T4 for 13B full fine-tune"
-
-
-@pytest.fixture(scope="module")
-def site(app):
-    if "pages" in app.blueprints:
-        return app
-    from gpukb.server import create_app
-    own = create_app({"TESTING": True})
-    pages.register(own)
-    return own
-
-
-@pytest.fixture(scope="module")
-def web(site):
-    return site.test_client()
-
-
-@pytest.fixture(scope="module")
-def kb(site):
-    return site.extensions["gpukb"]
 
 
 def page_of(web, url: str, status: int = 200, method: str = "get", **kw) -> tuple[Page, str]:
