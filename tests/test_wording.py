@@ -64,7 +64,7 @@ def test_a_finding_kinds_wording_is_one_data_edit(tmp_path):
      "has a format it cannot take"),
     ('{other_source} states the same ({other_text})', '{other_source} states the same ({other_text)',
      "malformed template"),
-    ('  mem_part: {en: "{component:component}: {gb:gb}"', '  mem_part: {en: "{component:colour}: {gb:gb}"',
+    ('    - {en: "{component:component}: {gb:gb}", zh:', '    - {en: "{component:colour}: {gb:gb}", zh:',
      "has a format it cannot take"),
     ("    - when: {equals: {verdict: fits}}", "    - when: {equal: {verdict: fits}}", "unknown test 'equal'"),
     ("which the audit finds {premise_status}.", "which the audit finds {status}.", "names unknown placeholder(s) status"),

@@ -34,7 +34,40 @@ def claim_records(view: ReleaseView, claims: list[Fact]) -> list[dict[str, Any]]
 def reference_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any]]:
     """The engine records of reference facts, with the sizes, variants and effects the rules read."""
     vocab = view.kb.vocab
-    return [factrec.record(f, vocab) for f in refs] + size_records(view, refs) + variant_records(refs) + [effect_record(view)]
+    return [factrec.record(f, vocab) for f in refs] + size_records(view, refs) + variant_records(refs) + \
+        [effect_record(view)] + na_records(view, {f.subject for f in refs})
+
+
+def not_applicable(view: ReleaseView) -> dict[tuple[str, str], Any]:
+    """(subject, attribute) -> the unknown that says the attribute does not apply to the subject (no FP8
+    tensor-core mode on an Ampere card, no NVLink on an L4); a generic GPU gets one when every one of its
+    variants has it (A100 from A100-40GB and A100-80GB). Unknowns narrowed by qualifiers are left out."""
+    kb = view.kb
+    memo = kb.__dict__.get("_not_applicable")
+    if memo is None:
+        memo = {(u.subject, u.attribute): u for u in kb.unknowns if u.kind == "not_applicable" and not u.qualifiers}
+        for g, spec in kb.vocab.entities.items():
+            variants = [str(v) for v in spec.get("variants") or ()]
+            if variants:
+                for attr in {a for (s, a) in memo if s == variants[0]}:
+                    if all((v, attr) in memo for v in variants):
+                        memo.setdefault((g, attr), memo[(variants[0], attr)])
+        kb.__dict__["_not_applicable"] = memo
+    return memo
+
+
+def na_records(view: ReleaseView, subjects: set[str]) -> list[dict[str, Any]]:
+    """The ``na`` records of the subjects (and their generic names) whose reference facts are given: what
+    the vendor says does not apply to them (rule audit.ref.not_applicable)."""
+    vocab = view.kb.vocab
+    wanted = subjects | {vocab.generic(s) for s in subjects}
+    return [{"t": "na", "fk": na_key(s, a), "fid": na_key(s, a), "subject": s, "attribute": a,
+             "citation": u.citation} for (s, a), u in sorted(not_applicable(view).items()) if s in wanted]
+
+
+def na_key(subject: str, attribute: str) -> str:
+    """The key of a not-applicable record: ``NA-T4-fp8_tensor_tflops``."""
+    return f"NA-{subject.split(':', 1)[-1]}-{attribute}"
 
 
 def _holds(claim: Interval, v: float, tol: float = 0.1) -> bool:

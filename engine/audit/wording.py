@@ -75,6 +75,12 @@ class _Context(dict):
         return value
 
     # -- helpers -------------------------------------------------------------------------------
+    def na(self) -> Any:
+        """The unknown that says the claim's attribute does not apply to its subject (its reason is the
+        vendor's wording, in English)."""
+        from .inputs import not_applicable
+        return not_applicable(self.view).get((self.c.subject, self.c.attribute))
+
     def labelled(self, x: Fact | None) -> str:
         """A fact's value, an enum list in the language's labels."""
         if x is None:
@@ -156,4 +162,6 @@ _FIELDS: dict[str, Callable[[_Context], str]] = {
     "purpose": lambda x: ("、" if x.lang == "zh" else ", ").join(
         x.vocab.enum_label("effect", str(p), x.lang) for p in x.c.qualifiers.get("purpose") or []) or "?",
     "word": lambda x: x.word(),
+    "na_reason": lambda x: x.na().reason if x.na() else "?",
+    "na_cite": lambda x: x.na().citation if x.na() else "?",
 }

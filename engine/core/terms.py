@@ -49,7 +49,7 @@ FINDING_FIELDS: tuple[str, ...] = (
     "own", "own_subject", "own_attribute", "own_cite",
     "other", "other_text", "other_subject", "other_attribute", "other_cite", "other_source", "other_scope",
     "via_subject", "via_cite", "via_note", "vendor",
-    "computed", "sizing", "pick", "differences", "verdict", "purpose", "word")
+    "computed", "sizing", "pick", "differences", "verdict", "purpose", "word", "na_reason", "na_cite")
 
 #: Why a claim is unverifiable.
 UNVERIFIABLE_REASONS: tuple[str, ...] = ("advice", "workload", "no_reference", "not_expressible", "open_world",

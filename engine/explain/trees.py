@@ -105,6 +105,8 @@ def _enrich(node: dict, d: Derivation, view: ReleaseView, ruleset: RuleSet, corr
             stated = corr.get(kbf.id)
             if stated:
                 out["stated_by"] = stated
+        elif t == "na":             # the vendor says it does not apply: a reference statement, cited
+            out.update(tier="reference", citation=f.get("citation"), confidence="high")
         else:
             out["tier"] = "input"
         return out

@@ -10,6 +10,8 @@ from ..core.errors import BadInput, Issue, NotFound
 from ..kb.ids import source_of
 from ..kb.notes import in_lang
 from ..explain.trees import tree
+from ..audit.inputs import na_key, not_applicable
+from ..kb.labels import fact_label
 from ..text.check import CHECK_PREFIX, check_of, finding_of
 from ..sizing.answer import sizing_answer
 
@@ -62,6 +64,16 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
                            [Issue(f"no finding for {cid!r}", field="id")])
         doc = explain(state, found[0]["id"], "json", "en")
         doc.update(conclusion_id=cid, findings=found, status=audit.status_of(cid))
+    elif cid.startswith("NA-"):              # what the vendor says does not apply (an audit finding's evidence)
+        view = state.view(None)
+        u = next((u for (s, a), u in not_applicable(view).items() if na_key(s, a) == cid), None)
+        if u is None:
+            raise NotFound(f"no not-applicable statement {cid[:200]!r}", [Issue(f"no statement {cid[:200]!r}", field="id")])
+        rec = {"t": "na", "subject": u.subject, "attribute": u.attribute}
+        node = {"fact": cid, "type": "na", "given": True, "tier": "reference", "citation": u.citation,
+                "confidence": "high", "note": u.reason,
+                "label": fact_label(rec, view, view.kb.vocab)}
+        doc = {"conclusion_id": cid, "kind": "fact", "kb_version": view.name, "holds": True, "tree": node}
     else:
         try:       # an @version is honoured: explained in the latest release that holds that version
             view, fact = state.kb.view_of(cid)
