@@ -127,7 +127,6 @@ def generate(strict: bool = False) -> dict[str, Any]:
             paths.setdefault(op.path, {})[op.method] = _operation(op, parameters)
     return {
         "openapi": "3.1.0",
-        "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
         "info": INFO,
         "tags": [{"name": name, "description": text} for name, text in TAGS.items()],
         "paths": paths,

@@ -123,6 +123,13 @@ def test_the_document_has_the_openapi_structure(spec):
     Draft202012Validator(OPENAPI_SUBSET).validate(spec)
 
 
+def test_the_schema_dialect_is_the_default_swagger_ui_reads():
+    """Swagger UI (/docs) warns about, and does not support, a jsonSchemaDialect other than OAS 3.1's base."""
+    for doc in (openapi_spec.document(), openapi_spec.document_zh()):
+        assert doc.get("jsonSchemaDialect", "https://spec.openapis.org/oas/3.1/dialect/base") == \
+            "https://spec.openapis.org/oas/3.1/dialect/base"
+
+
 def test_every_reference_resolves(spec):
     refs = re.findall(r'"\$ref":\s*"([^"]+)"', SPEC_FILE.read_text(encoding="utf-8"))
     assert refs

@@ -225,3 +225,17 @@ def test_the_check_page_opens_with_what_is_wrong(client):
         assert r.status_code == 200 and title in body
         assert body.index(title) < body.index('class="check-claims"')
         assert 'href="#f-X' in body and "16 GB" in body[body.index(title):body.index('class="check-claims"')]
+
+
+def test_a_yes_no_value_of_a_chinese_text_is_shown_in_the_pages_language(web):
+    for lang, shown, other in (("en", "= yes", "= 是"), ("zh", "= 是", "= yes")):
+        body = web.post(f"/check?lang={lang}", data={"text": "T4 显卡支持 BF16。"}).get_data(as_text=True)
+        assert shown in body and other not in body, lang
+
+
+def test_a_conclusion_page_gives_its_summary_in_the_pages_language_only(web, kb):
+    cid = kb.ask(T4_Q)["conclusion_id"]
+    zh = web.get(f"/conclusions/{cid}?lang=zh").get_data(as_text=True)
+    en = web.get(f"/conclusions/{cid}?lang=en").get_data(as_text=True)
+    assert "does not fit: it needs about" not in zh and "放不下" in zh
+    assert "does not fit: it needs about" in en and "做全量微调放不下" not in en
