@@ -8,8 +8,6 @@ from typing import Any, Literal
 from .base import OMIT, Model, spec
 from .vocab import FindingKind, Label, Method, Offload, Optimizer, Precision, Span, Verdict
 
-GB = "GB"
-
 
 @dataclass(kw_only=True)
 class Scenario(Model):
