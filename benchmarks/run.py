@@ -1,9 +1,10 @@
 """`make bench`: every figure of the performance section, each measured in this one run.
 
     python benchmarks/run.py [--quick] [--quiet] [--synth 10000,100000] [--questions 2000] [--seconds 15]
+    python benchmarks/run.py --only audit --synth 10000      # one part only (see --only)
 
 Figures: the gold-set measurements (audit accuracy, extraction precision and recall); check latency of
-1,000-character texts; engine vs raw durable_rules; the wall time and peak memory of the command a user
+1,000-character texts and check time against text length (2k, 8k, 32k characters); engine vs raw durable_rules; the wall time and peak memory of the command a user
 types, `gpukb audit --json` to a file, on the bundled KB and on synthetic KBs, then the audit's own parts
 measured in process (load, audit, CPU; with the 100k/10k ratio), the re-audit after adding 1% more claims to the largest against its
 full audit, and the speed-up of 2 worker processes; in-process question latency (median, p99); HTTP /v1/ask vs /health throughput on the
@@ -292,6 +293,39 @@ def bench_check(n: int) -> None:
         f"p99 {p99:.1f} ms (goal: median < 100 ms)", {"median_ms": med, "p99_ms": p99, "n": n})
 
 
+def bench_check_scaling(sizes: tuple[int, ...] = (2_000, 8_000, 32_000), repeat: int = 3) -> None:
+    """Check time against text length (issue goal: linear, a 32,000-character text within 2 s): the
+    median of ``repeat`` checks of one text per size, in process. A size over the check's limit
+    (``MAX_CHECK_CHARS``, what the API and the library accept) is refused, and the limit itself is
+    measured instead."""
+    from gpukb.engine.core.errors import TooLarge
+    from gpukb.engine.models.check import MAX_CHECK_CHARS
+    from gpukb.engine.service.state import GpuKB
+    kb = GpuKB()
+    kb.check(check_texts(1, chars=1000)[0])          # warm-up: compiled patterns, the reasoner
+    rows, refused = [], []
+    for n in sizes:
+        if n > MAX_CHECK_CHARS:
+            try:
+                kb.check(check_texts(1, chars=n)[0])
+            except TooLarge:
+                refused.append(n)
+                n = MAX_CHECK_CHARS
+        times, claims = [], 0
+        for i in range(repeat):
+            text = check_texts(1, chars=n, seed=11 + i)[0]    # a text not checked before (no cache)
+            t0 = time.perf_counter()
+            claims = len(kb.check(text)["claims"])
+            times.append(time.perf_counter() - t0)
+        rows.append({"chars": n, "median_s": statistics.median(times), "claims": claims})
+    base = rows[0]
+    parts = [f"{r['chars']:,} chars {r['median_s']:.2f} s ({r['claims']} claims, "
+             f"{r['median_s'] / base['median_s'] / (r['chars'] / base['chars']):.2f}x linear)" for r in rows]
+    note = f"; {', '.join(f'{n:,}' for n in refused)} characters refused (limit {MAX_CHECK_CHARS:,})" if refused else ""
+    say("check_scaling", "check of one text, median of " f"{repeat}: " + "; ".join(parts) + note
+        + " (goal: linear, 32,000 characters <= 2 s)", {"rows": rows, "refused": refused, "limit": MAX_CHECK_CHARS})
+
+
 def bench_quality() -> None:
     """The gold-set measurements: the audit's accuracy and the extractor's precision and recall."""
     from gpukb.engine.evals.audit import evaluate as eval_audit, load_gold
@@ -553,6 +587,10 @@ def bench_health_under_checks(seconds: float, workers: int = 2) -> None:
         _stop(proc)
 
 
+#: the parts of a run, in order (``--only`` picks some)
+PARTS = ("engine_vs_raw", "quality", "questions", "check", "check_scaling", "http", "health_under_checks", "audit")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -563,6 +601,8 @@ def main() -> int:
     ap.add_argument("--audit-timeout", type=float, default=1800,
                     help="seconds each audit child may take (the largest also re-audits twice)")
     ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--only", help="only these parts (comma-separated): " + ", ".join(PARTS)
+                    + "; e.g. --only audit --synth 10000")
     ap.add_argument("--audit-child", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--cli-child", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--audit-cli-only", metavar="KB_DIR",
@@ -587,14 +627,19 @@ def main() -> int:
     sizes = [int(x) for x in args.synth.split(",") if x.strip()]
     if args.quick:
         sizes, args.questions, args.seconds, args.audit_timeout = [500, 1000], 100, 3, 120
+    only = set(x.strip() for x in (args.only or "").split(",") if x.strip())
+    if only - set(PARTS):
+        ap.error(f"--only: unknown part(s) {', '.join(sorted(only - set(PARTS)))} (known: {', '.join(PARTS)})")
     print(f"gpukb benchmarks on {os.cpu_count()} cores, Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d')}")
-    bench_engine_vs_raw()
-    bench_quality()
-    bench_questions(args.questions)
-    bench_check(50 if args.quick else 300)
-    bench_http(args.seconds)
-    bench_health_under_checks(args.seconds)
-    bench_audit(sizes, args.audit_timeout)
+    run = {"engine_vs_raw": bench_engine_vs_raw, "quality": bench_quality,
+           "questions": lambda: bench_questions(args.questions),
+           "check": lambda: bench_check(50 if args.quick else 300),
+           "check_scaling": lambda: bench_check_scaling(repeat=1 if args.quick else 3),
+           "http": lambda: bench_http(args.seconds), "health_under_checks": lambda: bench_health_under_checks(args.seconds),
+           "audit": lambda: bench_audit(sizes, args.audit_timeout)}
+    for name in PARTS:
+        if not only or name in only:
+            run[name]()
     if args.json:
         Path(args.json).write_text(json.dumps(RESULTS, indent=2, default=str))
     return 0

@@ -60,3 +60,26 @@ def test_representatives_decide_as_all_pairs_do(synthetic, monkeypatch):
     assert contradictions == {k for k, v in blocked.statuses.items() if v["status"] == "contradiction"}
     assert len(differ) <= 0.01 * len(full.statuses), differ[:10]
     assert len(blocked.findings) <= len(full.findings)
+
+
+def test_sample_groups_meet_in_reverse_only_what_found_something(synthetic, monkeypatch):
+    """A large bucket's sample groups have a unit of their own; their pairs in reverse are compared in
+    the other groups' units, and the sample unit is audited with those that found something only: the
+    findings and statuses are those of one run over every group and pair."""
+    import json
+    from gpukb.engine.audit.result import audit_block
+    from gpukb.engine.audit.run import plan
+    monkeypatch.setattr(audit_blocks, "PAIRWISE_LIMIT", 8)
+    view = synthetic.view(None)
+    parts, _ = plan(view)
+    sampled = [u for u in parts if u.sampled]
+    assert sampled and all(not u.reverse for u in sampled)
+    own = {g["gid"] for u in sampled for g in u.groups}
+    reverse = [p for u in parts for p in u.reverse]
+    assert reverse and all(p["a"] in own for p in reverse)
+    assert not {(p["a"], p["b"]) for p in reverse} & {(p["a"], p["b"]) for u in parts for p in u.pairs}
+    blocked = run_audit(synthetic, view)
+    whole = audit_block(synthetic, view)
+    assert {k: v["status"] for k, v in blocked.statuses.items()} == {k: v["status"] for k, v in whole.statuses.items()}
+    assert [json.dumps(f, sort_keys=True, default=str) for f in blocked.findings] == \
+        [json.dumps(f, sort_keys=True, default=str) for f in whole.findings]

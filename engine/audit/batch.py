@@ -21,6 +21,8 @@ class BlockResult:
     statuses: dict[str, dict[str, Any]]
     corroboration: dict[str, list[dict]]
     derivation: Derivation | None = None
+    #: the sample groups whose pair in reverse with this claim's group found something (:attr:`Unit.reverse`)
+    fired: tuple[str, ...] = ()
 
 
 def _union_reference(view: ReleaseView, parts: Iterable[list[Fact]]) -> list[Fact]:
@@ -28,10 +30,25 @@ def _union_reference(view: ReleaseView, parts: Iterable[list[Fact]]) -> list[Fac
     return [f for f in view.reference if f.key in keep]
 
 
-def _split(res: AuditResult, parts: list[Unit], keys: dict[str, str], keep_proofs: bool) -> list[BlockResult]:
+def fired(res: AuditResult, parts: list[Unit]) -> dict[str, tuple[str, ...]]:
+    """Group id -> the sample groups whose pair in reverse with it (:attr:`Unit.reverse`) derived a
+    group finding in this batch."""
+    rev = {(p["a"], p["b"]) for u in parts for p in u.reverse}
+    out: dict[str, set[str]] = {}
+    if rev and res.derivation is not None:
+        for f in res.derivation.derived("gfinding"):
+            if (f.get("g"), f.get("h")) in rev:
+                out.setdefault(f["h"], set()).add(f["g"])
+    return {h: tuple(sorted(rs)) for h, rs in out.items()}
+
+
+def _split(res: AuditResult, parts: list[Unit], keys: dict[str, str], keep_proofs: bool,
+           claim_recs: dict[str, dict[str, Any]]) -> list[BlockResult]:
     """One batch's result cut claim by claim (what the batch says of context claims is dropped)."""
     d = res.derivation if keep_proofs else None
-    own = {c.id: BlockResult(keys[c.id], [], {}, {}, d) for u in parts for c in u.claims}
+    by_group = fired(res, parts)
+    own = {c.id: BlockResult(keys[c.id], [], {}, {}, d, by_group.get(claim_recs[c.id]["gid"], ()))
+           for u in parts for c in u.claims}
     for item in res.findings:
         b = own.get(item["claims"][0]["id"])
         if b is not None:
@@ -67,7 +84,7 @@ def audit_batch(service, view: ReleaseView, parts: list[Unit], keys: dict[str, s
     facts.update(named)
     sub = ReleaseView(view.kb, view.release, facts, set(view.source_ids))
     records = (reference_records(view, refs) + [g for u in parts for g in u.groups] + ctx_groups
-               + [p for u in parts for p in u.pairs] + [claim_recs[c.id] for c in owned]
+               + [p for u in parts for p in u.pairs + u.reverse] + [claim_recs[c.id] for c in owned]
                + [{k: v for k, v in r.items() if k != "gid"} for r in claim_records(view, context)])
     res = audit_records(service, sub, owned, records, progress, premises_named=False)
-    return _split(res, parts, keys, keep_proofs)
+    return _split(res, parts, keys, keep_proofs, claim_recs)

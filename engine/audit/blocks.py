@@ -195,7 +195,8 @@ PAIRWISE_LIMIT = 128
 OTHER_SCOPE_REPS = 12
 
 
-def group_pairs(groups: list[dict[str, Any]], limit: int | None = None) -> list[dict[str, Any]]:
+def group_pairs(groups: list[dict[str, Any]], limit: int | None = None,
+                samples: set[str] | None = None) -> list[dict[str, Any]]:
     """The ordered pairs of value groups the claim-vs-claim rules compare (``cpair`` records).
 
     Groups are compared within a *bucket*: the verdicts about one subject (a memory verdict may meet a
@@ -209,7 +210,8 @@ def group_pairs(groups: list[dict[str, Any]], limit: int | None = None) -> list[
     for among the fixed sample only, in both directions (a claim's status reads the pairs its group is
     first in, so a sample member that contradicts a group must see it from both sides, as pairwise
     comparison does). The comparisons then grow with the number of groups instead of its
-    square.
+    square. ``samples``, when given, receives the ids of the sample's groups (:func:`.units.units`
+    gives them units of their own, whose comparisons in reverse run in the other groups' units).
     """
     limit = PAIRWISE_LIMIT if limit is None else limit
     buckets: dict[tuple, list[dict[str, Any]]] = {}
@@ -252,6 +254,8 @@ def group_pairs(groups: list[dict[str, Any]], limit: int | None = None) -> list[
                     reps[g["gid"]] = g
             scope_reps[scope] = list(reps.values())
         sample = _sample(members)
+        if samples is not None:
+            samples.update(r["gid"] for r in sample)
         for g in members:          # every group, representatives included, meets its scope's and the sample
             for r in scope_reps[scope_of(g)]:
                 pair(g, r)

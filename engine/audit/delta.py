@@ -50,6 +50,8 @@ class Plan:
     base: str
     #: claim id -> :func:`audit_keys.claim_digests` (what a re-plan need not compute again)
     digests: dict[str, bytes]
+    #: sample group id -> the groups its pairs in reverse found something against (:func:`.units.with_reverse`)
+    fired: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
 
 
 #: a fact as the audit reads it: every field but where it is written (a KB copied elsewhere, or a claim
@@ -119,7 +121,9 @@ def replan(prev: Plan, view: ReleaseView, base: str) -> tuple[Plan, set[int]] | 
     claims = [view.facts[i] for i in sorted(members, key=pos.__getitem__)]
     sub_recs = [recs[c.id] for c in claims]
     groups = factrec.group_records(sub_recs)
-    made = units(view, claims, sub_recs, groups, group_pairs(groups), everything=view.claims)
+    samples: set[str] = set()
+    pairs_of = group_pairs(groups, samples=samples)
+    made = units(view, claims, sub_recs, groups, pairs_of, everything=view.claims, samples=samples)
     # a unit of the same claims and context as before, none of them changed, reaches what it reached
     reached = {(tuple(c.id for c in u.claims), tuple(c.id for c in u.context_claims)): r
                for u, r in zip(prev.parts, prev.refs) if bucket(u.groups[0]) in dirty}
@@ -134,13 +138,38 @@ def replan(prev: Plan, view: ReleaseView, base: str) -> tuple[Plan, set[int]] | 
     for c in old_touched:
         del keys[c.id]
         digests.pop(c.id, None)
-    keys.update(claim_keys(view, made, made_refs, base, recs, digests))
+    # a unit made again as it was (same claims, groups, pairs and context, nothing of a changed source
+    # read) keeps its claims' keys: only the others are keyed anew
+    was = {_unit_sig(u): u for u in prev.parts if bucket(u.groups[0]) in dirty}
+    changed_ids = {c.id for c in old_touched} | {c.id for c in new_touched}
+    anew = [(u, r) for u, r in zip(made, made_refs) if not _same_unit(was.get(_unit_sig(u)), u, changed_ids)]
+    keys.update(claim_keys(view, [u for u, _ in anew], [r for _, r in anew], base, recs, digests))
     pairs = clean + list(zip(made, made_refs))
     pairs.sort(key=lambda ur: min(c.id for c in ur[0].claims))
     log.info("re-plan of %s: %d sources changed, %d claims in %d buckets planned anew, %d units kept",
              view.name, len(touched), len(claims), len(dirty), len(clean))
     plan = Plan(view, [u for u, _ in pairs], [r for _, r in pairs], keys, recs, base, digests)
     return plan, {id(u) for u in made}
+
+
+def _unit_sig(u: Unit) -> tuple:
+    return tuple(c.id for c in u.claims), tuple(c.id for c in u.context_claims)
+
+
+def _same_unit(old: Unit | None, u: Unit, changed: set[str]) -> bool:
+    """Whether unit ``u`` of a re-plan is the earlier plan's ``old`` as its claims' keys read it: the same
+    claims (none changed), groups, pairs, context and premises, and no group naming a changed claim
+    (``changed``: the claims of the changed sources, before and after)."""
+    if old is None or u.sampled != old.sampled or u.rests != old.rests:
+        return False
+    if any(c.id in changed for c in u.claims + u.context_claims):
+        return False
+    if [(p["a"], p["b"]) for p in u.pairs] != [(p["a"], p["b"]) for p in old.pairs] or \
+            [(p["a"], p["b"]) for p in u.reverse] != [(p["a"], p["b"]) for p in old.reverse]:
+        return False
+    if any(g.get(k) in changed for g in u.groups + u.context_groups for k in ("rep", "rep2")):
+        return False
+    return u.groups == old.groups and u.context_groups == old.context_groups
 
 
 # -- the merged answer --------------------------------------------------------------------------

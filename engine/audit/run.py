@@ -76,7 +76,9 @@ def plan(view: ReleaseView) -> tuple[list[Unit], dict[str, dict[str, Any]]]:
     claims = view.claims
     recs = claim_records(view, claims)
     groups = factrec.group_records(recs)
-    return units(view, claims, recs, groups, group_pairs(groups)), {c.id: r for c, r in zip(claims, recs)}
+    samples: set[str] = set()
+    pairs = group_pairs(groups, samples=samples)
+    return units(view, claims, recs, groups, pairs, samples=samples), {c.id: r for c, r in zip(claims, recs)}
 
 
 def run_audit(service: Session, view: ReleaseView, *, workers: int = 1, scheduler: str | None = None,
@@ -111,34 +113,30 @@ def _run_audit(service, view: ReleaseView, *, workers: int, scheduler: str | Non
         p, planned = Plan(view, parts, refs, keys, claim_recs, base, digests), None
     known = previous.run.results if previous is not None and previous.run else {}
     done: dict[str, BlockResult] = {}
-    fresh: list[tuple[Unit, list[Fact]]] = []
-    for u, r in zip(parts, refs):
-        if planned is not None and id(u) not in planned:
-            continue                  # a unit of the earlier plan: its claims' keys are the earlier ones
-        ids = {c.id for c in u.claims if keys[c.id] not in known}
-        if ids:
-            fresh.append((u if len(ids) == len(u.claims) else sub_unit(u, ids, view.facts, claim_recs), r))
-    todo = []
     workers = max(1, int(workers or 1))
-    size = None
-    n_fresh = sum(len(u.claims) for u, _ in fresh)
-    if workers > 1 or scheduler:      # several batches per worker, so the last ones even out the load
-        size = max(200, min(audit_units.BATCH_CLAIMS, n_fresh // (4 * max(workers, 2))))
-    ref_of = {id(u): r for u, r in fresh}
-    for batch in batches([u for u, _ in fresh], size):
-        todo.append((batch, {c.id: keys[c.id] for u in batch for c in u.claims}, [ref_of[id(u)] for u in batch]))
-    log.info("audit of %s: %d claims in %d units, %d claims of %d units to audit in %d batches, %d claims reused",
-             view.name, len(view.claims), len(parts), n_fresh, len(fresh), len(todo), len(view.claims) - n_fresh)
-    if (workers > 1 or scheduler) and len(todo) > 1:
-        for part in _run_pool(service, view, todo, claim_recs, keep_proofs, workers, scheduler, progress):
-            done.update((b.key, b) for b in part)
-    else:
-        for n, (us, ks, rs) in enumerate(todo, 1):
-            # one run: the reasoner's own progress (facts asserted) is the finer measure
-            done.update((b.key, b) for b in audit_batch(service, view, us, ks, rs, claim_recs, keep_proofs,
-                                                        progress if len(todo) == 1 else None))
-            if progress and len(todo) > 1:
-                progress("auditing blocks", n, len(todo))
+    # first the units of groups, which also compare the large buckets' sample groups in reverse; then the
+    # sample units, given the reverse pairs that found something (units.with_reverse)
+    first = [(u, r) for u, r in zip(parts, refs) if not u.sampled and (planned is None or id(u) in planned)]
+    audited, n_fresh, n_batches = _audit_units(service, view, first, keys, known, claim_recs, done, workers,
+                                               scheduler, keep_proofs, progress)
+    fired: dict[str, set[str]] = {}
+    for u in parts:
+        for c in u.claims if not u.sampled else ():
+            for g in (done.get(keys[c.id]) or known[keys[c.id]]).fired:
+                fired.setdefault(g, set()).add(claim_recs[c.id]["gid"])
+    p.fired = {g: frozenset(hs) for g, hs in fired.items()}
+    by_gid = {g["gid"]: g for u in parts for g in u.groups}
+    complete = {id(u): audit_units.with_reverse(u, fired, by_gid) for u in parts if u.sampled}
+    if complete:
+        second = [(complete[id(u)], r) for u, r in zip(parts, refs) if u.sampled]
+        # keyed anew unless its groups found what they found before and its claims keep their earlier keys
+        before = earlier.fired if again is not None else {}
+        anew = [(u, r) for u, r in second
+                if any(fired.get(g["gid"], set()) != before.get(g["gid"], frozenset()) for g in u.groups)
+                or any(keys[c.id] not in known for c in u.claims)]
+        keys.update(claim_keys(view, [u for u, _ in anew], [r for _, r in anew], base, claim_recs, p.digests))
+        more = _audit_units(service, view, second, keys, known, claim_recs, done, workers, scheduler, keep_proofs, progress)
+        audited, n_fresh, n_batches = audited + more[0], n_fresh + more[1], n_batches + more[2]
     results = {}
     by_claim: dict[str, BlockResult] = {}
     for u in parts:
@@ -156,11 +154,44 @@ def _run_audit(service, view: ReleaseView, *, workers: int, scheduler: str | Non
             out.derivation = out.parts[0] if len(out.parts) == 1 else None
     if out is None:
         out = merge(view, list(results.values()))
-    out.run = AuditRun(results, units=len(parts), audited=len(fresh), reused=len(parts) - len(fresh),
-                       claims_audited=n_fresh, claims_reused=len(results) - n_fresh, batches=len(todo), workers=workers,
+    out.run = AuditRun(results, units=len(parts), audited=audited, reused=len(parts) - audited,
+                       claims_audited=n_fresh, claims_reused=len(results) - n_fresh, batches=n_batches, workers=workers,
                        planned=len(parts) if planned is None else len(planned), plan=p)
-    out.recompute = lambda cid: _recompute(service, view, parts, refs, keys, claim_recs, cid)
+    whole = [complete.get(id(u), u) for u in parts]
+    out.recompute = lambda cid: _recompute(service, view, whole, refs, keys, claim_recs, cid)
     return out
+
+
+def _audit_units(service, view: ReleaseView, units_refs: list[tuple[Unit, list[Fact]]], keys: dict[str, str],
+                 known: dict[str, BlockResult], claim_recs: dict[str, dict[str, Any]], done: dict[str, BlockResult],
+                 workers: int, scheduler: str | None, keep_proofs: bool, progress) -> tuple[int, int, int]:
+    """Audit the claims of these units whose keys no earlier result has, in batches (in this process,
+    on worker processes or on a Dask cluster), into ``done``; the units, claims and batches audited."""
+    fresh: list[tuple[Unit, list[Fact]]] = []
+    for u, r in units_refs:
+        ids = {c.id for c in u.claims if keys[c.id] not in known}
+        if ids:
+            fresh.append((u if len(ids) == len(u.claims) else sub_unit(u, ids, view.facts, claim_recs), r))
+    todo = []
+    size = None
+    n_fresh = sum(len(u.claims) for u, _ in fresh)
+    if workers > 1 or scheduler:      # several batches per worker, so the last ones even out the load
+        size = max(200, min(audit_units.BATCH_CLAIMS, n_fresh // (4 * max(workers, 2))))
+    ref_of = {id(u): r for u, r in fresh}
+    for batch in batches([u for u, _ in fresh], size):
+        todo.append((batch, {c.id: keys[c.id] for u in batch for c in u.claims}, [ref_of[id(u)] for u in batch]))
+    log.info("audit of %s: %d claims of %d units to audit in %d batches", view.name, n_fresh, len(fresh), len(todo))
+    if (workers > 1 or scheduler) and len(todo) > 1:
+        for part in _run_pool(service, view, todo, claim_recs, keep_proofs, workers, scheduler, progress):
+            done.update((b.key, b) for b in part)
+    else:
+        for n, (us, ks, rs) in enumerate(todo, 1):
+            # one run: the reasoner's own progress (facts asserted) is the finer measure
+            done.update((b.key, b) for b in audit_batch(service, view, us, ks, rs, claim_recs, keep_proofs,
+                                                        progress if len(todo) == 1 else None))
+            if progress and len(todo) > 1:
+                progress("auditing blocks", n, len(todo))
+    return len(fresh), n_fresh, len(todo)
 
 
 def merge(view: ReleaseView, parts: list[BlockResult]) -> AuditResult:

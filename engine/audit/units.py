@@ -34,6 +34,9 @@ CLAIM_JOINS = {
 
 #: a batch (one engine run) holds whole units up to about this many claims
 BATCH_CLAIMS = 1500
+#: ... and up to about this many pairs of groups (what a run's memory grows with: the findings each
+#: pair derives; a batch of one subject's 3,000 verdict groups compared pair by pair held 1 GB)
+BATCH_PAIRS = 12_000
 
 
 @dataclass
@@ -49,10 +52,17 @@ class Unit:
     #: claim id -> the ids of the claims it rests on, whichever unit owns them (what a part of the
     #: unit audited alone takes as context: :func:`audit_keys.sub_unit`)
     rests: dict[str, list[str]] = field(default_factory=dict)
+    #: pairs (sample group, group of this unit) compared here for the sample group's unit: which of them
+    #: find something is what that unit is given (:func:`with_reverse`)
+    reverse: list[dict[str, Any]] = field(default_factory=list)
+    #: a unit of a large bucket's sample groups: audited after the other units, with the reverse pairs
+    #: that found something there (:func:`with_reverse`)
+    sampled: bool = False
 
 
 def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]], groups: list[dict[str, Any]],
-          pairs: list[dict[str, Any]], limit: int | None = None, everything: list[Fact] | None = None) -> list[Unit]:
+          pairs: list[dict[str, Any]], limit: int | None = None, everything: list[Fact] | None = None,
+          samples: set[str] | None = None) -> list[Unit]:
     """The units of an audit, in a stable order.
 
     A unit is a bucket of value groups (one subject's verdicts, or one subject and attribute) or, in a
@@ -63,28 +73,43 @@ def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]
     find in each unit what they find in one run over every claim (a test compares the two).
     ``everything``: every claim of the release, when ``claims`` are only those of some whole buckets
     (a re-plan, :func:`audit_delta.replan`): the claims they rest on are looked for among all.
+
+    ``samples``: the ids of the sample groups of large buckets (:func:`.blocks.group_pairs`). A bucket's
+    sample groups form a unit of their own (``sampled``), and their pairs in reverse (sample group,
+    another group) are compared in the other group's unit (``reverse``), which says which of them
+    found something; the sample unit is then audited with those only (:func:`with_reverse`). So a
+    sample group's audit reads the groups it has a finding against, not every group of its bucket:
+    a group added to a bucket re-audits a sample group only when the two have a finding.
     """
     limit = blocks.PAIRWISE_LIMIT if limit is None else limit
     size: dict[tuple, int] = {}
     for g in groups:
         size[bucket(g)] = size.get(bucket(g), 0) + 1
+    samples = samples or set()
     unit_of: dict[str, tuple] = {}
     for g in groups:
         b = bucket(g)
-        unit_of[g["gid"]] = b if size[b] <= limit else b + (blocks.scope_of(g),)
+        unit_of[g["gid"]] = b if size[b] <= limit else b + (("sample",) if g["gid"] in samples else (blocks.scope_of(g),))
     by_gid = {g["gid"]: g for g in groups}
     out: dict[tuple, Unit] = {}
     for g in groups:
-        out.setdefault(unit_of[g["gid"]], Unit([], [])).groups.append(g)
+        u = out.setdefault(unit_of[g["gid"]], Unit([], []))
+        u.groups.append(g)
+        u.sampled = u.sampled or (size[bucket(g)] > limit and g["gid"] in samples)
     facts = {c.id: c for c in (claims if everything is None else everything)}
     owner: dict[str, tuple] = {}
     for c, r in zip(claims, claim_recs):
         owner[c.id] = unit_of[r["gid"]]
         out[owner[c.id]].claims.append(c)
     for p in pairs:
-        u = out[unit_of[p["a"]]]
+        a, b = unit_of[p["a"]], unit_of[p["b"]]
+        if a != b and p["a"] in samples and p["b"] not in samples:    # a sample group's pair in reverse
+            out[b].reverse.append(p)
+            out[b].context_groups.append(by_gid[p["a"]])
+            continue
+        u = out[a]
         u.pairs.append(p)
-        if unit_of[p["b"]] != unit_of[p["a"]]:
+        if b != a:
             u.context_groups.append(by_gid[p["b"]])
     source_gpu: dict[tuple[str | None, str], list[str]] = {}
     for c in claims if everything is None else everything:
@@ -113,16 +138,30 @@ def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]
     return [out[k] for k in sorted(out, key=lambda k: min(c.id for c in out[k].claims))]
 
 
-def batches(parts: list[Unit], size: int | None = None) -> list[list[Unit]]:
-    """Units packed in order into batches of about ``size`` claims (a unit is never split), so a KB of
-    small units is not audited in hundreds of tiny engine runs."""
+def with_reverse(u: Unit, fired: dict[str, set[str]], by_gid: dict[str, dict[str, Any]]) -> Unit:
+    """A sample unit (``sampled``) completed with its groups' pairs in reverse that found something in
+    the other units (``fired``: sample group id -> the ids of those groups); what is audited and keyed."""
+    own = {g["gid"] for g in u.groups}
+    more = [{"t": "cpair", "fk": f"pair:{r}:{h}", "a": r, "b": h} for r in sorted(own) for h in sorted(fired.get(r, ()))]
+    known = {g["gid"] for g in u.context_groups} | own
+    ctx = list(u.context_groups) + [by_gid[h] for h in dict.fromkeys(p["b"] for p in more) if h not in known]
+    return Unit(u.claims, u.groups, u.pairs + more, ctx, u.context_claims, u.rests, sampled=True)
+
+
+def batches(parts: list[Unit], size: int | None = None, pairs: int | None = None) -> list[list[Unit]]:
+    """Units packed in order into batches of about ``size`` claims and ``pairs`` pairs of groups (a unit
+    is never split), so a KB of small units is not audited in hundreds of tiny engine runs, nor a
+    pair-heavy one in runs that hold too much at once."""
     size = BATCH_CLAIMS if size is None else size
+    pairs = BATCH_PAIRS if pairs is None else pairs
     out: list[list[Unit]] = []
-    n = 0
+    n = m = 0
     for u in parts:
-        if not out or n + len(u.claims) > size:
+        w = len(u.pairs) + len(u.reverse)
+        if not out or n + len(u.claims) > size or (m + w > pairs and out[-1]):
             out.append([])
-            n = 0
+            n = m = 0
         out[-1].append(u)
         n += len(u.claims)
+        m += w
     return out
