@@ -6,7 +6,9 @@ once per vocabulary. Shared by the question parser (:mod:`.ask_parser`) and the 
 from __future__ import annotations
 
 import re
+import threading
 import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,9 +78,30 @@ def _lexicon(vocab: Vocabulary) -> tuple[tuple[str, re.Pattern[str], str], ...]:
     return per_vocabulary(_LEXICONS, vocab, build)
 
 
+_RECENT: "weakref.WeakKeyDictionary[Vocabulary, OrderedDict[str, tuple[Match, ...]]]" = weakref.WeakKeyDictionary()
+_RECENT_TEXTS = 8                 # texts remembered per vocabulary: a check reads its text several times
+_RECENT_LOCK = threading.Lock()
+
+
 def match_entities(low: str, vocab: Vocabulary) -> list[Match]:
     """Entity mentions in text order; on overlap the longest mention wins, then one read without a plural
-    "s" ("L40S" is the L40S, not two L40s), then the earliest."""
+    "s" ("L40S" is the L40S, not two L40s), then the earliest. The last few texts' mentions are kept, so
+    the extractor, the guards and the unknown-name check of one text read it once."""
+    recent = per_vocabulary(_RECENT, vocab, lambda v: OrderedDict())
+    with _RECENT_LOCK:
+        hit = recent.get(low)
+        if hit is not None:
+            recent.move_to_end(low)
+            return list(hit)
+    out = _match_entities(low, vocab)
+    with _RECENT_LOCK:
+        recent[low] = tuple(out)
+        while len(recent) > _RECENT_TEXTS:
+            recent.popitem(last=False)
+    return out
+
+
+def _match_entities(low: str, vocab: Vocabulary) -> list[Match]:
     found: list[tuple[Match, bool]] = []
     for anchor, rx, eid in _lexicon(vocab):
         if anchor not in low:

@@ -38,6 +38,7 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from ..kb.store import Fact, ReleaseView
@@ -167,12 +168,17 @@ class Guards:
         # the cells of the text's tables, each read with the product of its own column or row
         self.cells = {(c.start, c.end, c.subject, c.attribute)
                       for c in table_claims(low, layout(low), found, vocab, tables(vocab))}
-        self._all = list(self.mentions)
+        self._starts = [m.start for m in self.mentions]          # mentions and sentences in text order: bisected
+        self._sentence_starts = [s for s, _ in self.sentences]
+
+    def _between(self, start: int, end: int) -> list[Any]:
+        """The product mentions that start in [start, end)."""
+        return self.mentions[bisect_left(self._starts, start):bisect_left(self._starts, end)]
 
     def _unit(self, pos: int) -> tuple[int, int]:
-        for s, e in self.sentences:
-            if s <= pos < e:
-                return (s, e)
+        i = bisect_right(self._sentence_starts, pos) - 1
+        if i >= 0 and self.sentences[i][0] <= pos < self.sentences[i][1]:
+            return self.sentences[i]
         line_start = self.text.rfind("\n", 0, pos) + 1
         end = self.text.find("\n", pos)
         return (line_start, len(self.text) if end < 0 else end)
@@ -183,9 +189,9 @@ class Guards:
         for span in spans:
             if span is None:
                 continue
-            for m in self.mentions:
+            for m in self._between(span[0], span[1]):
                 g = vocab.generic(m.eid)
-                if span[0] <= m.start < span[1] and g not in out:
+                if g not in out:
                     out.append(g)
         return tuple(out)
 
@@ -210,7 +216,7 @@ class Guards:
         while at > 0:
             start = self.low.rfind("\n", 0, at - 1) + 1
             line = self.low[start:at - 1].strip()
-            names = {vocab.generic(m.eid) for m in self._all if start <= m.start < at - 1}
+            names = {vocab.generic(m.eid) for m in self._between(start, at - 1)}
             bullet = bool(re.match(r"(?:[-*•▪●]|\d{1,2}[.、)）])\s*", line))
             intro = in_list and not bullet and re.search(r"[:：]$", line)
             heading = not bullet and (line.startswith("#") or (0 < len(line) <= 40 and not re.search(r"[。.!！:：;；,，|]", line)))
