@@ -45,8 +45,10 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/gpukb serve --host $(HOST) --port $(PORT)
 
+# make test runs its tests on every core (pytest-xdist); TEST_WORKERS=1 runs them in one process
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not ($(SLOW))"
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not ($(SLOW))"
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m "$(SLOW)"
