@@ -34,10 +34,10 @@ CLAIM_JOINS = {
 
 #: a batch (one engine run) holds whole units up to about this many claims
 BATCH_CLAIMS = 1500
-#: ... and up to about this many pairs of groups (what a run's memory grows with: the findings each
-#: pair derives; a batch of one subject's 3,000 verdict groups, 4.5 million pairs, held 1 GB, so 50,000
-#: pairs hold about 12 MB, while each extra run re-sends its references)
-BATCH_PAIRS = 50_000
+#: ... and up to about this many pairs of groups (what a run's memory grows with: the findings each pair
+#: derives and the proofs kept; at 50,000 the 100,000-claim synthetic audit peaked at 2.6 GB, at 12,000
+#: at 2.0 GB)
+BATCH_PAIRS = 12_000
 
 
 @dataclass
