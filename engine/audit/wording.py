@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..kb.labels import fact_label
+from ..kb.labels import fact_label, shown_value
+from .inputs import not_applicable
 from ..kb.ids import bare
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
@@ -78,7 +79,6 @@ class _Context(dict):
     def na(self) -> Any:
         """The unknown that says the claim's attribute does not apply to its subject (its reason is the
         vendor's wording, in English)."""
-        from .inputs import not_applicable
         return not_applicable(self.view).get((self.c.subject, self.c.attribute))
 
     def labelled(self, x: Fact | None) -> str:
@@ -88,17 +88,11 @@ class _Context(dict):
         a = self.vocab.attributes.get(x.attribute)
         if a is not None and a.enum and isinstance(x.value, list):
             return ("、" if self.lang == "zh" else ", ").join(self.vocab.enum_label(a.enum, str(v), self.lang) for v in x.value)
-        if isinstance(x.value, bool) and self.lang == "zh":     # "是"/"否", not a program's true/false
-            return term_label("boolean", "true" if x.value else "false", "zh")
-        return x.value_text(self.vocab)
+        return shown_value(x, self.vocab, self.lang)
 
     def written(self, x: Fact | None) -> str:
         """A fact's value as written; in Chinese a yes/no value by its label ("是"/"否")."""
-        if x is None:
-            return "?"
-        if isinstance(x.value, bool) and self.lang == "zh":
-            return term_label("boolean", "true" if x.value else "false", "zh")
-        return x.value_text(self.vocab)
+        return "?" if x is None else shown_value(x, self.vocab, self.lang)
 
     def attr(self, x: Fact | None) -> str:
         a = self.vocab.attributes.get(x.attribute) if x is not None else None

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..core.errors import BadInput, Issue
 from ..core.yamlio import load_file
-from ..text.check import WRONG, audit_claims, claims_of, judged, text_id
+from ..text.check import WRONG, audit_claims, claims_of, judged, reader, text_id
 from .check import _same_attribute, _same_subject
 
 SPLITS = ("dev", "heldout")
@@ -116,9 +116,10 @@ def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = Non
         rows: list[dict[str, Any]] = []
         for p in (x for x in passages if x["split"] == split):
             n["passages"] += 1
-            claims, _, _ = claims_of(p["text"], text_id(p["text"], view.name), view, p.get("lang"))
+            guards = reader(p["text"], view)
+            claims, _, _ = claims_of(p["text"], text_id(p["text"], view.name), view, p.get("lang"), guards)
             res = audit_claims(state, view, claims)
-            status = {cid: st["status"] for cid, st in judged(p["text"], view, claims, res).items()}
+            status = {cid: st["status"] for cid, st in judged(p["text"], view, claims, res, guards).items()}
             gold = [resolve(g, view.kb.vocab) for g in p["claims"] if g["label"] in LABELS]
             matched_gold: dict[int, list[str]] = {}
             for c in claims:
@@ -192,9 +193,10 @@ def _evaluate_spec(state, view, statements: list[dict[str, Any]], show_rows: boo
     for st in statements:
         n["passages"] += 1
         text = st["text"]
-        claims, _, _ = claims_of(text, text_id(text, view.name), view, st.get("lang"))
+        guards = reader(text, view)
+        claims, _, _ = claims_of(text, text_id(text, view.name), view, st.get("lang"), guards)
         res = audit_claims(state, view, claims)
-        status = {cid: s["status"] for cid, s in judged(text, view, claims, res).items()}
+        status = {cid: s["status"] for cid, s in judged(text, view, claims, res, guards).items()}
         got_for: dict[int, str] = {}
         expected_of: dict[str, dict[str, Any]] = {}
         for i, e in enumerate(st["expect"]):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .store import ReleaseView
+from ..core.terms import label as term_label
+from .store import Fact, ReleaseView
 from .vocabulary import Vocabulary
 
 
@@ -15,3 +16,11 @@ def fact_label(f: dict[str, Any], view: ReleaseView | None, vocab: Vocabulary) -
         kbf = view.facts.get(f.get("fid")) if view is not None else None
         return kbf.value_text(vocab) if kbf is not None else str(f.get("value"))
     return vocab.wording.label(f, vocab, {"value_text": value_text})
+
+
+def shown_value(f: Fact, vocab: Vocabulary, lang: str) -> str:
+    """A fact's value as a sentence in ``lang`` shows it: in Chinese a yes/no value by the terms' labels
+    ("是"/"否"), not as a program's true/false."""
+    if isinstance(f.value, bool) and lang == "zh":
+        return term_label("boolean", "true" if f.value else "false", lang)
+    return f.value_text(vocab)

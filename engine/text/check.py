@@ -22,6 +22,7 @@ from ..audit.blocks import reachable_reference
 from .guard import Guards
 from .figure_guards import network_speed
 from .extract import extract
+from ..kb.labels import shown_value
 from ..kb.names import name_unknowns_in_check
 from .tokens import aligned_lower
 
@@ -36,10 +37,12 @@ WRONG = ("incorrect", "misattributed", "overstated", "understated", "inconsisten
 UNCLEAR = "unclear"
 
 
-def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult) -> dict[str, dict[str, Any]]:
+def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult,
+           guards: Guards | None = None) -> dict[str, dict[str, Any]]:
     """Each claim's status as ``check`` reports it: the audit's, or ``unclear`` with the guards' reasons
-    where the audit found it wrong but the reading of the text is in doubt (precision before recall)."""
-    guards = _guards(text, view)
+    where the audit found it wrong but the reading of the text is in doubt (precision before recall).
+    ``guards``: the text's, when the caller read them already (:func:`reader`)."""
+    guards = guards or reader(text, view)
     out: dict[str, dict[str, Any]] = {}
     for c in claims:
         st = dict(res.status_of(c.id))
@@ -49,21 +52,15 @@ def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult) -
                 st = {"status": UNCLEAR, "audit_status": st["status"], "unclear_because": reasons}
         out[c.id] = st
     return out
+
+
 CHECK_PREFIX = "X"
 
-#: the guards of the text checked last (reading the scope of its claims and judging them read it alike)
-_LAST_GUARDS: tuple[Any, Guards] | None = None
 
-
-def _guards(text: str, view: ReleaseView) -> Guards:
-    global _LAST_GUARDS
-    key = (text, id(view), view.name)
-    last = _LAST_GUARDS
-    if last is not None and last[0] == key:
-        return last[1]
-    guards = Guards(text, aligned_lower(text), view)
-    _LAST_GUARDS = (key, guards)
-    return guards
+def reader(text: str, view: ReleaseView) -> Guards:
+    """The guards' reading of ``text`` (its products, sentences, sections and tables), made once per check
+    and given to :func:`claims_of` and :func:`judged`."""
+    return Guards(text, aligned_lower(text), view)
 
 
 def _check_input(text: Any) -> None:
@@ -75,9 +72,10 @@ def text_id(text: str, release: str) -> str:
     return CHECK_PREFIX + hashlib.sha1(f"{release}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()[:10]
 
 
-def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None) -> tuple[list[Fact], list[dict[str, Any]], str]:
+def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None,
+              guards: Guards | None = None) -> tuple[list[Fact], list[dict[str, Any]], str]:
     """The text's claims as KB claims of source ``sid`` (validated like a claim file's), the passages
-    not understood, and the text's language."""
+    not understood, and the text's language; ``guards``: as for :func:`judged`."""
     vocab = view.kb.vocab
     ex = extract(text, vocab, lang)
     facts: list[Fact] = []
@@ -100,7 +98,7 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None) -
         facts.append(Fact(fid, 1, "claim", c.subject, c.attribute, c.value, c.unit, norm, quals, "<text>", line,
                           source=sid, quote=text[c.start:c.end], span=[c.start, c.end], modality=c.modality,
                           approx=c.approx, confidence=f"{c.confidence:.2f}"))
-    facts = _in_scope(text, view, facts, skipped)
+    facts = _in_scope(text, view, facts, skipped, guards or reader(text, view))
     skipped.sort(key=lambda x: x["span"])
     skipped = name_unknowns_in_check(text, skipped, [tuple(f.span or (0, 0)) for f in facts], vocab)
     return facts, skipped, ex.lang
@@ -115,12 +113,12 @@ VERDICTS = ("memory_verdict", "suitability", "host_memory_verdict", "bandwidth_v
 MENTIONS = ("exists", "in_catalog")
 
 
-def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dict[str, Any]]) -> list[Fact]:
+def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dict[str, Any]],
+              guards: Guards) -> list[Fact]:
     """The claims a reader takes from the text: a figure the text asks about, supposes or denies is no
     claim and goes to not_understood with the reason (:meth:`Guards.unstated`); a verdict about a product
     its sentence, table or section does not name goes there too (gpukb does not guess whom it judges); a
     mention that only says a catalogued product exists is dropped."""
-    guards = _guards(text, view)
     vocab = view.kb.vocab
     out = []
     for f in facts:
@@ -196,11 +194,12 @@ def check(state: Session, text: str, lang: str | None = None, kb_version: str | 
         raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
     view = state.view(kb_version)
     sid = text_id(text, view.name)
-    claims, skipped, text_lang = claims_of(text, sid, view, lang)
+    guards = reader(text, view)
+    claims, skipped, text_lang = claims_of(text, sid, view, lang, guards)
     res = audit_claims(state, view, claims)
     state.remember_check(sid, res)
     vocab = view.kb.vocab
-    statuses = judged(text, view, claims, res)
+    statuses = judged(text, view, claims, res, guards)
     out = []
     for c in claims:
         st = statuses[c.id]
@@ -209,7 +208,7 @@ def check(state: Session, text: str, lang: str | None = None, kb_version: str | 
             "id": c.id, "span": list(c.span or []), "quote": c.quote, "subject": c.subject,
             "subject_label": vocab.label(c.subject), "attribute": c.attribute,
             "attribute_label": {"en": vocab.attributes[c.attribute].en, "zh": vocab.attributes[c.attribute].zh},
-            "value": c.value, "value_text": _shown(c, vocab, lang or text_lang),
+            "value": c.value, "value_text": shown_value(c, vocab, lang or text_lang),
             "qualifiers": {k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in c.qualifiers.items()},
             "modality": c.modality, "confidence": float(c.confidence or 0), "status": st["status"],
             "findings": findings, "correction": correction(c, st["status"], res, view),
@@ -264,17 +263,9 @@ def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dic
     for ref in refs[:1]:
         name = vocab.label(c.subject)
         via = "" if ref.subject == c.subject else f" ({vocab.label(ref.subject)})"
-        return {"en": f"{name}{via}: {attr.en} is {_shown(ref, vocab, 'en')}, not {_shown(c, vocab, 'en')} [{ref.citation}].",
-                "zh": f"{name}{via} 的{attr.zh}为 {_shown(ref, vocab, 'zh')}，而非 {_shown(c, vocab, 'zh')}（{ref.citation}）。"}
+        return {"en": f"{name}{via}: {attr.en} is {shown_value(ref, vocab, 'en')}, not {shown_value(c, vocab, 'en')} [{ref.citation}].",
+                "zh": f"{name}{via} 的{attr.zh}为 {shown_value(ref, vocab, 'zh')}，而非 {shown_value(c, vocab, 'zh')}（{ref.citation}）。"}
     return {"en": top["explanation"]["en"], "zh": top["explanation"]["zh"]}
-
-
-def _shown(f: Fact, vocab: Any, lang: str) -> str:
-    """A fact's value as a sentence in ``lang`` shows it: in Chinese a yes/no value by the terms' labels
-    ("是"/"否"), not as a program's true/false."""
-    if isinstance(f.value, bool) and lang == "zh":
-        return term_label("boolean", "true" if f.value else "false", lang)
-    return f.value_text(vocab)
 
 
 def summary(claims: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict[str, str]:
