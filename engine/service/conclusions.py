@@ -58,12 +58,14 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
         audit = check_of(state, source_of(cid), cid)
         if cid not in audit.statuses:
             raise NotFound(f"the checked text has no claim {cid!r}", [Issue(f"no claim {cid!r}", field="id")])
-        found = audit.findings_for(cid)
+        found, st = audit.findings_for(cid), audit.status_of(cid)
         if not found:
-            raise NotFound(f"the claim {cid!r} has no finding to explain (it is {audit.status_of(cid)['status']})",
+            raise NotFound(f"the claim {cid!r} has no finding to explain (it is {st['status']})",
                            [Issue(f"no finding for {cid!r}", field="id")])
-        doc = explain(state, found[0]["id"], "json", "en")
-        doc.update(conclusion_id=cid, findings=found, status=audit.status_of(cid))
+        # the finding that decided the claim's status (its rank and kind), else the most severe
+        top = next((f for f in found if f.get("rank") == st.get("rank") and f["kind"] == st["status"]), found[0])
+        doc = explain(state, top["id"], "json", "en")
+        doc.update(conclusion_id=cid, findings=found, status=st)
     elif cid.startswith("NA-"):              # what the vendor says does not apply (an audit finding's evidence)
         view = state.view(None)
         u = next((u for (s, a), u in not_applicable(view).items() if na_key(s, a) == cid), None)
