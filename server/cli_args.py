@@ -305,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--activation-offloading", action=argparse.BooleanOptionalAction, default=None,
                    help="activation offloading (torchtune enable_activation_offloading): with checkpointing the "
                         "per-layer checkpoints are kept in host memory")
+    p.add_argument("--torch-compile", action=argparse.BooleanOptionalAction, default=None,
+                   help="the training step is compiled with torch.compile: pointwise activations are recomputed "
+                        "in the backward pass instead of saved")
     p.add_argument("--engine", choices=query_fields.ENGINES,
                    help="inference: the serving engine (vllm takes gpu_memory_utilization of each card, 0.9 by default)")
     p.add_argument("--gpu-memory-utilization", metavar="F", type=float,

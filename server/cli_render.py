@@ -87,6 +87,9 @@ def render_sizing(a: m.SizingAnswer, lang: str = "en") -> str:
             lines.append(f"  {_pad(name, 22)}{_num(mem.get(key)):>12}")
     lines.append(f"  {_pad(_t('per_gpu_states', lang), 22)}{_num(mem.per_gpu_model_states):>12}")
     lines.append(f"  {_pad(_t('per_gpu_total', lang), 22)}{_num(mem.per_gpu_total):>12}")
+    if mem.has("per_gpu_reserved") and mem.get("per_gpu_reserved") != mem.per_gpu_total:
+        lines.append(f"  {_pad(_t('per_gpu_reserved', lang), 22)}{_num(mem.get('per_gpu_reserved')):>12}  "
+                     f"{_t('reserved_note', lang)}")
     cap = a.capacity
     basis = ", ".join(str(x) for x in (cap.get("gpu"), cap.get("basis")) if x)
     lines.append(_t("capacity", lang, per_gpu=_num(cap.per_gpu), unit=cap.unit, gpus=cap.gpus)

@@ -178,6 +178,10 @@ def memory_bars(answer: dict[str, Any], lang: str, component_label: Callable[[st
     if per_gpu is not None and (abs(float(per_gpu) - total) > 1e-6 or gpus > 1):
         rows.append({"key": "per_gpu_total", "label": t("answer.per_gpu", lang, n=gpus, zero=scen.get("zero")),
                      "gb": float(per_gpu), "kind": "total"})
+    reserved = mem.get("per_gpu_reserved")
+    if reserved is not None and per_gpu is not None and abs(float(reserved) - float(per_gpu)) > 1e-6:
+        rows.append({"key": "per_gpu_reserved", "label": t("answer.per_gpu_reserved", lang), "gb": float(reserved),
+                     "kind": "total"})
     if cap.get("per_gpu") is not None:
         rows.append({"key": "capacity", "label": t("answer.capacity", lang, gpu=cap.get("gpu") or "GPU"),
                      "gb": float(cap["per_gpu"]), "kind": "capacity"})

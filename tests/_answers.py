@@ -40,7 +40,7 @@ QUERIES = [
      "max_num_batched_tokens": 8192, "kv_cache_dtype": "fp8"},
     # torchtune's activation offloading on top of checkpointing (issue 33)
     {"model": "llama-3.2-3b", "method": "lora", "gpu": "L4", "seq_len": 4096, "batch": 2,
-     "gradient_checkpointing": True, "activation_offloading": True},
+     "gradient_checkpointing": True, "activation_offloading": True, "torch_compile": True},
     # plain data parallelism (gradient buckets) at a context beyond the model's trained one (issue 33)
     {"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB", "gpus": 2, "zero": 0, "seq_len": 8192},
 ]

@@ -94,6 +94,9 @@ FIELDS: tuple[Field, ...] = (
           "offload activations to host memory (with checkpointing: only the recomputed layer stays)"),
     Field("chunked_cross_entropy", "boolean", "chunked / fused cross-entropy: no full FP32 sequence x vocabulary "
           "logits", "chunked / fused cross-entropy (no full FP32 sequence x vocabulary logits)"),
+    Field("torch_compile", "boolean", "training step compiled with torch.compile: pointwise activations are "
+          "recomputed in the backward pass instead of saved", "compiled with torch.compile (pointwise activations "
+          "recomputed, not saved)"),
     Field("engine", "string", "inference: the serving engine (vllm takes gpu_memory_utilization of each card, "
           "0.9 by default)", "inference: serving engine, transformers (whole card) or vllm "
           "(gpu_memory_utilization of each card)", ENGINES),

@@ -254,7 +254,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))
             v = False
         s[key] = v
-    for key in ("optimizer_in_backward", "chunked_cross_entropy", "activation_offloading"):
+    for key in ("optimizer_in_backward", "chunked_cross_entropy", "activation_offloading", "torch_compile"):
         if key in b:
             v = b[key]
             if not isinstance(v, bool):
@@ -324,6 +324,7 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "fa": int(s["flash_attention"]), "trainable": 0 if s["method"] == "inference" else 1,
          "offload": s.get("offload", "none"), "oib": int(bool(s.get("optimizer_in_backward"))),
          "cce": int(bool(s.get("chunked_cross_entropy"))), "ao": int(bool(s.get("activation_offloading"))),
+         "tc": int(bool(s.get("torch_compile"))),
          "paged": int(s["optimizer"].startswith("paged_")),
          "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),
          "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,

@@ -34,6 +34,7 @@ class Scenario(Model):
     offload: Offload = OMIT
     optimizer_in_backward: bool = spec(OMIT, "The optimizer step fused into the backward pass: gradients freed layer by layer.")
     chunked_cross_entropy: bool = spec(OMIT, "Chunked / fused cross-entropy: no full FP32 sequence × vocabulary logits.")
+    torch_compile: bool = spec(OMIT, "The training step is compiled with torch.compile: pointwise activations are recomputed, not saved.")
     activation_offloading: bool = spec(OMIT, "Activation offloading: with checkpointing the per-layer checkpoints are kept in host memory.")
     engine: Literal["transformers", "vllm"] = spec(OMIT, "Inference: the serving engine (vllm takes a share of each card, gpu_memory_utilization).")
     gpu_memory_utilization: float = spec(OMIT, "Inference: the engine's share of each card's memory (vLLM default 0.9).")
@@ -60,6 +61,7 @@ class Memory(Model):
     logits: float | None = spec(OMIT, "Training: the loss's batch × sequence × vocabulary logits (FP32 upcast and gradient).")
     weight_copies: float | None = spec(OMIT, "Training under PyTorch AMP: the 16-bit copies autocast makes of the FP32 weights.")
     per_gpu_allocated: float | None = spec(OMIT, "What torch.cuda.max_memory_allocated would report per GPU: the per-GPU total without the CUDA context and paged optimizer states (nvidia-smi shows the per-GPU total and more).")
+    per_gpu_reserved: float | None = spec(OMIT, "Training: what nvidia-smi would show per GPU, the allocated peak with the caching allocator's fragmentation and the CUDA context (it does not decide the verdict: the allocator frees its cache and retries before it fails).")
     comm_buffers: float | None = spec(OMIT, "Data-parallel training: gradient buckets (DDP's copy of the gradients, DeepSpeed's reduce bucket).")
 
 

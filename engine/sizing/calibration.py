@@ -112,10 +112,15 @@ SHARDING = {"none": 0, "ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3, 
 OFFLOAD = {"none": None, "optimizer": "optimizer", "optimizer_and_params": "params"}
 OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
 #: what a training framework does unless told otherwise: torchtune's recipes compute the loss with
-#: CEWithChunkedOutputLoss (R-LOGITS-chunked)
-FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}}
-#: techniques a gold row may state (true / false) beside its flags; a stated value wins over the framework default
-TECHNIQUES = ("chunked_cross_entropy", "optimizer_in_backward", "activation_offloading")
+#: CEWithChunkedOutputLoss (R-LOGITS-chunked); lit-gpt's / litgpt's fine-tuning scripts run the head in chunks of
+#: 128 tokens and the loss chunk by chunk (Lightning-AI/lit-gpt finetune/lora.py: model(input_ids,
+#: lm_head_chunk_size=128), chunked_cross_entropy(logits, targets))
+FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}, "litgpt": {"chunked_cross_entropy": True},
+                      "lit-gpt": {"chunked_cross_entropy": True}}
+#: techniques a gold row may state (true / false) beside its flags, as the query field each one sets; a stated
+#: value wins over the framework default
+TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "optimizer_in_backward": "optimizer_in_backward",
+              "activation_offloading": "activation_offloading", "compile": "torch_compile"}
 #: a peak read from PyTorch's caching allocator (max_memory_allocated / active / reserved, as torchtune and litgpt
 #: print them) counts tensors only: it is compared with the estimate of what the allocator holds (sizing.allocated:
 #: no CUDA context, no paged optimizer states in unified memory; R-TORCH-allocated); nvidia-smi and unstated tools
@@ -182,9 +187,9 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     off = OFFLOAD.get(row.get("offload") or "none")
     if off and (row["method"] in ("full", "pretrain") or off == "params"):
         body["offload"] = off
-    for k in TECHNIQUES:
+    for k, field in TECHNIQUES.items():
         if isinstance(row.get(k), bool) and row["method"] != "inference":
-            body[k] = row[k]
+            body[field] = row[k]
     for k, v in FRAMEWORK_DEFAULTS.items():
         if k in str(row.get("framework") or "").lower() and row["method"] != "inference":
             body.update({f: x for f, x in v.items() if f not in body})
@@ -250,7 +255,11 @@ def measured_runs(state: Session, view: ReleaseView, path: Any = None, splits: t
         al = r.one("allocated")
         out["compared"] = compared_as(row) if al is not None else "total"
         out["estimate_total_gb"] = round(pg["total_gb"], 3)
-        out["estimate_gb"] = round(al["gb"] if out["compared"] == "allocated" else pg["total_gb"], 3)
+        rs = r.one("reserved")
+        if out["compared"] == "total" and rs is not None:
+            out["compared"] = "reserved"
+        out["estimate_gb"] = round(al["gb"] if out["compared"] == "allocated" else
+                                   rs["gb"] if out["compared"] == "reserved" else pg["total_gb"], 3)
         out["body"] = body
         if "gpu" in body or body.get("vram_gb") != 4096:
             out["predicted"] = "ran" if v["verdict"] == "fits" else "oom"

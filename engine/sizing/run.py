@@ -228,6 +228,9 @@ def memory_breakdown(r: SizingRun) -> dict[str, Any]:
     al = r.one("allocated")
     if al is not None:
         out["per_gpu_allocated"] = _r(al["gb"])
+    rs = r.one("reserved")
+    if rs is not None:
+        out["per_gpu_reserved"] = _r(rs["gb"])
     return out
 
 

@@ -1,0 +1,79 @@
+"""How a training step's runtime changes what it holds: torch.compile's recomputation of pointwise activations,
+and what nvidia-smi shows beside the allocator's own count (issue 33)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+EAGER = {"model": "llama-3.2-3b", "method": "full", "precision": "bf16", "gpu": "A100-80GB", "seq_len": 4096,
+         "batch": 2, "gradient_checkpointing": False, "flash_attention": True}
+
+
+def test_compile_keeps_korthikantis_cut_of_the_activations(kb):
+    eager = kb.query(EAGER)
+    compiled = kb.query({**EAGER, "torch_compile": True})
+    # eager keeps 34 + 8 (FP32 norm upcasts) bytes per s·b·h per layer, compiled 34 - 10 (R-ACT-compile-remat)
+    assert compiled["memory"]["activations"] / eager["memory"]["activations"] == pytest.approx(24 / 42, rel=1e-3)
+    assert compiled["scenario"]["torch_compile"] is True
+    assert "R-ACT-compile-remat" in json.dumps(compiled["explanation"])
+    # weights, gradients, optimizer states and logits are the same tensors either way
+    for k in ("weights", "gradients", "optimizer", "logits"):
+        assert compiled["memory"][k] == eager["memory"][k]
+
+
+def test_compile_with_checkpointing_shrinks_only_the_recomputed_layer(kb):
+    ck = {**EAGER, "gradient_checkpointing": True}
+    a, b = kb.query(ck)["memory"]["activations"], kb.query({**ck, "torch_compile": True})["memory"]["activations"]
+    # the 2·s·b·h checkpoint of each layer stays; one layer's 42 → 24 bytes per s·b·h goes
+    assert a - b == pytest.approx(4096 * 2 * 3072 * 18 / 1e9, rel=1e-3)
+
+
+def test_compile_is_sized_as_eager_in_a_release_without_the_fact(kb):
+    old = {**EAGER, "kb_version": "2026.12.8"}
+    assert kb.query({**old, "torch_compile": True})["memory"]["activations"] == kb.query(old)["memory"]["activations"]
+
+
+def test_compile_is_no_inference_flag(kb):
+    a = kb.query({"model": "llama-3.2-3b", "method": "inference", "gpu": "L4", "torch_compile": True})
+    assert any("torch_compile" in n for n in a["notes"])
+
+
+@pytest.mark.parametrize("body", [
+    {"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB"},
+    {"model": "llama-2-7b", "method": "full", "gpu": "A100-80GB", "gradient_checkpointing": True},
+    {"model": "llama-2-13b", "method": "full", "gpu": "A100-80GB", "gpus": 4},
+])
+def test_nvidia_smi_shows_the_allocators_fragmentation_in_fine_tuning(kb, body):
+    m = kb.query(body)["memory"]
+    context = m["per_gpu_total"] - m["per_gpu_allocated"]
+    assert m["per_gpu_reserved"] == pytest.approx(m["per_gpu_allocated"] / (1 - 0.15) + context, abs=2e-3)
+
+
+def test_plain_training_shows_no_fragmentation_figure(kb):
+    m = kb.query({**EAGER, "seq_len": 512})["memory"]
+    assert m["per_gpu_reserved"] == pytest.approx(m["per_gpu_total"], abs=2e-3)
+
+
+def test_fragmentation_never_decides_the_verdict(kb):
+    """The allocator frees its cache and retries before it fails (R-TORCH-alloc-retry): a run whose tensors fit is
+    called fitting even when the reserve nvidia-smi would show exceeds the card."""
+    for seq in range(2048, 65536, 512):
+        a = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB", "seq_len": seq,
+                      "flash_attention": True})
+        m = a["memory"]
+        if m["per_gpu_total"] <= a["capacity"]["per_gpu"] < m["per_gpu_reserved"]:
+            assert a["verdict"] == "fits"
+            return
+    pytest.fail("no sequence length put the reserve alone over the card")
+
+
+def test_inference_has_no_reserve_estimate(kb):
+    m = kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "A100-80GB"})["memory"]
+    assert "per_gpu_reserved" not in m
+
+
+def test_the_cli_takes_torch_compile(cli):
+    out = cli.json("query", "--model", "llama-3.2-3b", "--method", "full", "--gpu", "A100-80GB", "--seq-len", "4096",
+                   "--no-gradient-checkpointing", "--torch-compile", "--json")
+    assert out["scenario"]["torch_compile"] is True
