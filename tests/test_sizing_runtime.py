@@ -77,3 +77,24 @@ def test_the_cli_takes_torch_compile(cli):
     out = cli.json("query", "--model", "llama-3.2-3b", "--method", "full", "--gpu", "A100-80GB", "--seq-len", "4096",
                    "--no-gradient-checkpointing", "--torch-compile", "--json")
     assert out["scenario"]["torch_compile"] is True
+
+
+@pytest.mark.parametrize("model", ["llama-2-7b", "model:llama-2-7b"])
+def test_a_longest_context_beyond_the_trained_one_says_so(kb, model):
+    a = kb.solve({"model": model, "method": "inference", "gpu": "A100-80GB"}, "seq_len")
+    assert a["largest"] > 4096
+    assert "4,096" in a["text"]["en"] and "R-llama-2-7b-max_context" in a["text"]["en"] and "4,096" in a["text"]["zh"]
+
+
+def test_a_longest_context_within_the_trained_one_says_nothing_of_it(kb):
+    a = kb.solve({"model": "llama-2-7b", "method": "full", "gpu": "T4", "batch": 64}, "seq_len")
+    assert a["largest"] is None or a["largest"] <= 4096
+    assert "max_position_embeddings" not in a["text"]["en"]
+
+
+def test_eval_sizing_says_how_much_of_each_split_the_dev_band_covers(kb):
+    from gpukb.engine.sizing.calibration import measured_runs
+    rep = measured_runs(kb, kb.view(), splits=("dev",))
+    dev = rep["splits"]["dev"]
+    # the band is the narrowest that holds 90% of dev's ratios, so on dev it covers at least that
+    assert dev["dev_band_covers"] >= 0.9 and dev["band"]["covers"] <= dev["sized"]

@@ -155,12 +155,25 @@ def inverse(state: Session, scenario: dict[str, Any], target: str, view: Release
     if above is None:
         en += " (the upper end of the range searched)"
         zh += "（已到搜索范围上限）"
-    limit = view.ref(scenario["model"], "max_context") if target == "seq_len" and scenario.get("model") else None
+    model = _model_id(state, scenario.get("model")) if target == "seq_len" else None
+    limit = view.ref(model, "max_context") if model else None
     if limit is not None and best["value"] > limit.value:
-        name = state.kb.vocab.label(scenario["model"])
+        name = state.kb.vocab.label(model)
         en += (f" That is beyond the {int(limit.value):,} tokens {name} was trained for (max_position_embeddings, {limit.id}): "
                f"memory allows it, but the model needs a long-context variant or RoPE scaling to work past {int(limit.value):,}.")
         zh += (f"这超出了 {name} 的训练上下文长度 {int(limit.value):,}（max_position_embeddings，{limit.id}）："
                f"显存放得下，但模型需要长上下文版本或 RoPE 缩放才能在超过 {int(limit.value):,} 时正常工作。")
     return {"kind": "inverse", "target": target, "largest": best["value"], "fits": best, "first_not_fitting": above,
             "answer": zh if lang == "zh" else en, "text": {"en": en, "zh": zh}}
+
+
+def _model_id(state: Session, name: Any) -> str | None:
+    """The catalogued model a query names ("llama-2-7b", "model:llama-2-7b" or an alias), else None."""
+    if not isinstance(name, str) or not name:
+        return None
+    vocab = state.kb.vocab
+    for cand in (name, f"model:{name}"):
+        if cand in vocab.entities:
+            return cand
+    found = vocab.aliases().get(name.lower())
+    return found if isinstance(found, str) and found.startswith("model:") else None

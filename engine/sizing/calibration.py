@@ -287,6 +287,12 @@ def measured_runs(state: Session, view: ReleaseView, path: Any = None, splits: t
         }
         if split == "dev":
             splits[split]["rows"] = rows
+    dev_band = (splits.get("dev") or {}).get("band")
+    for split, st in splits.items():
+        ratios = [r["ratio"] for r in per[split] if r.get("ratio")]
+        if dev_band and ratios:
+            # the band answers carry comes from dev: the share of this split's runs it covers
+            st["dev_band_covers"] = round(sum(1 for x in ratios if dev_band["low"] <= x <= dev_band["high"]) / len(ratios), 3)
     return {"file": str(p), "splits": splits}
 
 
@@ -297,7 +303,8 @@ def measured_report_text(rep: dict[str, Any]) -> str:
         lines.append(f"  {split}: {st['runs']} runs, {st['sized']} with a measured peak; within 15%: "
                      f"{(st['within_15pct'] or 0):.0%}; outcomes right: {(st['outcome_right'] or 0):.0%} of "
                      f"{st['outcomes_judged']}; median error {st['median_error_pct']}%; 90% band "
-                     f"{b.get('low')} .. {b.get('high')} (measured / estimated)")
+                     f"{b.get('low')} .. {b.get('high')} (measured / estimated)"
+                     + (f"; the dev band covers {st['dev_band_covers']:.0%} of its runs" if "dev_band_covers" in st else ""))
         for r in st.get("rows", []):
             if "error" in r:
                 lines.append(f"    {r['id']:6} cannot be sized: {r['error']}")
