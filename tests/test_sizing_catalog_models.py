@@ -94,3 +94,18 @@ def test_torchtune_rows_record_their_techniques():
     assert runs["M016"]["optimizer_in_backward"] is True and runs["M017"]["optimizer_in_backward"] is False
     assert runs["M018"]["activation_offloading"] is True
     assert runs["M001"]["packed_dataset"] is True and "activation_offloading" not in runs["M001"]
+
+
+@pytest.mark.parametrize("model,billions", [("chatglm2-6b", 6.2436), ("chatglm3-6b", 6.2436), ("qwen2-7b", 7.6156),
+                                            ("qwen2-0.5b", 0.4940), ("gemma-2b", 2.5062), ("gemma-7b", 8.5377)])
+def test_every_catalogued_llm_can_be_sized(kb, model, billions):
+    """A model with a configuration in the catalog has a parameter count (counted from that configuration when
+    its card gives none), so a question about it is answered, not refused."""
+    a = kb.query({"model": model, "method": "inference", "precision": "fp16", "gpu": "A100-80GB"})
+    assert a["memory"]["weights"] == pytest.approx(2 * billions, rel=1e-3)
+
+
+def test_no_catalogued_llm_lacks_what_sizing_needs(kb):
+    view = kb.view()
+    llms = [e for e in kb.kb.vocab.entities if e.startswith("model:") and view.ref(e, "layers") is not None]
+    assert llms and [e for e in llms if view.ref(e, "params") is None] == []

@@ -241,7 +241,7 @@ def test_a_refused_sizing_question_says_why_in_chinese(api, cli, names):
     assert z["kind"] == "unknown" and z["missing"][0].startswith("无法计算这个场景")
     assert_chinese(z, names, f"/v1/ask?q={q}&lang=zh")
     e = api.ok("/v1/ask", query_string={"q": q, "lang": "en"})
-    assert e["missing"] == ["gpu: no the GPU's memory in release " + e["kb_version"]]
+    assert e["missing"] == ["gpu: no data on the GPU's memory in release " + e["kb_version"]]
     code, out, err = cli("query", "--instance", "GN7vw.LARGE16", "--model", "llama-2-7b", "--lang", "zh")
     assert code == 2 and "无法计算这个场景" in err
     assert_chinese(err.splitlines(), names, "gpukb query --lang zh (refused)")

@@ -57,7 +57,7 @@ def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Re
     verdict = r.one("verdict")
     cap = r.one("capacity")
     if verdict is None or cap is None:
-        missing = "the GPU's memory" if cap is None else "a memory estimate for this model"
+        missing = "data on the GPU's memory" if cap is None else "data to estimate this model's memory (its parameter count)"
         vocab = view.kb.vocab
         raise BadInput(vocab.wording.note("cannot_size", vocab, release=view.name, missing="memory" if cap is None else "model"),
                        [Issue(f"no {missing} in release {view.name}", field="gpu" if cap is None else "model")])
