@@ -109,3 +109,18 @@ def test_no_catalogued_llm_lacks_what_sizing_needs(kb):
     view = kb.view()
     llms = [e for e in kb.kb.vocab.entities if e.startswith("model:") and view.ref(e, "layers") is not None]
     assert llms and [e for e in llms if view.ref(e, "params") is None] == []
+
+
+@pytest.mark.parametrize("model,layers,kv_heads,head_dim", [("gemma-7b", 28, 16, 256), ("gemma-2-9b", 42, 8, 256),
+                                                            ("gemma-2-27b", 46, 16, 128), ("llama-3.1-8b", 32, 8, 128)])
+def test_the_kv_cache_is_as_wide_as_the_configured_heads(kb, model, layers, kv_heads, head_dim):
+    """Keys and values are kv_heads × head_dim wide: a configuration's head_dim where it sets one (Gemma), else
+    hidden / heads (Llama)."""
+    a = kb.query({"model": model, "method": "inference", "gpu": "H100-80GB", "seq_len": 4096, "batch": 2})
+    assert a["memory"]["kv_cache"] == pytest.approx(2 * layers * 4096 * 2 * kv_heads * head_dim * 2 / 1e9, rel=1e-3)
+
+
+def test_head_dim_is_not_read_in_a_release_without_it(kb):
+    old = kb.query({"model": "gemma-2-9b", "method": "inference", "gpu": "H100-80GB", "seq_len": 4096, "kb_version": "2026.12.8"})
+    # 2026.12.8 sized Gemma 2 9B's heads as hidden / heads = 3,584 / 16 = 224 wide
+    assert old["memory"]["kv_cache"] == pytest.approx(2 * 42 * 4096 * 8 * 224 * 2 / 1e9, rel=1e-3)
