@@ -253,6 +253,8 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         if not isinstance(v, bool):
             issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))
             v = False
+        elif key not in b and method != "inference":
+            notes.append(note("default_off", key_field=key))
         s[key] = v
     for key in ("optimizer_in_backward", "chunked_cross_entropy", "activation_offloading", "torch_compile"):
         if key in b:
