@@ -11,7 +11,11 @@ def _claims(gpukb, text: str, lang: str | None = None) -> list[dict]:
 
 
 def _find(gpukb, text: str, subject: str, attribute: str, lang: str | None = None) -> list[dict]:
-    return [c for c in _claims(gpukb, text, lang) if c["subject"] == subject and c["attribute"] == attribute]
+    """The claims of ``subject`` (or of one of its variants, "gpu:H100-80GB" for "gpu:H100": a figure of a
+    product sold in variants is read as the variant's whose figure it is) and ``attribute``."""
+    return [c for c in _claims(gpukb, text, lang)
+            if c["subject"] in (subject, *(subject + "-" + v for v in ("80GB", "40GB", "PCIe", "NVL", "SXM")))
+            and c["attribute"] == attribute]
 
 
 # --- a datasheet figure makes a different figure wrong, with the correction
@@ -130,3 +134,324 @@ def test_a_bare_g_figure_beside_network_words_is_a_link_speed_not_memory(gpukb, 
     answer = gpukb.check(text)
     assert not [c for c in answer["claims"] if c["attribute"] == "memory_gb"], answer["claims"]
     assert any("network speed" in n["reason"] and word in n["reason"] for n in answer["not_understood"])
+
+
+# --- bytes per parameter: of the number format, optimizer or method the sentence names, never of nothing
+
+@pytest.mark.parametrize("text,subject,value,status", [
+    ("| 精度 | 每参数 |\n|---|---|\n| FP32 | 4 字节 |", "precision:fp32", 4, "supported"),
+    ("INT8 量化后每个参数占 1 字节。", "precision:int8", 1, "supported"),
+    ("BF16 stores each weight in 2 bytes per parameter.", "precision:bf16", 2, "supported"),
+    ("An INT4 weight takes 2 bytes per parameter.", "precision:int4", 2, "incorrect"),
+    ("Full fine-tuning needs about 16 GB of VRAM per billion parameters.", "method:full", 16, None),
+])
+def test_bytes_per_parameter_are_the_named_formats_or_methods(gpukb, text, subject, value, status):
+    [c] = _find(gpukb, text, subject, "bytes_per_param")
+    assert c["value"] == value and (status is None or c["status"] == status), c
+
+
+def test_bytes_per_parameter_said_of_two_formats_are_two_claims(gpukb):
+    text = "Weights take 2 bytes per parameter in FP16 or BF16."
+    got = {c["subject"] for c in _claims(gpukb, text) if c["attribute"] == "bytes_per_param"}
+    assert got == {"precision:fp16", "precision:bf16"}
+
+
+@pytest.mark.parametrize("text", [
+    "The T4 supports FP16. Gradients: 2 bytes per parameter.",       # no format named in its sentence
+    "梯度：每个参数 2 字节。",
+    "A 70B model in FP16 needs 140,000,000,000 bytes.",              # a total, not a rate per parameter
+])
+def test_bytes_per_parameter_of_nothing_named_is_no_claim(gpukb, text):
+    assert not [c for c in _claims(gpukb, text) if c["attribute"] == "bytes_per_param"]
+
+
+@pytest.mark.parametrize("text,status", [
+    ("The AdamW optimizer keeps 8 bytes per parameter of states.", "unclear"),   # without the FP32 master copy
+    ("AdamW 优化器每个参数占 12 字节。", "supported"),                                # with it
+    ("AdamW takes 3 bytes per parameter.", "incorrect"),
+    ("AdamW needs 24 bytes per parameter.", "incorrect"),
+])
+def test_an_optimizers_bytes_one_master_copy_off_are_not_wrong(gpukb, text, status):
+    [c] = _find(gpukb, text, "optimizer:adamw", "bytes_per_param")
+    assert c["status"] == status, c
+
+
+# --- a product sold in variants: a figure only one variant has is that variant's; one none has is wrong
+
+@pytest.mark.parametrize("text,status,variant", [
+    ("The H100 delivers 756 TFLOPS of FP16.", "supported", "gpu:H100-PCIe"),
+    ("The H100's FP8 throughput is 1,979 TFLOPS.", "supported", "gpu:H100-80GB"),
+    ("The H100's FP8 throughput reaches 5,000 TFLOPS.", "incorrect", "gpu:H100-80GB"),
+    ("H100 的 FP16 Tensor 算力为 1979 TFLOPS。", "incorrect", "gpu:H100-80GB"),       # the with-sparsity figure as dense
+])
+def test_a_figure_of_a_product_with_variants_is_judged_against_the_nearest_variant(gpukb, text, status, variant):
+    [c] = [c for c in _claims(gpukb, text) if c["attribute"].endswith("tensor_tflops")]
+    assert c["status"] == status and c["subject"] == variant, c
+
+
+def test_a_with_sparsity_figure_of_a_product_with_variants_is_not_called_wrong(gpukb):
+    for c in _claims(gpukb, "The H100 delivers 1,979 TFLOPS of FP16 with sparsity."):
+        assert c["status"] != "incorrect", c
+
+
+# --- a product named after the figure as what it is compared with does not own the figure
+
+@pytest.mark.parametrize("text,lang", [
+    ("L4 的显存带宽达 900 GB/s，较 T4 提升 3 倍。", "zh"),
+    ("The L4 has 900 GB/s of memory bandwidth, compared with the T4.", None),
+])
+def test_a_product_compared_after_the_figure_is_no_rival_owner(gpukb, text, lang):
+    [c] = _find(gpukb, text, "gpu:L4", "memory_bandwidth", lang)
+    assert c["status"] == "incorrect", c
+
+
+def test_a_figure_after_the_compared_product_is_still_in_doubt(gpukb):
+    text = "Compared with the T4, the L4 offers 900 GB/s."
+    for c in _claims(gpukb, text):
+        if c["attribute"] == "memory_bandwidth":
+            assert c["status"] != "incorrect", c
+
+
+# --- a table's cell border ends a clause: "不支持" in one cell denies nothing in the next
+
+def test_a_denial_in_one_cell_does_not_deny_the_next_cells_figure(gpukb):
+    text = "| 指标 | T4 | L4 |\n|---|---|---|\n| FP8 | 不支持 | 900 TFLOPS |"
+    [c] = _find(gpukb, text, "gpu:L4", "fp8_tensor_tflops")
+    assert c["status"] in ("incorrect", "unclear"), c
+
+
+def test_a_denial_in_the_same_cell_still_denies(gpukb):
+    text = "| 指标 | L4 |\n|---|---|\n| 显存 | 不是 48 GB |"
+    assert not _find(gpukb, text, "gpu:L4", "memory_gb")
+
+
+# --- a table cell's attribute is its row's: another attribute's equal figure does not make it doubtful
+
+def test_a_table_cell_equal_to_another_attributes_figure_is_still_judged(gpukb):
+    text = "| 指标 | A100 |\n|---|---|\n| FP32 | 19.5 TFLOPS |\n| FP64 | 19.5 TFLOPS |"
+    [c] = _find(gpukb, text, "gpu:A100", "fp64_tflops")
+    assert c["status"] == "incorrect", c
+
+
+# --- a size followed by a variant's word names the variant ("the 80GB version"), it states no memory
+
+@pytest.mark.parametrize("text", [
+    "A100 的显存采用 HBM2e，80GB 版本带宽可达 2TB/s。",
+    "For the A100, the 40GB version offers 1.6 TB/s.",
+    "The A100's 80GB model costs more.",
+])
+def test_a_size_naming_a_variant_is_no_memory_claim(gpukb, text):
+    assert not _find(gpukb, text, "gpu:A100", "memory_gb"), _claims(gpukb, text)
+
+
+@pytest.mark.parametrize("text,status", [
+    ("The T4 has 80GB of memory in every version.", "incorrect"),   # the word is not right after the size
+    ("The A100 has 80GB of memory.", "supported"),
+])
+def test_a_memory_figure_without_a_variant_word_is_still_a_claim(gpukb, text, status):
+    subject = "gpu:T4" if "T4" in text else "gpu:A100"
+    [c] = _find(gpukb, text, subject, "memory_gb")
+    assert c["status"] == status, c
+
+
+# --- a figure after a Chinese comma is a figure ("HBM3，80GB"); "1,979" is one figure
+
+def test_a_figure_right_after_a_comma_is_read_by_the_guards(gpukb):
+    # the variant word after "80GB" is only seen when the figure after the comma is found
+    assert not _find(gpukb, "H100 显存升级为 HBM3,80GB 版本带宽达 3.35TB/s。", "gpu:H100", "memory_gb")
+
+
+# --- a generic fine-tuning word right after a method's name is that method's, not full fine-tuning
+
+@pytest.mark.parametrize("text,lang", [
+    ("LoRA fine-tuning of a 7B model needs about 16 GB.", None),
+    ("用 LoRA 微调 7B 模型需要约 16GB 显存。", "zh"),
+    ("QLoRA fine-tuning a 7B model needs about 6 GB.", None),
+])
+def test_a_methods_fine_tuning_phrase_is_that_method(gpukb, text, lang):
+    reqs = [c for c in _claims(gpukb, text, lang) if c["attribute"] == "memory_required"]
+    assert reqs and all(c["qualifiers"].get("method") in ("method:lora", "method:qlora") for c in reqs), reqs
+    assert all(c["status"] not in ("understated", "incorrect") for c in reqs), reqs
+
+
+def test_full_fine_tuning_after_another_method_in_the_sentence_stays_full(gpukb):
+    text = "QLoRA needs 6 GB for a 7B model, while full fine-tuning of a 7B model needs 120 GB."
+    full = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_required" and "120" in c["quote"]]
+    assert full and full[0]["qualifiers"].get("method") == "method:full", full
+
+
+# --- a header that is only a count's noun makes its column's bare numbers counts
+
+@pytest.mark.parametrize("text,subject,attribute,value", [
+    ("| Instance | GPU Type | GPUs |\n|---|---|---|\n| g5.12xlarge | NVIDIA A10G | 4 |", "instance:g5.12xlarge", "gpu_count", 4),
+    ("| 实例 | vCPU 数 | GPU 数量 |\n|---|---|---|\n| g5.12xlarge | 48 | 4 |", "instance:g5.12xlarge", "vcpu", 48),
+    ("| 实例 | vCPU 数 | GPU 数量 |\n|---|---|---|\n| g5.12xlarge | 48 | 4 |", "instance:g5.12xlarge", "gpu_count", 4),
+])
+def test_a_count_column_is_read_as_counts(gpukb, text, subject, attribute, value):
+    [c] = _find(gpukb, text, subject, attribute)
+    assert float(c["value"]) == value and c["status"] == "supported", c
+
+
+def test_a_bare_number_under_a_header_that_is_not_a_count_is_no_count(gpukb):
+    text = "| Instance | GPU Type | Year |\n|---|---|---|\n| g5.12xlarge | NVIDIA A10G | 2021 |"
+    assert not [c for c in _claims(gpukb, text) if c["attribute"] in ("gpu_count", "vcpu")]
+
+
+# --- the GPU an instance carries is not a rival owner of the instance's per-GPU figure
+
+@pytest.mark.parametrize("text,status", [
+    ("p3dn.24xlarge 配备 8 块 16 GB 显存的 V100。", "incorrect"),
+    ("The p3dn.24xlarge has eight V100 GPUs with 16 GB each.", "incorrect"),
+    ("The p3dn.24xlarge has eight V100 GPUs with 32 GB each.", "supported"),
+])
+def test_an_instances_own_gpu_does_not_make_its_figure_doubtful(gpukb, text, status):
+    [c] = _find(gpukb, text, "instance:p3dn.24xlarge", "memory_gb")
+    assert c["status"] == status, c
+
+
+def test_a_figure_not_said_of_each_gpu_stays_in_doubt_beside_the_gpus(gpukb):
+    # the instance's host memory, read as GPU memory: the GPUs named beside it keep it in doubt
+    for c in _claims(gpukb, "The p4d.24xlarge has eight A100 GPUs and 1152 GB of memory."):
+        assert not (c["attribute"] == "memory_gb" and c["status"] == "incorrect"), c
+
+
+# --- "推荐系统", "recommendation models": a workload's name, not advice nor a verdict
+
+@pytest.mark.parametrize("text,lang", [
+    ("T4 常用于推荐系统：INT8 量化模型使推荐推理吞吐量提升 3 倍。", "zh"),
+    ("The T4 serves recommendation models at INT8.", None),
+    ("The T4 serves recommender workloads well with FP16.", None),
+])
+def test_a_recommender_workload_is_no_advice(gpukb, text, lang):
+    assert not [c for c in _claims(gpukb, text, lang) if c["attribute"].startswith("recommended_")], _claims(gpukb, text, lang)
+
+
+@pytest.mark.parametrize("text,lang", [
+    ("推荐在 T4 上使用 INT8 推理。", "zh"),
+    ("We recommend INT8 on the T4.", None),
+])
+def test_advice_to_use_a_precision_is_still_advice(gpukb, text, lang):
+    assert [c for c in _claims(gpukb, text, lang) if c["attribute"] == "recommended_precision"], _claims(gpukb, text, lang)
+
+
+# --- a sentence sizing a card it does not name says nothing of the product named before
+
+@pytest.mark.parametrize("text,lang", [
+    ("H100 很强。这类模型在单张 24GB 显存的消费级显卡上就能完成微调。", "zh"),
+    ("The H100 is fast. A 7B model fits on a 24 GB card with QLoRA.", None),
+])
+def test_an_unnamed_cards_size_is_not_the_earlier_products(gpukb, text, lang):
+    assert not [c for c in _claims(gpukb, text, lang) if c["subject"].startswith("gpu:H100")], _claims(gpukb, text, lang)
+
+
+@pytest.mark.parametrize("text,subject,status", [
+    ("The T4 is a 24 GB card.", "gpu:T4", "incorrect"),
+    ("T4 是一张 16GB 显存的显卡。", "gpu:T4", "supported"),
+])
+def test_a_named_cards_size_is_still_its_memory(gpukb, text, subject, status):
+    [c] = _find(gpukb, text, subject, "memory_gb")
+    assert c["status"] == status, c
+
+
+# --- "无稀疏", "without sparsity" qualify a figure (dense): they deny neither it nor the next one
+
+@pytest.mark.parametrize("text,lang", [
+    ("特性 NVIDIA L4 NVIDIA T4\nFP16 (半精度) ~121 TFLOPS (无稀疏) ~65 TFLOPS (无稀疏) 两者差距大\n", "zh"),
+    ("The L4 delivers 121 TFLOPS of FP16 (without sparsity); the T4 delivers 65 TFLOPS of FP16.", None),
+])
+def test_a_sparsity_qualifier_denies_no_figure(gpukb, text, lang):
+    [c] = _find(gpukb, text, "gpu:T4", "fp16_tensor_tflops", lang)
+    assert c["status"] == "supported", c
+
+
+@pytest.mark.parametrize("text", ["T4 的 FP16 算力不是 130 TFLOPS。", "The T4 does not deliver 130 TFLOPS of FP16."])
+def test_a_denied_figure_is_still_no_claim(gpukb, text):
+    assert not _find(gpukb, text, "gpu:T4", "fp16_tensor_tflops")
+
+
+# --- a table copied as text: a row of named values, one per product, is read cell by cell
+
+def test_a_borderless_rows_named_values_go_to_their_columns(gpukb):
+    text = "参数 NVIDIA T4 NVIDIA L4\n架构 Turing Ada Lovelace\n接口 PCIe 3.0 x16 PCIe 4.0 x16\n"
+    got = {(c["subject"], c["attribute"]): (c["value"], c["status"]) for c in _claims(gpukb, text)}
+    assert got[("gpu:T4", "architecture")] == ("Turing", "supported")
+    assert got[("gpu:L4", "architecture")] == ("Ada Lovelace", "supported")
+    assert got[("gpu:T4", "host_link")] == ("pcie3_x16", "supported")
+    assert ("gpu:L4", "host_link") in got and got[("gpu:L4", "host_link")][0] != "pcie3_x16"
+
+
+def test_a_borderless_row_with_fewer_values_than_products_is_not_split(gpukb):
+    text = "Spec NVIDIA T4 NVIDIA L4\nInterface PCIe 4.0 x16 (both cards)\n"
+    for c in _claims(gpukb, text):
+        if c["attribute"] == "host_link" and c["subject"] == "gpu:T4":
+            assert c["status"] != "incorrect", c
+
+
+# --- FP64 on the Tensor Cores is its own rate; the words trailing one figure ("… of FP64 on its Tensor
+# Cores") are not the next figure's
+
+@pytest.mark.parametrize("text,attribute,value", [
+    ("The A100 reaches 19.5 TFLOPS of FP64 on its Tensor Cores and 9.7 TFLOPS of plain FP64.", "fp64_tensor_tflops", 19.5),
+    ("The A100 reaches 19.5 TFLOPS of FP64 on its Tensor Cores and 9.7 TFLOPS of plain FP64.", "fp64_tflops", 9.7),
+    ("A100 的 FP64 Tensor 算力为 19.5 TFLOPS，FP64 算力为 9.7 TFLOPS。", "fp64_tflops", 9.7),
+    ("FP32 19.5 TFLOPS FP64 9.7 TFLOPS on the A100.", "fp64_tflops", 9.7),       # label-figure pairs stay pairs
+    ("The A100 has 19.5 TFLOPS of FP32 and 9.7 TFLOPS of FP64.", "fp32_tflops", 19.5),
+])
+def test_fp64_tensor_and_plain_fp64_are_told_apart(gpukb, text, attribute, value):
+    [c] = _find(gpukb, text, "gpu:A100", attribute)
+    assert float(c["value"]) == value and c["status"] == "supported", c
+
+
+# --- document structure: a list under a verdict's sub-heading ("Good for", "适合：") in a product's section
+
+@pytest.mark.parametrize("text", [
+    "## L4\n\nGood for:\n\n- Full fine-tuning 13B models in bf16.\n",
+    "L4: A Small Inference Card\n\nThe L4 is easy to find in the cloud.\n\nGood for\n\n  • Full fine-tuning 13B models in bf16.\n",
+    "## L4\n\n适合：\n\n- 全量微调 13B 模型。\n",
+])
+def test_a_list_under_a_verdict_subheading_is_about_the_sections_product(gpukb, text):
+    wrong = [c for c in _claims(gpukb, text) if c["subject"] == "gpu:L4" and c["attribute"] in ("suitability", "memory_verdict")
+             and c["status"] in ("incorrect", "inconsistent_with_derivation", "overstated")]
+    assert wrong, _claims(gpukb, text)
+
+
+@pytest.mark.parametrize("text", [
+    "## L4\n\n## Pricing\n\nCheap:\n\n- Full fine-tuning 13B models in bf16.\n",     # a heading of another topic
+    "## L4\n\nThe A10 and the T4 are older.\n\nGood for:\n\n- Full fine-tuning 13B models in bf16.\n",   # others between
+])
+def test_a_list_outside_the_products_section_is_not_its_verdict(gpukb, text):
+    for c in _claims(gpukb, text):
+        assert not (c["subject"] == "gpu:L4" and c["status"] in ("incorrect", "inconsistent_with_derivation")), c
+
+
+def test_a_bullet_written_after_spaces_is_a_list_item(gpukb):
+    text = "## L4\n\nGood for\n\n  • LoRA on 7B models.\n"
+    assert [c for c in _claims(gpukb, text) if c["subject"] == "gpu:L4" and c.get("qualifiers", {}).get("method") == "method:lora"]
+
+
+# --- "the same as", "保持不变": the figure is each named product's, so another's equal figure is no doubt
+
+@pytest.mark.parametrize("text,subject,status", [
+    ("L20 与 L40 相比，其显存（48GB）保持不变。", "gpu:L40", "supported"),
+    ("L4 与 T4 相比，其显存（24GB）保持不变。", "gpu:T4", "incorrect"),
+    ("The A2 has the same 16 GB as the T4.", "gpu:A2", "supported"),
+])
+def test_a_figure_said_to_be_the_same_is_each_products(gpukb, text, subject, status):
+    [c] = _find(gpukb, text, subject, "memory_gb")
+    assert c["status"] == status, c
+
+
+def test_the_same_word_in_another_clause_does_not_lift_the_doubt(gpukb):
+    text = "The A10 has 16 GB, the same as before, while the T4 is shown with 24 GB."
+    for c in _claims(gpukb, text):
+        assert not (c["subject"] == "gpu:A10" and c["value"] == 24 and c["status"] == "incorrect"), c
+
+
+@pytest.mark.parametrize("text,subject", [
+    ("FP16 training needs 16 bytes per parameter.", None),                      # training's total, no format's width
+    ("Full fine-tuning in FP16 needs 16 bytes per parameter.", "method:full"),
+    ("AdamW in FP32 keeps 12 bytes per parameter.", "optimizer:adamw"),
+])
+def test_more_than_four_bytes_beside_a_format_is_trainings_not_the_formats(gpukb, text, subject):
+    got = [c["subject"] for c in _claims(gpukb, text) if c["attribute"] == "bytes_per_param"]
+    assert got == ([subject] if subject else []), got

@@ -122,3 +122,20 @@ def test_the_dev_spec_gold_is_well_formed():
     assert {s["lang"] for s in st} == {"en", "zh"}
     statuses = [e["status"] for s in st for e in s["expect"]]
     assert "supported" in statuses and "incorrect" in statuses
+
+
+def test_real_passages_list_the_dev_claims_not_found_and_never_heldout_rows(gpukb):
+    from gpukb.engine.evals.real import evaluate
+
+    text = "The L40 has 48 GB of memory. It was launched in a year we do not name."
+    claims = [{"quote": "The L40 has 48 GB of memory", "subject": "gpu:L40", "attribute": "memory_gb", "label": "true",
+               "span": (0, 27), "in_domain": True},
+              {"quote": "It was launched", "subject": "gpu:L40", "attribute": "tdp_w", "label": "true",
+               "span": (29, 44), "in_domain": True}]
+    passages = [{"id": "MINE1", "split": "dev", "lang": "en", "text": text, "claims": claims},
+                {"id": "MINE2", "split": "heldout", "lang": "en", "text": text, "claims": claims}]
+    rep = evaluate(gpukb, passages, splits=("dev", "heldout"))
+    rows = rep["splits"]["dev"]["rows"]
+    assert [r["attribute"] for r in rows if r["kind"] == "not_found"] == ["tdp_w"]
+    assert rep["splits"]["heldout"]["rows"] == []
+    assert rep["splits"]["dev"]["measures"]["coverage"] == 0.5

@@ -158,6 +158,9 @@ def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = Non
                 got = matched_gold.get(i)
                 if got:
                     n["covered"] += 1
+                elif g["label"] != "false":     # a false one is listed as a missed error below
+                    rows.append({"passage": p["id"], "kind": "not_found", "quote": g["quote"],
+                                 "subject": g.get("subject"), "attribute": g.get("attribute")})
                 if g["label"] == "false":
                     n["false_in_domain"] += 1
                     if got and any(s in WRONG for s in got):
@@ -269,8 +272,8 @@ def _meets(name: str, value: float | None) -> bool | None:
 
 
 def report_text(report: dict[str, Any], verbose: bool = False) -> str:
-    """The per-part table; with ``verbose`` the dev parts' wrong flags, wrong supported, misses and noise
-    (claims reported that match no gold claim)."""
+    """The per-part table; with ``verbose`` the dev parts' wrong flags, wrong supported, misses, in-domain
+    claims not found, and noise (claims reported that match no gold claim)."""
     lines = [f"gpukb eval real (release {report['kb_version']}): passages copied from public pages, labelled "
              "from vendor documents before gpukb ran"]
     for split, r in report["splits"].items():

@@ -94,14 +94,32 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None,
             skipped.append({"span": [c.start, c.end], "quote": text[c.start:c.end],
                             "reason": "; ".join(i.message for i in errs + qerrs)})
             continue
+        subject = _variant_of(c.subject, c.attribute, norm, quals, view) or c.subject
         fid = f"{sid}-C{len(facts) + 1:03d}"
-        facts.append(Fact(fid, 1, "claim", c.subject, c.attribute, c.value, c.unit, norm, quals, "<text>", line,
+        facts.append(Fact(fid, 1, "claim", subject, c.attribute, c.value, c.unit, norm, quals, "<text>", line,
                           source=sid, quote=text[c.start:c.end], span=[c.start, c.end], modality=c.modality,
                           approx=c.approx, confidence=f"{c.confidence:.2f}"))
     facts = _in_scope(text, view, facts, skipped, guards or reader(text, view))
     skipped.sort(key=lambda x: x["span"])
     skipped = name_unknowns_in_check(text, skipped, [tuple(f.span or (0, 0)) for f in facts], vocab)
     return facts, skipped, ex.lang
+
+
+def _variant_of(subject: str, attribute: str, norm: Any, quals: dict[str, Any] | None, view: ReleaseView) -> str | None:
+    """A figure said of a product that comes in variants ("H100": SXM or PCIe) when the reference gives the
+    figure per variant only: it is read as the variant whose figure is nearest, so a figure one variant has
+    is that variant's, and one that no variant has is wrong whichever is meant (said against the nearest).
+    Only for plain figures (no qualifier, such as "with sparsity", that the variants' figures lack)."""
+    vocab = view.kb.vocab
+    variants = vocab.entities.get(subject, {}).get("variants") or ()
+    if not variants or quals or not isinstance(norm, Interval) or norm.kind != "number" or view.ref(subject, attribute):
+        return None
+    x = norm.point()
+    refs = [(v, view.ref(v, attribute)) for v in variants]
+    points = [(v, r.norm.point()) for v, r in refs if r is not None and isinstance(r.norm, Interval) and r.norm.kind == "number"]
+    if not x or len(points) != len(variants) or any(not p for _, p in points):
+        return None
+    return min(points, key=lambda vp: (abs(x - vp[1]) / vp[1], vp[0]))[0]
 
 
 #: attributes that judge a product (enough, suitable ...): said of no named product, they are not read
@@ -139,6 +157,10 @@ def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dic
             continue
         if guards.names_size(f):
             continue                         # "A100（80GB）": the size names the variant; it states nothing more
+        if guards.unnamed_card(f):
+            skipped.append({"span": list(f.span or []), "quote": f.quote,
+                            "reason": f"the sentence sizes a card it does not name: it says nothing of {vocab.label(f.subject)}"})
+            continue
         listed = view.ref(f.subject, "in_catalog")
         if f.attribute in MENTIONS and f.value is True and listed is not None and listed.value is True:
             continue                         # "GN7 exists": nothing to report of a catalogued product
@@ -173,7 +195,7 @@ def _sparsity_reader(vocab):
     return read
 
 
-_DIGITS = re.compile(r"(?<![a-z\d.,])\d[\d,.]*")
+_DIGITS = re.compile(r"(?<![a-z\d.])(?:(?<!\d,)|(?!\d{3}(?!\d)))\d[\d,.]*")
 #: where a sparsity word stops reaching: another figure, a clause or sentence break
 _STOP = re.compile(r"(?<![a-z\d.,])\d|[，;；。\n|]|,(?!\d{3})")
 

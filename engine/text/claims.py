@@ -149,8 +149,8 @@ def roles(masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _M
     return []
 
 
-#: an attribute word followed by its own figure ("TF32 989", "FP8: 3,958", "显存 80G")
-_OWN_FIGURE = re.compile(r"(?:\s|[(（)）:：=~≈约]|tensor|core|cores){0,6}\d")
+#: an attribute word followed by its own figure ("TF32 989", "显存 80G"), or trailing one ("9.7 TFLOPS of FP64")
+_OWN_FIGURE, _TRAILS = re.compile(r"(?:\s|[(（)）:：=~≈约]|tensor|core|cores){0,6}\d"), re.compile(r"\d[\d,.]*\s*[a-z/%]{0,8}\s*of\s+$")
 
 
 def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: int, e: int, ents: list[_Match],
@@ -180,6 +180,9 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
                 if m.start() >= q.end and _OWN_FIGURE.match(low, m.end(), min(e, m.end() + 24)):
                     continue                      # "…1,979 TFLOPS, TF32 989 TFLOPS": a word after the figure that
                                                   # leads a figure of its own names that one, not this one
+                if m.end() <= q.start and _TRAILS.search(low, max(s, m.start() - 24), m.start()) and \
+                        not _OWN_FIGURE.match(low, m.end(), min(e, m.end() + 24)):
+                    continue                      # "19.5 TFLOPS of FP64 on its Tensor Cores and 9.7": the earlier's
                 dist = max(m.start() - q.end if m.start() >= q.end else q.start - m.end(), 0)
                 key = (0 if seg[0] <= m.start() < seg[1] else 1, dist, -(m.end() - m.start()), order)
                 if best is None or key < best:
@@ -194,9 +197,8 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
         return attr, conf
     if q.dimension in ("count", "params", "ratio"):
         return None, 0.0                          # a bare number of things (or of parameters) could be anything
-    # no word names the attribute: the dimension's first attribute (in the cues' order) that applies
-    # to the nearest entity ("the T4 has 16GB": its GPU memory)
-    # to the nearest entity that can have such a quantity ("T4 | AI推理 | 8000(14G)": the T4's, not the method's)
+    # no word names the attribute: the dimension's first attribute (in the cues' order) that applies to the
+    # nearest entity that can have such a quantity ("the T4 has 16GB", "T4 | AI推理 | 8000(14G)": the T4's)
     before = [m for m in ents if m.end <= q.start]
     near = [m for m in before if any(m.kind in vocab.attributes[a].applies_to for a in cands)] if before \
         else ents or list(carried.values())
@@ -205,8 +207,7 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
     return (fitting[0], 0.55) if fitting else (None, 0.0)
 
 
-_OF = re.compile(r"的")
-_AND = re.compile(r"和|与|及|以及|、|(?<![a-z])and(?![a-z])")
+_OF, _AND = re.compile(r"的"), re.compile(r"和|与|及|以及|、|(?<![a-z])and(?![a-z])")
 _BULLET = re.compile(r"[\s\-–•*·▪●#>|0-9.、)）]*")
 _HEAD_COLON = re.compile(r"\s*(?:[（(][^）)\n]{0,40}[）)])?\s*[：:]")
 

@@ -77,12 +77,15 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             for m in mentions:
                 if row.heading[0] <= m.start < row.heading[1] and m.kind in HARDWARE:
                     carried[HEADING + m.kind] = m
-        bullet = bool(_BULLET.match(low, s)) or (s > 0 and low[s - 1] in "•▪●")
+        bullet = bool(_BULLET.match(low, s)) or bool(re.fullmatch(r"[ \t]*[•▪●\-*][ \t]*", low[low.rfind("\n", 0, s) + 1:s]))
         heading = is_heading_line(low, s, e)
         if not bullet or heading:
             intro = None
-        if heading or not bullet:
-            listed = verdict_of_heading(low, s, e, t) if heading else None
+        # a short line introducing a list with a verdict ("Good for:", "不适合："), not advice ("try these first:")
+        intro_line = not bullet and e - s <= 40 and re.search(r"[:：]\s*$", low[s:e]) is not None and \
+            not any_match(t["advice"] + t["use"], low[s:e])
+        if heading or not bullet:       # a heading's verdict ("Good for", "不适合："): what its list's items say
+            listed = verdict_of_heading(low, s, e, t) if heading or intro_line else None
         topic = intro
         ents = [m for m in mentions if m.start >= s and m.end <= e]
         # "A100（40GB…" or "80GB A100": the sized variant the memory beside a generic GPU names
@@ -97,8 +100,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         question = asks_question(low, s, e, t)
         # a heading naming one product makes it the section's subject; a line introducing a list, the list's
         own = _sole_product(named_all, vocab)
-        if heading and not bullet and row is None:
-            section = own
+        if heading and not bullet and row is None and (own or listed is None):
+            section = own               # a heading naming no product but a verdict ("Good for") stays in the section
         if not bullet:
             list_owner = {}
         context = _row_context(row, ents, carried)

@@ -9,9 +9,21 @@ from .tokens import quantities
 from .guard_base import CLAUSE_BREAK, DIGITS, Context, SAME_FIGURE, carries, vocab_cues, point_of
 
 
+def same_value(ctx: Context) -> bool:
+    """The clause of the claim's figure says the products named have the same figure (cues
+    ``check_guard.same_value``: "与 H100 相比，其显存（96GB）保持不变", "the same 16 GB as the A2"): each has it,
+    whoever the sentence is about."""
+    span = ctx.claim.span or [0, 0]
+    figs = list(DIGITS.finditer(ctx.low, span[0], span[1]))
+    at = figs[-1].start() if figs else span[0]
+    a = max([m.end() for m in CLAUSE_BREAK.finditer(ctx.low, ctx.unit[0], at)] or [ctx.unit[0]])
+    b = next((m.start() for m in CLAUSE_BREAK.finditer(ctx.low, at, ctx.unit[1])), ctx.unit[1])
+    return any(rx.search(ctx.low, a, b) for rx in vocab_cues(ctx.vocab, "same_value"))
+
+
 def other_products_figure(ctx: Context) -> dict[str, str] | None:
     x = point_of(ctx.claim)
-    if x is None or x == 0:
+    if x is None or x == 0 or same_value(ctx):
         return None
     vocab = ctx.vocab
     own = vocab.generic(ctx.claim.subject)
@@ -31,7 +43,11 @@ def other_products_figure(ctx: Context) -> dict[str, str] | None:
 def other_attributes_figure(ctx: Context) -> dict[str, str] | None:
     """The figure is exactly the product's own reference figure for another attribute of the same kind
     (its FP64 Tensor rate given as its FP64 rate), in a sentence that gives several such figures: which
-    figure goes with which word is in doubt, not the figure."""
+    figure goes with which word is in doubt, not the figure. Not in a cell of a table drawn with borders:
+    its row's label names its attribute, one figure to a cell (a table copied without borders, its
+    figures run together, is read less surely)."""
+    if ctx.cell and ctx.header is not None:
+        return None
     x = point_of(ctx.claim)
     dim = dimension(ctx)
     if x is None or x == 0 or dim is None or len({(q.lo, q.hi) for q in figures(ctx)}) < 2:
@@ -141,6 +157,8 @@ def near_claimed_figure(ctx: Context, after: int = 40):
 
 
 def per_unit_rate(ctx: Context) -> dict[str, str] | None:
+    if ctx.claim.attribute == "bytes_per_param":
+        return None                     # a rate per parameter is what the attribute is
     for tail in near_claimed_figure(ctx, 30):
         for rx in vocab_cues(ctx.vocab, "rate"):
             m = rx.match(tail)
@@ -225,3 +243,43 @@ def network_speed(low: str, claim, vocab) -> tuple[int, int] | None:
         if m:
             return m.span()
     return None
+
+
+#: the FP32 master copy of the weights that mixed-precision training keeps beside the optimizer's states
+MASTER_COPY_BYTES = 4
+
+
+def optimizer_scope(ctx: Context) -> dict[str, str] | None:
+    """An optimizer's bytes per parameter are counted with or without the FP32 master copy of the weights
+    (AdamW's two states take 8 bytes, 12 with the copy): a figure one such copy off the reference's may
+    count the other way, so it is not wrong for that."""
+    c = ctx.claim
+    if c.attribute != "bytes_per_param" or ctx.vocab.kind_of(c.subject) != "optimizer":
+        return None
+    x, ref = point_of(c), ctx.view.ref(c.subject, c.attribute)
+    y = point_of(ref) if ref is not None else None
+    if x is None or y is None or abs(abs(x - y) - MASTER_COPY_BYTES) > SAME_FIGURE * y:
+        return None
+    return {"figure": ref.value_text(ctx.vocab)}
+
+
+#: a memory size right before the words of a card (cues ``check_guard.card_size``): "24GB 显存的消费级显卡"
+_SIZE = re.compile(r"\d[\d.]*\s*g(?:b|ib)?(?![a-z])")
+#: the attributes that judge hardware: a sentence sizing an unnamed card judges that card
+_JUDGING = ("memory_verdict", "suitability")
+
+
+def unnamed_card(low: str, claim, unit: tuple[int, int], mentions: list, vocab) -> bool:
+    """A sentence that sizes a card it does not name ("这类模型在单张 24GB 显存的消费级显卡上就能完成微调",
+    "a 7B model fits on a 24 GB card") states nothing about a product named elsewhere: not its memory
+    (the figure is the unnamed card's) nor a verdict on it (the verdict is on that card)."""
+    if claim.attribute == "memory_gb":
+        span = claim.span or [0, 0]
+        figs = [m for m in _SIZE.finditer(low, span[0], span[1]) if m.end() <= span[1]]
+        sized = bool(figs) and any(rx.match(low[figs[-1].end():figs[-1].end() + 30]) for rx in vocab_cues(vocab, "card_size"))
+    elif claim.attribute in _JUDGING:
+        cues = vocab_cues(vocab, "card_size")
+        sized = any(any(rx.match(low[m.end():m.end() + 30]) for rx in cues) for m in _SIZE.finditer(low, *unit))
+    else:
+        return False
+    return sized and all(vocab.generic(m.eid) != vocab.generic(claim.subject) for m in mentions)

@@ -31,6 +31,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   may be several such cards.
 - ``binary_prefix``: the figure is the reference's own number in the other of GB and GiB (vendors write
   "80 GB" for a card of 80 GiB): the same figure, loosely named, not a wrong one.
+- ``optimizer_scope``: an optimizer's bytes per parameter one FP32 master copy of the weights (4 bytes) off
+  the reference's: counted with or without that copy, not a wrong figure.
 - ``within_practice``: a training or serving memory figure that states no precision or optimizer and
   lies within what common setups need (pure BF16 to mixed-precision AdamW for full training): right
   under one setup, wrong under another, so debatable rather than wrong.
@@ -43,15 +45,15 @@ from typing import Any
 
 from ..kb.store import Fact, ReleaseView
 from .tables import table_claims
-from .tokens import layout, sentences, tables
+from .tokens import any_match, layout, sentences, tables
 from ..kb.lexicon import match_entities
 from .glued import glued
-from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, DIGITS, neg_cues, not_neg_cues, vocab_cues, names_of, carries
-from .figure_guards import binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card, pcie_link, other_attributes_figure, other_products_figure, per_unit_rate, several_figures, within_practice
+from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, DIGITS, neg_cues, not_neg_cues, vocab_cues, names_of, carries, size_in_name
+from .figure_guards import same_value, unnamed_card, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card, pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, per_unit_rate, several_figures, within_practice
 
 
 def _several_products(ctx: Context) -> dict[str, str] | None:
-    if ctx.attached:
+    if ctx.attached or same_value(ctx):
         return None             # "低于 H100 的 8.0 TB/s": the figure is written onto its product's name
     # the products the claim itself relates (a family and the GPU it carries) are not rival subjects
     value = ctx.claim.value if isinstance(ctx.claim.value, list) else [ctx.claim.value]
@@ -133,6 +135,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("binary_prefix",
           "the reference gives the same number in the other unit ({figure}); vendors often write {unit} for it",
           "参考资料以另一单位给出同一数字（{figure}），厂商常混用 {unit}", binary_prefix),
+    Guard("optimizer_scope",
+          "the reference ({figure}) counts the FP32 master copy of the weights differently: the figure may count the optimizer's states without it, or with it",
+          "参考值（{figure}）对权重 FP32 主副本的计入方式不同：该数字可能只计优化器状态，或连同主副本一并计入", optimizer_scope),
     Guard("within_practice",
           "the text states no precision or optimizer, and the figure is within what common setups need ({lo}–{hi} GB)",
           "文中未说明精度或优化器，该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),
@@ -166,7 +171,7 @@ class Guards:
         self.text_products = frozenset({m.eid for m in self.mentions} | {vocab.generic(m.eid) for m in self.mentions})
         self.sentences = sentences(low)
         # the cells of the text's tables, each read with the product of its own column or row
-        self.cells = {(c.start, c.end, c.subject, c.attribute)
+        self.cells = {(c.start, c.end, vocab.generic(c.subject), c.attribute)
                       for c in table_claims(low, layout(low), found, vocab, tables(vocab))}
         self._starts = [m.start for m in self.mentions]          # mentions and sentences in text order: bisected
         self._sentence_starts = [s for s, _ in self.sentences]
@@ -208,22 +213,29 @@ class Guards:
 
     def _section(self, pos: int) -> tuple[int, int] | None:
         """The line heading the claim's section: the list's introducing line (``…:``) when the claim is a
-        list item, else the nearest heading line (Markdown ``#``, or a short line with no sentence mark),
-        when that line names exactly one product and no line between names another."""
+        list item, else the nearest heading line (Markdown ``#``, or a short line with no sentence mark at its
+        end, "A100-40GB: The Reliable Workhorse"), when that line names exactly one product and no line
+        between names another. A heading or intro naming no product but a verdict ("Good for") is a
+        sub-heading of the section: the search goes on above it."""
         vocab = self.view.kb.vocab
         at = self.text.rfind("\n", 0, pos) + 1
         in_list = bool(re.match(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*", self.low[at:pos + 1]))
+        seen: set[str] = set()
         while at > 0:
             start = self.low.rfind("\n", 0, at - 1) + 1
             line = self.low[start:at - 1].strip()
             names = {vocab.generic(m.eid) for m in self._between(start, at - 1)}
             bullet = bool(re.match(r"(?:[-*•▪●]|\d{1,2}[.、)）])\s*", line))
             intro = in_list and not bullet and re.search(r"[:：]$", line)
-            heading = not bullet and (line.startswith("#") or (0 < len(line) <= 40 and not re.search(r"[。.!！:：;；,，|]", line)))
+            heading = not bullet and (line.startswith("#") or (0 < len(line) <= 40 and not re.search(r"[。.!！:：;；,，]$|[。|]", line)))
+            if (intro or heading) and not names and any_match(tables(vocab)["verdict_any"], line):
+                at, in_list = start, False      # "Good for:" under "## A100-40GB": a verdict's sub-heading
+                continue
             if intro or heading:
-                return (start, at - 1) if len(names) == 1 else None
-            if names or (in_list and not bullet and line):
+                return (start, at - 1) if len(names) == 1 and seen <= names else None
+            if in_list and not bullet and line:
                 return None
+            seen |= names
             at = start
         return None
 
@@ -264,12 +276,13 @@ class Guards:
         return None
 
     def named_in_scope(self, claim: Fact) -> bool:
-        """Is the claim's product named in its sentence, its table row or header, or its section's heading?"""
+        """Is the claim's product named in its sentence, its table row or header, its Markdown heading, or the
+        line heading its section or list (:meth:`_section`)?"""
         vocab = self.view.kb.vocab
         if vocab.kind_of(claim.subject) not in PRODUCT_KINDS:
             return True
         pos = (claim.span or [0])[0]
-        named = list(self._products(self._unit(pos), _table_header(self.text, pos), self._heading(pos)))
+        named = list(self._products(self._unit(pos), _table_header(self.text, pos), self._heading(pos), self._section(pos)))
         if self.topic is not None:
             named.append(self.topic)
         own = {claim.subject, vocab.generic(claim.subject), *(vocab.entities[claim.subject].get("variants") or ())}
@@ -277,14 +290,26 @@ class Guards:
 
     def names_size(self, claim: Fact) -> bool:
         """Is the claim's memory figure the size in its product's name ("A100 80GB", "A100（80GB）",
-        "A100 (40GB and 80GB variants)"): the variant's name, not a figure the text states about it?"""
+        "A100 (40GB and 80GB variants)"), or a size followed by a variant's word ("the 80GB version", "80GB
+        版本"; cues ``check_guard.variant_word``) of a product sold in that size: the variant's name, not a
+        figure the text states about it?"""
         figs = list(DIGITS.finditer(self.low, *(claim.span or [0, 0])))
-        if claim.attribute != "memory_gb" or not figs or not isinstance(claim.value, (int, float)) or \
-                not claim.subject.lower().endswith(f"-{float(claim.value):g}gb"):
+        if claim.attribute != "memory_gb" or not figs or not isinstance(claim.value, (int, float)):
             return False
-        vocab, at = self.view.kb.vocab, figs[-1].start()
-        return any(m.end <= at and vocab.generic(m.eid) == vocab.generic(claim.subject)
-                   and re.fullmatch(r"[\s\-_]*[(（]?\s*", self.low[m.end:at]) for m in self.mentions)
+        vocab, at, size = self.view.kb.vocab, figs[-1].start(), f"-{float(claim.value):g}gb"
+        sized = [v for v in (claim.subject, *(vocab.entities.get(claim.subject, {}).get("variants") or ())) if v.lower().endswith(size)]
+        if not sized:
+            return False
+        end = (claim.span or [0, 0])[1]
+        if any(rx.search(self.low[end:end + 12]) for rx in vocab_cues(vocab, "variant_word")):
+            return True
+        return any(vocab.generic(m.eid) == vocab.generic(claim.subject) and size_in_name(self.low, m.end, at)
+                   for m in self.mentions)
+
+    def unnamed_card(self, claim: Fact) -> bool:
+        """See :func:`figure_guards.unnamed_card`."""
+        unit = self._unit((claim.span or [0])[0])
+        return unnamed_card(self.low, claim, unit, self._between(*unit), self.view.kb.vocab)
 
     @property
     def topic(self) -> str | None:
@@ -334,14 +359,32 @@ class Guards:
             gap = re.sub(r"^\s*(?:" + p + ")", "", gap, count=1)
         return any(rx.fullmatch(gap) for rx in vocab_cues(vocab, "attach_link"))
 
+    def _compared_after(self, claim: Fact, unit: tuple[int, int]) -> set[str]:
+        """The products named after the claim's figure only as what it is compared with ("H100 的 FP8 算力达
+        4,000 TFLOPS，较 A100 提升 6 倍", "… 3.35 TB/s, compared with the A100"), or as the GPUs whose memory
+        each the figure gives, of the instance that carries them ("p3dn.24xlarge 配备 8 块 16 GB 显存的 V100",
+        "… eight V100 GPUs with 32 GB each"): not rival owners of it."""
+        vocab, t = self.view.kb.vocab, tables(self.view.kb.vocab)
+        figs = list(DIGITS.finditer(self.low, *(claim.span or [0, 0])))
+        at = figs[-1].end() if figs else (claim.span or [0, 0])[1]
+        end = max(at, (claim.span or [0, 0])[1])           # after the figure's unit
+        each = any_match(t["instance_words"]["per_gpu_after"], self.low[end:end + 40])
+        out: dict[str, bool] = {}
+        for m in self._between(unit[0], unit[1]):
+            g = vocab.generic(m.eid)
+            compared = m.start >= at and any(rx.search(self.low, max(unit[0], m.start - 20), m.start) for rx in t["compared"])
+            own_gpus = carries(self.view, claim.subject, m.eid) and (each or 0 <= m.start - at <= 16)
+            out[g] = out.get(g, True) and (compared or own_gpus)
+        return {g for g, yes in out.items() if yes}
+
     def reasons(self, claim: Fact) -> list[dict[str, Any]]:
         """The guards that apply to ``claim``, each as {"code", "en", "zh"}."""
         pos = (claim.span or [0])[0]
         unit = self._unit(pos)
         header = _table_header(self.text, pos)
         vocab = self.view.kb.vocab
-        cell = (pos, (claim.span or [0, 0])[1], claim.subject, claim.attribute) in self.cells
-        products = self._products(unit, header)
+        cell = (pos, (claim.span or [0, 0])[1], vocab.generic(claim.subject), claim.attribute) in self.cells
+        products = tuple(p for p in self._products(unit, header) if p not in self._compared_after(claim, unit))
         if cell:
             products = (vocab.generic(claim.subject),)
         elif not products:

@@ -54,11 +54,14 @@ def vocab_cues(vocab: Vocabulary, name: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in (vocab.cues.get("check_guard") or {}).get(name, ()))
 
 
-DIGITS = re.compile(r"(?<![a-z\d.,])\d[\d,.]*")
+#: a figure's digits (a comma is a thousands separator only before three digits, "1,979"; else, a Chinese
+#: comma normalised to ",", it ends a clause: "HBM2e，80GB", "HBM3,80GB")
+DIGITS = re.compile(r"(?<![a-z\d.])(?:(?<!\d,)|(?!\d{3}(?!\d)))\d[\d,.]*")
 
 
-#: what ends a clause: a condition's reach stops there ("1,555" is a number, not a break)
-CLAUSE_BREAK = re.compile(r"[，;；:：、]|,(?!\d{3})|(?<![a-z])(?:then|so)(?![a-z])|就|则|那么")
+#: what ends a clause: a condition's reach stops there ("1,555" is a number, not a break), as it stops at a
+#: table's cell border ("| 不支持 | 4,000 TFLOPS |": the denial is the other cell's)
+CLAUSE_BREAK = re.compile(r"[，;；:：、|｜]|,(?!\d{3})|(?<![a-z])(?:then|so)(?![a-z])|就|则|那么")
 
 
 def neg_cues(vocab: Vocabulary) -> tuple[re.Pattern[str], ...]:
@@ -86,3 +89,14 @@ def names_of(ctx: Context, ids: list[str] | tuple[str, ...]) -> str:
 
 def point_of(f: Fact) -> float | None:
     return f.norm.point() if isinstance(f.norm, Interval) and f.norm.kind == "number" else None
+
+
+#: between a product's name and the size that names its variant: "A100 80GB", "A100-80GB", "A100（80GB）"
+NAME_SIZE_GAP = re.compile(r"[\s\-_]*[(（]?\s*")
+
+
+def size_in_name(low: str, name_end: int, figure_start: int) -> bool:
+    """Does a memory figure at ``figure_start`` stand right after a product name ending at ``name_end``, as
+    the size that names the product's variant ("A100 80GB", "A100（80GB）")? One test for the extractor's
+    tables and the check's guards."""
+    return name_end <= figure_start and NAME_SIZE_GAP.fullmatch(low, name_end, figure_start) is not None

@@ -11,7 +11,7 @@ from .relations import upgrades
 from .claims import attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
 from .subject import HARDWARE, Candidate, carries, host_of, subject_of, vendor_prefix, widen
 from .workload import gpus_needed, requirement, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
-from .specs import counts_cards, named_specs, per_gpu_owner
+from .specs import counts_cards, named_specs, per_gpu_owner, per_param
 from .tokens import CLAUSE, NAME_MARKS, Row, any_match, first_match, negated, quantities, segment
 
 
@@ -100,9 +100,8 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             continue                                        # the workload's size, not a statement of it
         seg = segment(masked, s, e, q.start)
         if q.dimension == "memory" and workload.get("method") and any(seg[0] <= r < q.start for r in requires):
-            methods = [(rx.search(low, s, q.start), val) for val, rx in _question_cues(vocab).get("method", ())]
-            nearest = max(((m.start(), val) for m, val in methods if m), default=None)
-            w = {**workload, "method": nearest[1]} if nearest else workload
+            nearest = method_before(low, s, q.start, vocab)
+            w = {**workload, "method": nearest} if nearest else workload
             out += requirement(q, w, ents, seg[0], seg[1])
             continue
         attr, conf = ("gpu_count", 0.85) if counts_cards(q, qs, masked, seg) else \
@@ -112,6 +111,9 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
                 out += gpus_needed(q, masked, workload, ents, seg)   # "needs 4 A100s for a 13B fine-tune"
             continue
         if attr is None or (q.dimension == "count" and any_match(t["advice"], low[seg[0]:seg[1]])):
+            continue
+        if attr == "bytes_per_param":
+            out += per_param(q, masked, s, e, ents)
             continue
         if any_match(t["hypothetical"], low[seg[0]:q.start]):
             continue                            # "如果长期低于 30%": a figure in a condition states nothing
@@ -280,6 +282,27 @@ def _owners(low: str, pos: int, ents: list[_Match], s: int) -> list[_Match]:
         out.insert(0, m)
         end = m.start
     return out
+
+
+#: a generic word for fine-tuning ("fine-tuning", "微调") this close after a method's name is that method's
+#: head noun ("LoRA fine-tuning", "用 QLoRA 微调"), not a second method
+METHOD_PHRASE = 12
+
+
+def method_before(low: str, s: int, at: int, vocab: Vocabulary) -> str | None:
+    """The method named nearest before ``at`` in [s, at): the one whose name ends last (of two that end
+    together, the more specific: "4-bit LoRA" is QLoRA), a generic fine-tuning word right after a
+    method's name counting as that method's ("LoRA fine-tuning of a 7B model needs 16 GB": LoRA)."""
+    found = sorted(((m.start(), m.end(), i, val) for i, (val, rx) in enumerate(_question_cues(vocab).get("method", ()))
+                    for m in rx.finditer(low, s, at)), key=lambda x: (x[1], -x[2]))
+    if not found:
+        return None
+    start, _, _, val = found[-1]
+    specific = [f for f in found if f[3] != val and f[1] <= start and start - f[1] <= METHOD_PHRASE
+                and not CLAUSE.search(low, f[1], start)]
+    if val == "full" and not re.search(r"full|全", low[start:found[-1][1]]) and specific:
+        return specific[-1][3]
+    return val
 
 
 def _pieces(masked: str, s: int, e: int) -> list[tuple[int, int]]:

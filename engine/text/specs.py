@@ -121,3 +121,54 @@ def per_gpu_owner(q: Quantity, qs: list[Quantity], low: str, masked: str, s: int
     each = any_match(t["instance_words"]["per_gpu_after"], low[q.end:min(e, q.end + 30)]) or \
         any_match(t["instance_words"]["per_gpu_before"], low[seg[0]:q.start])
     return host if between or each else None
+
+
+#: the kinds whose bytes per parameter a text states, and what may join two of them ("FP16 or BF16")
+PER_PARAM_KINDS = ("precision", "optimizer", "method")
+_PER_PARAM_JOIN = re.compile(r"\s*(?:/|、|,|，|or|and|或|和|与|及)\s*")
+#: no number format, optimizer or method takes more bytes per parameter than this: a larger figure is a total
+MAX_BYTES_PER_PARAM = 64
+#: no number format is wider than FP32's 4 bytes: more per parameter, said beside a format, is what training
+#: with it takes in all ("FP16 training needs 16 bytes per parameter": weights, gradients, optimizer states)
+MAX_FORMAT_BYTES = 4
+
+
+def per_param(q: Quantity, masked: str, s: int, e: int, ents: list[_Match]) -> list[Candidate]:
+    """"FP16 weights take 2 bytes per parameter", "| INT4 | 0.5 字节 |", "full fine-tuning needs 16 GB per
+    billion parameters", "2 bytes per parameter in FP16 or BF16": the bytes a parameter takes are those
+    of the number format, optimizer or method the sentence names, the nearest before the figure, else
+    the first after it (with the names listed beside it). A sentence that names none ("Gradients: 2 bytes
+    per parameter") states it of nothing gpukb can check: no claim (never the product of an earlier
+    sentence); nor is a figure too large for one parameter. A format wider than 4 bytes is no format: such a
+    figure beside one is what training in it takes, the method's or optimizer's the sentence names."""
+    if q.hi > MAX_BYTES_PER_PARAM:
+        return []
+    named = [m for m in ents if m.kind in PER_PARAM_KINDS and s <= m.start and m.end <= e]
+    before = [m for m in named if m.end <= q.start]
+    after = [m for m in named if m.start >= q.end]
+    if before:
+        group = [before[-1]]
+        for m in reversed(before[:-1]):         # "FP16 / BF16 | 2 字节": the names joined before it
+            if m.kind != group[0].kind or not _PER_PARAM_JOIN.fullmatch(masked, m.end, group[0].start):
+                break
+            group.insert(0, m)
+    elif after:
+        group = [after[0]]
+        for m in after[1:]:
+            if m.kind != group[-1].kind or not _PER_PARAM_JOIN.fullmatch(masked, group[-1].end, m.start):
+                break
+            group.append(m)
+    else:
+        return []
+    if group[0].kind == "precision" and q.hi > MAX_FORMAT_BYTES:
+        others = [m for m in before if m.kind != "precision"][-1:] or [m for m in after if m.kind != "precision"][:1]
+        if not others:
+            return []
+        group = others                          # "full fine-tuning in FP16 needs 16 bytes per parameter": the method's
+    value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
+    out = []
+    for m in dict((m.eid, m) for m in group).values():
+        c = Candidate(min(q.start, m.start), max(q.end, m.end), m.eid, "bytes_per_param", value, q.unit,
+                      modality="spec", confidence=0.8, approx=q.approx)
+        out.append(c)
+    return out

@@ -23,6 +23,7 @@ from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, resolve_variant as _resolve_variant
 from .claims import attribute_for
 from .subject import HARDWARE, Candidate
+from .guard_base import size_in_name
 from .tokens import PLACEHOLDER, Quantity, Row, line_spans, quantities
 
 _BARE = re.compile(r"\s*(?:~|≈|约)?\s*((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)\s*$")
@@ -53,8 +54,16 @@ def _hardware(mentions: list[_Match], a: int, b: int, low: str, vocab: Vocabular
     return out
 
 
+#: a header cell that is only a count's noun ("GPUs", "vCPUs", "GPU 数量", "卡数", "# of GPUs"): its cells count
+_COUNT_HEADER = re.compile(r"\s*(?:#|no\.|number\s+of)?\s*(?:gpus|v?cpus|vcores|cards|gpu\s*(?:count|数量|数)|卡数|显卡数量?|"
+                           r"vcpu\s*(?:count|数量?)|cpu\s*核数)\s*")
+
+
 def _header_unit(low: str, a: int, b: int, t: dict[str, Any]) -> tuple[str, str] | None:
-    """The unit a header or label cell names on its own ("TDP(W)", "FP8/TFLOPS"): (dimension, unit)."""
+    """The unit a header or label cell names on its own ("TDP(W)", "FP8/TFLOPS"): (dimension, unit); a
+    header that is only a count's noun ("GPUs", "vCPUs", "GPU 数量") makes its bare numbers counts."""
+    if _COUNT_HEADER.fullmatch(low, a, b):
+        return "count", "1"
     for dim, unit, rx in t["unit"]:
         if dim in ("count", "ratio", "params"):
             continue
@@ -151,8 +160,7 @@ def _glued_header(mentions: list[_Match], a: int, b: int, low: str, vocab: Vocab
 
 def _names_size(q: Quantity, products: list[_Match], low: str) -> bool:
     """The figure is the size in a product's name ("A100 80GB"): part of the name, not a figure."""
-    return any(p.end <= q.start and not low[p.end:q.start].strip() and p.eid.lower().endswith(f"-{q.lo:g}gb")
-               for p in products)
+    return any(size_in_name(low, p.end, q.start) and p.eid.lower().endswith(f"-{q.lo:g}gb") for p in products)
 
 
 def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary, t: dict[str, Any]) -> list[Candidate]:
@@ -226,22 +234,31 @@ def _glued_figures(masked: str, a: int, b: int, t: dict[str, Any]) -> list[Quant
 
 def _glued_types(masked: str, a: int, b: int, products: list[_Match], vocab: Vocabulary,
                  t: dict[str, Any]) -> list[Candidate]:
-    """A text table's row whose cells ran together ("VRAM40 GB HBM2e80 GB HBM348 GB GDDR6X"): when it holds
-    exactly one memory technology per product, in a line with no sentence mark, the i-th is the i-th
-    product's (its figures, glued to the words, are left unread)."""
-    if "memory_type" not in vocab.attributes or _PROSE.search(masked[a:b].replace(",", "")):
+    """A text table's row whose cells hold named values, or ran together ("VRAM40 GB HBM2e80 GB HBM348 GB
+    GDDR6X", "接口 PCIe 3.0 x16 PCIe 4.0 x16", "架构 Turing (TU104) Ampere (GA102)"): when it holds exactly
+    one value of an attribute per product (a memory technology, a host interface, an architecture), in a
+    line with no sentence mark, the i-th is the i-th product's (its figures, glued to the words, are left
+    unread)."""
+    if _PROSE.search(masked[a:b].replace(",", "")):
         return []
-    found: list[tuple[int, int, str]] = []
-    for val, rx in t["memory_types"]:
-        glued = re.compile(rx.pattern.replace("(?![a-z0-9])", "(?![a-z])"))   # a figure may follow it
-        found += [(m.start(), m.end(), val) for m in glued.finditer(masked, a, b)]
-    found.sort(key=lambda x: (x[0], -(x[1] - x[0])))
-    kept = [x for i, x in enumerate(found) if not any(y[0] <= x[0] < y[1] for y in found[:i])]
-    if len(kept) != len(products):
-        return []
-    applies = vocab.attributes["memory_type"].applies_to
-    return [Candidate(s, e, p.eid, "memory_type", val, confidence=0.6) for (s, e, val), p in zip(kept, products)
-            if vocab.kind_of(p.eid) in applies]
+    groups: dict[str, list[tuple[str, Any]]] = {"memory_type": [
+        (val, re.compile(rx.pattern.replace("(?![a-z0-9])", "(?![a-z])"))) for val, rx in t["memory_types"]]}  # a figure may follow it
+    groups["host_link"] = [(val, rx) for val, rxs in t["host_links"] for rx in rxs]
+    for attr, val, rxs in t["text_values"]:
+        groups.setdefault(attr, []).extend((val, rx) for rx in rxs)
+    out: list[Candidate] = []
+    for attr, pairs in groups.items():
+        if attr not in vocab.attributes:
+            continue
+        found = sorted(((m.start(), m.end(), val) for val, rx in pairs for m in rx.finditer(masked, a, b)),
+                       key=lambda x: (x[0], -(x[1] - x[0])))
+        kept = [x for i, x in enumerate(found) if not any(y[0] <= x[0] < y[1] for y in found[:i])]
+        if len(kept) != len(products):
+            continue
+        applies = vocab.attributes[attr].applies_to
+        out += [Candidate(s, e, p.eid, attr, val, confidence=0.6) for (s, e, val), p in zip(kept, products)
+                if vocab.kind_of(p.eid) in applies]
+    return out
 
 
 def table_claims(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary,

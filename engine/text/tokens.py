@@ -63,6 +63,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "bound": tuple((op, comp(ps)) for op, ps in (cues.get("bound") or {}).items()),
             "approx": comp((cues.get("approx") or {}).get("hedge", ())),
             "verdict": tuple((val, comp(ps)) for val, ps in (cues.get("verdict") or {}).items()),
+            "verdict_any": tuple(rx for ps in (cues.get("verdict") or {}).values() for rx in comp(ps)),
             "verdict_attribute": tuple((a, comp(ps)) for a, ps in (cues.get("verdict_attribute") or {}).items()),
             "role_verb": comp((cues.get("role") or {}).get("verb", ())),
             "roles": tuple(sorted(((r, re.compile(re.escape(str(x).lower()))) for r, spec in (v.enums.get("role") or {}).items()
