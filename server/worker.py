@@ -17,6 +17,16 @@
 * errors gunicorn answers itself (request line over ``limit_request_line`` -> 414, too many or too
   large headers -> 431, a malformed request -> 400, too slow -> 408) get the API's JSON error shape
   and security headers instead of gunicorn's HTML page, and log lines escape control characters.
+
+Why not a maintained server as it comes (each tried against ``tests/test_hostile_server.py``,
+``tests/test_hardening_server.py`` and ``tests/test_serve_shutdown.py``, 2026-12-05): gunicorn's own
+``gthread`` with documented settings lets 40 idle or trickling clients starve ``/health`` and answers its
+own errors as HTML; waitress and gunicorn 27's ``asgi`` worker (through a2wsgi) keep threads free but
+never answer a slow request 408 and send their protocol errors as plain text without the security
+headers; uvicorn does the same and replaces the gunicorn master that ``server.rollout`` builds on. The
+next step that needs no private class is a worker on ``gunicorn.workers.base.Worker`` (the class
+gunicorn's documentation names for custom workers) with the h11 parser; until then gunicorn is pinned
+below 28 because this class extends ``ThreadWorker`` and ``TConn``.
 """
 from __future__ import annotations
 
