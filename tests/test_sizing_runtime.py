@@ -98,3 +98,14 @@ def test_eval_sizing_says_how_much_of_each_split_the_dev_band_covers(kb):
     dev = rep["splits"]["dev"]
     # the band is the narrowest that holds 90% of dev's ratios, so on dev it covers at least that
     assert dev["dev_band_covers"] >= 0.9 and dev["band"]["covers"] <= dev["sized"]
+
+
+def test_a_step_fused_into_backward_holds_the_largest_gradient_tensor(kb):
+    """One layer's gradients at a time, or the token embedding's whole gradient when that one tensor is larger
+    (Llama 3.2 3B: 128,256 × 3,072 = 394M parameters against 3.21B / 28 = 115M per layer)."""
+    body = {"model": "llama-3.2-3b", "method": "full", "precision": "bf16", "gpu": "A100-80GB",
+            "optimizer_in_backward": True}
+    assert kb.query(body)["memory"]["gradients"] == pytest.approx(128256 * 3072 * 2 / 1e9, rel=1e-3)
+    # a 13B model with a 32k vocabulary: a layer (13.0B / 40) is larger than its embedding (32,000 × 5,120)
+    big = kb.query({**body, "model": "llama-2-13b"})["memory"]["gradients"]
+    assert big > 32000 * 5120 * 2 / 1e9 and big == pytest.approx(13.0 / 40 * 2, rel=0.05)
