@@ -455,3 +455,141 @@ def test_the_same_word_in_another_clause_does_not_lift_the_doubt(gpukb):
 def test_more_than_four_bytes_beside_a_format_is_trainings_not_the_formats(gpukb, text, subject):
     got = [c["subject"] for c in _claims(gpukb, text) if c["attribute"] == "bytes_per_param"]
     assert got == ([subject] if subject else []), got
+
+
+# --- one GPU's throughput written as a multiple of another's ("是 B 的 4 倍", "4 times the B's")
+
+@pytest.mark.parametrize("text,lang", [
+    ("L40S 的 FP32 性能是 T4 的近 11 倍。", "zh"),
+    ("The L40S offers 11 times the FP32 throughput of the T4.", None),
+    ("The L40S delivers 11x the T4's FP32 performance.", None),
+])
+def test_a_multiple_of_another_gpus_throughput_is_a_compute_ratio(gpukb, text, lang):
+    [c] = _find(gpukb, text, "gpu:L40S", "compute_ratio", lang)
+    assert c["value"] == 11 and c["qualifiers"]["compared_to"] == ["gpu:T4"], c
+    assert c["qualifiers"].get("metric") == "FP32" and c["status"] == "supported", c
+
+
+@pytest.mark.parametrize("text,lang", [
+    ("L40S 的显存是 T4 的 3 倍。", "zh"),                          # a multiple of memory, not of throughput
+    ("如果 L40S 的 FP32 性能是 T4 的 11 倍，就选 L40S。", "zh"),      # in a condition
+    ("The L40S is 11 times faster than the T4.", None),            # a speed-up, read as one elsewhere
+])
+def test_a_multiple_of_something_else_or_in_a_condition_is_no_compute_ratio(gpukb, text, lang):
+    for c in _claims(gpukb, text, lang):
+        assert not (c["attribute"] == "compute_ratio" and c["value"] == 11), c
+
+
+def test_a_multiple_of_another_format_names_no_metric_and_is_not_judged(gpukb):
+    text = "The L40S offers 11 times the INT8 throughput of the T4."
+    for c in _find(gpukb, text, "gpu:L40S", "compute_ratio"):
+        assert "metric" not in c["qualifiers"] and c["status"] not in ("supported", "incorrect"), c
+
+
+def test_a_ratio_names_the_format_it_is_of(gpukb):
+    [c] = _find(gpukb, "T4 的 FP16 算力只有 A10 的 50%。", "gpu:T4", "compute_ratio", "zh")
+    assert c["qualifiers"].get("metric") == "FP16", c
+
+
+# --- a count of cards written before a memory size: so many cards of that size, no memory figure
+
+@pytest.mark.parametrize("text,lang", [
+    ("Full fine-tuning of a 7B model needs 2× 80 GB (A100 / H100).", None),
+    ("全量微调 7B 模型需要 2×80GB（A100/H100）。", "zh"),
+    ("LoRA is light, but full fine-tuning of a 7B model needs 2 x 80 GB (A100 or H100).", None),
+])
+def test_a_count_before_a_card_size_is_how_many_such_cards(gpukb, text, lang):
+    claims = _claims(gpukb, text, lang)
+    counts = {c["subject"]: c for c in claims if c["attribute"] == "min_gpus"}
+    assert set(counts) == {"gpu:A100-80GB", "gpu:H100-80GB"}, claims
+    assert all(c["value"] == 2 and c["qualifiers"].get("method") == "method:full" for c in counts.values()), counts
+    assert not [c for c in claims if c["attribute"] in ("memory_required", "memory_gb")], claims
+
+
+@pytest.mark.parametrize("text", ["The server has 8x 80 GB of HBM3.",
+                                  "Full fine-tuning of a 7B model needs 4× 24 GB cards."])
+def test_a_counted_card_size_is_no_memory_figure_of_its_value(gpukb, text):
+    for c in _claims(gpukb, text):
+        assert c["attribute"] not in ("memory_required", "memory_gb", "min_gpus"), c
+
+
+def test_a_memory_figure_without_a_count_is_still_a_requirement(gpukb):
+    [c] = _find(gpukb, "Full fine-tuning of a 7B model needs 126 GB.", "concept:llm-full-finetune", "memory_required")
+    assert c["value"] == 126, c
+
+
+# --- a list item that is only a method's name, with its figure on the next line
+
+def test_a_method_item_with_a_figure_line_is_the_methods_memory(gpukb):
+    text = "Memory by method\n\n  • Full fine-tune\n    126 GB\n\n    Every weight trained.\n\n  • LoRA\n    16.8 GB\n\n- QLoRA\n~6 GB\n"
+    got = {(c["subject"], c["qualifiers"].get("method"), c["value"]) for c in _claims(gpukb, text)
+           if c["attribute"] == "memory_required"}
+    assert got == {("concept:llm-full-finetune", "method:full", 126), ("concept:llm-peft", "method:lora", 16.8),
+                   ("concept:llm-peft", "method:qlora", 6)}, got
+
+
+@pytest.mark.parametrize("text", [
+    "  • Inference\n    14 GB\n",                          # no training method: not a method's requirement
+    "  • Fine-tuning with LoRA on one card\n    16 GB\n",   # the line says more than the method's name
+    "  • LoRA\n    16 GB of the 24 GB card\n",             # the figure line says more than the figure
+])
+def test_an_item_that_is_more_than_a_methods_name_gives_no_requirement(gpukb, text):
+    for c in _claims(gpukb, text):
+        assert c["attribute"] != "memory_required", c
+
+
+# --- "reduces this to X GB": what a method brings memory down to is what it needs; a size after a figure is its own
+
+@pytest.mark.parametrize("text,lang,sizes", [
+    ("QLoRA brings this down to 8 GB for 7B models and 40 GB for 70B models.", None, {8: 7e9, 40: 70e9}),
+    ("QLoRA 可以把 7B 模型的显存降低到 10GB。", "zh", {10: 7e9}),
+])
+def test_memory_a_method_reduces_to_is_its_requirement_with_each_figures_size(gpukb, text, lang, sizes):
+    got = {c["value"]: c["qualifiers"]["params"]["lo"] for c in _claims(gpukb, text, lang)
+           if c["attribute"] == "memory_required" and c["qualifiers"].get("method") == "method:qlora"}
+    assert got == sizes, _claims(gpukb, text, lang)
+
+
+@pytest.mark.parametrize("text", ["Gradient checkpointing reduces training time to 3 hours.",
+                                  "The new driver reduces the price to 2 USD per hour."])
+def test_reducing_something_else_is_no_memory_requirement(gpukb, text):
+    for c in _claims(gpukb, text):
+        assert c["attribute"] != "memory_required", c
+
+
+# --- a unit announced before a colon, then figures listed by name
+
+@pytest.mark.parametrize("text,lang,want", [
+    ("Rules of thumb in bytes-per-parameter: LoRA ≈ 2.4 (frozen base), QLoRA ≈ 0.85 (4-bit base).", None,
+     {"method:lora": 2.4, "method:qlora": 0.85}),
+    ("单位为字节/参数：FP16 = 2，INT8 = 1。", "zh", {"precision:fp16": 2, "precision:int8": 1}),
+])
+def test_figures_listed_after_an_announced_unit_are_in_that_unit(gpukb, text, lang, want):
+    got = {c["subject"]: c["value"] for c in _claims(gpukb, text, lang) if c["attribute"] == "bytes_per_param"}
+    assert got == want, _claims(gpukb, text, lang)
+
+
+@pytest.mark.parametrize("text", [
+    "In 2024: LoRA = 3, QLoRA = 1.",                                  # a year, no unit announced
+    "Bytes per parameter matter. Our picks: LoRA = 3, QLoRA = 1.",     # the unit is in another sentence
+    "In bytes per parameter: LoRA is the lighter one, about 2.4.",     # the figure is not written onto a name
+])
+def test_figures_without_an_announced_unit_before_their_colon_are_not_read(gpukb, text):
+    for c in _claims(gpukb, text):
+        assert c["attribute"] != "bytes_per_param", c
+
+
+# --- an unknown product written right against Chinese text is still named
+
+@pytest.mark.parametrize("text,name", [
+    ("对于个人学习,建议从RTX 4060Ti 16GB开始。", "RTX 4060Ti"),
+    ("入门可以选MI300X显卡。", "MI300X"),
+])
+def test_an_unknown_name_glued_to_chinese_text_is_named(gpukb, text, name):
+    reasons = " ".join(n["reason"] for n in gpukb.check(text, "zh")["not_understood"])
+    assert f"called {name}" in reasons, reasons
+
+
+def test_glued_chinese_text_makes_no_precision_or_size_a_product(gpukb):
+    reasons = " ".join(n["reason"] for n in gpukb.check("显存为80GB，支持FP16和INT8，采用7nm工艺。", "zh")["not_understood"])
+    assert "knows no" not in reasons, reasons

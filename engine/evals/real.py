@@ -36,6 +36,7 @@ from typing import Any
 from ..core.errors import BadInput, Issue
 from ..core.yamlio import load_file
 from ..text.check import WRONG, audit_claims, claims_of, judged, reader, text_id
+from ..text.workload import METHOD_CONCEPT
 from .check import _same_attribute, _same_subject
 
 SPLITS = ("dev", "heldout")
@@ -97,6 +98,20 @@ def resolve(gold: dict[str, Any], vocab) -> dict[str, Any]:
     return {**gold, "subject": subject, "in_domain": bool(kind and spec and kind in spec.applies_to)}
 
 
+#: the labeller's concepts of one method's memory, and the method each is of: gpukb states such a requirement
+#: about the concept of the method's kind of training (METHOD_CONCEPT: "concept:llm-peft" for LoRA and QLoRA)
+#: with the method as a qualifier, which is the same claim
+METHOD_MEMORY = {"concept:qlora-memory": "qlora", "concept:lora-memory": "lora"}
+
+
+def _method_memory(gold: dict[str, Any], c) -> bool:
+    """Whether gold's subject is one method's memory (``METHOD_MEMORY``) and claim ``c`` states that method's
+    memory about the concept gpukb uses for it."""
+    method = METHOD_MEMORY.get(str(gold.get("subject")))
+    return method is not None and c.subject == METHOD_CONCEPT.get(method) \
+        and (c.qualifiers or {}).get("method") == f"method:{method}"
+
+
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
@@ -126,7 +141,7 @@ def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = Non
                 span = tuple(c.span or (0, 0))
                 hits = [i for i, g in enumerate(gold) if _overlaps(span, g["span"])
                         and _same_attribute(str(g.get("attribute")), c.attribute)
-                        and _same_subject(str(g.get("subject")), c.subject, view)]
+                        and (_same_subject(str(g.get("subject")), c.subject, view) or _method_memory(g, c))]
                 st = status[c.id]
                 n["reported"] += 1
                 labels = {gold[i]["label"] for i in hits}

@@ -81,14 +81,16 @@ def resolve(vocab: Vocabulary, kind: str, text: Any, field: str | None = None, m
 
 # -- names a text uses that the KB does not know -------------------------------------------------------------
 
+#: a name's edges are ASCII letters, digits and joiners only: a name written right after or before Chinese
+#: text ("从RTX 4060Ti开始") is still a word of its own
 _GPU_SHAPE = re.compile(
-    r"(?<![\w.\-])(?:(?:nvidia|tesla|geforce|amd|instinct)\s+)?"
+    r"(?<![A-Za-z0-9_.\-])(?:(?:nvidia|tesla|geforce|amd|instinct)\s+)?"
     r"((?:rtx|gtx)\s?-?\d{4}(?:\s?(?:ti|super))?|rtx\s?(?:pro\s?)?\d{4}|[a-z]{1,2}\d{2,4}[a-z]{0,2}(?:-\d{2,3}\s?gb?)?)"
-    r"(?![\w.\-])", re.I)
+    r"(?![A-Za-z0-9_.\-])", re.I)
 _INSTANCE_SHAPE = re.compile(
-    r"(?<![\w.\-])((?:ecs\.)?[a-z]{1,6}\d{0,2}[a-z]{0,4}(?:-[a-z0-9]+)*\.\d{0,3}(?:x?large|medium|small|metal)"
-    r"\d{0,4}|[a-z]\d-(?:highgpu|megagpu|ultragpu|standard)-\d+g?)(?![\w\-])", re.I)
-_MODEL_SHAPE = re.compile(r"(?<![\w.\-])([a-z][a-z0-9.]*(?:-[a-z0-9.]+)*-\d+(?:\.\d+)?[bm])(?![\w\-])", re.I)
+    r"(?<![A-Za-z0-9_.\-])((?:ecs\.)?[a-z]{1,6}\d{0,2}[a-z]{0,4}(?:-[a-z0-9]+)*\.\d{0,3}(?:x?large|medium|small|metal)"
+    r"\d{0,4}|[a-z]\d-(?:highgpu|megagpu|ultragpu|standard)-\d+g?)(?![A-Za-z0-9_\-])", re.I)
+_MODEL_SHAPE = re.compile(r"(?<![A-Za-z0-9_.\-])([a-z][a-z0-9.]*(?:-[a-z0-9.]+)*-\d+(?:\.\d+)?[bm])(?![A-Za-z0-9_\-])", re.I)
 #: GPU-shaped words that are no product (precisions, sizes, ZeRO stages, units)
 _NOT_GPU = {"fp", "bf", "tf", "nf", "int", "sm", "cc", "gen", "ddr", "hbm", "gddr", "usd", "cny", "zero", "top",
             "tops", "w", "gb", "q", "lr", "bs", "ep", "gn", "gi", "gt", "bn", "ps", "ms", "us", "hz"}

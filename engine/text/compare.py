@@ -75,8 +75,11 @@ def comparisons(low: str, s: int, e: int, named: list[_Match], subjects: list[_M
     span_end = e
     ratio_cue = next((m for rx in cues["ratio"] for m in [rx.search(low, first, e)] if m), None)
     frac = _ratio(low, ratio_cue.end(), e) if ratio_cue is not None and others else None
+    multiple = _multiple(low, s, e, first, others, cues) if frac is None else None
     if frac is not None and not any_match(cues["condition"], low[segment(low, s, e, first)[0]:frac[1]]):
         value, span_end = frac[2], frac[1]
+    elif multiple is not None:
+        value, span_end, others = multiple
     else:
         # a direction word in the clause that names the throughput, or after a clause naming it ("在 FP16 算力
         # 上，B 不及 C"); "更高内存/带宽，比 T4 性能提升 3×": the higher is memory's, and a figure of times is
@@ -98,12 +101,48 @@ def comparisons(low: str, s: int, e: int, named: list[_Match], subjects: list[_M
     if not others:
         return []
     start = min([first] + [m.start for m in own])
+    metric = _metric(low, start, segment(low, s, e, max(start, span_end - 1))[1], t)
     out = []
     for g in subj:
         for o in dict.fromkeys(m.eid for m in others):
             out.append(Candidate(start, max(span_end, start + 1), g, "compute_ratio", value, "x",
-                                 qualifiers={"compared_to": [o]}, modality="spec", confidence=0.6))
+                                 qualifiers={"compared_to": [o], **({"metric": metric} if metric else {})},
+                                 modality="spec", confidence=0.6))
     return out
+
+
+#: the throughput figures a ratio may be stated of, and the metric each one names (the reference rule
+#: compares FP32 ratios with FP32 figures, FP16 ones with FP16 tensor figures); any other format named
+#: (FP8, BF16, TF32, FP64, INT8) leaves the ratio's metric unknown
+_METRICS = {"fp32_tflops": "FP32", "fp16_tensor_tflops": "FP16"}
+_OTHER_FORMATS = ("fp8_tensor_tflops", "bf16_tensor_tflops", "tf32_tensor_tflops", "fp64_tensor_tflops", "fp64_tflops", "int8_tops")
+
+
+def _metric(low: str, a: int, b: int, t: dict[str, Any]) -> str | None:
+    """The one number format the comparison ``low[a:b]`` names ("A10 的 FP32 性能是 T4 的 4 倍": FP32), else None."""
+    named = {m for attr, m in _METRICS.items() if any_match(t["attribute"].get(attr, ()), low[a:b])}
+    if len(named) != 1 or any(any_match(t["attribute"].get(x, ()), low[a:b]) for x in _OTHER_FORMATS):
+        return None
+    return named.pop()
+
+
+def _multiple(low: str, s: int, e: int, first: int, others: list[_Match], cues: dict[str, Any]) -> tuple[float, int, list[_Match]] | None:
+    """One GPU's throughput written as a multiple of another's ("是 T4 的近 4 倍", "4 times the FP32 throughput
+    of the T4"): (the multiple, where it ends, the GPU compared with), from the vocabulary's ``multiple`` cues,
+    in which ``@`` stands for the GPU compared with. A multiple of memory, price or power, or one in a
+    condition, is none."""
+    for o in (m for m in others if m.start >= first):
+        masked = low[:o.start] + "@" * (o.end - o.start) + low[o.end:]
+        a, b = segment(low, s, e, o.start)
+        for rx in cues["multiple"]:
+            m = rx.search(masked, max(a, first), b)
+            if m is None or not (m.start() <= o.start < m.end()):
+                continue
+            if not _compares_throughput(low, s, e, m.start("n"), m.end(), cues) \
+                    or any_match(cues["condition"], low[a:m.end()]):
+                return None
+            return float(m.group("n")), max(m.end(), o.end), [o]
+    return None
 
 
 def _compares_throughput(low: str, s: int, e: int, a: int, b: int, cues: dict[str, Any]) -> bool:

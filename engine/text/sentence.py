@@ -10,8 +10,8 @@ from .compare import per_compared
 from .relations import upgrades
 from .claims import attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
 from .subject import HARDWARE, Candidate, carries, host_of, subject_of, vendor_prefix, widen
-from .workload import gpus_needed, requirement, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
-from .specs import counts_cards, named_specs, per_gpu_owner, per_param
+from .workload import gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
+from .specs import announced_figures, cards_of_size, counts_cards, named_specs, per_gpu_owner, per_param
 from .tokens import CLAUSE, NAME_MARKS, Row, any_match, first_match, negated, quantities, segment
 
 
@@ -99,9 +99,20 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
         if q.dimension == "params" and workload.get("params_raw") == q.lo:
             continue                                        # the workload's size, not a statement of it
         seg = segment(masked, s, e, q.start)
+        nearest = method_before(low, seg[0], q.start, vocab) if workload.get("method") else None
+        cards = cards_of_size(q, masked, seg, ents, {**workload, "method": nearest} if nearest else workload,
+                              vocab, t["cards_of_size"])
+        if cards is not None:                   # "needs 2× 80 GB (A100 / H100)": two cards of 80 GB
+            out += cards
+            continue
+        item = item_method(low, q, vocab) if q.dimension == "memory" else None
+        if item is not None:                    # "• Full fine-tune / 126 GB": the item's method needs the figure
+            out += requirement(q, {**workload, "method": item}, ents, seg[0], seg[1])
+            continue
         if q.dimension == "memory" and workload.get("method") and any(seg[0] <= r < q.start for r in requires):
             nearest = method_before(low, s, q.start, vocab)
             w = {**workload, "method": nearest} if nearest else workload
+            w = size_after(q, qs, masked, w, vocab)          # "8 GB for 7B models and 15 GB for 13B models"
             out += requirement(q, w, ents, seg[0], seg[1])
             continue
         attr, conf = ("gpu_count", 0.85) if counts_cards(q, qs, masked, seg) else \
@@ -195,6 +206,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
     # 4. the GPU an instance family or size carries, and the one a "GPU:" line or table row names
     out += carries(masked, s, e, ents, t)
     out += keyed_gpu(low, s, e, ents, carried, row, t)
+    out += announced_figures(low, masked, s, e, ents, vocab, t)          # "in bytes per parameter: LoRA ≈ 2.4"
     out += named_specs(low, masked, s, e, ents, carried, qs, vocab, t)   # "Ampere 架构", "compute capability 8.9", "单槽"
     # a table row or a list item says what its heading says of the workloads it names (and a technique
     # it names is part of the workload it describes, not advice)

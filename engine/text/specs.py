@@ -14,6 +14,8 @@ from typing import Any
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match
 from .subject import Candidate, subject_of, widen
+from .workload import qualifiers_of
+from .claims import sized_variants
 from .tokens import GPU_AFTER, NAME_MARKS, Quantity, any_match, negated, segment
 
 #: a figure without a unit: digits with at most one decimal part, not the start of a longer number
@@ -172,3 +174,76 @@ def per_param(q: Quantity, masked: str, s: int, e: int, ents: list[_Match]) -> l
                       modality="spec", confidence=0.8, approx=q.approx)
         out.append(c)
     return out
+
+
+#: between a card size and the GPUs it is the size of: a noun of cards, an opening bracket, a list of names
+_SIZE_GAP = re.compile(r"\s*(?:gpus?|cards?|显卡|卡)?\s*[（(]?\s*(?:nvidia\s*)?")
+
+
+def cards_of_size(q: Quantity, masked: str, seg: tuple[int, int], ents: list[_Match], workload: dict[str, Any],
+                  vocab: Vocabulary, cues: tuple[re.Pattern[str], ...]) -> list[Candidate] | None:
+    """"needs 2× 80 GB (A100 / H100)", "需要 2 × 80GB（A100/H100）": a count of cards written right before a
+    memory size (cues ``check_guard.cards_of_size``, the count in group ``n``) is a number of cards of that
+    size, never a memory figure of that value. Of the GPUs named right after it (each in its variant of that
+    size) and of a workload the sentence names, it states how many the workload needs; ``None`` when the
+    figure has no count before it, else the claims (none when no such GPU or workload is named)."""
+    if q.dimension != "memory" or q.lo != q.hi or q.bound:
+        return None
+    count = next((m for rx in cues for m in [rx.search(masked, seg[0], q.start)] if m and m.end() == q.start), None)
+    if count is None:
+        return None
+    gpus: list[_Match] = []
+    at = q.end
+    for m in sorted((m for m in ents if m.kind == "gpu" and q.end <= m.start < seg[1]), key=lambda m: m.start):
+        gap = masked[at:m.start]
+        if not (_SIZE_GAP.fullmatch(gap) if at == q.end else re.fullmatch(r"\s*(?:/|、|,|，|or|and|或|和)\s*", gap)):
+            break
+        gpus.append(m)
+        at = m.end
+    if not gpus or not (workload.get("method") or workload.get("task")):
+        return []
+    n = float(count.group("n"))
+    sized = sized_variants(q, gpus, vocab)
+    out = [Candidate(count.start("n"), at, v, "min_gpus", n, None, qualifiers_of(workload), "estimate", 0.7)
+           for v in sized]
+    for c in out:
+        widen(c, ents, seg)
+    return out
+
+
+#: after a name in a list of figures announced with their unit: a sign or word of value, the figure
+_NAMED_FIGURE = re.compile(r"\s*(?P<op>≈|~|～|=|:|：|约|about)\s*(?P<n>\d{1,4}(?:\.\d{1,3})?)(?![\d%a-z]|\.\d)")
+#: between two items of such a list
+_ITEM_SEP = re.compile(r"\s*(?:[,，;；、]\s*(?:and\s+|和|及)?|and|和|及)?\s*$")
+
+
+def announced_figures(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab: Vocabulary,
+                      t: dict[str, Any]) -> list[Candidate]:
+    """"Estimates in bytes per parameter: LoRA ≈ 2.4 (…), QLoRA ≈ 0.85 (…)", "单位为字节/参数：FP16 = 2，INT8 = 1":
+    a unit announced before a colon (cues ``check_guard.unit_announced`` right before the unit's words), then
+    items of a name and a bare figure: each figure is in that unit, the quantity of the one attribute of
+    the unit's dimension that applies to the named entity's kind (no figure when two could)."""
+    colon = next((i for i in range(s, e) if masked[i] in ":："), None)
+    if colon is None:
+        return []
+    unit = next(((dim, u, m) for dim, u, rx in t["unit"] if dim not in ("count", "params", "ratio")
+                 for m in rx.finditer(low, s, colon)
+                 if any(a.search(low[s:m.start()]) for a in t["unit_announced"])), None)
+    if unit is None:
+        return []
+    dim, u, _ = unit
+    out: list[Candidate] = []
+    last = colon + 1
+    for m in sorted((m for m in ents if colon < m.start < e), key=lambda m: m.start):
+        f = _NAMED_FIGURE.match(masked, m.end, e)
+        if f is None or not _ITEM_SEP.fullmatch(re.sub(r"[（(][^（()）]*[）)]", "", masked[last:m.start])):
+            continue
+        attrs = [a for a, spec in vocab.attributes.items() if spec.type == "quantity" and spec.dimension == dim
+                 and m.kind in spec.applies_to]
+        if len(attrs) == 1:
+            x = float(f.group("n"))
+            out.append(Candidate(m.start, f.end(), m.eid, attrs[0], x, u, modality="spec", confidence=0.7,
+                                 approx=f.group("op") in ("≈", "~", "～", "约", "about")))
+        last = f.end()
+    return out
+

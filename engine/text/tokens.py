@@ -55,6 +55,8 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
         comp = lambda ps: tuple(re.compile(p) for p in ps)      # noqa: E731
         return {
             "attribute": {a: comp(ps) for a, ps in (cues.get("attribute") or {}).items()},
+            "cards_of_size": comp((cues.get("check_guard") or {}).get("cards_of_size", ())),
+            "unit_announced": tuple(re.compile(p + r"\s*$") for p in (cues.get("check_guard") or {}).get("unit_announced", ())),
             "unit": tuple((k.split(":", 1)[0], k.split(":", 1)[1], re.compile(r"\s*(?:" + "|".join(ps) + ")"))
                           for k, ps in (cues.get("unit") or {}).items()),
             "neg_before": comp((cues.get("negation") or {}).get("before", ())),
@@ -80,7 +82,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "advice_guard_before": comp((cues.get("advice") or {}).get("not_before", ())),
             "advice_guard_after": comp((cues.get("advice") or {}).get("not_after", ())),
             "compared": comp((cues.get("comparison") or {}).get("before", ())),
-            "cmp": {k: comp((cues.get("comparison") or {}).get(k, ())) for k in ("metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup")},
+            "cmp": {k: comp((cues.get("comparison") or {}).get(k, ())) for k in ("metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup", "multiple")},
             "coref": {k: comp((cues.get("coreference") or {}).get(k, ())) for k in ("plural", "singular", "joiner")},
             "instance_words": {k: comp((cues.get("instance_words") or {}).get(k, ())) for k in ("host_memory", "gpu_share", "per_gpu_after", "per_gpu_before")},
             "text_values": tuple((k.split(":", 1)[0], k.split(":", 1)[1], comp(ps)) for k, ps in (cues.get("text_value") or {}).items()),

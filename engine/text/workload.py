@@ -107,6 +107,49 @@ def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: i
     return [c]
 
 
+#: between a memory figure and the model size it is for ("15 GB for 13B models", "16 GB (7B)")
+_FOR_SIZE = re.compile(r"\s*(?:(?:for|with|on)\s+(?:an?\s+|the\s+)?|[（(]\s*)")
+
+
+def size_after(q: Quantity, qs: list[Quantity], masked: str, w: dict[str, Any], vocab: Vocabulary) -> dict[str, Any]:
+    """A sentence giving several figures, each followed by the model size it is for ("as little as 8 GB for 7B
+    models and 15 GB for 13B models"): figure ``q``'s workload is of the size written right after it."""
+    size = next((p for p in qs if p.dimension == "params" and p.start >= q.end
+                 and _FOR_SIZE.fullmatch(masked, q.end, p.start)), None)
+    if size is None or w.get("model"):
+        return w
+    return {**w, "params": size.lo * (vocab.unit_factor("params", size.unit) or 1), "params_raw": size.lo, "size": True}
+
+
+_ITEM_MARK = re.compile(r"[ \t]*(?:[-*•▪●·]|\d{1,2}[.)、])?[ \t]*")
+
+
+def item_method(low: str, q: Quantity, vocab: Vocabulary) -> str | None:
+    """"• Full fine-tune / 126 GB", "- QLoRA / ~6 GB": a list item (or a line) that is only a method's name,
+    with the next line only a memory figure, gives the memory that method needs: the method (None unless
+    both lines are so)."""
+    a = low.rfind("\n", 0, q.start) + 1
+    b = low.find("\n", q.end)
+    b = len(low) if b < 0 else b
+    if low[a:q.start].strip(" \t~≈约") or low[q.end:b].strip(" \t"):
+        return None
+    end = a - 1
+    while end > 0:
+        start = low.rfind("\n", 0, end) + 1
+        if low[start:end].strip():
+            break
+        end = start - 1
+    else:
+        return None
+    line = low[start:end]
+    name = line[_ITEM_MARK.match(line).end():].strip()
+    for val, rx in _question_cues(vocab).get("method", ()):
+        m = rx.search(name)
+        if m is not None and m.start() == 0 and m.end() == len(name):
+            return val
+    return None
+
+
 def gpus_needed(q: Quantity, masked: str, w: dict[str, Any], ents: list[_Match], seg: tuple[int, int]) -> list[Candidate]:
     """A count of GPUs stated for a workload is a claim about how many such GPUs it needs."""
     gpu = next((m for m in ents if m.kind == "gpu" and m.start >= q.start and m.start - q.end <= 12), None)
