@@ -31,12 +31,23 @@ def in_lang(value: Any, lang: str) -> Any:
     each note is its Chinese text (containers that hold no note are shared, never changed); else ``value``."""
     if lang != "zh":
         return value
+    return _zh(value)
+
+
+_DEEP = (Note, dict, list)
+
+
+def _zh(value: Any) -> Any:
+    """:func:`in_lang` for "zh" (a scalar other than a note is its own translation, so it is not visited)."""
     if isinstance(value, Note):
         return value.zh
     if isinstance(value, dict):
-        out = {k: in_lang(v, lang) for k, v in value.items()}
-        return out if any(out[k] is not v for k, v in value.items()) else value
+        out, changed = {}, False
+        for k, v in value.items():
+            w = out[k] = _zh(v) if isinstance(v, _DEEP) else v
+            changed = changed or w is not v
+        return out if changed else value
     if isinstance(value, list):
-        items = [in_lang(v, lang) for v in value]
+        items = [_zh(v) if isinstance(v, _DEEP) else v for v in value]
         return items if any(a is not b for a, b in zip(items, value)) else value
     return value

@@ -30,6 +30,7 @@ from typing import Any, Callable, Mapping
 from ..core.errors import Issue, short
 from ..core.yamlio import LineDict
 from ..core.terms import FINDING_FIELDS, FINDING_KINDS, LABELS, LANGS, gb, params_text
+from .label_cases import NOTES_KEPT, CaseIndex, note_key
 from .notes import NOTE_KEYS, Note
 
 #: what the sentence a finding adds about its claim's premise may name (``finding_premise``)
@@ -169,6 +170,7 @@ class Wording:
         self.findings = findings
         self.labels = labels
         self.premise = premise
+        self._indexes: dict[int, CaseIndex] = {}    # id of a tuple of cases -> its index (label_cases.py)
 
     @classmethod
     def load(cls, findings: Any, labels: Any, fname: str, attributes: set[str], issues: list[Issue],
@@ -208,9 +210,17 @@ class Wording:
 
     # -- notes ---------------------------------------------------------------------------------
     def note(self, key: str, vocab: Any = None, **fields: Any) -> Note:
-        """The note ``key`` (one of :data:`NOTE_KEYS`) with its fields, in English and Chinese."""
+        """The note ``key`` (one of :data:`NOTE_KEYS`) with its fields, in English and Chinese (remembered
+        per vocabulary, key and fields when every field is a string, an int or None)."""
+        memo, mkey = self.__dict__.setdefault("_notes", {}), note_key(key, vocab, fields)
+        hit = memo.get(mkey) if mkey is not None else None
+        if hit is not None and hit[0] is vocab:
+            return hit[1]
         text = self.label({**fields, "t": "note", "key": key}, vocab)
-        return Note(text["en"], text["zh"])
+        note = Note(text["en"], text["zh"])
+        if mkey is not None and len(memo) < NOTES_KEPT:
+            memo[mkey] = (vocab, note)
+        return note
 
     # -- labels --------------------------------------------------------------------------------
     def label(self, rec: Mapping[str, Any], vocab: Any, derived: Mapping[str, Callable[[], Any]] | None = None
@@ -224,11 +234,18 @@ class Wording:
             fmt = _LabelFormatter(vocab, lang)
             values = _Fields(rec, derived or {})
             for name, part_cases in spec.parts:
-                case = _first_label_case(part_cases, values)
+                case = self._cases(part_cases).first(values)
                 values.parts[name] = fmt.vformat(case.text(lang), (), values) if case is not None else ""
-            case = _first_label_case(spec.cases, values)
+            case = self._cases(spec.cases).first(values)
             out[lang] = fmt.vformat(case.text(lang), (), values) if case is not None else str(rec.get("t"))
         return out
+
+    def _cases(self, cases: tuple[Template, ...]) -> CaseIndex:
+        indexes = self.__dict__.setdefault("_indexes", {})      # (a Wording unpickled from a snapshot)
+        index = indexes.get(id(cases))
+        if index is None or index.cases is not cases:
+            index = indexes[id(cases)] = CaseIndex(cases)
+        return index
 
 
 def _check_notes(spec: LabelSpec | None, fname: str, line: int | None, issues: list[Issue]) -> None:
@@ -287,23 +304,6 @@ def _finding_holds(key: str, want: Any, facts: Mapping[str, Any]) -> bool:
     if callable(got):
         got = got()
     return got == want if key == "basis" else bool(got) == want
-
-
-def _first_label_case(cases: tuple[Template, ...], values: "_Fields") -> Template | None:
-    for t in cases:
-        if all(_label_holds(k, v, values) for k, v in t.when.items()):
-            return t
-    return None
-
-
-def _label_holds(key: str, want: Any, values: "_Fields") -> bool:
-    if key == "has":
-        return all(values.get(n) for n in want)
-    if key == "any":
-        return any(values.get(n) for n in want)
-    if key == "number":
-        return all(isinstance(values.get(n), (int, float)) and not isinstance(values.get(n), bool) for n in want)
-    return all(values.get(k) == v for k, v in want.items())      # equals
 
 
 class _Fields(Mapping):

@@ -23,6 +23,8 @@ from .rules import RuleSet, definition, fact_key
 log = logging.getLogger("gpukb.rules")
 
 DEFAULT_BUDGET = 50_000
+#: shared given records whose declared-field checks are remembered (see ``Reasoner._checked``)
+CHECKED_SHARED = 65536
 
 
 class Firing:
@@ -130,6 +132,9 @@ class Reasoner:
         self.stats = MatchStats()
         # the declarations the compiled conditions rely on, checked on every given fact (lift.py)
         self._given_checks = given_checks(ruleset.types)
+        # shared records (a release's reference facts, asserted unchanged in every question's session)
+        # that passed those checks, by key: checked once, not in every session
+        self._checked: dict[str, dict[str, Any]] = {}
         self._by_name = {f"r{i}": r for i, r in enumerate(ruleset.rules)}
         self._defaults = matcher.defaults_of(ruleset.types)
         # the names each rule's derivation reads, recorded with every firing (computed once per rule)
@@ -310,7 +315,7 @@ class StagedRun:
     def _add(self, facts: list[dict[str, Any]], budget: int,
              report: Callable[[str, int, int | None], None] | None, n_shared: int = 0) -> Derivation:
         known, session = self.known, self.session
-        checks = self.reasoner._given_checks
+        checks, checked = self.reasoner._given_checks, self.reasoner._checked
         work: deque = deque()
         session.resume()
         try:
@@ -320,9 +325,12 @@ class StagedRun:
                 fk = f["fk"]
                 if fk in known:
                     continue
-                why = bad_given(f, checks[f["t"]]) if f["t"] in checks else None
-                if why is not None:
-                    raise RuleError(f"given fact {fk} of type {f['t']}: {why} (rules/types.yaml)")
+                if checked.get(fk) is not f:
+                    why = bad_given(f, checks[f["t"]]) if f["t"] in checks else None
+                    if why is not None:
+                        raise RuleError(f"given fact {fk} of type {f['t']}: {why} (rules/types.yaml)")
+                    if i < n_shared and len(checked) < CHECKED_SHARED:
+                        checked[fk] = f
                 known[fk] = f
                 self.given.add(fk)
                 self.by_type.setdefault(f["t"], []).append(f)

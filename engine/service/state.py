@@ -66,6 +66,7 @@ class GpuKB(CheckMemory):
         self.rules: RuleSet = load_rules_for(self.kb, self.rules_dir)
         self.reasoner = Reasoner(self.rules)
         self._question_reasoner: Reasoner | None = None
+        self._ref_use: Any = None      # which other entities' reference records the question rules can match
         self._seeds: dict[str, list[dict]] = {}
         self._relevant: OrderedDict[tuple, list[dict]] = OrderedDict()   # (release, entities) -> seeds
         self._local = threading.local()          # this thread's open staged run (see :meth:`staged`)
@@ -101,12 +102,19 @@ class GpuKB(CheckMemory):
             if found is not None:
                 self._relevant.move_to_end(key)
                 return found
-        found = sizing.relevant(self.seeds(view), s)
+        found = sizing.relevant(self.seeds(view), s, self._usable())
         with self._lock:
             self._relevant[key] = found
             while len(self._relevant) > 4096:
                 self._relevant.popitem(last=False)
         return found
+
+    def _usable(self):
+        """:func:`sizing.reference_use` of the question rules (read once)."""
+        with self._lock:
+            if self._ref_use is None:
+                self._ref_use = sizing.reference_use(self.question_reasoner.ruleset)
+            return self._ref_use
 
     def cached(self, key: tuple, fn):
         """``fn()`` memoised under ``key`` (least recently used out first); callers get their own copy

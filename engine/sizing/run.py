@@ -147,12 +147,14 @@ def seed_records(view: ReleaseView) -> list[dict[str, Any]]:
 RELEVANT_KEYS = ("model", "gpu", "instance", "family")
 
 
-def relevant(seeds: list[dict[str, Any]], s: dict[str, Any]) -> list[dict[str, Any]]:
+def relevant(seeds: list[dict[str, Any]], s: dict[str, Any],
+             usable: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
     """The seeds one scenario can use: formulas, its own entities, its GPU's specs, other GPUs' memory.
 
     Leaving out the other models', instances' and GPUs' facts changes no derivation (every sizing rule
     joins them on the scenario's own entities; only the family recommendation looks at other GPUs,
-    and only at their memory) and keeps a question fast.
+    and only at their memory) and keeps a question fast. ``usable`` (:func:`reference_use` of the rules)
+    also leaves out the other families' and GPUs' records that no pattern can match.
     """
     mine = {s.get(k) for k in RELEVANT_KEYS} - {None}
     hosts = {r["v0"] for r in seeds if r["subject"] in mine and r["attribute"] == "gpu" and r.get("v0")}
@@ -164,9 +166,55 @@ def relevant(seeds: list[dict[str, Any]], s: dict[str, Any]) -> list[dict[str, A
         if kind in GENERIC_KINDS or subj in mine:
             if kind != "gpu" or r["attribute"] in GPU_ATTRS:
                 out.append(r)
-        elif (kind == "gpu" and r["attribute"] == "memory_gb") or (kind == "family" and r["attribute"] == "gpu"):
+        elif ((kind == "gpu" and r["attribute"] == "memory_gb") or (kind == "family" and r["attribute"] == "gpu")) \
+                and (usable is None or usable(r)):
             out.append(r)
     return out
+
+
+def reference_use(rules: RuleSet) -> Callable[[dict[str, Any]], bool]:
+    """Whether some pattern of ``rules`` could match a reference record (``ref``) of an entity other than
+    a scenario's own: a pattern (absent ones too) whose string literals the record meets, unless its
+    subject must be a scenario's own entity (``subject == s.model``, ``s.gpu``, ``s.instance``,
+    ``s.family`` of a scenario pattern) or one of listed subjects the record's is not (``subject ==
+    'x'``, a guard's ``has(['x', ...], p.subject)``). Read from the rules as written, so a rule that
+    names other subjects makes their records relevant again."""
+    pats: list[tuple[dict[str, str], frozenset[str] | None, bool]] = []
+    for rule in rules.rules:
+        scen = {p.bind for p in rule.patterns if p.type == "scenario"}
+        for p in rule.patterns:
+            if p.type != "ref":
+                continue
+            lits: dict[str, str] = {}
+            subjects: frozenset[str] | None = None
+            own = False
+            for n in [n for c in p.conditions for n in _conjuncts(c.node)]:
+                if n[0] != "cmp" or n[1] != "==":
+                    continue
+                for a, b in ((n[2], n[3]), (n[3], n[2])):
+                    if a[0] == "name" and len(a[1]) == 1 and b[0] == "lit" and isinstance(b[1], str):
+                        lits[a[1][0]] = b[1]
+                    elif a == ("name", ("subject",)) and b[0] == "name" and len(b[1]) == 2 and b[1][0] in scen \
+                            and b[1][1] in RELEVANT_KEYS:
+                        own = True
+            for n in [n for g in rule.guard for n in _conjuncts(g.node)]:
+                if n[0] == "call" and n[1] == "has" and len(n[2]) == 2 and n[2][1] == ("name", (p.bind, "subject")) \
+                        and n[2][0][0] == "list" and all(x[0] == "lit" and isinstance(x[1], str) for x in n[2][0][1]):
+                    listed = frozenset(x[1] for x in n[2][0][1])
+                    subjects = listed if subjects is None else subjects & listed
+            if "subject" in lits:
+                subjects = frozenset({lits["subject"]}) if subjects is None else subjects & {lits["subject"]}
+            pats.append((lits, subjects, own))
+
+    def usable(r: dict[str, Any]) -> bool:
+        for lits, subjects, own in pats:
+            if own or (subjects is not None and r.get("subject") not in subjects):
+                continue
+            if any(isinstance(r.get(f), str) and r.get(f) != v for f, v in lits.items()):
+                continue
+            return True
+        return False
+    return usable
 
 
 def has_arch(view: ReleaseView, model: str | None) -> int:
