@@ -20,7 +20,7 @@ def _group(gid, subject="family:GN7", attribute="memory_gb", lo=16.0, qsig="", p
 
 def test_a_small_bucket_is_compared_pair_by_pair():
     gs = [_group("G1"), _group("G2", lo=24.0), _group("G3", lo=32.0), _group("G4", subject="gpu:T4")]
-    pairs = {(p["a"], p["b"]) for p in audit_blocks.group_pairs(gs)}
+    pairs = set(audit_blocks.group_pairs(gs))
     assert pairs == {(a, b) for a in ("G1", "G2", "G3") for b in ("G1", "G2", "G3") if a != b}
 
 
@@ -29,14 +29,14 @@ def test_a_large_bucket_grows_linearly_and_meets_its_extremes():
     gs = [_group(f"G{i}", lo=float(i % 97 + 1), qsig=f"params={i % 5}") for i in range(n)]
     pairs = audit_blocks.group_pairs(gs, limit=16)
     assert len(pairs) < 120 * n                       # pairwise would be n * (n - 1) = 359,400
-    partners = Counter(p["a"] for p in pairs)
+    partners = Counter(p[0] for p in pairs)
     assert set(partners) == {g["gid"] for g in gs}    # every group is compared with something
     by_id = {g["gid"]: g for g in gs}
     for g in gs[:50]:                                 # ... including the lowest and highest figure of its scope
         same = [h for h in gs if h["qsig"] == g["qsig"]]
         lowest = min(same, key=lambda h: (h["lo"], h["gid"]))["gid"]
         highest = max(same, key=lambda h: (h["hi"], h["gid"]))["gid"]
-        mine = {p["b"] for p in pairs if p["a"] == g["gid"]}
+        mine = {p[1] for p in pairs if p[0] == g["gid"]}
         assert {lowest, highest} - {g["gid"]} <= mine, (g["gid"], by_id[lowest]["lo"])
 
 
@@ -76,9 +76,40 @@ def test_sample_groups_meet_in_reverse_only_what_found_something(synthetic, monk
     assert sampled and all(not u.reverse for u in sampled)
     own = {g["gid"] for u in sampled for g in u.groups}
     reverse = [p for u in parts for p in u.reverse]
-    assert reverse and all(p["a"] in own for p in reverse)
-    assert not {(p["a"], p["b"]) for p in reverse} & {(p["a"], p["b"]) for u in parts for p in u.pairs}
+    assert reverse and all(p[0] in own for p in reverse)
+    assert not set(reverse) & {p for u in parts for p in u.pairs}
     blocked = run_audit(synthetic, view)
+    whole = audit_block(synthetic, view)
+    assert {k: v["status"] for k, v in blocked.statuses.items()} == {k: v["status"] for k, v in whole.statuses.items()}
+    assert [json.dumps(f, sort_keys=True, default=str) for f in blocked.findings] == \
+        [json.dumps(f, sort_keys=True, default=str) for f in whole.findings]
+
+
+def test_a_unit_of_more_pairs_than_a_batch_is_audited_in_parts(synthetic, monkeypatch):
+    """A unit holding more pairs than a batch (a large bucket's sample unit with every pair that found
+    something) is audited in parts of whole groups, each within the batch's pairs where its groups
+    allow: the findings and statuses are still those of one run over everything."""
+    import json
+    from gpukb.engine.audit import run as audit_run
+    from gpukb.engine.audit import units as audit_units
+    from gpukb.engine.audit.result import audit_block
+    monkeypatch.setattr(audit_blocks, "PAIRWISE_LIMIT", 8)
+    monkeypatch.setattr(audit_units, "BATCH_PAIRS", 40)
+    cut: list[tuple[int, list]] = []
+    pieces = audit_run._pieces
+
+    def spy(u, facts, recs):
+        out = pieces(u, facts, recs)
+        cut.append((len(u.claims), out))
+        return out
+    monkeypatch.setattr(audit_run, "_pieces", spy)
+    view = synthetic.view(None)
+    blocked = run_audit(synthetic, view)
+    split = [(n, out) for n, out in cut if len(out) > 1]
+    assert split, "no unit was cut"
+    for n, out in split:
+        assert sum(len(p.claims) for p in out) == n
+        assert all(len(p.pairs) + len(p.reverse) <= 40 or len(p.groups) == 1 for p in out)
     whole = audit_block(synthetic, view)
     assert {k: v["status"] for k, v in blocked.statuses.items()} == {k: v["status"] for k, v in whole.statuses.items()}
     assert [json.dumps(f, sort_keys=True, default=str) for f in blocked.findings] == \

@@ -7,6 +7,7 @@ from ..kb.store import Fact, ReleaseView
 from ..reasoning.reasoner import Derivation
 from .result import AuditResult, audit_records
 from .inputs import claim_records, reference_records
+from .blocks import pair_records
 from .units import Unit
 
 
@@ -33,7 +34,7 @@ def _union_reference(view: ReleaseView, parts: Iterable[list[Fact]]) -> list[Fac
 def fired(res: AuditResult, parts: list[Unit]) -> dict[str, tuple[str, ...]]:
     """Group id -> the sample groups whose pair in reverse with it (:attr:`Unit.reverse`) derived a
     group finding in this batch."""
-    rev = {(p["a"], p["b"]) for u in parts for p in u.reverse}
+    rev = {p for u in parts for p in u.reverse}
     out: dict[str, set[str]] = {}
     if rev and res.derivation is not None:
         for f in res.derivation.derived("gfinding"):
@@ -84,7 +85,7 @@ def audit_batch(service, view: ReleaseView, parts: list[Unit], keys: dict[str, s
     facts.update(named)
     sub = ReleaseView(view.kb, view.release, facts, set(view.source_ids))
     records = (reference_records(view, refs) + [g for u in parts for g in u.groups] + ctx_groups
-               + [p for u in parts for p in u.pairs + u.reverse] + [claim_recs[c.id] for c in owned]
+               + pair_records(p for u in parts for p in u.pairs + u.reverse) + [claim_recs[c.id] for c in owned]
                + [{k: v for k, v in r.items() if k != "gid"} for r in claim_records(view, context)])
     res = audit_records(service, sub, owned, records, progress, premises_named=False)
     return _split(res, parts, keys, keep_proofs, claim_recs)

@@ -196,8 +196,10 @@ OTHER_SCOPE_REPS = 12
 
 
 def group_pairs(groups: list[dict[str, Any]], limit: int | None = None,
-                samples: set[str] | None = None) -> list[dict[str, Any]]:
-    """The ordered pairs of value groups the claim-vs-claim rules compare (``cpair`` records).
+                samples: set[str] | None = None) -> list[tuple[str, str]]:
+    """The ordered pairs of value groups the claim-vs-claim rules compare, as (group id, group id)
+    (:func:`pair_records` makes them the rules' ``cpair`` records; a large audit keeps millions of
+    pairs in its plan, so they are kept as tuples, not records).
 
     Groups are compared within a *bucket*: the verdicts about one subject (a memory verdict may meet a
     suitability verdict), else one subject and attribute. A bucket of at most ``limit`` groups is
@@ -217,13 +219,15 @@ def group_pairs(groups: list[dict[str, Any]], limit: int | None = None,
     buckets: dict[tuple, list[dict[str, Any]]] = {}
     for g in groups:
         buckets.setdefault(bucket(g), []).append(g)
-    out: list[dict[str, Any]] = []
+    out: list[tuple[str, str]] = []
     done: set[tuple[str, str]] = set()
 
     def pair(a: dict[str, Any], b: dict[str, Any]) -> None:
-        if a is not b and (a["gid"], b["gid"]) not in done:
-            done.add((a["gid"], b["gid"]))
-            out.append({"t": "cpair", "fk": f"pair:{a['gid']}:{b['gid']}", "a": a["gid"], "b": b["gid"]})
+        if a is not b:
+            ab = (a["gid"], b["gid"])
+            if ab not in done:
+                done.add(ab)
+                out.append(ab)
 
     for members in buckets.values():
         if len(members) <= limit:
@@ -263,6 +267,11 @@ def group_pairs(groups: list[dict[str, Any]], limit: int | None = None,
                 pair(g, r)
                 pair(r, g)
     return out
+
+
+def pair_records(pairs: Iterable[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The ``cpair`` records of pairs of groups (:func:`group_pairs`), as the rules read them."""
+    return [{"t": "cpair", "fk": f"pair:{a}:{b}", "a": a, "b": b} for a, b in pairs]
 
 
 def scope_of(g: dict[str, Any]) -> tuple:

@@ -164,8 +164,7 @@ def _same_unit(old: Unit | None, u: Unit, changed: set[str]) -> bool:
         return False
     if any(c.id in changed for c in u.claims + u.context_claims):
         return False
-    if [(p["a"], p["b"]) for p in u.pairs] != [(p["a"], p["b"]) for p in old.pairs] or \
-            [(p["a"], p["b"]) for p in u.reverse] != [(p["a"], p["b"]) for p in old.reverse]:
+    if u.pairs != old.pairs or u.reverse != old.reverse:
         return False
     if any(g.get(k) in changed for g in u.groups + u.context_groups for k in ("rep", "rep2")):
         return False
@@ -246,7 +245,7 @@ def remerge(prev: AuditResult, prev_parts: dict[str, Any], view: ReleaseView, pa
     for cid in sorted(own_changed):
         p = parts[cid]
         copies: dict[int, dict[str, Any]] = {}
-        items = [_fresh(f, copies) for f in p.findings]
+        items = [_told(f, copies) for f in p.findings]
         kept, told = [], set()
         for f in items:
             if _pair(f):
@@ -336,6 +335,13 @@ def _fresh(item: dict[str, Any], copies: dict[int, dict[str, Any]]) -> dict[str,
     if item.get("premises"):
         out["premises"] = [copies.setdefault(id(p), dict(p)) for p in item["premises"]]
     return out
+
+
+def _told(item: dict[str, Any], copies: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """A finding as a merge tells it: a copy (:func:`_fresh`) when it names premises (the merge words
+    their status into it), else the part's own, shared (nothing of it is completed: a 100,000-claim
+    audit's findings are not held twice)."""
+    return _fresh(item, copies) if item.get("premises") else item
 
 
 def derivations(parts: Iterable[Any]) -> list[Any]:

@@ -102,11 +102,11 @@ def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> tuple[dict[s
         by_gid = {g["gid"]: g for g in u.context_groups}
         by_gid.update((g["gid"], g) for g in u.groups)
         partners: dict[str, list[str]] = {}
-        for p in u.pairs:
-            partners.setdefault(p["a"], []).append(p["b"])
+        for a, b in u.pairs:
+            partners.setdefault(a, []).append(b)
         reverse: dict[str, list[str]] = {}     # a sample group compared here in reverse: whether it finds
-        for p in u.reverse:                    # something is part of this group's result (BlockResult.fired)
-            reverse.setdefault(p["b"], []).append(p["a"])
+        for a, b in u.reverse:                 # something is part of this group's result (BlockResult.fired)
+            reverse.setdefault(b, []).append(a)
         for g in u.groups:
             own = group_view(g)
             h = hashlib.sha256(one(own) + (digests.get(g.get("rep2"), b"-") if g.get("rep2") else b"0"))
@@ -161,9 +161,9 @@ def sub_unit(u: Unit, ids: set[str], facts: dict[str, Fact], claim_recs: dict[st
     gids = {claim_recs[c.id]["gid"] for c in claims}
     by_gid = {g["gid"]: g for g in u.context_groups}
     by_gid.update((g["gid"], g) for g in u.groups)
-    pairs = [p for p in u.pairs if p["a"] in gids]
-    reverse = [p for p in u.reverse if p["b"] in gids]
-    ctx = list(dict.fromkeys([p["b"] for p in pairs if p["b"] not in gids] + [p["a"] for p in reverse]))
+    pairs = [p for p in u.pairs if p[0] in gids]
+    reverse = [p for p in u.reverse if p[1] in gids]
+    ctx = list(dict.fromkeys([b for _, b in pairs if b not in gids] + [a for a, _ in reverse]))
     need = dict.fromkeys(i for c in claims for i in u.rests.get(c.id, ()) if i not in ids)
     return Unit(claims, [g for g in u.groups if g["gid"] in gids], pairs, [by_gid[g] for g in ctx],
                 [facts[i] for i in need if i in facts], {c.id: u.rests[c.id] for c in claims if c.id in u.rests},

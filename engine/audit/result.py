@@ -15,7 +15,7 @@ from typing import Any
 from ..kb import facts as factrec
 from ..core.errors import BadInput, Issue
 from ..kb.ids import bare, finding_id, source_of
-from .blocks import group_pairs
+from .blocks import group_pairs, pair_records
 from .gaps import reason as unverifiable_reason
 from .inputs import claim_context, claim_records, effect_record, reference_records, size_records, variant_records
 from .scenarios import CHECKED_ATTRS, CONCEPT_METHOD, check_records, check_scenarios, probe_sizes, task_method
@@ -152,7 +152,7 @@ def audit_block(service, view: ReleaseView, reference: list[Fact] | None = None,
     refs = view.reference if reference is None else reference
     claim_recs = claim_records(view, view.claims)
     groups = factrec.group_records(claim_recs)
-    records = reference_records(view, refs) + groups + group_pairs(groups) + claim_recs
+    records = reference_records(view, refs) + groups + pair_records(group_pairs(groups)) + claim_recs
     return audit_records(service, view, view.claims, records, progress)
 
 
@@ -182,6 +182,13 @@ def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True, rule
     res_by_finding = {r.get("by"): r for r in resolutions if r.get("by")}
     ref_keys = {f.key for f in view.reference}
     premises: dict[str, list[dict]] = defaultdict(list)
+    crefs: dict[str, dict[str, Any]] = {}     # a claim's reference, one object for all the findings naming it
+
+    def cref(x: Fact) -> dict[str, Any]:
+        r = crefs.get(x.id)
+        if r is None:
+            r = crefs[x.id] = claim_ref(x)
+        return r
     for p in sorted(d.derived("premise"), key=lambda p: (p["claim"], p["prem"])):
         if all(x["id"] != p["prem"] for x in premises[p["claim"]]):
             premises[p["claim"]].append({"id": p["prem"], "how": p.get("how")})
@@ -204,7 +211,7 @@ def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True, rule
                 "id": fid,
                 "kind": f["fkind"],
                 "basis": f["basis"],
-                "claims": [claim_ref(c)] + ([claim_ref(other)] if other is not None and other.tier == "claim" else []),
+                "claims": [cref(c)] + ([cref(other)] if other is not None and other.tier == "claim" else []),
                 "evidence": [x for x in [f.get("evidence")] if x] + ([other.key] if other is not None and other.tier == "reference" and other.key != f.get("evidence") else []),
                 "explanation": explanation(templates.get(_rule_of(d, f["fk"]) or ""), f, c, other, d, view),
                 "rule": _rule_of(d, f["fk"]),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -31,7 +32,7 @@ from .blocks import group_pairs
 from . import units as audit_units
 from .units import Unit, batches, units
 from .keys import claim_keys, reach, sub_unit
-from .delta import Plan, _fresh, derivations, remerge, replan
+from .delta import Plan, _fresh, _told, derivations, remerge, replan
 from .gaps import reason as unverifiable_reason
 from ..core.memory import collector_paused
 from .batch import BlockResult, audit_batch
@@ -172,6 +173,8 @@ def _audit_units(service, view: ReleaseView, units_refs: list[tuple[Unit, list[F
         ids = {c.id for c in u.claims if keys[c.id] not in known}
         if ids:
             fresh.append((u if len(ids) == len(u.claims) else sub_unit(u, ids, view.facts, claim_recs), r))
+    n_units = len(fresh)
+    fresh = [(piece, r) for u, r in fresh for piece in _pieces(u, view.facts, claim_recs)]
     todo = []
     size = None
     n_fresh = sum(len(u.claims) for u, _ in fresh)
@@ -191,15 +194,43 @@ def _audit_units(service, view: ReleaseView, units_refs: list[tuple[Unit, list[F
                                                         progress if len(todo) == 1 else None))
             if progress and len(todo) > 1:
                 progress("auditing blocks", n, len(todo))
-    return len(fresh), n_fresh, len(todo)
+    return n_units, n_fresh, len(todo)
+
+
+def _pieces(u: Unit, facts: dict[str, Fact], claim_recs: dict[str, dict[str, Any]]) -> list[Unit]:
+    """A unit of more pairs than a batch holds (:data:`.units.BATCH_PAIRS`; a large bucket's sample unit
+    with every pair that found something) in parts of whole groups, each of about that many pairs and
+    audited as a part of the unit (:func:`audit_keys.sub_unit`: the same results), so one engine run
+    holds no more than a batch; else the unit."""
+    limit = audit_units.BATCH_PAIRS
+    if len(u.pairs) + len(u.reverse) <= limit or len(u.groups) < 2:
+        return [u]
+    weight = Counter(a for a, _ in u.pairs)
+    weight.update(b for _, b in u.reverse)
+    members: dict[str, list[str]] = {}
+    for c in u.claims:
+        members.setdefault(claim_recs[c.id]["gid"], []).append(c.id)
+    out: list[Unit] = []
+    ids: set[str] = set()
+    n = 0
+    for g in u.groups:
+        if ids and n + weight[g["gid"]] > limit:
+            out.append(sub_unit(u, ids, facts, claim_recs))
+            ids, n = set(), 0
+        ids.update(members.get(g["gid"], ()))
+        n += weight[g["gid"]]
+    if ids:
+        out.append(sub_unit(u, ids, facts, claim_recs))
+    return out
 
 
 def merge(view: ReleaseView, parts: list[BlockResult]) -> AuditResult:
     """The result of a release from its units' results, as one run gives it: findings by claim id, a
     finding two claims share told once (under the claim with the lower id), premises named. The parts
-    are not changed (a part may be reused by a later audit): what is completed here is a copy."""
+    are not changed (a part may be reused by a later audit): what is completed here is a copy (a finding
+    naming no premise is not completed, so it is the part's own: :func:`.delta._told`)."""
     copies: dict[int, dict[str, Any]] = {}     # a premise (shared by a claim's findings and status) -> its copy
-    items = sorted((_fresh(f, copies) for p in parts for f in p.findings), key=lambda f: f["claims"][0]["id"])
+    items = sorted((_told(f, copies) for p in parts for f in p.findings), key=lambda f: f["claims"][0]["id"])
     findings, shared = [], set()
     for f in items:
         if f["basis"] == "claims" and len(f["claims"]) == 2:

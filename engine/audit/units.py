@@ -47,7 +47,8 @@ class Unit:
 
     claims: list[Fact]
     groups: list[dict[str, Any]]
-    pairs: list[dict[str, Any]] = field(default_factory=list)
+    #: (group id, group id): what the rules compare (:func:`.blocks.pair_records`)
+    pairs: list[tuple[str, str]] = field(default_factory=list)
     context_groups: list[dict[str, Any]] = field(default_factory=list)
     context_claims: list[Fact] = field(default_factory=list)
     #: claim id -> the ids of the claims it rests on, whichever unit owns them (what a part of the
@@ -55,14 +56,14 @@ class Unit:
     rests: dict[str, list[str]] = field(default_factory=dict)
     #: pairs (sample group, group of this unit) compared here for the sample group's unit: which of them
     #: find something is what that unit is given (:func:`with_reverse`)
-    reverse: list[dict[str, Any]] = field(default_factory=list)
+    reverse: list[tuple[str, str]] = field(default_factory=list)
     #: a unit of a large bucket's sample groups: audited after the other units, with the reverse pairs
     #: that found something there (:func:`with_reverse`)
     sampled: bool = False
 
 
 def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]], groups: list[dict[str, Any]],
-          pairs: list[dict[str, Any]], limit: int | None = None, everything: list[Fact] | None = None,
+          pairs: list[tuple[str, str]], limit: int | None = None, everything: list[Fact] | None = None,
           samples: set[str] | None = None) -> list[Unit]:
     """The units of an audit, in a stable order.
 
@@ -103,15 +104,16 @@ def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]
         owner[c.id] = unit_of[r["gid"]]
         out[owner[c.id]].claims.append(c)
     for p in pairs:
-        a, b = unit_of[p["a"]], unit_of[p["b"]]
-        if a != b and p["a"] in samples and p["b"] not in samples:    # a sample group's pair in reverse
+        ga, gb = p
+        a, b = unit_of[ga], unit_of[gb]
+        if a != b and ga in samples and gb not in samples:    # a sample group's pair in reverse
             out[b].reverse.append(p)
-            out[b].context_groups.append(by_gid[p["a"]])
+            out[b].context_groups.append(by_gid[ga])
             continue
         u = out[a]
         u.pairs.append(p)
         if b != a:
-            u.context_groups.append(by_gid[p["b"]])
+            u.context_groups.append(by_gid[gb])
     source_gpu: dict[tuple[str | None, str], list[str]] = {}
     for c in claims if everything is None else everything:
         if c.attribute == "gpu":
@@ -143,9 +145,9 @@ def with_reverse(u: Unit, fired: dict[str, set[str]], by_gid: dict[str, dict[str
     """A sample unit (``sampled``) completed with its groups' pairs in reverse that found something in
     the other units (``fired``: sample group id -> the ids of those groups); what is audited and keyed."""
     own = {g["gid"] for g in u.groups}
-    more = [{"t": "cpair", "fk": f"pair:{r}:{h}", "a": r, "b": h} for r in sorted(own) for h in sorted(fired.get(r, ()))]
+    more = [(r, h) for r in sorted(own) for h in sorted(fired.get(r, ()))]
     known = {g["gid"] for g in u.context_groups} | own
-    ctx = list(u.context_groups) + [by_gid[h] for h in dict.fromkeys(p["b"] for p in more) if h not in known]
+    ctx = list(u.context_groups) + [by_gid[h] for h in dict.fromkeys(h for _, h in more) if h not in known]
     return Unit(u.claims, u.groups, u.pairs + more, ctx, u.context_claims, u.rests, sampled=True)
 
 
