@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import BadInput
 from ..kb.store import ReleaseView
 from ..core.terms import gb
+from ..kb.names import resolve
 from ..sizing.answer import query
 
 if TYPE_CHECKING:
@@ -155,7 +156,8 @@ def inverse(state: Session, scenario: dict[str, Any], target: str, view: Release
     if above is None:
         en += " (the upper end of the range searched)"
         zh += "（已到搜索范围上限）"
-    model = _model_id(state, scenario.get("model")) if target == "seq_len" else None
+    # the model was sized above, so its name resolves
+    model = resolve(state.kb.vocab, "model", scenario["model"]) if target == "seq_len" and scenario.get("model") else None
     limit = view.ref(model, "max_context") if model else None
     if limit is not None and best["value"] > limit.value:
         name = state.kb.vocab.label(model)
@@ -165,15 +167,3 @@ def inverse(state: Session, scenario: dict[str, Any], target: str, view: Release
                f"显存放得下，但模型需要长上下文版本或 RoPE 缩放才能在超过 {int(limit.value):,} 时正常工作。")
     return {"kind": "inverse", "target": target, "largest": best["value"], "fits": best, "first_not_fitting": above,
             "answer": zh if lang == "zh" else en, "text": {"en": en, "zh": zh}}
-
-
-def _model_id(state: Session, name: Any) -> str | None:
-    """The catalogued model a query names ("llama-2-7b", "model:llama-2-7b" or an alias), else None."""
-    if not isinstance(name, str) or not name:
-        return None
-    vocab = state.kb.vocab
-    for cand in (name, f"model:{name}"):
-        if cand in vocab.entities:
-            return cand
-    found = vocab.aliases().get(name.lower())
-    return found if isinstance(found, str) and found.startswith("model:") else None
