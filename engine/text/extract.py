@@ -26,12 +26,10 @@ from .lists import abbreviated, groups, heading_verdict, pronoun_list, spread, s
 from .claims import product_names
 from .glued import glued
 from .subject import HARDWARE, HEADING, Candidate, topic_concept, vendor_prefix
-from .tokens import PLACEHOLDER, Row, aligned_lower, any_match, layout, quantities, row_at, sentences, tables
+from .tokens import BULLET, PLACEHOLDER, Row, aligned_lower, any_match, layout, quantities, row_at, sentences, tables
 from .sentence import asks_question, explicit_vendors, is_heading_line, verdict_of_heading, sentence_claims, uncompared
 
 __all__ = ["Candidate", "Extraction", "aligned_lower", "extract", "quantities", "sentences"]
-
-_BULLET = re.compile(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*")
 
 
 @dataclass
@@ -77,7 +75,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             for m in mentions:
                 if row.heading[0] <= m.start < row.heading[1] and m.kind in HARDWARE:
                     carried[HEADING + m.kind] = m
-        bullet = bool(_BULLET.match(low, s)) or bool(re.fullmatch(r"[ \t]*[•▪●\-*][ \t]*", low[low.rfind("\n", 0, s) + 1:s]))
+        bullet = bool(BULLET.match(low, s)) or bool(re.fullmatch(r"[ \t]*[•▪●\-*][ \t]*", low[low.rfind("\n", 0, s) + 1:s]))
         heading = is_heading_line(low, s, e)
         if not bullet or heading:
             intro = None

@@ -45,7 +45,7 @@ from typing import Any
 
 from ..kb.store import Fact, ReleaseView
 from .tables import table_claims
-from .tokens import any_match, layout, sentences, tables
+from .tokens import BULLET, any_match, layout, sentences, tables
 from ..kb.lexicon import match_entities
 from .glued import glued
 from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, DIGITS, neg_cues, not_neg_cues, vocab_cues, names_of, carries, size_in_name
@@ -219,13 +219,13 @@ class Guards:
         sub-heading of the section: the search goes on above it."""
         vocab = self.view.kb.vocab
         at = self.text.rfind("\n", 0, pos) + 1
-        in_list = bool(re.match(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*", self.low[at:pos + 1]))
+        in_list = bool(BULLET.match(self.low, at, pos + 1))
         seen: set[str] = set()
         while at > 0:
             start = self.low.rfind("\n", 0, at - 1) + 1
             line = self.low[start:at - 1].strip()
             names = {vocab.generic(m.eid) for m in self._between(start, at - 1)}
-            bullet = bool(re.match(r"(?:[-*•▪●]|\d{1,2}[.、)）])\s*", line))
+            bullet = bool(BULLET.match(line))
             intro = in_list and not bullet and re.search(r"[:：]$", line)
             heading = not bullet and (line.startswith("#") or (0 < len(line) <= 40 and not re.search(r"[。.!！:：;；,，]$|[。|]", line)))
             if (intro or heading) and not names and any_match(tables(vocab)["verdict_any"], line):
