@@ -21,6 +21,7 @@ from ..audit.result import AuditResult, audit_block
 from ..audit.blocks import reachable_reference
 from .guard import Guards
 from .figure_guards import network_speed
+from .guard_base import last_figure
 from .extract import extract
 from ..kb.labels import shown_value
 from ..kb.names import name_unknowns_in_check
@@ -182,8 +183,8 @@ def _sparsity_reader(vocab):
         spec = vocab.attributes.get(c.attribute)
         if spec is None or spec.dimension != "compute":
             return False
-        figs = list(_DIGITS.finditer(low, c.start, c.end))
-        at = figs[-1].start() if figs else c.start
+        fig = last_figure(low, (c.start, c.end))
+        at = fig.start() if fig else c.start
         # the words after the figure up to the next figure or clause, and those just before it back to the
         # previous figure or clause ("624 TOPS，稀疏时为 1248 TOPS": the cue is the second figure's)
         after = low[c.end:min(len(low), c.end + SPARSITY_REACH)]
@@ -195,7 +196,6 @@ def _sparsity_reader(vocab):
     return read
 
 
-_DIGITS = re.compile(r"(?<![a-z\d.])(?:(?<!\d,)|(?!\d{3}(?!\d)))\d[\d,.]*")
 #: where a sparsity word stops reaching: another figure, a clause or sentence break
 _STOP = re.compile(r"(?<![a-z\d.,])\d|[，;；。\n|]|,(?!\d{3})")
 

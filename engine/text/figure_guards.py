@@ -6,16 +6,15 @@ import re
 from typing import Any
 from ..kb.vocabulary import Interval
 from .tokens import quantities
-from .guard_base import CLAUSE_BREAK, DIGITS, Context, SAME_FIGURE, carries, vocab_cues, point_of
+from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, last_figure, vocab_cues, point_of
 
 
 def same_value(ctx: Context) -> bool:
     """The clause of the claim's figure says the products named have the same figure (cues
     ``check_guard.same_value``: "与 H100 相比，其显存（96GB）保持不变", "the same 16 GB as the A2"): each has it,
     whoever the sentence is about."""
-    span = ctx.claim.span or [0, 0]
-    figs = list(DIGITS.finditer(ctx.low, span[0], span[1]))
-    at = figs[-1].start() if figs else span[0]
+    fig = last_figure(ctx.low, ctx.claim.span)
+    at = fig.start() if fig else (ctx.claim.span or [0])[0]
     a = max([m.end() for m in CLAUSE_BREAK.finditer(ctx.low, ctx.unit[0], at)] or [ctx.unit[0]])
     b = next((m.start() for m in CLAUSE_BREAK.finditer(ctx.low, at, ctx.unit[1])), ctx.unit[1])
     return any(rx.search(ctx.low, a, b) for rx in vocab_cues(ctx.vocab, "same_value"))
@@ -232,10 +231,10 @@ def network_speed(low: str, claim, vocab) -> tuple[int, int] | None:
     "RoCE 200G"): the figure is a link speed in Gb/s, not a memory size; the word's span, or None."""
     if claim.attribute != "memory_gb" or not claim.span:
         return None
-    figs = list(DIGITS.finditer(low, claim.span[0], claim.span[1]))
-    if not figs or not _BARE_G.match(low, figs[-1].start()):
+    fig = last_figure(low, claim.span)
+    if fig is None or not _BARE_G.match(low, fig.start()):
         return None
-    at = figs[-1].start()
+    at = fig.start()
     start = max(0, at - 24)
     start += max([m.end() for m in CLAUSE_BREAK.finditer(low, start, at)] or [start]) - start
     for rx in vocab_cues(vocab, "interconnect"):

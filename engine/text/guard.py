@@ -48,7 +48,7 @@ from .tables import table_claims
 from .tokens import BULLET, any_match, layout, sentences, tables
 from ..kb.lexicon import match_entities
 from .glued import glued
-from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, DIGITS, neg_cues, not_neg_cues, vocab_cues, names_of, carries, size_in_name
+from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, names_of, carries, size_in_name
 from .figure_guards import same_value, unnamed_card, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card, pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, per_unit_rate, several_figures, within_practice
 
 
@@ -253,8 +253,8 @@ class Guards:
             if rx.search(sent):
                 return {"code": "question", "en": "the sentence asks a question; it states nothing",
                         "zh": "该句是疑问句，并未断言"}
-        figures = list(DIGITS.finditer(self.low, span[0], span[1]))
-        at = figures[-1].start() if figures else span[0]     # the figure's own place, not its widened subject's
+        fig = last_figure(self.low, span)
+        at = fig.start() if fig else span[0]     # the figure's own place, not its widened subject's
         before = self.low[s:at]
         for rx in vocab_cues(vocab, "condition"):
             for m in rx.finditer(before):
@@ -293,10 +293,10 @@ class Guards:
         "A100 (40GB and 80GB variants)"), or a size followed by a variant's word ("the 80GB version", "80GB
         版本"; cues ``check_guard.variant_word``) of a product sold in that size: the variant's name, not a
         figure the text states about it?"""
-        figs = list(DIGITS.finditer(self.low, *(claim.span or [0, 0])))
-        if claim.attribute != "memory_gb" or not figs or not isinstance(claim.value, (int, float)):
+        fig = last_figure(self.low, claim.span)
+        if claim.attribute != "memory_gb" or fig is None or not isinstance(claim.value, (int, float)):
             return False
-        vocab, at, size = self.view.kb.vocab, figs[-1].start(), f"-{float(claim.value):g}gb"
+        vocab, at, size = self.view.kb.vocab, fig.start(), f"-{float(claim.value):g}gb"
         sized = [v for v in (claim.subject, *(vocab.entities.get(claim.subject, {}).get("variants") or ())) if v.lower().endswith(size)]
         if not sized:
             return False
@@ -338,10 +338,10 @@ class Guards:
         "H100 (80 GB)")? Not when the sentence pairs lists of products and figures ("respectively", "vs")."""
         vocab = self.view.kb.vocab
         span = claim.span or [0, 0]
-        figs = list(DIGITS.finditer(self.low, span[0], span[1]))
-        if not figs:
+        fig = last_figure(self.low, span)
+        if fig is None:
             return False
-        at = figs[-1].start()
+        at = fig.start()
         seg = self.low[unit[0]:unit[1]]
         if any(rx.search(seg) for rx in vocab_cues(vocab, "paired")):
             return False
@@ -365,8 +365,8 @@ class Guards:
         each the figure gives, of the instance that carries them ("p3dn.24xlarge 配备 8 块 16 GB 显存的 V100",
         "… eight V100 GPUs with 32 GB each"): not rival owners of it."""
         vocab, t = self.view.kb.vocab, tables(self.view.kb.vocab)
-        figs = list(DIGITS.finditer(self.low, *(claim.span or [0, 0])))
-        at = figs[-1].end() if figs else (claim.span or [0, 0])[1]
+        fig = last_figure(self.low, claim.span)
+        at = fig.end() if fig else (claim.span or [0, 0])[1]
         end = max(at, (claim.span or [0, 0])[1])           # after the figure's unit
         each = any_match(t["instance_words"]["per_gpu_after"], self.low[end:end + 40])
         out: dict[str, bool] = {}

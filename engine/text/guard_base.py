@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval, Vocabulary
 
@@ -57,6 +57,16 @@ def vocab_cues(vocab: Vocabulary, name: str) -> tuple[re.Pattern[str], ...]:
 #: a figure's digits (a comma is a thousands separator only before three digits, "1,979"; else, a Chinese
 #: comma normalised to ",", it ends a clause: "HBM2e，80GB", "HBM3,80GB")
 DIGITS = re.compile(r"(?<![a-z\d.])(?:(?<!\d,)|(?!\d{3}(?!\d)))\d[\d,.]*")
+
+
+def last_figure(low: str, span: Any) -> re.Match[str] | None:
+    """The last figure's digits in ``span`` (a claim's span, widened to its subject: the figure's own place
+    is its last number), or None."""
+    a, b = (span or (0, 0))[:2]
+    found = None
+    for found in DIGITS.finditer(low, a, b):
+        pass
+    return found
 
 
 #: what ends a clause: a condition's reach stops there ("1,555" is a number, not a break), as it stops at a
