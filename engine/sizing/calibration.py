@@ -115,8 +115,8 @@ OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
 #: CEWithChunkedOutputLoss (R-LOGITS-chunked); lit-gpt's / litgpt's fine-tuning scripts run the head in chunks of
 #: 128 tokens and the loss chunk by chunk (Lightning-AI/lit-gpt finetune/lora.py: model(input_ids,
 #: lm_head_chunk_size=128), chunked_cross_entropy(logits, targets))
-FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}, "litgpt": {"chunked_cross_entropy": True},
-                      "lit-gpt": {"chunked_cross_entropy": True}}
+#: (keyed by the framework's name without hyphens: "lit-gpt" is litgpt)
+FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}, "litgpt": {"chunked_cross_entropy": True}}
 #: techniques a gold row may state (true / false) beside its flags, as the query field each one sets; a stated
 #: value wins over the framework default
 TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "optimizer_in_backward": "optimizer_in_backward",
@@ -191,7 +191,7 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
         if isinstance(row.get(k), bool) and row["method"] != "inference":
             body[field] = row[k]
     for k, v in FRAMEWORK_DEFAULTS.items():
-        if k in str(row.get("framework") or "").lower() and row["method"] != "inference":
+        if k in str(row.get("framework") or "").lower().replace("-", "") and row["method"] != "inference":
             body.update({f: x for f, x in v.items() if f not in body})
     if any("optimizer_in_bwd=true" in str(x).replace(" ", "").lower() for x in row.get("inferred_from_config") or []) \
             and row["method"] in ("full", "pretrain"):
