@@ -114,3 +114,31 @@ def test_a_unit_of_more_pairs_than_a_batch_is_audited_in_parts(synthetic, monkey
     assert {k: v["status"] for k, v in blocked.statuses.items()} == {k: v["status"] for k, v in whole.statuses.items()}
     assert [json.dumps(f, sort_keys=True, default=str) for f in blocked.findings] == \
         [json.dumps(f, sort_keys=True, default=str) for f in whole.findings]
+
+
+def _sourced(gid, sources, lo=16.0, qsig=""):
+    g = _group(gid, lo=lo, qsig=qsig)
+    g.update(sources="|".join(sources), n_sources=len(sources))
+    return g
+
+
+def test_groups_of_one_single_source_are_not_paired():
+    one = [_sourced("G1", ["text"]), _sourced("G2", ["text"], lo=24.0), _sourced("G3", ["text"], lo=32.0)]
+    assert audit_blocks.group_pairs(one) == []
+    other = one + [_sourced("G4", ["blog"], lo=8.0), _sourced("G5", ["text", "blog"], lo=48.0)]
+    pairs = set(audit_blocks.group_pairs(other))
+    assert ("G1", "G2") not in pairs and ("G2", "G3") not in pairs
+    assert {("G1", "G4"), ("G4", "G1"), ("G1", "G5"), ("G5", "G1"), ("G4", "G5")} <= pairs
+
+
+def test_every_claim_vs_claim_rule_compares_two_sources():
+    """The pair plan leaves out groups resting on one single source (blocks.one_source) because each
+    rule that reads a pair rejects them; a rule without that condition would silently miss matches."""
+    import yaml
+    from pathlib import Path
+    rules = yaml.safe_load((Path(__file__).resolve().parents[1] / "rules/audit/claims.yaml").read_text("utf-8"))["rules"]
+    paired = [r for r in rules if any(p.get("type") == "cpair" for p in r["when"])]
+    assert paired
+    for r in paired:
+        guard = r["if"] if isinstance(r["if"], list) else [r["if"]]
+        assert any("sources != g.sources" in c and "n_sources" in c for c in guard), r["id"]

@@ -112,3 +112,37 @@ def test_a_wrong_figure_under_a_heading_naming_its_product_is_called_wrong(gpukb
 def test_a_figure_under_a_heading_naming_two_products_stays_unclear(gpukb):
     c = _one(gpukb, "## T4 and A10\nThe T4 is older.\nIt has 32 GB of memory.", "memory_gb")
     assert c["status"] in ("unclear", "supported"), c
+
+
+@pytest.mark.parametrize("text,subject", [
+    ("Serving Mistral 7B on an H100 80GB: weights ~15 GB, KV cache ~40 GB, free ~20 GB.", None),
+    ("在 L40S 上，模型权重占用 26GB 显存。", None),
+    ("A 13B 模型只需约 26GB 显存，于是有人在 40GB 的 A100 上加载它。", "gpu:A100-40GB"),
+])
+def test_a_workload_figure_beside_a_card_is_not_the_cards_memory(gpukb, text, subject):
+    wrong = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_gb" and c["status"] in ("incorrect", "misattributed")]
+    assert not wrong, wrong
+    doubted = [c for c in _claims(gpukb, text) if c["status"] == "unclear"]
+    assert any("workload_memory" in {r["code"] for r in c["unclear_because"]} for c in doubted), _claims(gpukb, text)
+
+
+@pytest.mark.parametrize("text", ["The H100 has 40 GB of memory.", "L40S 的显存为 24GB。"])
+def test_a_cards_wrong_memory_stays_wrong_without_a_workload_word(gpukb, text):
+    assert _one(gpukb, text, "memory_gb")["status"] == "incorrect"
+
+
+def test_a_requirement_given_as_a_cards_memory_above_the_estimate_is_unclear(gpukb):
+    c = _one(gpukb, "LoRA fine-tuning of a 3B model requires 48 GB.", "memory_required")
+    assert c["status"] == "unclear" and c["audit_status"] == "overstated", c
+    assert "card_capacity" in {r["code"] for r in c["unclear_because"]}
+    low = _one(gpukb, "LoRA fine-tuning of a 70B model requires 24 GB.", "memory_required")
+    assert low["status"] == "understated", low                       # too little is wrong on any card
+
+
+def test_a_16_bit_full_fine_tune_figure_between_pure_and_mixed_precision_is_unclear(gpukb):
+    c = _one(gpukb, "Full fine-tuning of a 13B model in BF16 needs about 110 GB.", "memory_required")
+    assert c["status"] in ("unclear", "supported"), c
+    if c["status"] == "unclear":
+        assert "within_practice" in {r["code"] for r in c["unclear_because"]}
+    far = _one(gpukb, "Full fine-tuning of a 13B model in BF16 needs about 26 GB.", "memory_required")
+    assert far["status"] == "understated", far                       # below even pure BF16's 8 bytes per parameter

@@ -48,7 +48,7 @@ def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult,
     for c in claims:
         st = dict(res.status_of(c.id))
         if st["status"] in WRONG:
-            reasons = guards.reasons(c)
+            reasons = guards.reasons(c, st["status"])
             if reasons:
                 st = {"status": UNCLEAR, "audit_status": st["status"], "unclear_because": reasons}
         out[c.id] = st

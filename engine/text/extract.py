@@ -15,6 +15,7 @@ input that is not text.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from ..core.errors import BadInput, Issue
@@ -53,6 +54,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     mentions = _match_entities(low, vocab)
     mentions = sorted(mentions + abbreviated(low, mentions, vocab), key=lambda m: m.start)   # "ZeRO-2/3"
     mentions = sorted(mentions + glued(low, mentions, vocab), key=lambda m: m.start)         # "4090A100"
+    starts = [m.start for m in mentions]
     claims: list[Candidate] = []
     not_understood: list[tuple[int, int]] = []
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences
@@ -85,14 +87,14 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         if heading or not bullet:       # a heading's verdict ("Good for", "不适合："): what its list's items say
             listed = verdict_of_heading(low, s, e, t) if heading or intro_line else None
         topic = intro
-        ents = [m for m in mentions if m.start >= s and m.end <= e]
+        ents = [m for m in mentions[bisect_left(starts, s):bisect_left(starts, e)] if m.end <= e]
         # "A100（40GB…" or "80GB A100": the sized variant the memory beside a generic GPU names
         ents = [_Match(m.start, m.end, _resolve_variant(m, low, vocab), m.kind) if m.kind == "gpu" else m for m in ents]
-        masked = list(low)
+        masked = list(low[s:e])    # the sentence's names masked, the text around it as it is
         for m in ents:             # hardware and model names only: method and precision words stay readable
             if m.kind in PLACEHOLDER:
-                masked[m.start:m.end] = PLACEHOLDER[m.kind] * (m.end - m.start)
-        masked_low = "".join(masked)
+                masked[m.start - s:m.end - s] = PLACEHOLDER[m.kind] * (m.end - m.start)
+        masked_low = low[:s] + "".join(masked) + low[e:]
         named_all = ents
         ents = uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
         question = asks_question(low, s, e, t)

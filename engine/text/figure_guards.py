@@ -188,13 +188,23 @@ PRACTICE_BYTES = {"method:full": (8, 16), "method:pretrain": (8, 16), "method:lo
 PRACTICE_SLACK = (0.8, 1.6)
 
 
+#: a 16-bit precision said of full training fits both ends of its band: Hugging Face Trainer's ``bf16=True``
+#: is mixed precision with FP32 weights (its TrainingArguments docs), torchtune's ``dtype: bf16`` pure BF16
+SIXTEEN_BIT = frozenset({"precision:fp16", "precision:bf16"})
+FULL_TRAINING = ("method:full", "method:pretrain")
+
+
 def within_practice(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
-    if c.attribute != "memory_required" or c.qualifiers.get("precision") or c.qualifiers.get("optimizer"):
+    method = str(c.qualifiers.get("method") or "")
+    precision = c.qualifiers.get("precision")
+    stated = set(precision if isinstance(precision, list) else [precision] if precision else [])
+    if c.attribute != "memory_required" or c.qualifiers.get("optimizer") or \
+            (stated and not (stated <= SIXTEEN_BIT and method in FULL_TRAINING)):
         return None
     params = c.qualifiers.get("params")
     n = params.point() if isinstance(params, Interval) else None
-    band = PRACTICE_BYTES.get(str(c.qualifiers.get("method") or ""))
+    band = PRACTICE_BYTES.get(method)
     x = point_of(c) if point_of(c) is not None else (c.norm.point() if isinstance(c.norm, Interval) else None)
     if not n or not band or x is None:
         return None
@@ -282,3 +292,47 @@ def unnamed_card(low: str, claim, unit: tuple[int, int], mentions: list, vocab) 
     else:
         return False
     return sized and all(vocab.generic(m.eid) != vocab.generic(claim.subject) for m in mentions)
+
+
+#: the memory figures that are a card's capacity (or its instance's cards')
+CAPACITY = ("memory_gb", "gpu_memory_total_gb")
+#: how far before a figure its label is read ("A100 80GB: - Model weights: ~16 GB", a list flattened to a line)
+LABEL_REACH = 40
+#: where a figure's label starts at the latest: a clause break (a colon is none: "weights: 16 GB" is the label)
+_LABEL_BREAK = re.compile(r"[，;；、|｜。]|,(?!\d{3})")
+
+
+def workload_memory(ctx: Context) -> dict[str, str] | None:
+    """A card-memory figure whose label, between the last product named before it and the figure, names
+    what a workload takes ("A100 80GB: - Model weights: ~16 GB", "7B 模型只需约 14GB"): it may be that, not
+    the card's memory."""
+    c = ctx.claim
+    if c.attribute not in CAPACITY or not c.span:
+        return None
+    fig = last_figure(ctx.low, c.span)
+    if fig is None:
+        return None
+    at = fig.start()
+    start = max([ctx.unit[0], at - LABEL_REACH] + [e for _, e in ctx.mentions if e <= at]
+                + [m.end() for m in _LABEL_BREAK.finditer(ctx.low, max(ctx.unit[0], at - LABEL_REACH), at)])
+    for rx in vocab_cues(ctx.vocab, "workload_memory"):
+        m = rx.search(ctx.low, start, at)
+        if m:
+            return {"word": ctx.text[m.start():m.end()].strip()}
+    return None
+
+
+def card_capacity(ctx: Context) -> dict[str, str] | None:
+    """A memory requirement above gpukb's estimate that is exactly a card's memory ("QLoRA reduces this to
+    24GB"): texts often give the card a run fits on as its requirement, so "more than needed" is no error."""
+    c = ctx.claim
+    x = point_of(c)
+    if c.attribute != "memory_required" or ctx.status != "overstated" or not x:
+        return None
+    cards = sorted({r.subject for r in ctx.view.reference
+                    if r.attribute == "memory_gb" and ctx.vocab.kind_of(r.subject) == "gpu"
+                    and (y := point_of(r)) is not None and abs(y - x) <= SAME_FIGURE * x})
+    if not cards:
+        return None
+    return {"figure": f"{x:g} GB", "cards": ", ".join(ctx.vocab.label(g) for g in cards[:3]),
+            "cards_zh": "、".join(ctx.vocab.label(g, "zh") for g in cards[:3])}

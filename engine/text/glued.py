@@ -6,6 +6,8 @@ lead with its label cell, a word of letters only ("SpecA100-40GBH100 SXM")."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from itertools import accumulate
 import weakref
 
 from ..kb.vocabulary import Vocabulary
@@ -38,10 +40,13 @@ def glued(low: str, mentions: list[Match], vocab: Vocabulary) -> list[Match]:
     """The names glued together in runs of ``low`` that hold no mention (see the module's docstring)."""
     names, longest = _names(vocab)
     taken = sorted((m.start, m.end) for m in mentions)
+    starts = [s for s, _ in taken]
+    reach = list(accumulate((e for _, e in taken), max))      # the furthest end of the mentions so far
     out: list[Match] = []
     for run in _RUN.finditer(low):
         a, b = run.span()
-        if b - a > _MAX_RUN or any(s < b and a < e for s, e in taken):
+        before = bisect_left(starts, b)                          # the mentions that start before the run ends
+        if b - a > _MAX_RUN or (before and reach[before - 1] > a):     # ... and one of them ends inside it
             continue
         pos = [i for i in range(a, b) if not _SEP.match(low[i])]     # the run's characters, separators left out
         chars = "".join(low[i] for i in pos)

@@ -48,100 +48,9 @@ from .tables import table_claims
 from .tokens import BULLET, any_match, layout, sentences, tables
 from ..kb.lexicon import match_entities
 from .glued import glued
-from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, names_of, carries, size_in_name
-from .figure_guards import same_value, unnamed_card, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card, pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, per_unit_rate, several_figures, within_practice
-
-
-def _several_products(ctx: Context) -> dict[str, str] | None:
-    if ctx.attached or same_value(ctx):
-        return None             # "低于 H100 的 8.0 TB/s": the figure is written onto its product's name
-    # the products the claim itself relates (a family and the GPU it carries) are not rival subjects
-    value = ctx.claim.value if isinstance(ctx.claim.value, list) else [ctx.claim.value]
-    named = {str(v) for v in value} | {ctx.vocab.generic(str(v)) for v in value}
-    # nor are products the attribute cannot be said of ("g5.12xlarge has eight A10G GPUs": a GPU has no GPU count)
-    applies = ctx.vocab.attributes[ctx.claim.attribute].applies_to if ctx.claim.attribute in ctx.vocab.attributes else ()
-    rivals = [p for p in ctx.products if p not in named and
-              (p == ctx.vocab.generic(ctx.claim.subject) or ctx.vocab.kind_of(p) in applies)]
-    if len(rivals) < 2:
-        return None
-    return {"products": names_of(ctx, rivals), "products_zh": "、".join(ctx.vocab.label(e, "zh") for e in rivals)}
-
-
-def _conditional(ctx: Context) -> dict[str, str] | None:
-    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
-    for rx in vocab_cues(ctx.vocab, "condition"):
-        m = rx.search(seg)
-        if m:
-            return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()]}
-    return None
-
-
-def _workload_without_model(ctx: Context) -> dict[str, str] | None:
-    c = ctx.claim
-    if c.attribute != "memory_required" or ctx.vocab.kind_of(c.subject) == "model":
-        return None
-    if c.qualifiers.get("params") is not None or c.qualifiers.get("model"):
-        return None
-    return {}
-
-
-def _subject_from_context(ctx: Context) -> dict[str, str] | None:
-    c, vocab = ctx.claim, ctx.vocab
-    if vocab.kind_of(c.subject) not in PRODUCT_KINDS:
-        return None
-    own = {c.subject, vocab.generic(c.subject), *(vocab.entities[c.subject].get("variants") or ())}
-    named = set(ctx.products) | {e for p in ctx.products for e in (vocab.entities.get(p, {}).get("variants") or ())}
-    if own & named or any(carries(ctx.view, p, c.subject) for p in ctx.products):
-        return None
-    return {"subject": vocab.label(c.subject)}
-
-
-GUARDS: tuple[Guard, ...] = (
-    Guard("several_products",
-          "the sentence names several products ({products}); gpukb cannot tell for sure which one the figure belongs to",
-          "该句提到多款产品（{products_zh}），gpukb 无法确定该数字属于哪一款", _several_products),
-    Guard("other_products_figure",
-          "the figure is the {other}'s ({figure}, {citation}), a product the text also names: the figure may belong to it",
-          "该数字正是文中也提到的 {other} 的参数（{figure}，{citation}），可能属于后者", other_products_figure),
-    Guard("other_attributes_figure",
-          "the figure is this product's {attribute} ({figure}); the sentence gives several figures, and which one goes with which word is unclear",
-          "该数字正是该产品的{attribute_zh}（{figure}）；句中有多个数字，对应关系不明", other_attributes_figure),
-    Guard("multiple_of_one_card",
-          "the figure is {n} × one card's memory ({card}): it may be the total of a {n}-GPU instance or server",
-          "该数字是单卡显存（{card}）的 {n} 倍，可能是 {n} 卡实例或服务器的合计", multiple_of_one_card),
-    Guard("interconnect_bandwidth",
-          "the figure stands next to “{word}”: it may be an interconnect bandwidth, not the memory bandwidth",
-          "该数字紧邻“{word}”，可能是互联带宽而非显存带宽", interconnect_bandwidth),
-    Guard("pcie_link",
-          "the sentence names “{word}” and not NVLink: the interconnect bandwidth may be the PCIe link's",
-          "该句提到“{word}”而未提 NVLink：该互联带宽可能是 PCIe 链路的", pcie_link),
-    Guard("conditional",
-          "the sentence is a condition or hypothesis (“{word}”), which states nothing",
-          "该句是条件或假设（“{word}”），并未断言", _conditional),
-    Guard("workload_without_model",
-          "the text does not say which model size the memory figure is for",
-          "文中未说明该显存数字对应的模型规模", _workload_without_model),
-    Guard("subject_from_context",
-          "the sentence does not name {subject}: gpukb took the product from the text around it",
-          "该句未提到 {subject}，产品是 gpukb 从上下文推断的", _subject_from_context),
-    Guard("several_figures",
-          "the sentence gives {n} figures of this kind for products the text compares; which belongs to which is unclear",
-          "该句给出 {n} 个同类数字，而文中比较了多款产品，对应关系不明", several_figures),
-    Guard("per_unit_rate",
-          "the figure is a rate (“{word}”), not a total", "该数字是比率（“{word}”），不是总量", per_unit_rate),
-    Guard("card_size",
-          "the figure names a card size; the requirement may be several such cards",
-          "该数字是显卡规格，需求可能是多张此类显卡", card_size),
-    Guard("binary_prefix",
-          "the reference gives the same number in the other unit ({figure}); vendors often write {unit} for it",
-          "参考资料以另一单位给出同一数字（{figure}），厂商常混用 {unit}", binary_prefix),
-    Guard("optimizer_scope",
-          "the reference ({figure}) counts the FP32 master copy of the weights differently: the figure may count the optimizer's states without it, or with it",
-          "参考值（{figure}）对权重 FP32 主副本的计入方式不同：该数字可能只计优化器状态，或连同主副本一并计入", optimizer_scope),
-    Guard("within_practice",
-          "the text states no precision or optimizer, and the figure is within what common setups need ({lo}–{hi} GB)",
-          "文中未说明精度或优化器，该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),
-)
+from .guard_base import Context, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, carries, size_in_name
+from .figure_guards import unnamed_card
+from .guard_list import GUARDS
 
 
 def _table_header(text: str, pos: int) -> tuple[int, int] | None:
@@ -377,8 +286,8 @@ class Guards:
             out[g] = out.get(g, True) and (compared or own_gpus)
         return {g for g, yes in out.items() if yes}
 
-    def reasons(self, claim: Fact) -> list[dict[str, Any]]:
-        """The guards that apply to ``claim``, each as {"code", "en", "zh"}."""
+    def reasons(self, claim: Fact, status: str | None = None) -> list[dict[str, Any]]:
+        """The guards that apply to ``claim`` (whose audit status is ``status``), each as {"code", "en", "zh"}."""
         pos = (claim.span or [0])[0]
         unit = self._unit(pos)
         header = _table_header(self.text, pos)
@@ -390,7 +299,7 @@ class Guards:
         elif not products:
             products = self._products(self._section(pos))
         ctx = Context(self.text, self.low, claim, self.view, unit, header, products, self.text_products, cell,
-                      self.attached(claim, unit))
+                      self.attached(claim, unit), status, tuple((m.start, m.end) for m in self._between(*unit)))
         out = []
         for g in GUARDS:
             detail = g.test(ctx)

@@ -34,6 +34,8 @@ class Context:
     text_products: frozenset[str]     # product ids named anywhere in the text
     cell: bool = False                # the claim is a table cell, its product read from the table's structure
     attached: bool = False            # the figure is written onto its product's name ("H100 的 3.35 TB/s")
+    status: str | None = None         # the audit's status of the claim (a guard may doubt one direction only)
+    mentions: tuple[tuple[int, int], ...] = ()     # the spans of the product names in the unit
 
     @property
     def vocab(self) -> Vocabulary:
