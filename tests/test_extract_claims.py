@@ -96,3 +96,20 @@ def test_counts_in_words_and_the_gpus_of_an_instance_size(vocab, text, want):
 ])
 def test_number_words_away_from_gpus_state_no_count(vocab, text):
     assert [c for c in extract(text, vocab).claims if c.attribute in ("gpu_count", "min_gpus")] == []
+
+
+# -- "makes X possible": a feasibility verdict on the hardware that makes it so -----------------------------
+@pytest.mark.parametrize("text, subject", [
+    ("L40S 的 48GB 显存让 30B 模型的 FP16 推理成为可能。", "gpu:L40S"),
+    ("The L4's 24 GB makes FP16 inference of 7B models possible.", "gpu:L4"),
+    ("A100 80GB 使得 70B 模型的 4-bit 推理成为可能。", "gpu:A100-80GB"),
+])
+def test_making_a_workload_possible_is_a_feasibility_verdict(text, subject, vocab):
+    verdicts = [c for c in extract(text, vocab).claims if c.value == "feasible"]
+    assert [c.subject for c in verdicts] == [subject], extract(text, vocab).claims
+    assert verdicts[0].qualifiers.get("params") is not None
+
+
+@pytest.mark.parametrize("text", ["It is possible that the T4 runs 7B models.", "H100 是否可能成为主流？"])
+def test_possible_alone_is_no_verdict(text, vocab):
+    assert not [c for c in extract(text, vocab).claims if c.value == "feasible"]
