@@ -146,3 +146,18 @@ def test_a_16_bit_full_fine_tune_figure_between_pure_and_mixed_precision_is_uncl
         assert "within_practice" in {r["code"] for r in c["unclear_because"]}
     far = _one(gpukb, "Full fine-tuning of a 13B model in BF16 needs about 26 GB.", "memory_required")
     assert far["status"] == "understated", far                       # below even pure BF16's 8 bytes per parameter
+
+
+@pytest.mark.parametrize("text,subject", [
+    ("The V100 manages 125 TFLOPS of FP16, and the A100 and A800 reach 624 TFLOPS.", "gpu:A100"),
+    ("L4 的 FP8 算力为 485 TFLOPS，而 L40S 可达 1466 TFLOPS。", "gpu:L40S"),
+])
+def test_a_products_own_with_sparsity_figure_given_as_its_rate_stays_wrong(gpukb, text, subject):
+    """Whichever product or precision word such a figure goes with, it is a with-sparsity figure given as a rate."""
+    found = [c for c in _claims(gpukb, text) if c["subject"].startswith(subject)]
+    assert found and all(c["status"] == "incorrect" for c in found), _claims(gpukb, text)
+
+
+def test_another_products_dense_figure_is_still_in_doubt(gpukb):
+    c = _one(gpukb, "The A100 delivers 989 TFLOPS of FP16 while the H100 delivers 312.", "fp16_tensor_tflops", "gpu:A100")
+    assert c["status"] == "unclear" and c["audit_status"] == "incorrect", c

@@ -20,9 +20,24 @@ def same_value(ctx: Context) -> bool:
     return any(rx.search(ctx.low, a, b) for rx in vocab_cues(ctx.vocab, "same_value"))
 
 
+def own_sparse_figure(ctx: Context) -> bool:
+    """The figure, read as a dense rate, is exactly the claim's product's own with-sparsity figure of the same
+    attribute (datasheets print "1,979 TFLOPS*" with the asterisk for sparsity; texts copy the figure without
+    it): whichever product or precision word it goes with, it is a with-sparsity figure given as a rate, so
+    doubts about its owner or its attribute do not make the reading uncertain."""
+    c = ctx.claim
+    x = point_of(c)
+    if not x or c.qualifiers.get("sparsity") is not None:
+        return False
+    vocab = ctx.vocab
+    own = {c.subject, vocab.generic(c.subject), *(vocab.entities.get(c.subject, {}).get("variants") or ())}
+    return any(r.subject in own and r.attribute == c.attribute and r.qualifiers.get("sparsity") is True
+               and (y := point_of(r)) and abs(x - y) <= SAME_FIGURE * max(x, y) for r in ctx.view.reference)
+
+
 def other_products_figure(ctx: Context) -> dict[str, str] | None:
     x = point_of(ctx.claim)
-    if x is None or x == 0 or same_value(ctx):
+    if x is None or x == 0 or same_value(ctx) or own_sparse_figure(ctx):
         return None
     vocab = ctx.vocab
     own = vocab.generic(ctx.claim.subject)
@@ -49,7 +64,7 @@ def other_attributes_figure(ctx: Context) -> dict[str, str] | None:
         return None
     x = point_of(ctx.claim)
     dim = dimension(ctx)
-    if x is None or x == 0 or dim is None or len({(q.lo, q.hi) for q in figures(ctx)}) < 2:
+    if x is None or x == 0 or dim is None or len({(q.lo, q.hi) for q in figures(ctx)}) < 2 or own_sparse_figure(ctx):
         return None
     vocab = ctx.vocab
     c = ctx.claim

@@ -3,13 +3,13 @@ reads and why): each names a doubt about a claim's reading and words its reason 
 from __future__ import annotations
 
 from .guard_base import Context, Guard, PRODUCT_KINDS, vocab_cues, names_of, carries
-from .figure_guards import (same_value, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
+from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
                             per_unit_rate, several_figures, within_practice, workload_memory, card_capacity)
 
 
 def _several_products(ctx: Context) -> dict[str, str] | None:
-    if ctx.attached or same_value(ctx):
+    if ctx.attached or same_value(ctx) or own_sparse_figure(ctx):
         return None             # "低于 H100 的 8.0 TB/s": the figure is written onto its product's name
     # the products the claim itself relates (a family and the GPU it carries) are not rival subjects
     value = ctx.claim.value if isinstance(ctx.claim.value, list) else [ctx.claim.value]
