@@ -161,3 +161,17 @@ def test_a_products_own_with_sparsity_figure_given_as_its_rate_stays_wrong(gpukb
 def test_another_products_dense_figure_is_still_in_doubt(gpukb):
     c = _one(gpukb, "The A100 delivers 989 TFLOPS of FP16 while the H100 delivers 312.", "fp16_tensor_tflops", "gpu:A100")
     assert c["status"] == "unclear" and c["audit_status"] == "incorrect", c
+
+
+@pytest.mark.parametrize("text", ["Serving a 34B model in FP16 needs about 70 GB.", "部署 13B 模型的 INT8 推理需要 14GB 显存。"])
+def test_a_serving_requirement_is_read_and_the_weights_alone_are_not_called_wrong(gpukb, text):
+    c = _one(gpukb, text, "memory_required")
+    assert c["subject"] == "concept:inference-memory" and c["qualifiers"]["method"] == "method:inference", c
+    assert c["status"] in ("supported", "unclear"), c
+    if c["status"] == "unclear":
+        assert "weights_only" in {r["code"] for r in c["unclear_because"]}
+
+
+def test_a_serving_requirement_below_the_weights_is_wrong(gpukb):
+    c = _one(gpukb, "Serving a 34B model in FP16 needs 24 GB.", "memory_required")
+    assert c["status"] == "understated", c

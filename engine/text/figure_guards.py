@@ -351,3 +351,33 @@ def card_capacity(ctx: Context) -> dict[str, str] | None:
         return None
     return {"figure": f"{x:g} GB", "cards": ", ".join(ctx.vocab.label(g) for g in cards[:3]),
             "cards_zh": "、".join(ctx.vocab.label(g, "zh") for g in cards[:3])}
+
+
+#: how far below the weights' own size (parameters × bytes per weight) a serving figure may round
+WEIGHTS_ROUNDING = 0.1
+
+
+def weights_only(ctx: Context) -> dict[str, str] | None:
+    """A serving requirement below gpukb's estimate but at least the weights' own size ("7B in FP16 needs
+    14 GB"): texts often give the weights as what serving needs; the KV cache and the runtime come on top,
+    so the figure is short of a run, not of the model, and the reading is in doubt."""
+    c = ctx.claim
+    x = point_of(c)
+    if c.attribute != "memory_required" or ctx.status != "understated" or not x \
+            or str(c.qualifiers.get("method") or "") != "method:inference":
+        return None
+    params = c.qualifiers.get("params")
+    n = params.point() if isinstance(params, Interval) else None
+    if n is None and ctx.vocab.kind_of(c.subject) == "model":
+        ref = ctx.view.ref(c.subject, "params")
+        n = point_of(ref) if ref is not None else None
+    precision = c.qualifiers.get("precision") or ["precision:fp16"]       # serving's usual 16-bit weights
+    widths = [point_of(r) for p in (precision if isinstance(precision, list) else [precision])
+              if (r := ctx.view.ref(str(p), "bytes_per_param")) is not None]
+    widths = [w for w in widths if w]
+    if not n or not widths:
+        return None
+    weights = n * min(widths) / 1e9
+    if x < (1 - WEIGHTS_ROUNDING) * weights:
+        return None
+    return {"weights": f"{weights:.3g} GB", "params": f"{n / 1e9:g}B", "bytes": f"{min(widths):g}"}

@@ -5,7 +5,8 @@ from __future__ import annotations
 from .guard_base import Context, Guard, PRODUCT_KINDS, vocab_cues, names_of, carries
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
-                            per_unit_rate, several_figures, within_practice, workload_memory, card_capacity)
+                            per_unit_rate, several_figures, within_practice, workload_memory, card_capacity,
+                            weights_only)
 
 
 def _several_products(ctx: Context) -> dict[str, str] | None:
@@ -103,4 +104,7 @@ GUARDS: tuple[Guard, ...] = (
     Guard("card_capacity",
           "the figure ({figure}) is a card's memory ({cards}): the text may give the card the run fits on, not what it needs",
           "该数字（{figure}）正是显卡的显存容量（{cards_zh}）：文中可能给出的是能容纳该任务的显卡规格，而非实际需求", card_capacity),
+    Guard("weights_only",
+          "the figure is at least the weights' own size ({params} × {bytes} bytes = {weights}): texts often give that as what serving needs; the KV cache and the runtime come on top",
+          "该数字不低于权重本身的大小（{params} × {bytes} 字节 = {weights}）：文中常把它当作推理所需显存，KV 缓存和运行时开销另计", weights_only),
 )

@@ -13,7 +13,7 @@ from .tokens import Quantity, any_match, segment, tables
 
 #: the concept a requirement of a method is stated about when the text names no model
 METHOD_CONCEPT = {"full": "concept:llm-full-finetune", "lora": "concept:llm-peft", "qlora": "concept:llm-peft",
-                  "pretrain": "concept:llm-pretrain"}
+                  "pretrain": "concept:llm-pretrain", "inference": "concept:inference-memory"}
 _TRAIN_TASK = re.compile(r"(?<![a-z])train(?:s|ed|ing)?(?![a-z])|训练")
 _INFER_TASK = re.compile(r"(?<![a-z])(?:inference|serv(?:e|es|ing)|deploy\w*)(?![a-z])|推理|部署")
 
@@ -97,8 +97,8 @@ def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: i
         quals.pop("model", None)
     else:
         subject = METHOD_CONCEPT.get(str(w.get("method")))
-        if subject is None:
-            return []
+        if subject is None or (w.get("method") == "inference" and not w.get("params")):
+            return []               # what serving needs depends on the model's size above all: none, no claim
     value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
     if q.bound and q.lo == q.hi:
         value = f"{q.bound} {q.lo:g}"
