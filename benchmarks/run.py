@@ -296,11 +296,12 @@ def bench_check(n: int) -> None:
 def bench_check_scaling(sizes: tuple[int, ...] = (2_000, 8_000, 32_000), repeat: int = 3) -> None:
     """Check time against text length (issue goal: linear, a 32,000-character text within 2 s): the
     median of ``repeat`` checks of one text per size, in process. A size over the check's limit
-    (``MAX_CHECK_CHARS``, what the API and the library accept) is refused, and the limit itself is
-    measured instead."""
+    (``MAX_CHECK_CHARS``, what the API and the library accept) is refused there; it is then timed with
+    the limit lifted in this process (the engine's work for that length), and said so."""
     from gpukb.engine.core.errors import TooLarge
     from gpukb.engine.models.check import MAX_CHECK_CHARS
     from gpukb.engine.service.state import GpuKB
+    import gpukb.engine.text.check as text_check
     kb = GpuKB()
     kb.check(check_texts(1, chars=1000)[0])          # warm-up: compiled patterns, the reasoner
     rows, refused = [], []
@@ -310,18 +311,22 @@ def bench_check_scaling(sizes: tuple[int, ...] = (2_000, 8_000, 32_000), repeat:
                 kb.check(check_texts(1, chars=n)[0])
             except TooLarge:
                 refused.append(n)
-                n = MAX_CHECK_CHARS
         times, claims = [], 0
-        for i in range(repeat):
-            text = check_texts(1, chars=n, seed=11 + i)[0]    # a text not checked before (no cache)
-            t0 = time.perf_counter()
-            claims = len(kb.check(text)["claims"])
-            times.append(time.perf_counter() - t0)
+        text_check.MAX_CHECK_CHARS = max(n, MAX_CHECK_CHARS)
+        try:
+            for i in range(repeat):
+                text = check_texts(1, chars=n, seed=11 + i)[0]    # a text not checked before (no cache)
+                t0 = time.perf_counter()
+                claims = len(kb.check(text)["claims"])
+                times.append(time.perf_counter() - t0)
+        finally:
+            text_check.MAX_CHECK_CHARS = MAX_CHECK_CHARS
         rows.append({"chars": n, "median_s": statistics.median(times), "claims": claims})
     base = rows[0]
     parts = [f"{r['chars']:,} chars {r['median_s']:.2f} s ({r['claims']} claims, "
              f"{r['median_s'] / base['median_s'] / (r['chars'] / base['chars']):.2f}x linear)" for r in rows]
-    note = f"; {', '.join(f'{n:,}' for n in refused)} characters refused (limit {MAX_CHECK_CHARS:,})" if refused else ""
+    note = (f"; {', '.join(f'{n:,}' for n in refused)} characters: refused by the API and the library (limit "
+            f"{MAX_CHECK_CHARS:,}), timed here with the limit lifted") if refused else ""
     say("check_scaling", "check of one text, median of " f"{repeat}: " + "; ".join(parts) + note
         + " (goal: linear, 32,000 characters <= 2 s)", {"rows": rows, "refused": refused, "limit": MAX_CHECK_CHARS})
 
