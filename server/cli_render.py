@@ -196,6 +196,8 @@ def render_answer(a: Model, lang: str = "en") -> str:
         return render_fact(a, lang)
     if isinstance(a, (m.ComparisonAnswer, m.InstanceChoiceAnswer, m.InverseAnswer)):
         return render_choice(a, lang)
+    if isinstance(a, m.ClaimCheckAnswer):        # the statement's check, after the one-line answer
+        return a.answer + "\n\n" + render_check(a.check, lang)
     return render_unknown(a, lang)
 
 

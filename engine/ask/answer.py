@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import BadInput, Issue
 from ..kb.store import ReleaseView
 from ..kb.notes import Note, in_lang
-from . import choice
+from . import choice, claimcheck
 from . import price as ask_price
 from . import parser as ap
 from ..kb import names
@@ -27,7 +27,10 @@ def ask(state: Session, q: str, lang: str | None = None, kb_version: str | None 
     parsed = parse_question(q, state.kb.vocab, lang)
     lang = lang or parsed.lang
     base = {"question": q, "lang": lang, "kb_version": view.name, "parsed": parsed.as_dict()}
-    out = _unknown_names(_ask(state, q, parsed, base, view, lang), q, state.kb.vocab, lang)
+    statement = claimcheck.statement_of(q, state.kb.vocab)
+    checked = claimcheck.answer(state, statement, lang, kb_version) if statement else None
+    out = _unknown_names({**base, **checked} if checked else _ask(state, q, parsed, base, view, lang),
+                         q, state.kb.vocab, lang)
     return in_lang(_missing_notes(out, state.kb.vocab), lang)     # a Chinese answer says its notes in Chinese
 
 

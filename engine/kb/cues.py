@@ -17,8 +17,8 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # the question parser's: a fact question's attribute (specific words, then bare ones) and
               # optimizer words beyond the optimizers' aliases
               "question_fact", "question_fact_fallback", "optimizer",
-              # the serving engine a question names
-              "engine",
+              # the serving engine a question names; the words that make a question a check of a statement
+              "engine", "claim_check",
               # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
               # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
               "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require", "possess", "advice",
@@ -99,7 +99,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "unit": {f"{d}:{u}" for d, us in vocab.units.items() for u in us},
         "verdict": set(vocab.enums.get("verdict") or {}),
         "bound": {">=", "<=", ">", "<"},
-        "engine": set(ENGINES),
+        "engine": set(ENGINES), "claim_check": {"lead", "reported", "tail"},
         "negation": {"before", "after", "not"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),

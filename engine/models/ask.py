@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .base import OMIT, Model, spec
+from .check import CheckAnswer
 from .inventory import PricedOption, Price
 from .schema import Variants
 from .sizing import Asked, Assumed, Contradiction, SizingAnswer, Summary
@@ -136,7 +137,20 @@ class UnknownAnswer(Asked):
     kb_version: str = OMIT
 
 
+@dataclass(kw_only=True)
+class ClaimCheckAnswer(Asked):
+    """A question asking whether a statement is true, answered by checking the statement: its claims'
+    statuses, evidence and corrections (the answer of ``gpukb check`` on the statement alone)."""
+
+    kind: Literal["claim_check"]
+    statement: str = spec(description="The statement checked: the question without its asking words.")
+    check: CheckAnswer
+    answer: str = spec()     # required here (optional in Asked)
+    kb_version: str = OMIT
+
+
 AskAnswer = Variants("AskAnswer", "kind", {
     "sizing": SizingAnswer, "fact": FactAnswer, "comparison": ComparisonAnswer,
-    "instance_choice": InstanceChoiceAnswer, "inverse": InverseAnswer, "unknown": UnknownAnswer,
+    "instance_choice": InstanceChoiceAnswer, "inverse": InverseAnswer, "claim_check": ClaimCheckAnswer,
+    "unknown": UnknownAnswer,
 }, description="The answer to a question, by kind.")
