@@ -66,6 +66,7 @@ QUESTIONS = [
     "the cheapest instance that serves a 70B model in int4 on AWS or Tencent",   # ranked by hourly price
     "can a B300 serve llama 70B in int4",                              # a GPU the KB does not know
     "run llama-9-70b on a T4 in int4",                                 # sized by its size; the model is unknown
+    "有人说 A10 的显存带宽是 900GB/s，对吗？",                              # a statement to verify: a claim check
 ]
 #: Bad inputs: (method, path, keyword arguments of the test client's open()).
 BAD = [

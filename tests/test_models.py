@@ -34,7 +34,7 @@ UNSEEN_OK = {
                                  "inference scenario's own optimizer ('none') is accepted back",
     **{(m, "unknown_names"): "a name the KB does not know, said beside an answer; sampled on a sizing and an "
                              "unknown answer (tests/test_inventory.py covers the rest)"
-       for m in ("ComparisonAnswer", "FactAnswer", "InstanceChoiceAnswer", "InverseAnswer")},
+       for m in ("ComparisonAnswer", "FactAnswer", "InstanceChoiceAnswer", "InverseAnswer", "ClaimCheckAnswer")},
     ("InstanceChoiceAnswer", "note"): "said when prices in two currencies are ranked separately; the KB's prices are "
                                       "all in USD today (tests/test_inventory.py fakes a CNY price)",
     ("EntryUnknown", "via"): "an unknown recorded on an umbrella GPU (gpu:A100) and shown on its variants; none is "
