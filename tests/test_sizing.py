@@ -129,9 +129,11 @@ def test_recommendations_are_ranked_evaluated_and_name_their_cost(kb):
 
 
 def test_memory_grows_with_sequence_and_shrinks_with_checkpointing_and_flash(kb):
-    base = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=2048)["memory"]["activations"]
-    longer = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=4096)["memory"]["activations"]
-    ckpt = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=2048, gradient_checkpointing=True)["memory"]["activations"]
+    # eager attention, asked for: its s×s scores make the activations quadratic in s
+    base = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=2048, flash_attention=False)["memory"]["activations"]
+    longer = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=4096, flash_attention=False)["memory"]["activations"]
+    ckpt = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=2048, gradient_checkpointing=True,
+             flash_attention=False)["memory"]["activations"]
     flash = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=2048, flash_attention=True)["memory"]["activations"]
     assert longer > 2 * base  # the attention term is quadratic in s
     assert ckpt < base / 5 and flash < base
@@ -139,8 +141,8 @@ def test_memory_grows_with_sequence_and_shrinks_with_checkpointing_and_flash(kb)
 
 def test_korthikanti_formula_by_hand(kb):
     # Llama-2-7B: 32 layers, h = 4096, a = 32; s = 1024, b = 2 → L·s·b·h·(34 + 8 + 5·a·s/h), the 8 being the
-    # FP32 upcasts of the two RMSNorms (R-ACT-norm-fp32)
-    a = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=1024, batch=2)
+    # FP32 upcasts of the two RMSNorms (R-ACT-norm-fp32); eager attention, asked for, keeps the 5·a·s/h term
+    a = q(kb, model="llama-2-7b", method="lora", gpu="A100-80GB", seq_len=1024, batch=2, flash_attention=False)
     expected = 32 * 1024 * 2 * 4096 * (34 + 8 + 5 * 32 * 1024 / 4096) / 1e9
     assert a["memory"]["activations"] == pytest.approx(expected, rel=1e-3)
 

@@ -88,11 +88,12 @@ def probe_models(view: ReleaseView) -> set[str]:
 
 
 def catalog_models(view: ReleaseView, families: list[str] | None = None,
-                   sequence: bool = False) -> list[tuple[float, str]]:
+                   sequence: Any = None) -> list[tuple[float, str]]:
     """The catalog's models with their parameter counts, smallest first; within the named model
     families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them, and among
-    sequence models (those with a hidden size: transformers) when ``sequence`` (a claim that names a
-    sequence length)."""
+    sequence models (those with a hidden size: transformers) when ``sequence``, the sequence length a
+    claim names (an :class:`Interval`): among them, those trained for that length (``max_context``), not
+    those whose input has a fixed size (``input_tokens``, a vision transformer's patches), when any are."""
     models = sorted((f.norm.point(), f.subject) for f in view.reference
                     if f.attribute == "params" and f.subject.startswith("model:") and isinstance(f.norm, Interval)
                     and f.norm.point())
@@ -100,7 +101,18 @@ def catalog_models(view: ReleaseView, families: list[str] | None = None,
     members = [x for x in models if any(x[1].split(":", 1)[1].startswith(st) for st in stems)] or models
     if sequence:
         members = [m for m in members if view.ref(m[1], "hidden_size") is not None] or members
+        length = (sequence.lo or sequence.hi) if isinstance(sequence, Interval) else None
+        if length:
+            members = [m for m in members if view.ref(m[1], "input_tokens") is None and _trained_for(view, m[1], length)] \
+                or members
     return members
+
+
+def _trained_for(view: ReleaseView, model: str, length: float) -> bool:
+    """Was ``model`` trained for sequences of ``length`` tokens (its ``max_context`` reaches it)?"""
+    ref = view.ref(model, "max_context")
+    n = ref.norm.point() if ref is not None and isinstance(ref.norm, Interval) else None
+    return bool(n) and n >= length
 
 
 def _tier_index(view: ReleaseView) -> dict[str, Any]:
@@ -149,7 +161,7 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
         keep |= {str(v) for v in vocab.entities.get(c.subject, {}).get("variants") or ()}
     for c in claims:        # a model family a claim names is probed through its smallest and largest member
         fams = [m for m in _entities(c.qualifiers.get("model") or [], vocab.entities) if view.ref(m, "params") is None]
-        sequence = isinstance(c.qualifiers.get("seq_len"), Interval)
+        sequence = c.qualifiers.get("seq_len") if isinstance(c.qualifiers.get("seq_len"), Interval) else None
         if fams or sequence:
             members = catalog_models(view, fams, sequence=sequence)
             keep |= {members[0][1], members[-1][1]} if members else set()

@@ -64,7 +64,7 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
             # the claim leaves the model open: probe the smallest and the largest model of the catalog;
             # if the verdict differs between them the claim depends on a scope it does not state
             sizes = probe_sizes(view, [m for m in q.get("model") or [] if view.ref(m, "params") is None],
-                                sequence=isinstance(q.get("seq_len"), Interval))
+                                sequence=q.get("seq_len") if isinstance(q.get("seq_len"), Interval) else None)
         if not sizes:
             continue
         hw: dict[str, Any] = {}
@@ -135,11 +135,11 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
 
 
 def probe_sizes(view: ReleaseView, families: list[str] | None = None,
-                sequence: bool = False) -> list[tuple[str, dict[str, Any]]]:
+                sequence: Any = None) -> list[tuple[str, dict[str, Any]]]:
     """The smallest and the largest model of the catalog (by parameter count), as probe picks; within
     the named model families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them,
-    and among sequence models (those with a hidden size: transformers) when the claim names a
-    sequence length."""
+    and among the sequence models trained for the sequence length the claim names (``sequence``, see
+    :func:`.blocks.catalog_models`)."""
     models = catalog_models(view, families, sequence=sequence)
     if len(models) == 1 and families:
         models = models * 2

@@ -74,7 +74,9 @@ FIELDS: tuple[Field, ...] = (
     Field("batch", "integer", None, "micro-batch size per GPU (default 1)", limits=(1, 65_536), default=1),
     Field("lora_rank", "integer", None, "LoRA/QLoRA adapter rank (default 16, QLoRA 64)", limits=(1, 8192)),
     Field("gradient_checkpointing", "boolean", None, "recompute activations instead of storing them", default=False),
-    Field("flash_attention", "boolean", None, "use FlashAttention (no attention-score memory)", default=False),
+    Field("flash_attention", "boolean", None, "attention kernel: true = FlashAttention (no attention-score memory), "
+          "false = eager attention (keeps the sequence x sequence scores); not given = the release's default (PyTorch "
+          "SDPA, what Hugging Face transformers runs, from release 2026.12.10)"),
     _name("kb_version", None, KB_VERSION_HELP),
     _name("family", "An instance family (e.g. GN7).", "an instance family", ("family",), cli=False),
     Field("tokens", "number", "Training tokens, for a compute-time estimate.",

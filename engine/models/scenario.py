@@ -253,6 +253,8 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         if not isinstance(v, bool):
             issues.append(Issue(f"expected true or false, got {v!r}", field=key, allowed=["true", "false"]))
             v = False
+        elif key == "flash_attention" and key not in b:
+            continue        # not given: the release's default attention, a sizing rule's (its note: the answer's)
         elif key not in b and method != "inference":
             notes.append(note("default_off", key_field=key))
         s[key] = v
@@ -323,7 +325,9 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "optimizer_id": f"optimizer:{s['optimizer']}",
          "optimizer_base": "optimizer:adamw8bit" if s["optimizer"] == "paged_adamw8bit" else f"optimizer:{s['optimizer']}", "zero": s.get("zero", 0),
          "seq_len": s["seq_len"], "batch": s["batch"], "gc": int(s["gradient_checkpointing"]),
-         "fa": int(s["flash_attention"]), "trainable": 0 if s["method"] == "inference" else 1,
+         "fa": int(bool(s.get("flash_attention"))),
+         "att": "default" if s.get("flash_attention") is None else ("flash" if s["flash_attention"] else "eager"),
+         "trainable": 0 if s["method"] == "inference" else 1,
          "offload": s.get("offload", "none"), "oib": int(bool(s.get("optimizer_in_backward"))),
          "cce": int(bool(s.get("chunked_cross_entropy"))), "ao": int(bool(s.get("activation_offloading"))),
          "tc": int(bool(s.get("torch_compile"))),
@@ -342,7 +346,8 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
 
 def conclusion_id(s: dict[str, Any], release: str) -> str:
     """A stable, self-describing id: the release and the normalised scenario, url-safe encoded."""
-    compact = {k: v for k, v in s.items() if v is not None and v is not False}
+    # an explicit flash_attention=false (eager attention) differs from not giving it (the release's default)
+    compact = {k: v for k, v in s.items() if v is not None and (v is not False or k == "flash_attention")}
     blob = json.dumps([release, compact], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "Q-" + base64.urlsafe_b64encode(blob.encode("utf-8")).decode("ascii").rstrip("=")
 

@@ -140,6 +140,10 @@ def parallel_and_kernel_notes(r: Any, mg: dict[str, Any] | None, view: ReleaseVi
     if mg and plan and (mg.get("pp") or 1) > 1 and mg.get("n"):
         out.append(vocab.wording.note("min_gpus_split", vocab, n=int(mg["n"]), tp=int(mg["tp"]), pp=int(mg["pp"]),
                                       heads=int(plan["heads"])))
+    att = r.one("attention")         # the attention the release assumes when the question does not say
+    if att and att.get("basis") == "default":
+        key = "default_off" if att["kernel"] == "eager" else "attention_" + att["kernel"]
+        out.append(vocab.wording.note(key, vocab, key_field="flash_attention"))
     for k in r.all("kernel_note"):
         key = "kernel_flash" if k["kind"] == "flash_attention" else "kernel_fp8"
         note = vocab.wording.note(key, vocab, gpu=k["gpu"].split(":")[-1], cc=k["cc"])

@@ -116,7 +116,9 @@ OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
 #: 128 tokens and the loss chunk by chunk (Lightning-AI/lit-gpt finetune/lora.py: model(input_ids,
 #: lm_head_chunk_size=128), chunked_cross_entropy(logits, targets))
 #: (keyed by the framework's name without hyphens: "lit-gpt" is litgpt)
-FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}, "litgpt": {"chunked_cross_entropy": True}}
+#: (Megatron-LM's GPT-2 of 2019-2020 computes the attention scores as a matmul: eager attention, not SDPA)
+FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}, "litgpt": {"chunked_cross_entropy": True},
+                      "megatron": {"flash_attention": False}}
 #: techniques a gold row may state (true / false) beside its flags, as the query field each one sets; a stated
 #: value wins over the framework default
 TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "optimizer_in_backward": "optimizer_in_backward",
