@@ -1,155 +1,375 @@
 """The gunicorn worker gpukb serves with: threads that only ever see a request that has arrived.
 
-:class:`GpukbWorker` is gunicorn's threaded worker (``gthread``) with these changes:
+:class:`GpukbWorker` extends ``gunicorn.workers.base.Worker`` (the class gunicorn documents for
+custom workers) and reads HTTP/1.1 with the h11 parser (:mod:`server.http11`):
 
-* a connection is read in the worker's event loop (non-blocking, a selector), not in a thread, until
-  its request head and a body of up to BODY_BUFFER bytes are complete; only then is it handed to a
-  thread. Idle clients, and clients that send their request a byte at a time, never hold a thread:
-  an idle connection is closed after ``keepalive`` seconds, a request that has not fully arrived
-  READ_TIMEOUT seconds after its first byte is answered 408 and closed. A head larger than
-  HEAD_BUFFER or a chunked body is read by the thread under the same deadline (:mod:`server.wire`);
+* every connection is read in the worker's event loop (non-blocking, a selector) until its request is
+  complete, head and body (chunked or not, up to BODY_BUFFER bytes); only then does one of the
+  ``threads`` threads run the app on it, with ``wsgi.input`` holding the whole body. Idle clients,
+  and clients that send their request a byte at a time, never hold a thread: an idle connection is
+  closed after ``keepalive`` seconds, a request that has not fully arrived READ_TIMEOUT seconds after
+  its first byte is answered 408 and closed. ``Expect: 100-continue`` is answered in the loop too;
 * every send is bounded (SEND_TIMEOUT): a client that does not read its response is dropped;
 * on SIGTERM the worker takes the connections waiting in the listen backlog and closes its listening
-  sockets before it drains: requests that arrived are answered, new connections are refused (not
-  queued and then reset when the worker exits);
-* a finished connection is closed without waiting for the client (gunicorn lingers up to 2 s on the
-  event loop's thread, which a client can use to freeze the worker);
-* errors gunicorn answers itself (request line over ``limit_request_line`` -> 414, too many or too
-  large headers -> 431, a malformed request -> 400, too slow -> 408) get the API's JSON error shape
-  and security headers instead of gunicorn's HTML page, and log lines escape control characters.
+  sockets before it drains: requests that arrived are answered (with ``Connection: close``), new
+  connections are refused (not queued and then reset when the worker exits);
+* a finished connection is closed without waiting for the client;
+* requests it refuses itself (request line over ``limit_request_line`` -> 414, more than
+  ``limit_request_fields`` headers or one over ``limit_request_field_size`` -> 431, malformed -> 400,
+  too slow -> 408) get the API's JSON error shape and security headers (:mod:`server.wire`), and
+  its log lines escape control characters. gunicorn's ``keepalive``, ``worker_connections``,
+  ``max_requests``, ``graceful_timeout``, ``timeout`` (the heartbeat), ``header_map``,
+  ``forwarded_allow_ips``/``secure_scheme_headers``, access log and request hooks apply as to its own
+  workers. It speaks plain HTTP/1.x only: TLS and HTTP/2 belong to a reverse proxy in front.
 
-Why not a maintained server as it comes (each tried against ``tests/test_hostile_server.py``,
-``tests/test_hardening_server.py`` and ``tests/test_serve_shutdown.py``, 2026-12-05): gunicorn's own
-``gthread`` with documented settings lets 40 idle or trickling clients starve ``/health`` and answers its
-own errors as HTML; waitress and gunicorn 27's ``asgi`` worker (through a2wsgi) keep threads free but
-never answer a slow request 408 and send their protocol errors as plain text without the security
-headers; uvicorn does the same and replaces the gunicorn master that ``server.rollout`` builds on. The
-next step that needs no private class is a worker on ``gunicorn.workers.base.Worker`` (the class
-gunicorn's documentation names for custom workers) with the h11 parser; until then gunicorn is pinned
-below 28 because this class extends ``ThreadWorker`` and ``TConn``.
+Why a worker of its own: against ``tests/test_hostile_server.py``, ``tests/test_hardening_server.py`` and
+``tests/test_serve_shutdown.py``, gunicorn's ``gthread`` with documented settings lets 40 idle or
+trickling clients starve ``/health`` and answers its own errors as HTML; waitress and gunicorn's
+``asgi`` worker (through a2wsgi) keep threads free but never answer a slow request 408 and send their
+protocol errors as plain text without the security headers; uvicorn does the same and replaces the
+gunicorn master that ``server.rollout`` builds on.
 """
 from __future__ import annotations
 
 import errno
+import heapq
+import itertools
 import logging
-import re
+import os
+import queue
 import selectors
 import socket
 import time
-from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from functools import partial
 
-from gunicorn.workers.gthread import TConn, ThreadWorker
+import h11
+from gunicorn.workers.base import Worker
 
+from .http11 import READY, Limits, RequestInfo, RequestReader, Responder, build_environ
 from .logsafe import printable
-from .wire import DeadlineSocket, SlowRequest, classify, error_bytes
+from .wire import ProtocolError, classify, error_bytes, slow_request
 
 READ_TIMEOUT = 15.0          # seconds for a request to arrive once its first byte is there
-SEND_TIMEOUT = 30.0          # seconds for a client to take a response
-HEAD_BUFFER = 32 * 1024      # request head bytes collected in the event loop
-BODY_BUFFER = 257 * 1024     # body bytes collected there (the API accepts bodies up to 256 KiB)
+SEND_TIMEOUT = 30.0          # seconds for a client to take each part of a response
+BODY_BUFFER = 257 * 1024     # body bytes collected in the loop (the API accepts bodies up to 256 KiB)
 BACKLOG_TAKEN = 2048         # connections taken from the listen backlog at shutdown, at most
+STOP_LINGER = 2.0            # seconds an idle connection stays open once the worker stops
 log = logging.getLogger("gpukb.http")
-_LENGTH = re.compile(rb"\ncontent-length[ \t]*:[ \t]*(\d{1,15})[ \t]*\r?(?:\n|$)")
 
 
-def request_complete(buf: bytes | bytearray) -> bool:
-    """Has ``buf`` (the start of a connection's input) a whole request the thread can parse without
-    waiting, or so much that the thread should take over (the parser then enforces the limits)?"""
-    ends = [i for i in (buf.find(b"\r\n\r\n"), buf.find(b"\n\n")) if i >= 0]
-    if not ends:
-        return len(buf) > HEAD_BUFFER
-    end = min(ends)
-    head = bytes(buf[:end]).lower()
-    start = end + (4 if buf[end:end + 4] == b"\r\n\r\n" else 2)
-    if b"\ntransfer-encoding" in head:
-        # a chunked body is collected here too, up to BODY_BUFFER: complete at its last (empty) chunk
-        body = bytes(buf[start:])
-        return len(body) > BODY_BUFFER or body.startswith(b"0\r\n\r\n") or b"\r\n0\r\n\r\n" in body
-    m = _LENGTH.search(head)
-    length = int(m.group(1)) if m else 0
-    if length > BODY_BUFFER:
+def request_complete(buf: bytes | bytearray, cfg=None) -> bool:
+    """Would the event loop stop reading after ``buf`` (a connection's first bytes): is the request
+    complete (or its body too large to collect), or is it refused?"""
+    try:
+        return RequestReader(Limits(cfg), BODY_BUFFER, cfg).feed(bytes(buf)) is READY
+    except (ProtocolError, h11.RemoteProtocolError):
         return True
-    return len(buf) >= start + length
 
 
-def wants_continue(buf: bytes | bytearray) -> bool:
-    """Does the request head in ``buf`` wait for "100 Continue" before it sends its body?"""
-    end = min([i for i in (buf.find(b"\r\n\r\n"), buf.find(b"\n\n")) if i >= 0], default=-1)
-    return end >= 0 and _EXPECT.search(bytes(buf[:end]).lower()) is not None
+class Conn:
+    """A client connection and the request being read on it."""
 
+    __slots__ = ("sock", "client", "server", "reader", "deadline", "started", "registered")
 
-_EXPECT = re.compile(rb"\nexpect[ \t]*:[ \t]*100-continue")
-_EXPECT_LINE = re.compile(rb"\r?\nexpect[ \t]*:[^\r\n]*", re.IGNORECASE)
+    def __init__(self, sock: socket.socket, client, server, reader: RequestReader):
+        self.sock, self.client, self.server, self.reader = sock, client, server, reader
+        self.deadline: float | None = None
+        self.started = False         # the request's first byte arrived
+        self.registered = False
 
-
-class GpukbConn(TConn):
-    """gunicorn's connection, with the bytes the event loop collected and a close that never waits."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.inbuf = bytearray()
-        self.handoff = b""
-        self.continued = False
-
-    @property
-    def raw(self) -> socket.socket:
-        return self.sock._sock if isinstance(self.sock, DeadlineSocket) else self.sock
-
-    def close(self, graceful: bool = False) -> None:
-        """Close now. Graceful: half-close and drain what already arrived without waiting, so the
-        kernel sends FIN rather than RST and the response is not cut."""
-        raw = self.raw
-        if graceful:
-            try:
-                raw.shutdown(socket.SHUT_WR)
-                raw.setblocking(False)
-                drained = 0
-                while drained < 65536:
-                    chunk = raw.recv(65536)
-                    if not chunk:
-                        break
-                    drained += len(chunk)
-            except OSError:       # nothing more to read now (EAGAIN), or the client is gone
-                pass
+    def close(self) -> None:
+        """Close now, without waiting for the client: half-close, take what already arrived (so the
+        kernel sends FIN rather than RST and the response is not cut), close."""
         try:
-            raw.close()
+            self.sock.setblocking(False)
+            self.sock.shutdown(socket.SHUT_WR)
+            drained = 0
+            while drained < 65536:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    break
+                drained += len(chunk)
+        except OSError:            # nothing more to read now (EAGAIN), or the client is gone
+            pass
+        try:
+            self.sock.close()
         except OSError:
             pass
 
 
-class GpukbWorker(ThreadWorker):
-    """gunicorn's threaded worker, hardened against idle and slow clients (see the module docstring)."""
+class GpukbWorker(Worker):
+    """gunicorn worker: an event loop that reads requests, a thread pool that answers them."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.arriving: deque = deque()     # connections whose request has started, by deadline
+        self.limits = Limits(self.cfg)
+        self.nr_conns = 0
+        self.deadlines: list = []             # heap of (deadline, n, conn); stale entries skipped
+        self._n = itertools.count()
+        self._accepting = False
+        self._listening = True
 
-    # -- the event loop: collect each request before a thread sees it ----------------------------------
-    def accept(self, listener) -> None:
-        self._accept_one(listener)
+    def init_process(self) -> None:
+        if self.cfg.is_ssl:
+            raise RuntimeError("gpukb's worker serves plain HTTP: put TLS in a reverse proxy in front")
+        self.tpool = ThreadPoolExecutor(max_workers=self.cfg.threads, thread_name_prefix="gpukb-request")
+        self.poller = selectors.DefaultSelector()
+        self.done: queue.SimpleQueue = queue.SimpleQueue()
+        self._wake_r, self._wake_w = os.pipe()
+        for fd in (self._wake_r, self._wake_w):
+            os.set_blocking(fd, False)
+        super().init_process()
 
-    def _accept_one(self, listener) -> bool:
+    def handle_exit(self, sig, frame) -> None:
+        super().handle_exit(sig, frame)
+        self._wake_loop()             # SIGTERM: stop listening now, not at the next turn of the loop
+
+    def handle_quit(self, sig, frame) -> None:
+        self.tpool.shutdown(wait=False, cancel_futures=True)
+        super().handle_quit(sig, frame)
+
+    # -- the event loop ------------------------------------------------------------------------------
+    def run(self) -> None:
+        self.poller.register(self._wake_r, selectors.EVENT_READ, self._drain_pipe)
+        for listener in self.sockets:
+            listener.setblocking(False)
+        while self.alive:
+            self.notify()
+            self._set_accepting(self.nr_conns < self.cfg.worker_connections)
+            self._turn()
+            if self.ppid != os.getppid():
+                self.log.info("Parent changed, shutting down: %s", self)
+                break
+        self._stop()
+
+    def _turn(self) -> None:
+        timeout = 1.0
+        if self.deadlines:
+            timeout = min(timeout, max(self.deadlines[0][0] - time.monotonic(), 0.0))
+        for key, _ in self.poller.select(timeout):      # (interrupted by a signal: retried, PEP 475)
+            key.data(key.fileobj)
+        self._finished()
+        self._expire()
+
+    def _drain_pipe(self, _fd) -> None:
+        try:
+            while os.read(self._wake_r, 4096):
+                pass
+        except OSError:
+            pass
+
+    def _wake_loop(self) -> None:
+        try:
+            os.write(self._wake_w, b"\0")
+        except OSError:         # the pipe is full: the loop is awake anyway
+            pass
+
+    def _set_accepting(self, enabled: bool) -> None:
+        if enabled == self._accepting or not self._listening:
+            return
+        for listener in self.sockets:
+            if enabled:
+                self.poller.register(listener, selectors.EVENT_READ, self._accept)
+            else:
+                self.poller.unregister(listener)
+        self._accepting = enabled
+
+    def _accept(self, listener) -> bool:
         """Accept one connection if one waits (False: none did)."""
         try:
-            client, addr = listener.accept()
+            sock, client = listener.accept()
         except OSError as e:
             if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
                 raise
             return e.errno == errno.ECONNABORTED       # that one is gone, the next may wait
+        sock.setblocking(False)
         self.nr_conns += 1
-        client.setblocking(False)
-        conn = GpukbConn(self.cfg, DeadlineSocket(client, READ_TIMEOUT, SEND_TIMEOUT), addr, listener.getsockname())
-        conn.timeout = time.monotonic() + max(float(self.cfg.keepalive or 0), 1.0)   # silent this long: closed
-        self.pending_conns.append(conn)
-        self.poller.register(conn.raw, selectors.EVENT_READ, partial(self._on_input, conn))
+        conn = Conn(sock, client, listener.getsockname(), self._reader())
+        self._wait(conn)
         return True
 
-    # -- shutdown: stop listening first, then drain --------------------------------------------------
-    def set_accept_enabled(self, enabled: bool) -> None:
-        super().set_accept_enabled(enabled)
-        if not enabled and not self.alive:      # gunicorn's shutdown path (SIGTERM): before draining
-            self.stop_listening()
+    def _reader(self) -> RequestReader:
+        return RequestReader(self.limits, BODY_BUFFER, self.cfg)
+
+    def _wait(self, conn: Conn) -> None:
+        """Watch the connection for input: until READ_TIMEOUT after its request began, or while idle,
+        ``keepalive`` seconds (STOP_LINGER at most once the worker stops)."""
+        now = time.monotonic()
+        if conn.started:
+            conn.deadline = now + READ_TIMEOUT
+        else:
+            conn.deadline = now + max(float(self.cfg.keepalive or 0), 1.0)
+            if not self.alive:
+                conn.deadline = min(conn.deadline, now + STOP_LINGER)
+        heapq.heappush(self.deadlines, (conn.deadline, next(self._n), conn))
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_input, conn))
+        conn.registered = True
+
+    def _unwatch(self, conn: Conn) -> None:
+        conn.deadline = None
+        if conn.registered:
+            conn.registered = False
+            try:
+                self.poller.unregister(conn.sock)
+            except (KeyError, ValueError, OSError):
+                pass
+
+    def _on_input(self, conn: Conn, _fileobj) -> None:
+        try:
+            data = conn.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data and not conn.started:        # the client closed an idle connection
+            self._close(conn)
+            return
+        if not conn.started:
+            conn.started = True
+            self._unwatch(conn)
+            self._wait(conn)                      # the read deadline starts at the first byte
+        self._take(conn, data)
+
+    def _take(self, conn: Conn, data: bytes) -> None:
+        try:
+            state = conn.reader.feed(data)
+        except (ProtocolError, h11.RemoteProtocolError) as exc:
+            if data:
+                self._refuse(conn, exc)
+            else:                                 # closed mid-request: nobody to answer
+                self._close(conn)
+            return
+        if state is READY:
+            self._dispatch(conn)
+        elif conn.reader.wants_continue():
+            # answered here, so that a client waiting for it holds no thread while its body comes
+            self._send_quietly(conn.sock, conn.reader.continue_bytes())
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        while self.deadlines and self.deadlines[0][0] <= now:
+            deadline, _, conn = heapq.heappop(self.deadlines)
+            if conn.deadline != deadline:
+                continue                          # stale: the connection moved on since
+            if conn.started:
+                self._refuse(conn, slow_request(READ_TIMEOUT))
+            else:
+                self._close(conn)
+
+    def _refuse(self, conn: Conn, exc: BaseException) -> None:
+        status, reason, message = classify(exc, self.cfg)
+        log.warning("refused a request from %s: %s %s (%s)", printable(_ip(conn.client)), status,
+                    printable(message), printable(type(exc).__name__))
+        self._send_quietly(conn.sock, error_bytes(status, reason, message))
+        self._close(conn)
+
+    def _close(self, conn: Conn) -> None:
+        self._unwatch(conn)
+        self.nr_conns -= 1
+        conn.close()
+
+    @staticmethod
+    def _send_quietly(sock: socket.socket, data: bytes) -> None:
+        try:
+            sock.setblocking(False)
+            sock.send(data)
+        except OSError:         # the client is gone or not reading: nothing to tell it
+            pass
+
+    # -- handing requests to threads, and taking the connections back --------------------------------
+    def _dispatch(self, conn: Conn) -> None:
+        self._unwatch(conn)
+        future = self.tpool.submit(self._serve, conn)
+        future.add_done_callback(partial(self._wake, conn))
+
+    def _wake(self, conn: Conn, future) -> None:
+        self.done.put((conn, future))
+        self._wake_loop()
+
+    def _finished(self) -> None:
+        while True:
+            try:
+                conn, future = self.done.get_nowait()
+            except queue.Empty:
+                return
+            failed = None if future.cancelled() else future.exception()
+            if failed is not None:
+                self.log.error("a request thread failed: %r", failed)
+            keep = not future.cancelled() and failed is None and future.result()
+            if not keep or not self.alive:
+                self._close(conn)
+                continue
+            leftover = conn.reader.leftover()
+            conn.reader, conn.started = self._reader(), bool(leftover)
+            conn.sock.setblocking(False)
+            if leftover:                          # a pipelined request
+                self._wait(conn)
+                self._take(conn, leftover)
+            else:
+                self._wait(conn)
+
+    def _serve(self, conn: Conn) -> bool:
+        """Run the app on a complete request (in a thread); True: the connection may be kept."""
+        self.nr += 1
+        if self.nr >= self.max_requests and self.alive:
+            self.log.info("Autorestarting worker after current request.")
+            self.alive = False
+        reader, sock = conn.reader, conn.sock
+        sock.settimeout(SEND_TIMEOUT)
+        environ = build_environ(reader, conn.client, conn.server, self.cfg)
+        resp = Responder(sock, reader, close=not self.alive or not self.cfg.keepalive or reader.partial)
+        req = RequestInfo(environ)
+        started = datetime.now()
+        try:
+            self.cfg.pre_request(self, req)
+            result = self.wsgi(environ, resp.start_response)
+            try:
+                for chunk in result:
+                    resp.write(chunk)
+                resp.finish()
+            finally:
+                if hasattr(result, "close"):
+                    result.close()
+        except OSError as exc:                    # the client is gone, or did not take the response in time
+            self.log.debug("dropped the connection of %s: %s", _ip(conn.client), exc)
+            return False
+        except Exception as exc:  # noqa: BLE001 - the app's failure is answered 500, the worker goes on
+            log.error("error while answering %s %s from %s", printable(environ["REQUEST_METHOD"][:20]),
+                      printable(environ["RAW_URI"][:300]), printable(_ip(conn.client)), exc_info=exc)
+            if not resp.head_sent:
+                try:
+                    sock.sendall(error_bytes(*classify(exc)))
+                except OSError:
+                    pass
+            return False
+        finally:
+            try:
+                self.log.access(resp, req, environ, datetime.now() - started)
+                self.cfg.post_request(self, req, environ, resp)
+            except Exception:  # noqa: BLE001 - a logging or hook failure is not the response's
+                self.log.exception("access log or post_request hook failed")
+        return reader.reusable()
+
+    # -- shutdown: stop listening first, then drain ------------------------------------------------------
+    def _stop(self) -> None:
+        self.alive = False
+        self.stop_listening()
+        now = time.monotonic()
+        for _, _, conn in list(self.deadlines):     # idle connections: closed soon (a request on them is answered)
+            if conn.deadline is not None and not conn.started and conn.deadline > now + STOP_LINGER:
+                self._unwatch(conn)
+                self._wait(conn)
+        end = now + self.cfg.graceful_timeout
+        while self.nr_conns > 0 and time.monotonic() < end:
+            self.notify()
+            self._turn()
+        self.tpool.shutdown(wait=False, cancel_futures=True)
+        for _, _, conn in self.deadlines:
+            if conn.deadline is not None:
+                self._close(conn)
+        self.poller.close()
 
     def stop_listening(self) -> None:
         """Take the connections already waiting in the listen backlog (their requests arrived before
@@ -158,14 +378,14 @@ class GpukbWorker(ThreadWorker):
         refused instead of queued in a backlog nobody reads (and reset when the last worker exits).
         Only this process's descriptors are closed (never shutdown()): in a rollout, the workers of
         the next generation listen on the same socket."""
-        if getattr(self, "_stopped_listening", False):
+        if not self._listening:
             return
-        self._stopped_listening = True
+        self._set_accepting(False)
+        self._listening = False
         for listener in self.sockets:
             try:
-                listener.setblocking(False)
                 for _ in range(BACKLOG_TAKEN):
-                    if not self._accept_one(listener):
+                    if not self._accept(listener):
                         break
             except OSError:
                 pass
@@ -173,117 +393,6 @@ class GpukbWorker(ThreadWorker):
                 listener.close()
             except OSError:
                 pass
-
-    def on_client_socket_readable(self, conn, client) -> None:
-        """A kept-alive connection sends its next request: collect it in the loop too."""
-        self.poller.unregister(client)
-        self.keepalived_conns.remove(conn)
-        if not isinstance(conn, GpukbConn):
-            self.enqueue_req(conn)
-            return
-        conn.inbuf = bytearray()
-        self._start_arriving(conn)
-        self.poller.register(conn.raw, selectors.EVENT_READ, partial(self._on_input, conn))
-        self._on_input(conn, conn.raw)
-
-    def _start_arriving(self, conn: GpukbConn) -> None:
-        conn.timeout = time.monotonic() + READ_TIMEOUT
-        self.arriving.append(conn)
-
-    def _on_input(self, conn: GpukbConn, _fileobj) -> None:
-        try:
-            data = conn.raw.recv(65536)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            data = b""
-        if conn in self.pending_conns:            # first bytes of a new connection
-            self.pending_conns.remove(conn)
-            if data:
-                self._start_arriving(conn)
-        if not data:                              # the client closed (or failed) before a whole request
-            self._forget(conn)
-            conn.close()
-            return
-        conn.inbuf += data
-        if not conn.continued and wants_continue(conn.inbuf):
-            # answered here, so that a client waiting for it holds no thread while its body comes
-            conn.continued = True
-            self._send_quietly(conn.raw, b"HTTP/1.1 100 Continue\r\n\r\n")
-            conn.raw.setblocking(False)
-        if request_complete(conn.inbuf):
-            if conn.continued:           # the thread's parser must not answer "100 Continue" again
-                head_end = conn.inbuf.find(b"\r\n\r\n")
-                if head_end >= 0:
-                    conn.inbuf = bytearray(_EXPECT_LINE.sub(b"", bytes(conn.inbuf[:head_end]), count=1)) + conn.inbuf[head_end:]
-                conn.continued = False
-            self.poller.unregister(conn.raw)
-            self.arriving.remove(conn)
-            conn.handoff, conn.inbuf = bytes(conn.inbuf), bytearray()
-            conn.data_ready = True
-            self.enqueue_req(conn)
-
-    def _forget(self, conn) -> None:
-        for q in (self.pending_conns, self.arriving):
-            try:
-                q.remove(conn)
-            except ValueError:
-                pass
-        try:
-            self.poller.unregister(conn.raw)
-        except (KeyError, ValueError, OSError):
-            pass
-        self.nr_conns -= 1
-
-    def murder_pending(self) -> None:
-        super().murder_pending()
-        now = time.monotonic()
-        while self.arriving and self.arriving[0].timeout <= now:
-            conn = self.arriving.popleft()
-            try:
-                self.poller.unregister(conn.raw)
-            except (KeyError, ValueError, OSError):
-                pass
-            self.nr_conns -= 1
-            self._send_quietly(conn.raw, error_bytes(*classify(SlowRequest(READ_TIMEOUT))))
-            log.warning("refused a request from %s: 408 (it did not arrive within %g s)",
-                        printable(_ip(conn.client)), READ_TIMEOUT)
-            conn.close()
-
-    # -- the thread ---------------------------------------------------------------------------------
-    def handle(self, conn):
-        sock = conn.sock
-        if isinstance(conn, GpukbConn) and conn.handoff:
-            conn.raw.setblocking(True)
-            conn.init()
-            conn.parser.unreader.unread(conn.handoff)
-            conn.handoff = b""
-        if isinstance(sock, DeadlineSocket):
-            sock.start_request()
-        try:
-            return super().handle(conn)
-        finally:
-            if isinstance(sock, DeadlineSocket):
-                sock.deadline = None
-
-    def handle_error(self, req, client, addr, exc) -> None:
-        status, reason, message = classify(exc, self.cfg)
-        if status >= 500:
-            log.error("error while reading a request from %s: %s", printable(_ip(addr)), printable(repr(exc)[:300]),
-                      exc_info=exc)
-        else:
-            log.warning("refused a request from %s: %s %s (%s)", printable(_ip(addr)), status, printable(message),
-                        printable(type(exc).__name__))
-        raw = client._sock if isinstance(client, DeadlineSocket) else client
-        self._send_quietly(raw, error_bytes(status, reason, message), 1.0)
-
-    @staticmethod
-    def _send_quietly(raw: socket.socket, data: bytes, timeout: float = 0.0) -> None:
-        try:
-            raw.settimeout(timeout)
-            raw.sendall(data)
-        except Exception:   # noqa: BLE001 - the client is gone or not reading: nothing to tell it
-            pass
 
 
 def _ip(addr) -> str:

@@ -378,32 +378,31 @@ def test_cli_options_are_bounded(cli, argv, needle):
 
 # -- the worker's pieces --------------------------------------------------------------------------
 
-def test_a_trickling_client_cannot_hold_a_read_past_the_deadline():
-    from gpukb.server.wire import DeadlineSocket, SlowRequest
-    a, b = socket.socketpair()
-    try:
-        s = DeadlineSocket(a, 0.3, 1.0)
-        s.start_request()
-        t0 = time.monotonic()
-        with pytest.raises(SlowRequest):
-            while True:
-                b.send(b"G")
-                assert s.recv(1) == b"G"
-                time.sleep(0.05)
-        assert 0.25 < time.monotonic() - t0 < 2
-    finally:
-        a.close(), b.close()
+def test_an_oversized_head_is_refused_as_it_arrives():
+    """The limits are checked on each piece received: a request line is a 414 once it is longer than
+    the limit, before its end (or the rest of the head) has to be buffered."""
+    from gpukb.server.http11 import Limits, RequestReader
+    from gpukb.server.wire import ProtocolError
+    reader = RequestReader(Limits(), 1024)
+    assert reader.feed(b"GET /") == "need data"
+    with pytest.raises(ProtocolError) as caught:
+        for _ in range(100):
+            reader.feed(b"a" * 100)
+    assert caught.value.status == 414 and len(reader.scanner.buf) < 4094 + 200
 
 
-def test_gunicorn_errors_become_the_api_error_shape(error_shape):
-    from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
-    from gpukb.server.wire import classify, error_bytes
-    for exc, status in ((LimitRequestLine(5000, 4094), 414), (LimitRequestHeaders("too many"), 431)):
+def test_refusals_become_the_api_error_shape(error_shape):
+    import h11
+    from gpukb.server.wire import classify, error_bytes, headers_too_large, line_too_long, slow_request
+    cases = ((line_too_long(4094), 414), (headers_too_large(100, 8190), 431), (slow_request(15), 408),
+             (h11.RemoteProtocolError("illegal request line: b'HELLO'"), 400))
+    for exc, status in cases:
         raw = error_bytes(*classify(exc))
         head, body = raw.split(b"\r\n\r\n", 1)
         assert head.startswith(f"HTTP/1.1 {status} ".encode()) and b"Content-Type: application/json" in head
         assert all(h.encode() in head for h in SECURITY)
         error_shape(json.loads(body), status)
+        assert b"b'" not in body                  # h11's repr of the bytes is left out
 
 
 @pytest.mark.parametrize("data, complete", [
