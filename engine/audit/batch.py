@@ -8,6 +8,7 @@ from ..reasoning.reasoner import Derivation
 from .result import AuditResult, audit_records
 from .inputs import claim_records, reference_records
 from .blocks import pair_records
+from .pairs import pair_filter
 from .units import Unit
 
 
@@ -84,8 +85,11 @@ def audit_batch(service, view: ReleaseView, parts: list[Unit], keys: dict[str, s
     facts = {f.id: f for f in view.reference}
     facts.update(named)
     sub = ReleaseView(view.kb, view.release, facts, set(view.source_ids))
-    records = (reference_records(view, refs) + [g for u in parts for g in u.groups] + ctx_groups
-               + pair_records(p for u in parts for p in u.pairs + u.reverse) + [claim_recs[c.id] for c in owned]
+    groups = [g for u in parts for g in u.groups] + ctx_groups
+    # the engine is given only the pairs some rule can fire on (:mod:`.pairs`: the same findings)
+    pairs = pair_filter(service).pairs(pair_records(p for u in parts for p in u.pairs + u.reverse),
+                                       {g["gid"]: g for g in groups})
+    records = (reference_records(view, refs) + groups + pairs + [claim_recs[c.id] for c in owned]
                + [{k: v for k, v in r.items() if k != "gid"} for r in claim_records(view, context)])
     res = audit_records(service, sub, owned, records, progress, premises_named=False)
     return _split(res, parts, keys, keep_proofs, claim_recs)

@@ -181,7 +181,7 @@ def _audit_units(service, view: ReleaseView, units_refs: list[tuple[Unit, list[F
     if workers > 1 or scheduler:      # several batches per worker, so the last ones even out the load
         size = max(200, min(audit_units.BATCH_CLAIMS, n_fresh // (4 * max(workers, 2))))
     ref_of = {id(u): r for u, r in fresh}
-    for batch in batches([u for u, _ in fresh], size):
+    for batch in batches(audit_units.by_subject([u for u, _ in fresh]), size):
         todo.append((batch, {c.id: keys[c.id] for u in batch for c in u.claims}, [ref_of[id(u)] for u in batch]))
     log.info("audit of %s: %d claims of %d units to audit in %d batches", view.name, n_fresh, len(fresh), len(todo))
     if (workers > 1 or scheduler) and len(todo) > 1:
