@@ -34,3 +34,13 @@ def sent_to_durable(monkeypatch, field: str) -> list:
         return real(self, msg)
     monkeypatch.setattr(durable_host.CompiledRuleset, "_assert_and_record", counting)
     return sent
+
+
+def proof_nodes(tree: dict) -> list[dict]:
+    """Every node of a proof tree (an answer's ``explain`` tree), the root first."""
+    out, stack = [], [tree]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(n.get("premises") or [])
+    return out

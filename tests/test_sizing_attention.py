@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from ._engine import proof_nodes
+
 BASE = {"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB", "seq_len": 1024, "batch": 2}
 #: Llama-2-7B (32 layers, h = 4096, a = 32) at s = 1024, b = 2: L·s·b·h·(34 + 8 + 5·a·s/h) with eager attention,
 #: without the 5·a·s/h term when the s × s scores are not kept
@@ -13,17 +15,10 @@ NO_SCORES = 32 * 1024 * 2 * 4096 * (34 + 8) / 1e9
 EAGER = 32 * 1024 * 2 * 4096 * (34 + 8 + 5 * 32 * 1024 / 4096) / 1e9
 
 
-def _nodes(t: dict) -> list[dict]:
-    out, stack = [], [t]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        stack.extend(n.get("premises") or [])
-    return out
 
 
 def _attention_node(answer: dict) -> dict:
-    found = [n for n in _nodes(answer["explanation"]["tree"]) if (n.get("rule") or "").startswith("sizing.attention.")]
+    found = [n for n in proof_nodes(answer["explanation"]["tree"]) if (n.get("rule") or "").startswith("sizing.attention.")]
     assert len(found) == 1, [n.get("rule") for n in found]
     return found[0]
 
@@ -59,7 +54,7 @@ def test_eager_when_asked_is_sized_as_before(kb):
     assert eager["conclusion_id"] != default["conclusion_id"]
     again = kb.explain(eager["conclusion_id"], "json", "en")
     assert again["scenario"].get("flash_attention") is False
-    assert any((n.get("rule") or "") == "sizing.attention.asked_eager@1" for n in _nodes(again["tree"]))
+    assert any((n.get("rule") or "") == "sizing.attention.asked_eager@1" for n in proof_nodes(again["tree"]))
     flash = kb.query({**BASE, "flash_attention": True})
     assert flash["memory"]["activations"] == pytest.approx(NO_SCORES, rel=1e-3)
     assert _attention_node(flash)["rule"] == "sizing.attention.asked_flash@1"

@@ -14,6 +14,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from ._engine import proof_nodes
+
 #: fields that hold someone else's words or a machine id, not the engine's sentences
 SKIP = {"en", "gloss_en", "quote", "citation", "question", "data", "parsed", "scenario", "conclusion_id", "id",
         "text", "title", "url", "examples", "premises", "cites", "stated_by", "rule_description", "explanation", "tree",
@@ -328,18 +330,11 @@ def test_proof_trees_of_chinese_answers_are_chinese(api, names, q):
     assert a["kind"] == "sizing", a["kind"]
     tree = a["explanation"]["tree"]
     assert_tree_chinese(tree, names, f"/v1/ask?q={q}&lang=zh")
-    labels = [n["label"] for n in _nodes(tree)]
-    assert all(lab["zh"] != n for lab, n in zip(labels, (m.get("type") for m in _nodes(tree))) if lab["zh"]), \
+    labels = [n["label"] for n in proof_nodes(tree)]
+    assert all(lab["zh"] != n for lab, n in zip(labels, (m.get("type") for m in proof_nodes(tree))) if lab["zh"]), \
         "a Chinese label is a record type's name"
 
 
-def _nodes(t: dict) -> list[dict]:
-    out, stack = [], [t]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        stack.extend(n.get("premises") or [])
-    return out
 
 
 def test_explain_in_chinese_and_english_unchanged(gpukb, names):
@@ -347,14 +342,14 @@ def test_explain_in_chinese_and_english_unchanged(gpukb, names):
     zh = gpukb.explain(a["conclusion_id"], "json", "zh")
     assert_tree_chinese(zh["tree"], names, "explain --lang zh")
     en = gpukb.explain(a["conclusion_id"], "json", "en")
-    notes = {n["fact"]: n.get("note") for n in _nodes(en["tree"]) if n.get("note")}
+    notes = {n["fact"]: n.get("note") for n in proof_nodes(en["tree"]) if n.get("note")}
     assert notes["R-T4-memory_gb@1"] == "16 GB GDDR6 on a 256-bit bus."
-    zh_notes = {n["fact"]: n.get("note") for n in _nodes(zh["tree"]) if n.get("note")}
+    zh_notes = {n["fact"]: n.get("note") for n in proof_nodes(zh["tree"]) if n.get("note")}
     assert zh_notes["R-T4-memory_gb@1"] == "16 GB GDDR6，256 位总线。" and set(zh_notes) == set(notes)
-    parts = {n["data"]["component"]: n["data"].get("basis") for n in _nodes(en["tree"]) if n.get("type") == "mem_part"}
-    zparts = {n["data"]["component"]: n["data"].get("basis") for n in _nodes(zh["tree"]) if n.get("type") == "mem_part"}
+    parts = {n["data"]["component"]: n["data"].get("basis") for n in proof_nodes(en["tree"]) if n.get("type") == "mem_part"}
+    zparts = {n["data"]["component"]: n["data"].get("basis") for n in proof_nodes(zh["tree"]) if n.get("type") == "mem_part"}
     assert parts["weights"] == "all parameters" and zparts["weights"] == "全部参数"
-    assert [n["label"] for n in _nodes(en["tree"])] == [n["label"] for n in _nodes(zh["tree"])]
+    assert [n["label"] for n in proof_nodes(en["tree"])] == [n["label"] for n in proof_nodes(zh["tree"])]
 
 
 def test_conclusion_page_tree_in_chinese(client, gpukb, names):

@@ -6,7 +6,7 @@ import re
 from typing import Any
 from ..kb.vocabulary import Interval
 from .tokens import quantities
-from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, last_figure, vocab_cues, point_of
+from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, cue_in_unit, last_figure, vocab_cues, point_of
 
 
 def same_value(ctx: Context) -> bool:
@@ -117,14 +117,7 @@ def pcie_link(ctx: Context) -> dict[str, str] | None:
 
 
 def interconnect_bandwidth(ctx: Context) -> dict[str, str] | None:
-    if ctx.claim.attribute != "memory_bandwidth":
-        return None
-    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
-    for rx in vocab_cues(ctx.vocab, "interconnect"):
-        m = rx.search(seg)
-        if m:
-            return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()]}
-    return None
+    return cue_in_unit(ctx, "interconnect") if ctx.claim.attribute == "memory_bandwidth" else None
 
 
 def dimension(ctx: Context) -> str | None:

@@ -56,6 +56,17 @@ def vocab_cues(vocab: Vocabulary, name: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in (vocab.cues.get("check_guard") or {}).get(name, ()))
 
 
+def cue_in_unit(ctx: Context, name: str) -> dict[str, str] | None:
+    """The first word of the ``check_guard`` cue ``name`` in the claim's sentence or row, as a guard's
+    detail ({"word": ...}), or None."""
+    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
+    for rx in vocab_cues(ctx.vocab, name):
+        m = rx.search(seg)
+        if m:
+            return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()]}
+    return None
+
+
 #: a figure's digits (a comma is a thousands separator only before three digits, "1,979"; else, a Chinese
 #: comma normalised to ",", it ends a clause: "HBM2e，80GB", "HBM3,80GB")
 DIGITS = re.compile(r"(?<![a-z\d.])(?:(?<!\d,)|(?!\d{3}(?!\d)))\d[\d,.]*")

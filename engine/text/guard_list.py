@@ -2,7 +2,7 @@
 reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
 from __future__ import annotations
 
-from .guard_base import Context, Guard, PRODUCT_KINDS, vocab_cues, names_of, carries
+from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
                             per_unit_rate, several_figures, within_practice, workload_memory, card_capacity,
@@ -25,12 +25,7 @@ def _several_products(ctx: Context) -> dict[str, str] | None:
 
 
 def _conditional(ctx: Context) -> dict[str, str] | None:
-    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
-    for rx in vocab_cues(ctx.vocab, "condition"):
-        m = rx.search(seg)
-        if m:
-            return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()]}
-    return None
+    return cue_in_unit(ctx, "condition")
 
 
 def _workload_without_model(ctx: Context) -> dict[str, str] | None:
