@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from .test_hardening import BOMB, SECURITY, runaway_rules
-from tests._net import free_port as _free_port
+from tests._net import free_port as _free_port, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -82,12 +82,7 @@ def server(tmp_path_factory):
         proc.kill()
         pytest.fail("server did not start: " + (d / "server.log").read_text()[-3000:])
     yield {"base": base, "port": port, "kb": kb, "rules": rules, "log": d / "server.log", "dir": d}
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    stop(proc, log)
 
 
 def _timed_health(base: str) -> float:

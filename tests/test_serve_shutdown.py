@@ -6,14 +6,11 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
-from tests._net import free_port as _free_port
+from tests._net import free_port as _free_port, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -50,22 +47,10 @@ def test_sigterm_answers_what_arrived_and_refuses_new_connections(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GPUKB_CACHE_DIR": str(tmp_path / "cache"), "GPUKB_READ_TIMEOUT": "20",
            "GPUKB_NO_SNAPSHOT": "1"}     # no snapshot build: the shutdown is what is tested
     log = open(tmp_path / "serve.log", "w+")
-    proc = subprocess.Popen([sys.executable, "-m", "gpukb.server.cli", "serve", "--port", str(port), "--workers", "1",
-                             "--reload", "0"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = serve(port, ["--workers", "1", "--reload", "0"], env, log, tmp_path / "serve.log")
     stopped: list[int] = []
     socks: list[socket.socket] = []
     try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except Exception:
-                time.sleep(0.3)
-            assert proc.poll() is None, "the server exited"
-        else:
-            pytest.fail("the server did not start within 240 s")
         workers = _children(proc.pid)
         assert workers, "no worker process"
 

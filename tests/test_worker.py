@@ -6,8 +6,6 @@ from __future__ import annotations
 import http.client
 import os
 import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -17,7 +15,7 @@ import pytest
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from gpukb.server.http11 import READY, Limits, RequestReader, Responder, build_environ
-from tests._net import free_port
+from tests._net import free_port, serve, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -137,28 +135,9 @@ def one_thread(tmp_path_factory):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GPUKB_CACHE_DIR": str(d / "cache"), "GPUKB_NO_SNAPSHOT": "1",
            "GPUKB_READ_TIMEOUT": "10"}
     log = (d / "serve.log").open("w+")
-    proc = subprocess.Popen([sys.executable, "-m", "gpukb.server.cli", "serve", "--port", str(port), "--workers", "1",
-                             "--threads", "1", "--reload", "0"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-        if proc.poll() is not None:
-            pytest.fail("the server exited: " + (d / "serve.log").read_text()[-2000:])
-    else:
-        proc.kill()
-        pytest.fail("the server did not start within 240 s")
+    proc = serve(port, ["--workers", "1", "--threads", "1", "--reload", "0"], env, log, d / "serve.log")
     yield port
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    stop(proc, log)
 
 
 def _health_s(port: int) -> float:
