@@ -6,7 +6,7 @@ import re
 from typing import Any
 from ..kb.vocabulary import Interval
 from .tokens import quantities
-from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, cue_in_unit, last_figure, vocab_cues, point_of
+from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, cue_in_unit, last_figure, vocab_cues, point_of, references
 
 
 def same_value(ctx: Context) -> bool:
@@ -32,7 +32,7 @@ def own_sparse_figure(ctx: Context) -> bool:
     vocab = ctx.vocab
     own = {c.subject, vocab.generic(c.subject), *(vocab.entities.get(c.subject, {}).get("variants") or ())}
     return any(r.subject in own and r.attribute == c.attribute and r.qualifiers.get("sparsity") is True
-               and (y := point_of(r)) and abs(x - y) <= SAME_FIGURE * max(x, y) for r in ctx.view.reference)
+               and (y := point_of(r)) and abs(x - y) <= SAME_FIGURE * max(x, y) for r in references(ctx.view, c.attribute))
 
 
 def other_products_figure(ctx: Context) -> dict[str, str] | None:
@@ -41,8 +41,8 @@ def other_products_figure(ctx: Context) -> dict[str, str] | None:
         return None
     vocab = ctx.vocab
     own = vocab.generic(ctx.claim.subject)
-    for ref in ctx.view.reference:
-        if ref.attribute != ctx.claim.attribute or vocab.generic(ref.subject) == own:
+    for ref in references(ctx.view, ctx.claim.attribute):
+        if vocab.generic(ref.subject) == own:
             continue
         if carries(ctx.view, ctx.claim.subject, ref.subject):
             continue                  # the instance's own GPU: its figure is what the claim is about
@@ -233,8 +233,8 @@ def binary_prefix(ctx: Context) -> dict[str, str] | None:
     units = {c.unit, *(u for u in (BINARY_OF.get(c.unit or ""),) if u)} | {k for k, v in BINARY_OF.items() if v == c.unit}
     if len(units) < 2 or not isinstance(c.value, (int, float)):
         return None
-    for ref in ctx.view.reference:
-        if ref.subject == c.subject and ref.attribute == c.attribute and ref.unit in units and ref.unit != c.unit \
+    for ref in references(ctx.view, c.attribute):
+        if ref.subject == c.subject and ref.unit in units and ref.unit != c.unit \
                 and isinstance(ref.value, (int, float)) and float(ref.value) == float(c.value):
             return {"figure": ref.value_text(ctx.vocab), "unit": c.unit or ""}
     return None
@@ -337,8 +337,8 @@ def card_capacity(ctx: Context) -> dict[str, str] | None:
     x = point_of(c)
     if c.attribute != "memory_required" or ctx.status != "overstated" or not x:
         return None
-    cards = sorted({r.subject for r in ctx.view.reference
-                    if r.attribute == "memory_gb" and ctx.vocab.kind_of(r.subject) == "gpu"
+    cards = sorted({r.subject for r in references(ctx.view, "memory_gb")
+                    if ctx.vocab.kind_of(r.subject) == "gpu"
                     and (y := point_of(r)) is not None and abs(y - x) <= SAME_FIGURE * x})
     if not cards:
         return None

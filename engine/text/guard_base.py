@@ -110,6 +110,18 @@ def names_of(ctx: Context, ids: list[str] | tuple[str, ...]) -> str:
     return ", ".join(ctx.vocab.label(e) for e in ids)
 
 
+def references(view: ReleaseView, attribute: str) -> list[Fact]:
+    """The release's reference facts of ``attribute``, indexed once per release view (the guards read a
+    product's or every card's figure of one attribute for each claim they doubt)."""
+    idx = view.__dict__.get("_guard_refs")
+    if idx is None:
+        idx = {}
+        for f in view.reference:
+            idx.setdefault(f.attribute, []).append(f)
+        view.__dict__["_guard_refs"] = idx
+    return idx.get(attribute, [])
+
+
 def point_of(f: Fact) -> float | None:
     return f.norm.point() if isinstance(f.norm, Interval) and f.norm.kind == "number" else None
 
