@@ -6,7 +6,7 @@ import re
 from typing import Any
 from ..kb.vocabulary import Interval
 from .tokens import quantities
-from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, cue_in_unit, last_figure, vocab_cues, point_of, references
+from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, cue_in_unit, last_figure, vocab_cues, own_ids, point_of, references
 
 
 def same_value(ctx: Context) -> bool:
@@ -30,7 +30,7 @@ def own_sparse_figure(ctx: Context) -> bool:
     if not x or c.qualifiers.get("sparsity") is not None:
         return False
     vocab = ctx.vocab
-    own = {c.subject, vocab.generic(c.subject), *(vocab.entities.get(c.subject, {}).get("variants") or ())}
+    own = own_ids(vocab, c.subject)
     return any(r.subject in own and r.attribute == c.attribute and r.qualifiers.get("sparsity") is True
                and (y := point_of(r)) and abs(x - y) <= SAME_FIGURE * max(x, y) for r in references(ctx.view, c.attribute))
 
@@ -68,7 +68,7 @@ def other_attributes_figure(ctx: Context) -> dict[str, str] | None:
         return None
     vocab = ctx.vocab
     c = ctx.claim
-    own = {c.subject, vocab.generic(c.subject), *(vocab.entities.get(c.subject, {}).get("variants") or ())}
+    own = own_ids(vocab, c.subject)
     hits: dict[str, Any] = {}
     for ref in ctx.view.reference:
         spec = vocab.attributes.get(ref.attribute)

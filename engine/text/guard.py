@@ -48,7 +48,7 @@ from .tables import table_claims
 from .tokens import BULLET, any_match, layout, sentences, tables
 from ..kb.lexicon import match_entities
 from .glued import glued
-from .guard_base import Context, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, carries, size_in_name
+from .guard_base import Context, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, carries, own_ids, size_in_name
 from .figure_guards import unnamed_card
 from .guard_list import GUARDS
 
@@ -194,7 +194,7 @@ class Guards:
         named = list(self._products(self._unit(pos), _table_header(self.text, pos), self._heading(pos), self._section(pos)))
         if self.topic is not None:
             named.append(self.topic)
-        own = {claim.subject, vocab.generic(claim.subject), *(vocab.entities[claim.subject].get("variants") or ())}
+        own = own_ids(vocab, claim.subject)
         return bool(own & set(named)) or any(carries(self.view, p, claim.subject) for p in named)
 
     def names_size(self, claim: Fact) -> bool:
@@ -258,7 +258,7 @@ class Guards:
         if not before:
             return False
         near = before[-1]
-        own = {claim.subject, vocab.generic(claim.subject), *(vocab.entities.get(claim.subject, {}).get("variants") or ())}
+        own = own_ids(vocab, claim.subject)
         if near.eid not in own and vocab.generic(near.eid) not in own:
             return False
         gap = self.low[near.end:at]

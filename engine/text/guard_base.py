@@ -106,6 +106,12 @@ def carries(view: ReleaseView, a: str, b: str) -> bool:
     return False
 
 
+def own_ids(vocab: Vocabulary, eid: str) -> set[str]:
+    """A product's id with its generic product's and its variants' ids: the names its own figures and
+    mentions go by ("A100-80GB": gpu:A100 too; "A100": its 40 GB and 80 GB variants)."""
+    return {eid, vocab.generic(eid), *(vocab.entities.get(eid, {}).get("variants") or ())}
+
+
 def names_of(ctx: Context, ids: list[str] | tuple[str, ...]) -> str:
     return ", ".join(ctx.vocab.label(e) for e in ids)
 

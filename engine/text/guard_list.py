@@ -2,7 +2,7 @@
 reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
 from __future__ import annotations
 
-from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries
+from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
                             per_unit_rate, several_figures, within_practice, workload_memory, card_capacity,
@@ -41,7 +41,7 @@ def _subject_from_context(ctx: Context) -> dict[str, str] | None:
     c, vocab = ctx.claim, ctx.vocab
     if vocab.kind_of(c.subject) not in PRODUCT_KINDS:
         return None
-    own = {c.subject, vocab.generic(c.subject), *(vocab.entities[c.subject].get("variants") or ())}
+    own = own_ids(vocab, c.subject)
     named = set(ctx.products) | {e for p in ctx.products for e in (vocab.entities.get(p, {}).get("variants") or ())}
     if own & named or any(carries(ctx.view, p, c.subject) for p in ctx.products):
         return None
