@@ -92,16 +92,16 @@ def catalog_models(view: ReleaseView, families: list[str] | None = None,
     """The catalog's models with their parameter counts, smallest first; within the named model
     families ("ResNet" = resnet-50, resnet-101) when the catalog has members of them, and among
     sequence models (those with a hidden size: transformers) when ``sequence``, the sequence length a
-    claim names (an :class:`Interval`): among them, those trained for that length (``max_context``), not
+    claim names (its ``seq_len`` qualifier as it is; only an :class:`Interval` narrows): among them, those trained for that length (``max_context``), not
     those whose input has a fixed size (``input_tokens``, a vision transformer's patches), when any are."""
     models = sorted((f.norm.point(), f.subject) for f in view.reference
                     if f.attribute == "params" and f.subject.startswith("model:") and isinstance(f.norm, Interval)
                     and f.norm.point())
     stems = [m.split(":", 1)[1] + "-" for m in families or []]
     members = [x for x in models if any(x[1].split(":", 1)[1].startswith(st) for st in stems)] or models
-    if sequence:
+    if isinstance(sequence, Interval):
         members = [m for m in members if view.ref(m[1], "hidden_size") is not None] or members
-        length = (sequence.lo or sequence.hi) if isinstance(sequence, Interval) else None
+        length = sequence.lo or sequence.hi
         if length:
             members = [m for m in members if view.ref(m[1], "input_tokens") is None and _trained_for(view, m[1], length)] \
                 or members
@@ -161,8 +161,8 @@ def reachable_reference(view: ReleaseView, claims: list[Fact]) -> list[Fact]:
         keep |= {str(v) for v in vocab.entities.get(c.subject, {}).get("variants") or ()}
     for c in claims:        # a model family a claim names is probed through its smallest and largest member
         fams = [m for m in _entities(c.qualifiers.get("model") or [], vocab.entities) if view.ref(m, "params") is None]
-        sequence = c.qualifiers.get("seq_len") if isinstance(c.qualifiers.get("seq_len"), Interval) else None
-        if fams or sequence:
+        sequence = c.qualifiers.get("seq_len")
+        if fams or isinstance(sequence, Interval):
             members = catalog_models(view, fams, sequence=sequence)
             keep |= {members[0][1], members[-1][1]} if members else set()
     partial: dict[str, set[str]] = {}

@@ -19,7 +19,7 @@ from itertools import product
 from typing import Any, Callable, Iterable
 
 from ..reasoning import expr
-from ..reasoning.expr_compile import compile_node
+from ..reasoning.expr_compile import all_hold, compile_node
 from ..reasoning.matcher import defaults_of
 
 #: the fact types the filter binds: the pair and its groups
@@ -61,11 +61,11 @@ class _Rule:
         group patterns' own conditions and whose equalities were found to hold)."""
         env = {p.bind: f for p, f in zip(self.patterns, bound)}
         for p, f in zip(self.patterns, bound):
-            if p.type != GROUP_TYPE and not _all(p.own, {**p.nulls, **f}):
+            if p.type != GROUP_TYPE and not all_hold(p.own, {**p.nulls, **f}):
                 return False
-            if p.joins and not _all(p.joins, {**p.nulls, **f, **env}):
+            if p.joins and not all_hold(p.joins, {**p.nulls, **f, **env}):
                 return False
-        return _all(self.guard, env)
+        return all_hold(self.guard, env)
 
 
 class PairFilter:
@@ -130,7 +130,7 @@ class PairFilter:
         for i, rule in enumerate(self.rules):
             for j, k in enumerate(rule.group_at):
                 p = rule.patterns[k]
-                if _all(p.own, {**p.nulls, **g}):
+                if all_hold(p.own, {**p.nulls, **g}):
                     bits[j] |= 1 << i
         return bits
 
@@ -172,16 +172,6 @@ def _equalities(conds: list[Any], binds: dict[str, int]) -> list[tuple[str, str,
                 out.append((mine[1][0], other[1][0], other[1][1]))
                 break
     return out
-
-
-def _all(conds: list[Check], env: dict) -> bool:
-    try:
-        for c in conds:
-            if not c(env):
-                return False
-    except expr.ExprError:
-        return False
-    return True
 
 
 def pair_filter(service: Any) -> PairFilter:

@@ -64,7 +64,7 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
             # the claim leaves the model open: probe the smallest and the largest model of the catalog;
             # if the verdict differs between them the claim depends on a scope it does not state
             sizes = probe_sizes(view, [m for m in q.get("model") or [] if view.ref(m, "params") is None],
-                                sequence=q.get("seq_len") if isinstance(q.get("seq_len"), Interval) else None)
+                                sequence=q.get("seq_len"))
         if not sizes:
             continue
         hw: dict[str, Any] = {}

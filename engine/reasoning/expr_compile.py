@@ -17,6 +17,24 @@ from .expr import ExprError
 Compiled = Callable[[dict], Any]
 
 
+def all_hold(conds: list[Compiled], env: dict) -> bool:
+    """Whether every compiled condition is true in ``env``, in order; an evaluation error counts as
+    false (how gpukb reads the conditions it evaluates beside durable_rules).
+
+    >>> all_hold([compile_node(("cmp", ">", ("name", ("x",)), ("lit", 1)))], {"x": 2})
+    True
+    >>> all_hold([compile_node(("cmp", ">", ("name", ("x",)), ("lit", 1)))], {"x": "a"})
+    False
+    """
+    try:
+        for c in conds:
+            if not c(env):
+                return False
+    except ExprError:
+        return False
+    return True
+
+
 def compile_node(node: tuple) -> Compiled:
     """A function of an environment that evaluates ``node`` like ``expr.evaluate(node, env)``."""
     kind = node[0]

@@ -14,7 +14,7 @@ from . import expr, matcher
 from ..core import limits
 from .durable_host import CompiledRuleset
 from .durable_text import EngineFault
-from .expr_compile import compile_node
+from .expr_compile import all_hold, compile_node
 from .match_stats import MatchStats
 from .lift import bad_given, given_checks
 from ..core.errors import EngineError, RuleError
@@ -248,18 +248,10 @@ def _checker(rule: Any, defaults: dict[str, dict[str, None]]) -> Callable[[dict]
         return None
 
     def check(env: dict) -> bool:
-        try:
-            for bind, nulls, conds in pats:
-                local = {**nulls, **env[bind], **env}
-                for c in conds:
-                    if not c(local):
-                        return False
-            for c in guard:
-                if not c(env):
-                    return False
-        except expr.ExprError:
-            return False
-        return True
+        for bind, nulls, conds in pats:
+            if not all_hold(conds, {**nulls, **env[bind], **env}):
+                return False
+        return all_hold(guard, env)
     return check
 
 

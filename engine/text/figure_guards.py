@@ -24,7 +24,14 @@ def own_sparse_figure(ctx: Context) -> bool:
     """The figure, read as a dense rate, is exactly the claim's product's own with-sparsity figure of the same
     attribute (datasheets print "1,979 TFLOPS*" with the asterisk for sparsity; texts copy the figure without
     it): whichever product or precision word it goes with, it is a with-sparsity figure given as a rate, so
-    doubts about its owner or its attribute do not make the reading uncertain."""
+    doubts about its owner or its attribute do not make the reading uncertain. Read once per claim (three
+    guards ask)."""
+    if "own_sparse" not in ctx.memo:
+        ctx.memo["own_sparse"] = _own_sparse_figure(ctx)
+    return ctx.memo["own_sparse"]
+
+
+def _own_sparse_figure(ctx: Context) -> bool:
     c = ctx.claim
     x = point_of(c)
     if not x or c.qualifiers.get("sparsity") is not None:

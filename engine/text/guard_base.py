@@ -3,7 +3,7 @@ around it), the guard's verdict, and the cue tables from the vocabulary."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval, Vocabulary
@@ -36,6 +36,7 @@ class Context:
     attached: bool = False            # the figure is written onto its product's name ("H100 的 3.35 TB/s")
     status: str | None = None         # the audit's status of the claim (a guard may doubt one direction only)
     mentions: tuple[tuple[int, int], ...] = ()     # the spans of the product names in the unit
+    memo: dict[str, Any] = field(default_factory=dict, compare=False)   # what several guards read, computed once
 
     @property
     def vocab(self) -> Vocabulary:
