@@ -103,6 +103,26 @@ def _source_gpu(view: ReleaseView, source: str | None, family: str) -> Fact | No
     return idx.get((source, family))
 
 
+def _scoped_ref(view: ReleaseView, subject: str, attribute: str, qualifiers: dict[str, Any]) -> Fact | None:
+    """The reference fact of ``subject`` and ``attribute`` whose qualifiers are exactly ``qualifiers``
+    (none: the unqualified fact), highest confidence first."""
+    if not qualifiers:
+        r = view.ref(subject, attribute)
+        return r if r is not None and not r.qualifiers else None
+    rank = {"high": 0, "medium": 1, "low": 2}
+    cands = [f for f in view.by_subject_attr.get((subject, attribute), [])
+             if f.tier == "reference" and f.qualifiers == qualifiers]
+    return min(cands, key=lambda f: (rank.get(f.confidence or "low", 3), f.id)) if cands else None
+
+
+def _variant_scope(view: ReleaseView, variants: list[str], c: Fact) -> dict[str, Any]:
+    """The claim's qualifiers that scope its variants' reference figures of its attribute (``sparsity``
+    for a throughput); other qualifiers (a family, a task) do not choose among a variant's figures."""
+    keys = {k for v in variants for f in view.by_subject_attr.get((v, c.attribute), []) if f.tier == "reference"
+            for k in f.qualifiers}
+    return {k: v for k, v in c.qualifiers.items() if k in keys}
+
+
 def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
     """The family a claim speaks in the context of (its subject, its family qualifier, else what its
     source is about) and that family's vendor, for the rules that compare products with their context."""
@@ -141,15 +161,21 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
     variants = view.kb.vocab.entities.get(c.subject, {}).get("variants") if c.subject.startswith("gpu:") else None
     if variants:
         out["gpu_variants"] = [str(v) for v in variants]
-        # a figure claimed for a generic GPU: which of its variants have it (the V100's 16 GB card is not
-        # "more than 16 GB", its 32 GB card is)
-        refs = [view.ref(str(v), c.attribute) for v in variants]
-        if isinstance(c.norm, Interval) and all(r is not None and not r.qualifiers and isinstance(r.norm, Interval)
+    # a figure claimed for a generic GPU: which of its variants have it (the V100's 16 GB card is not
+    # "more than 16 GB", its 32 GB card is); a figure qualified as the variants' own figures are
+    # ("624 TFLOPS with sparsity") is read against each variant's figure of that scope, when the generic
+    # GPU has none of its own
+    scope = _variant_scope(view, [str(v) for v in variants or ()], c)
+    if variants and not (scope and _scoped_ref(view, c.subject, c.attribute, scope) is not None):
+        refs = [_scoped_ref(view, str(v), c.attribute, scope) for v in variants]
+        if isinstance(c.norm, Interval) and all(r is not None and isinstance(r.norm, Interval)
                                                 and r.norm.point() is not None for r in refs):
             held = [r.key for r in refs if _holds(c.norm, r.norm.point())]
             missed = [r.key for r in refs if r.key not in held]
             out["var_n"], out["var_held"] = len(refs), len(held)
             out["var_key"] = (missed or held)[0]
+            if scope:
+                out["var_scoped"] = 1
     cmp = [str(x) for x in c.qualifiers.get("compared_to") or []]
     if len(cmp) == 1:
         other = cmp[0] if cmp[0].startswith("gpu:") else _only(view.ref(cmp[0], "gpu")) if cmp[0].startswith("family:") else None

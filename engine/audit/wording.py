@@ -95,8 +95,9 @@ class _Context(dict):
         return "?" if x is None else shown_value(x, self.vocab, self.lang)
 
     def attr(self, x: Fact | None) -> str:
-        a = self.vocab.attributes.get(x.attribute) if x is not None else None
-        return (a.zh if self.lang == "zh" else a.en) if a is not None else "?"
+        if x is None or x.attribute not in self.vocab.attributes:
+            return "?"
+        return self.vocab.attribute_label(x.attribute, self.lang, x.qualifiers)
 
     def name(self, x: Fact | None) -> str:
         return self.vocab.label(x.subject) if x is not None else "?"

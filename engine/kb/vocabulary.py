@@ -157,6 +157,20 @@ class Vocabulary:
         ent = self.entities.get(eid)
         return ent["kind"] if ent else None
 
+    def attribute_label(self, attribute: str, lang: str = "en", qualifiers: dict[str, Any] | None = None) -> str:
+        """An attribute's name in ``lang``, worded for the qualifiers that change what it names (a
+        qualifier's ``when_true``: "dense FP16 tensor throughput" with sparsity is "FP16 tensor throughput
+        with sparsity"); the attribute itself when unknown."""
+        a = self.attributes.get(attribute)
+        if a is None:
+            return attribute
+        text = a.zh if lang == "zh" else a.en
+        for q, v in (qualifiers or {}).items():
+            w = (self.qualifiers.get(q) or {}).get("when_true") if v is True else None
+            if w and w.get(lang):
+                text = w[lang].replace("{attribute}", text.replace(w.get("drop") or "\0", ""))
+        return text
+
     def label(self, eid: str, lang: str = "en") -> str:
         """An entity's name (in a Chinese answer its ``name_zh`` when it has one); the id when unknown."""
         ent = self.entities.get(eid)

@@ -169,8 +169,10 @@ def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dic
     return out
 
 
-#: how far after a claim's span a sparsity word still qualifies its figure ("1,979 TFLOPS (with sparsity)")
-SPARSITY_REACH = 24
+#: how far from a claim's span a sparsity word still qualifies its figure ("1,979 TFLOPS (with sparsity)",
+#: "242 TFLOPS in FP16 Tensor Core operations (with sparsity)"); the window stops earlier at the next
+#: figure or clause break (``_STOP``)
+SPARSITY_REACH = 60
 
 
 def _sparsity_reader(vocab):
@@ -278,15 +280,15 @@ def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dic
     top = next((f for f in wrong if f["kind"] == status), None)
     if top is None:
         return None
-    attr = vocab.attributes[c.attribute]
     refs = [view.facts.get(bare(k)) for f in [top] + wrong for k in f.get("evidence") or []]
     refs = [r for r in refs if r is not None and r.tier == "reference" and r.attribute == c.attribute]
     refs.sort(key=lambda r: r.subject != c.subject)         # the claim's own subject first, then what it inherits from
     for ref in refs[:1]:
         name = vocab.label(c.subject)
         via = "" if ref.subject == c.subject else f" ({vocab.label(ref.subject)})"
-        return {"en": f"{name}{via}: {attr.en} is {shown_value(ref, vocab, 'en')}, not {shown_value(c, vocab, 'en')} [{ref.citation}].",
-                "zh": f"{name}{via} 的{attr.zh}为 {shown_value(ref, vocab, 'zh')}，而非 {shown_value(c, vocab, 'zh')}（{ref.citation}）。"}
+        en, zh = (vocab.attribute_label(c.attribute, lang, ref.qualifiers) for lang in ("en", "zh"))
+        return {"en": f"{name}{via}: {en} is {shown_value(ref, vocab, 'en')}, not {shown_value(c, vocab, 'en')} [{ref.citation}].",
+                "zh": f"{name}{via} 的{zh}为 {shown_value(ref, vocab, 'zh')}，而非 {shown_value(c, vocab, 'zh')}（{ref.citation}）。"}
     return {"en": top["explanation"]["en"], "zh": top["explanation"]["zh"]}
 
 

@@ -140,9 +140,11 @@ def aligned_lower(text: str) -> str:
 
 #: the longest span read as one sentence: the readers compare the mentions of a sentence pairwise, so a
 #: run-on "sentence" of thousands of characters (a table pasted without line breaks, a hostile text)
-#: would cost the cube of its length; past this it is cut at clause marks, else at spaces
-MAX_SENTENCE = 400
-_CLAUSE_CUT = re.compile(r"[，,、；;：:]\s*|\s+")
+#: would cost the cube of its length; past this it is cut at clause marks, else at spaces. Long enough for
+#: the longest spec sentences of real pages (a product named at the start, its figures 400 characters on)
+MAX_SENTENCE = 600
+#: a clause mark: not the comma of a thousands separator ("18,176 CUDA cores" is one number)
+_CLAUSE_CUT = re.compile(r"[，、；;：:]\s*|,(?!\d)\s*|\s+")
 
 
 def _bounded(low: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -151,8 +153,9 @@ def _bounded(low: str, start: int, end: int) -> list[tuple[int, int]]:
 
     >>> _bounded("a, b", 0, 4)
     [(0, 4)]
-    >>> [e - s <= MAX_SENTENCE for s, e in _bounded("x, " * 500, 0, 1500)]
-    [True, True, True, True]
+    >>> pieces = _bounded("x, " * 500, 0, 1500)
+    >>> len(pieces) > 1 and all(e - s <= MAX_SENTENCE for s, e in pieces)
+    True
     """
     out = []
     while end - start > MAX_SENTENCE:
@@ -290,6 +293,8 @@ def segment(low: str, s: int, e: int, pos: int) -> tuple[int, int]:
 # --- layout: Markdown tables and the line that heads them -------------------------------------------
 _PIPE_LINE = re.compile(r"[ \t]*\|[^\n]*")
 _RULE_ROW = re.compile(r"[\s|:\-]+")
+#: a table's delimiter row with at least two columns, outer pipes optional (``---|---|``, ``:-- | --:``)
+_DELIMITER_ROW = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*")
 
 
 @dataclass
@@ -310,6 +315,9 @@ class Row:
 
 def _cells(low: str, start: int, end: int) -> list[tuple[int, int]]:
     bars = [i for i in range(start, end) if low[i] in "|｜"]
+    first = start + len(low[start:end]) - len(low[start:end].lstrip())
+    if bars and bars[0] != first:
+        bars.insert(0, first - 1)          # no leading pipe ("Memory | 16 GB | 24 GB |"): the line opens a cell
     out = []
     for a, b in zip(bars, bars[1:] + ([end] if low[start:end].rstrip()[-1:] not in "|｜" else [])):
         a += 1
@@ -336,19 +344,31 @@ def line_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _piped(low: str, s: int, e: int) -> bool:
+    return ("|" in low[s:e] or "｜" in low[s:e]) and bool(low[s:e].strip())
+
+
 def layout(low: str) -> list[Row]:
-    """The rows of the Markdown tables in ``low`` (a table is a run of lines starting with a pipe; a
-    paragraph line may precede it without a blank line, as in text copied from web pages)."""
+    """The rows of the Markdown tables in ``low``: a run of lines starting with a pipe, or, as GitHub
+    Markdown allows, a header line with pipes over a delimiter row (``---|---``) and the piped lines
+    after it, whose outer pipes may be left out. A paragraph line may precede a table without a blank
+    line, as in text copied from web pages.
+
+    >>> [len(r.cells) for r in layout("spec | t4 | a10 |\\n---|---|---|\\nmemory | 16 gb | 24 gb |")]
+    [3, 3]
+    """
     lines = line_spans(low)
     rows: list[Row] = []
     i = 0
     while i < len(lines):
         s, e = lines[i]
-        if not _PIPE_LINE.fullmatch(low, s, e):
+        loose = not _PIPE_LINE.fullmatch(low, s, e) and _piped(low, s, e) and i + 1 < len(lines) \
+            and _DELIMITER_ROW.fullmatch(low, *lines[i + 1]) is not None
+        if not loose and not _PIPE_LINE.fullmatch(low, s, e):
             i += 1
             continue
         j = i
-        while j < len(lines) and _PIPE_LINE.fullmatch(low, *lines[j]):
+        while j < len(lines) and (_PIPE_LINE.fullmatch(low, *lines[j]) or (loose and _piped(low, *lines[j]))):
             j += 1
         heading = next(((a, b) for a, b in reversed(lines[max(0, i - 3):i]) if low[a:b].strip()), None)
         header = _cells(low, s, e)
