@@ -281,11 +281,21 @@ def size_records(view: ReleaseView, reference: list[Fact] | None = None) -> list
     for f in refs:
         if f.subject.startswith("instance:") and isinstance(f.norm, Interval) and not f.qualifiers:
             by_size.setdefault((f.subject, f.attribute), f)
+    # a size with a share of a GPU (vGPU) is an exception of scope for what a GPU gives each size: "GN7 has
+    # 16 GB per card" is said of its full cards (the sizes without a figure of their own inherit it)
+    shares = {s for ss in members.values() for s in ss
+              for f in [view.ref(s, "gpu_fraction")] if f is not None and isinstance(f.norm, Interval) and (f.norm.point() or 1) < 1}
+    vocab = view.kb.vocab
     out = []
     for fam, sizes in sorted(members.items()):
         attrs = sorted({a for (s, a) in by_size if s in sizes})
+        whole = [s for s in sizes if s not in shares]
         for a in attrs:
-            facts = [(s, by_size[(s, a)]) for s in sorted(sizes) if (s, a) in by_size]
+            spec = vocab.attributes.get(a)
+            per_card = spec is not None and "instance" in spec.inherited_by and bool(whole)
+            facts = [(s, by_size[(s, a)]) for s in sorted(whole if per_card else sizes) if (s, a) in by_size]
+            if not facts:
+                continue
             out.append({"t": "sizes", "fk": f"sizes:{fam}:{a}", "subject": fam, "attribute": a,
                         "values": [f.norm.point() for _, f in facts], "keys": [f.key for _, f in facts],
                         "sizes": [s for s, _ in facts], "n": len(facts)})

@@ -52,7 +52,10 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               "number_words",
               # the values of a text attribute by their words (keys attribute:value), unitless figures after
               # their attribute's word, and the nouns a count written before them counts (keys attributes)
-              "text_value", "figure_after", "counted")
+              "text_value", "figure_after", "counted",
+              # a component's generation as an ordinal ("third-generation"), keyed by the number, and the
+              # components it is read before (keys: count attributes such as tensor_core_generation)
+              "ordinal", "generation")
 
 
 def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -103,7 +106,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "negation": {"before", "after", "not"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
-        "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb"}, "possess": {"verb"},
+        "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb", "usage"}, "possess": {"verb"},
         "advice": {"verb", "use", "not_before", "not_after", "upgrade"},
         "comparison": {"before", "metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup", "multiple"},
         "coreference": {"plural", "singular", "joiner"},
@@ -114,6 +117,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
            for v in (vocab.enums.get(spec.enum) or {})},
         "figure_after": {a for a, spec in vocab.attributes.items() if spec.type == "quantity"},
         "counted": {a for a, spec in vocab.attributes.items() if spec.type == "quantity" and spec.dimension == "count"},
+        "generation": {a for a, spec in vocab.attributes.items() if spec.type == "quantity" and spec.dimension == "count"},
         "host_link": set(vocab.enums.get("host_link") or {}),
         "task": set(vocab.enums.get("task") or {}), "bottleneck": set(vocab.enums.get("bottleneck") or {}),
         "bottleneck_cue": {"cue", "table_header", "hypothetical"}, "effect": set(vocab.enums.get("effect") or {}),
@@ -129,12 +133,18 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
                     line = raw[group].line_of(key)
                 issues.append(Issue(f"cues.{group}: unknown key {short(key)}", vocab.path, line,
                                     f"cues.{group}", sorted(names)))
-    for key in vocab.cues.get("number_words") or {}:
+    for group in ("number_words", "ordinal"):
+        _positive_keys(vocab, raw, group, issues)
+
+
+def _positive_keys(vocab: Any, raw: Any, group: str, issues: list[Issue]) -> None:
+    """A cue group keyed by the number its words stand for: each key a positive number."""
+    for key in vocab.cues.get(group) or {}:
         try:
             ok = float(key) > 0
         except ValueError:
             ok = False
         if not ok:
-            line = raw["number_words"].line_of(key) if isinstance(raw, dict) and hasattr(raw.get("number_words"), "line_of") else None
-            issues.append(Issue(f"cues.number_words: the key {short(key)} is not a positive number (the count its "
-                                "words stand for; in YAML quote it, e.g. \"2\")", vocab.path, line, "cues.number_words"))
+            line = raw[group].line_of(key) if isinstance(raw, dict) and hasattr(raw.get(group), "line_of") else None
+            issues.append(Issue(f"cues.{group}: the key {short(key)} is not a positive number (the number its "
+                                "words stand for; in YAML quote it, e.g. \"2\")", vocab.path, line, f"cues.{group}"))

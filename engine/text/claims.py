@@ -9,7 +9,7 @@ from typing import Any
 
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match
-from .subject import HARDWARE, PRODUCTS, Candidate, subject_of, topic as _topic, topic_concept, vendor_prefix, widen
+from .subject import HARDWARE, PRODUCTS, Candidate, locative_gpu, subject_of, topic as _topic, topic_concept, vendor_prefix, widen
 from .tokens import GPU_AFTER, NAME_MARKS, Quantity, Row, any_match, negated, segment, spans_of, tables
 from .mentions import advised
 from .workload import qualifiers_of
@@ -192,7 +192,7 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
         if attr == "memory_gb" and "host_memory_gb" in cands and any_match(t["instance_words"]["host_memory"], word.strip()):
             # "GN7.5XLARGE80 has 20 vCPUs and 80 GB of memory": a bare "memory" said of an instance is its RAM
             near = [m for m in ents if s <= m.start and m.end <= q.start]
-            if near and near[-1].kind in ("instance", "family"):
+            if near and near[-1].kind in ("instance", "family") and locative_gpu(low, near) is None:
                 return "host_memory_gb", conf
         return attr, conf
     if q.dimension in ("count", "params", "ratio"):

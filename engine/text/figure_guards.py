@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 from ..kb.vocabulary import Interval
-from .tokens import quantities
+from .tokens import quantities, tables
 from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, cue_in_unit, last_figure, vocab_cues, own_ids, point_of, references
 
 
@@ -106,7 +106,11 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
     several = any(rx.search(seg) for rx in vocab_cues(ctx.vocab, "multi_gpu"))
     hosts = any(ctx.vocab.kind_of(p) in ("family", "instance") for p in ctx.products)
-    if several or hosts:        # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total
+    end = (c.span or [0, 0])[1]
+    words = tables(ctx.vocab)["instance_words"]
+    each = any(rx.search(ctx.low[end:min(ctx.unit[1], end + 40)]) for rx in words["per_gpu_after"]) or \
+        any(rx.search(ctx.low[ctx.unit[0]:(c.span or [0])[0]]) for rx in words["per_gpu_before"])
+    if (several or hosts) and not each:       # "… 32 GB of memory each": said of every card, no total        # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total
         return {"n": str(round(k)), "card": ref.value_text(ctx.vocab)}
     return None
 
@@ -201,6 +205,13 @@ PRACTICE_BYTES = {"method:full": (8, 16), "method:pretrain": (8, 16), "method:lo
 
 #: what activations, cache and runtime add on top of the weights and states, at most (a band, not a fit)
 PRACTICE_SLACK = (0.8, 1.6)
+#: the same for LoRA and QLoRA, whose memory activations dominate: without recomputation a 7B model at
+#: sequence 2048 and batch 1 keeps s·b·h·L·34 bytes ≈ 9 GB of activations even with memory-efficient
+#: attention (Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models", 2022,
+#: section 4), twice LoRA's 16-bit weights and several times QLoRA's 4-bit ones; a figure the text gives
+#: without its sequence length and batch can be any of these setups'
+PEFT_SLACK = (0.8, 4.0)
+PEFT_METHODS = ("method:lora", "method:qlora")
 
 
 #: a 16-bit precision said of full training fits both ends of its band: Hugging Face Trainer's ``bf16=True``
@@ -218,12 +229,17 @@ def within_practice(ctx: Context) -> dict[str, str] | None:
             (stated and not (stated <= SIXTEEN_BIT and method in FULL_TRAINING)):
         return None
     params = c.qualifiers.get("params")
+    if params is None and c.subject.startswith("model:"):        # "Llama 2 7B needs …": the model's own size
+        ref = ctx.view.ref(c.subject, "params")
+        params = ref.norm if ref is not None else None
     n = params.point() if isinstance(params, Interval) else None
     band = PRACTICE_BYTES.get(method)
     x = point_of(c) if point_of(c) is not None else (c.norm.point() if isinstance(c.norm, Interval) else None)
     if not n or not band or x is None:
         return None
-    lo, hi = n * band[0] / 1e9 * PRACTICE_SLACK[0], n * band[1] / 1e9 * PRACTICE_SLACK[1]
+    slack = PEFT_SLACK if method in PEFT_METHODS and not (c.qualifiers.get("seq_len") or c.qualifiers.get("batch")) \
+        else PRACTICE_SLACK
+    lo, hi = n * band[0] / 1e9 * slack[0], n * band[1] / 1e9 * slack[1]
     if lo <= x <= hi:
         return {"lo": f"{lo:.0f}", "hi": f"{hi:.0f}"}
     return None

@@ -17,8 +17,10 @@ def _several_products(ctx: Context) -> dict[str, str] | None:
     named = {str(v) for v in value} | {ctx.vocab.generic(str(v)) for v in value}
     # nor are products the attribute cannot be said of ("g5.12xlarge has eight A10G GPUs": a GPU has no GPU count)
     applies = ctx.vocab.attributes[ctx.claim.attribute].applies_to if ctx.claim.attribute in ctx.vocab.attributes else ()
+    # nor the instances that carry the claim's GPU ("the A10G in AWS G5 instances has 24 GB": where it is)
     rivals = [p for p in ctx.products if p not in named and
-              (p == ctx.vocab.generic(ctx.claim.subject) or ctx.vocab.kind_of(p) in applies)]
+              (p == ctx.vocab.generic(ctx.claim.subject) or ctx.vocab.kind_of(p) in applies)
+              and not (ctx.vocab.kind_of(ctx.claim.subject) == "gpu" and carries(ctx.view, p, ctx.claim.subject))]
     if len(rivals) < 2:
         return None
     return {"products": names_of(ctx, rivals), "products_zh": "、".join(ctx.vocab.label(e, "zh") for e in rivals)}
@@ -48,6 +50,31 @@ def _subject_from_context(ctx: Context) -> dict[str, str] | None:
     return {"subject": vocab.label(c.subject)}
 
 
+#: what a training verdict or requirement depends on when the text names no method: full fine-tuning,
+#: LoRA and QLoRA of one model differ several-fold in memory
+METHOD_BOUND = ("memory_verdict", "min_gpus", "memory_required")
+#: tasks that leave the training method open (pre-training and large-scale training are full training)
+OPEN_METHOD_TASKS = ("training", "fine_tuning", "nlp_training", "cv_training")
+
+
+def _method_unstated(ctx: Context) -> dict[str, str] | None:
+    c = ctx.claim
+    if c.attribute not in METHOD_BOUND or c.qualifiers.get("method"):
+        return None
+    tasks = c.qualifiers.get("task") or []
+    tasks = [tasks] if isinstance(tasks, str) else tasks
+    if not tasks or not all(str(t) in OPEN_METHOD_TASKS for t in tasks):
+        return None
+    return {}
+
+
+def _unread_precision(ctx: Context) -> dict[str, str] | None:
+    c = ctx.claim
+    if c.attribute not in METHOD_BOUND + ("max_params",) or c.qualifiers.get("precision"):
+        return None
+    return cue_in_unit(ctx, "unread_precision")
+
+
 GUARDS: tuple[Guard, ...] = (
     Guard("several_products",
           "the sentence names several products ({products}); gpukb cannot tell for sure which one the figure belongs to",
@@ -70,6 +97,12 @@ GUARDS: tuple[Guard, ...] = (
     Guard("conditional",
           "the sentence is a condition or hypothesis (“{word}”), which states nothing",
           "该句是条件或假设（“{word}”），并未断言", _conditional),
+    Guard("method_unstated",
+          "the text does not say how the model is trained (full fine-tuning, LoRA or QLoRA), and the memory it takes differs several-fold between them",
+          "文中未说明训练方式（全参数微调、LoRA 或 QLoRA），而三者所需显存相差数倍", _method_unstated),
+    Guard("unread_precision",
+          "the text sizes the workload in “{word}”, which gpukb's sizing does not take into the scenario it checks",
+          "文中按“{word}”估算该任务，gpukb 的计算场景未包含这一精度或量化格式", _unread_precision),
     Guard("workload_without_model",
           "the text does not say which model size the memory figure is for",
           "文中未说明该显存数字对应的模型规模", _workload_without_model),

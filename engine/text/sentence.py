@@ -9,9 +9,10 @@ from ..kb.lexicon import Match as _Match, cue_patterns as _question_cues, generi
 from .compare import per_compared
 from .relations import upgrades
 from .claims import attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
-from .subject import HARDWARE, Candidate, carries, host_of, subject_of, vendor_prefix, widen
+from .subject import HARDWARE, Candidate, carries, host_of, locative_gpu, subject_of, vendor_prefix, widen
 from .workload import gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
-from .specs import announced_figures, cards_of_size, counts_cards, named_specs, per_gpu_owner, per_param
+from .specs import (announced_figures, cards_of_size, counts_cards, named_specs, per_gpu_owner, per_param,
+                    size_named_variants)
 from .tokens import CLAUSE, NAME_MARKS, Row, any_match, first_match, negated, quantities, segment
 
 
@@ -90,6 +91,10 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
                      named_all: list[_Match] | None = None, advising: bool = False) -> list[Candidate]:
     out: list[Candidate] = []
     qs = quantities(masked, s, e, vocab)
+    named_sizes = size_named_variants(low, qs, ents, vocab, t)      # "80GB 版本": a mention of that variant
+    if named_sizes:
+        qs = [q for i, q in enumerate(qs) if i not in named_sizes]
+        ents = sorted(ents + list(named_sizes.values()), key=lambda m: m.start)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
     verdict = first_match(t["verdict"], masked[s:e])
     requires = [m.start() + s for rx in t["require"] for m in rx.finditer(masked[s:e])]
@@ -115,6 +120,9 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             w = size_after(q, qs, masked, w, vocab)          # "8 GB for 7B models and 15 GB for 13B models"
             out += requirement(q, w, ents, seg[0], seg[1])
             continue
+        if q.dimension == "memory" and ((workload.get("size") and any(seg[0] <= r < q.start for r in requires))
+                                        or any(rx.search(low, seg[0], q.start) for rx in t["usage"])):
+            continue                            # "加载 13B 模型需要超过 26GB", "显存占用 18GB": a workload's use, no card's memory
         attr, conf = ("gpu_count", 0.85) if counts_cards(q, qs, masked, seg) else \
             attribute_for(q, low, masked, seg, s, e, ents, carried, vocab, t)     # "1 块 16 GB 的 V100": one V100
         if attr == "gpu_count" and workload.get("size") and (workload.get("method") or workload.get("task")):
@@ -133,7 +141,8 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
         owner = next((m for m in reversed(named_all or ents) if m.end <= q.start and m.start >= s
                       and re.fullmatch(r"\s*[（(][^（(）)]*", masked[m.end:q.start])), None)
-        owner = owner or _figure_owner(low, masked, q.start, q.end, named_all or ents, s, e)
+        owner = owner or _figure_owner(low, masked, q.start, q.end, named_all or ents, s, e) \
+            or locative_gpu(low, [m for m in ents if s <= m.start and m.end <= q.start])
         if owner is not None and owner.kind in vocab.attributes[attr].applies_to:
             subj, sconf = owner.eid, 0.85           # "A10（31 TFLOPS）": the figure of the name it follows
         if sconf <= 0.55 and verdict and q.lo != q.hi:
@@ -260,6 +269,11 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             elif not any(a <= x < b for x in taken) and not (role and v[0] in ("suitable", "recommended")):
                 # "…够用的，尤其适合微调": a verdict on tasks of its own
                 out += task_verdict(low, masked, s, e, (a, b), v, ents, carried, t, vocab)
+    # "two RTX 4090s can serve it": a memory verdict on a GPU the sentence counts is on that many of them
+    counted = {c.subject: c.value for c in out if c.attribute == "min_gpus" and isinstance(c.value, float)}
+    for c in out:
+        if c.attribute == "memory_verdict" and c.subject in counted and "gpus" not in c.qualifiers:
+            c.qualifiers["gpus"] = counted[c.subject]
     return out
 
 

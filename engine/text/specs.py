@@ -16,6 +16,7 @@ from ..kb.lexicon import Match as _Match
 from .subject import Candidate, subject_of, widen
 from .workload import qualifiers_of
 from .claims import sized_variants
+from .guard_base import vocab_cues
 from .tokens import GPU_AFTER, NAME_MARKS, Quantity, any_match, negated, segment
 
 #: a figure without a unit: digits with at most one decimal part, not the start of a longer number
@@ -64,8 +65,15 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
             f = _FIGURE.match(masked, m.end(), e)
             if f is None or f.start() in starts or any(c in NAME_MARKS for c in masked[m.start():m.end()]):
                 continue
-            unit = _unit(vocab, attr)
+            unit = unit_of(vocab, attr)
             add(attr, float(f.group(1)), m.start(), f.end(), unit)
+    # a component's generation: an ordinal right before the component's name ("third-generation Tensor Cores")
+    for x, rxs in t["ordinals"]:
+        for m in (m for rx in rxs for m in rx.finditer(masked, s, e)):
+            for attr, crx in t["components"]:
+                noun = next((n for rx in crx for n in [rx.match(masked, m.end(), e)] if n), None)
+                if noun is not None and attr in vocab.attributes:
+                    add(attr, x, m.start(), noun.end(), unit_of(vocab, attr), named=True)
     # a count right before the noun of what it counts
     counts = [(m.start(), m.end(), float(m.group(1))) for m in _DIGITS.finditer(masked, s, e)]
     counts += [(m.start(), m.end(), x) for x, rxs in t["number_words"] for rx in rxs for m in rx.finditer(low, s, e)
@@ -75,11 +83,30 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
             noun = next((n for rx in rxs for n in [rx.match(low, b, e)] if n and n.end() > b), None)
             if noun is None or not x.is_integer() or _bound(low, max(s, a - 24), a, t) not in (None, "<="):
                 continue                      # "more than 4 MIG instances" states no figure of the maximum
-            add(attr, x, a, noun.end(), _unit(vocab, attr))
+            add(attr, x, a, noun.end(), unit_of(vocab, attr))
     return out
 
 
-def _unit(vocab: Vocabulary, attr: str) -> str | None:
+def size_named_variants(low: str, qs: list[Quantity], ents: list[_Match], vocab: Vocabulary,
+                        t: dict[str, Any]) -> dict[int, _Match]:
+    """"A100 40GB 的带宽为 1555GB/s，80GB 版本为 2039GB/s": a memory size followed by a word for a version
+    (cues ``check_guard.variant_word``, read as :meth:`.guard.Guards.names_size` reads them) names the one
+    variant of that size of a GPU the sentence names; it is a mention of that variant, not a figure. Returns the index in ``qs`` of each such size -> the variant's mention."""
+    out: dict[int, _Match] = {}
+    gpus = [vocab.generic(m.eid) for m in ents if m.kind == "gpu"]
+    for i, q in enumerate(qs):
+        if q.dimension != "memory" or q.lo != q.hi or not float(q.lo).is_integer() or q.bound \
+                or not any(rx.search(low[q.end:q.end + 12]) for rx in vocab_cues(vocab, "variant_word")):
+            continue
+        sized = {str(v) for g in dict.fromkeys(gpus) for v in vocab.entities.get(g, {}).get("variants") or ()
+                 if re.search(rf"(?<![0-9]){int(q.lo)}\s*g", str(vocab.entities.get(str(v), {}).get("name", "")).lower())}
+        if len(sized) == 1:
+            out[i] = _Match(q.start, q.end, sized.pop(), "gpu")
+    return out
+
+
+def unit_of(vocab: Vocabulary, attr: str) -> str | None:
+    """The first unit of an attribute's dimension (None for a dimensionless one)."""
     units = list(vocab.units.get(vocab.attributes[attr].dimension or "", ()) or ())
     return units[0] if units else None
 

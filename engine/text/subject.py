@@ -137,3 +137,25 @@ def topic_concept(text: str, t: dict[str, Any], general: bool = True) -> str | N
     concept of ``cues.topic`` is the most general one, only taken with ``general``)."""
     topics = t["topics"] if general else t["topics"][:-1]
     return next((eid for eid, rxs in topics if any_match(rxs, text)), None)
+
+
+#: between a GPU's name and the instance or family it sits in ("the A10G in AWS G5 instances has 24 GB"):
+#: the instance is where the GPU is, the GPU stays what the sentence speaks of
+_LOCATIVE = re.compile(r"\s*(?:(?:gpus?|cards?|accelerators?)\s+)?(?:(?:used|found|offered|deployed|available)\s+)?"
+                       r"(?:in|on|inside|within)\s+(?:the\s+|an?\s+|each\s+|every\s+)?")
+
+
+def locative_gpu(low: str, before: list[Any]) -> Any | None:
+    """The GPU named right before the instance or family that is the last product named in ``before``
+    (mentions in text order, all before the figure), joined by "in"/"on" (see ``_LOCATIVE``); else None.
+
+    >>> from gpukb.engine.kb.lexicon import Match
+    >>> ms = [Match(4, 8, "gpu:A10G", "gpu"), Match(12, 18, "family:aws-g5", "family")]
+    >>> locative_gpu("the a10g in aws g5 has 48 gb", ms).eid
+    'gpu:A10G'
+    """
+    if len(before) < 2 or before[-1].kind not in ("instance", "family") or before[-2].kind != "gpu":
+        return None
+    gpu, host = before[-2], before[-1]
+    return gpu if _LOCATIVE.fullmatch(low, gpu.end, host.start) else None
+

@@ -24,6 +24,7 @@ from ..kb.lexicon import Match as _Match, resolve_variant as _resolve_variant
 from .claims import attribute_for
 from .subject import HARDWARE, Candidate
 from .guard_base import size_in_name
+from .specs import unit_of
 from .tokens import PLACEHOLDER, Quantity, Row, line_spans, quantities
 
 _BARE = re.compile(r"\s*(?:~|≈|约)?\s*((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)\s*$")
@@ -107,6 +108,19 @@ def _cell_claims(subject: _Match, masked: str, low: str, a: int, b: int, head: t
             value = f"{q.bound} {q.lo:g}"
         out.append(Candidate(q.start, q.end, subject.eid, attr, value, q.unit, modality="spec",
                              confidence=conf * aconf, approx=q.approx))
+    kind = vocab.kind_of(subject.eid)
+    label = low[head[0]:head[1]]
+    for attr, crx in t["components"]:      # a generation in a cell whose label names the component
+        if attr in vocab.attributes and kind in vocab.attributes[attr].applies_to and any(r.search(label) for r in crx):
+            for x, rxs in t["ordinals"]:
+                for m in (m for rx in rxs for m in rx.finditer(masked, a, b)):
+                    out.append(Candidate(m.start(), m.end(), subject.eid, attr, x, unit_of(vocab, attr), modality="spec",
+                                         confidence=conf * 0.9))
+    for attr, val, rxs in t["text_values"]:   # a text value in a cell whose label names its attribute
+        if attr in vocab.attributes and kind in vocab.attributes[attr].applies_to \
+                and any(w.search(label) for w in t["attribute"].get(attr, ())):
+            for m in (m for rx in rxs for m in rx.finditer(masked, a, b)):
+                out.append(Candidate(m.start(), m.end(), subject.eid, attr, val, modality="spec", confidence=conf * 0.9))
     if "memory_type" in vocab.attributes and vocab.kind_of(subject.eid) in vocab.attributes["memory_type"].applies_to:
         for val, rx in t["memory_types"]:
             for m in rx.finditer(masked, a if words_from is None else words_from, b):

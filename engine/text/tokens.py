@@ -77,6 +77,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "presupposed": comp((cues.get("open_question") or {}).get("presupposed", ())),
             "carries": comp((cues.get("carries") or {}).get("verb", ())),
             "require": comp((cues.get("require") or {}).get("verb", ())),
+            "usage": comp((cues.get("require") or {}).get("usage", ())),
             "possess": comp((cues.get("possess") or {}).get("verb", ())),
             "advice": comp((cues.get("advice") or {}).get("verb", ())),
             "use": comp((cues.get("advice") or {}).get("use", ())),
@@ -90,6 +91,8 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "text_values": tuple((k.split(":", 1)[0], k.split(":", 1)[1], comp(ps)) for k, ps in (cues.get("text_value") or {}).items()),
             "figure_after": tuple((a, comp(ps)) for a, ps in (cues.get("figure_after") or {}).items()),
             "counted": tuple((a, comp(ps)) for a, ps in (cues.get("counted") or {}).items()),
+            "ordinals": tuple((float(k), comp(ps)) for k, ps in (cues.get("ordinal") or {}).items()),
+            "components": tuple((a, comp(ps)) for a, ps in (cues.get("generation") or {}).items()),
             "number_words": tuple((float(k), comp(ps)) for k, ps in (cues.get("number_words") or {}).items()),
             "tasks": tuple((task, re.compile("|".join([re.escape(str(x).lower()) for x in (spec.get("en"), spec.get("zh")) if x]
                                                      + list((cues.get("task") or {}).get(task, ())))))
