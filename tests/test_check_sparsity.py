@@ -66,3 +66,13 @@ def test_a_with_sparsity_figure_is_worded_as_such(gpukb):
     assert vocab.attribute_label("fp16_tensor_tflops", "en", {"sparsity": True}) == "FP16 tensor throughput with sparsity"
     assert vocab.attribute_label("fp16_tensor_tflops", "zh", {"sparsity": True}).endswith("（稀疏）")
     assert vocab.attribute_label("fp16_tensor_tflops", "en", {"sparsity": False}).startswith("dense ")
+
+
+def test_a_figure_the_vendor_published_twice_agrees_from_the_release_that_says_so(gpukb):
+    # NVIDIA gives the B200 180 GB (shipping boards) and 192 GB (its announcement): from 2026.12.11 on either agrees
+    text = "The B200 has 192 GB of HBM3e memory."
+    (new,) = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "memory_gb"]
+    (old,) = [c for c in gpukb.check(text, None, "2026.12.10")["claims"] if c["attribute"] == "memory_gb"]
+    assert new["status"] == "supported" and old["status"] == "incorrect", (new, old)
+    (far,) = [c for c in gpukb.check("The B200 has 240 GB of HBM3e memory.")["claims"] if c["attribute"] == "memory_gb"]
+    assert far["status"] == "incorrect", far

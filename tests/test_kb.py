@@ -65,8 +65,11 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
-                     "2026.12.8", "2026.12.9", "2026.12.10"]
-    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa = (kb.release(n) for n in names)
+                     "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11"]
+    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated = (kb.release(n) for n in names)
+    # 2026.12.11 adds the gated MLP's forward buffers and the MLP widths of the catalogued models
+    assert "R-INF-mlp-gated" not in sdpa.facts and gated.facts["R-INF-mlp-gated"].norm.lo == 3
+    assert "R-qwen2.5-7b-intermediate_size" not in sdpa.facts and gated.facts["R-qwen2.5-7b-intermediate_size"].norm.lo == 18944
     # 2026.12.10 adds transformers' SDPA default and which SDPA kernel runs where
     assert "R-HF-sdpa-default" not in compiled.facts and "R-SDPA-kernels" not in compiled.facts
     assert "torch>=2.1.1" in sdpa.facts["R-HF-sdpa-default"].value and "sdp_utils.cpp" in sdpa.facts["R-SDPA-kernels"].citation

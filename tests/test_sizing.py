@@ -151,8 +151,12 @@ def test_inference_kv_cache_and_overhead(kb):
     a = q(kb, model="llama-2-13b", method="inference", gpu="L4", seq_len=4096, batch=1)
     assert a["memory"]["gradients"] == 0 and a["memory"]["optimizer"] == 0
     assert a["memory"]["kv_cache"] == pytest.approx(2 * 40 * 4096 * 5120 * 2 / 1e9, rel=1e-3)
-    # the CUDA context plus the forward pass's buffers (16 · b · s · h bytes), not a flat 20% of the weights
-    assert a["memory"]["overhead"] == pytest.approx(0.524288 + 16 * 1 * 4096 * 5120 / 1e9, rel=1e-3)
+    # the CUDA context plus the forward pass's buffers, not a flat 20% of the weights: from release 2026.12.11 the
+    # gated MLP's three intermediate-wide 16-bit tensors (3 · 2 · b · s · intermediate_size bytes, 13,824 for 13B);
+    # before it a 4h-wide MLP's input and output (16 · b · s · h bytes)
+    assert a["memory"]["overhead"] == pytest.approx(0.524288 + 3 * 2 * 1 * 4096 * 13824 / 1e9, rel=1e-3)
+    old = q(kb, model="llama-2-13b", method="inference", gpu="L4", seq_len=4096, batch=1, kb_version="2026.12.10")
+    assert old["memory"]["overhead"] == pytest.approx(0.524288 + 16 * 1 * 4096 * 5120 / 1e9, rel=1e-3)
 
 
 def test_zero_communication_and_network_time(kb):

@@ -128,13 +128,41 @@ TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "optimizer_in_ba
 #: no CUDA context, no paged optimizer states in unified memory; R-TORCH-allocated); nvidia-smi and unstated tools
 #: with the per-GPU total
 ALLOCATOR_WORDS = ("allocated", "memory active", "max gpu ram", "torchtune memory stats", "memory_reserved")
+#: published benchmarks whose table does not name its tool but whose measuring script, which the document points
+#: to, reads the allocator: the Qwen2.5 speed benchmark's transformers runs report torch.cuda.max_memory_allocated
+#: summed over the GPUs, divided by 1024**3 (QwenLM/Qwen2.5 examples/speed-benchmark/speed_benchmark_transformers.py,
+#: SpeedBenchmarkTransformers.run)
+ALLOCATOR_SOURCES = ("qwenlm/qwen2.5/blob/main/docs/source/benchmark/speed_benchmark",)
 
 
 def compared_as(row: dict[str, Any]) -> str:
     """How a measured run's peak was read: "allocated" (a PyTorch allocator statistic) or "total" (nvidia-smi,
     a screenshot, or a tool the source does not name)."""
     kind = str(row.get("memory_kind") or "").lower()
-    return "allocated" if any(w in kind for w in ALLOCATOR_WORDS) else "total"
+    url = str(row.get("url") or "").lower()
+    allocator = any(w in kind for w in ALLOCATOR_WORDS) or any(u in url for u in ALLOCATOR_SOURCES)
+    return "allocated" if allocator else "total"
+
+
+#: words a Hugging Face repository adds to a catalogued model's name for a variant of the same architecture: the
+#: chat / instruction-tuned weights and weight-only quantized checkpoints (GPTQ, AWQ: the method and precision are
+#: the row's own fields)
+VARIANT_WORDS = {"instruct", "chat", "hf", "it", "gptq", "awq", "int4", "int8", "base"}
+
+
+def _catalogued(name: str, vocab: Any) -> str | None:
+    """The catalogued model a Hugging Face repository name is, or is a chat / instruct / quantized variant of."""
+    aliases = vocab.aliases()
+    for cand in (name.lower(), name.split("/")[-1].lower()):
+        if cand in aliases:
+            return aliases[cand]
+    words = name.split("/")[-1].lower().split("-")
+    while len(words) > 1 and words[-1] in VARIANT_WORDS:
+        words = words[:-1]
+        found = aliases.get("-".join(words))
+        if found:
+            return found
+    return None
 
 
 def _gpu_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, Any]:
@@ -160,7 +188,7 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     model = row.get("model") or ""
     if model.startswith("hf:"):
         # a Hugging Face repository the gold names as such: the catalogued model that has it as an alias
-        model = vocab.aliases().get(model[3:].lower()) or vocab.aliases().get(model[3:].split("/")[-1].lower()) or model
+        model = _catalogued(model[3:], vocab) or model
     if model in vocab.entities and view.ref(model, "params") is not None:
         body["model"] = model.split(":", 1)[1]
     elif row.get("params_b"):
