@@ -120,3 +120,12 @@ def test_a_verdict_in_a_precision_gpukb_does_not_size_is_not_checked_against_ano
     assert c["status"] == "unclear" and "unread_precision" in [u["code"] for u in c["unclear_because"]], c
     (c,) = [c for c in _claims(gpukb, "A single T4 can serve Llama 2 70B in 4-bit.") if c["attribute"] == "memory_verdict"]
     assert c["status"] == "inconsistent_with_derivation", c        # 4-bit is read, and 35 GB of weights do not fit 16 GB
+
+
+@pytest.mark.parametrize("text,judged", [
+    ("With LoRA, a 7B model in FP16 needs roughly 14 GB for the frozen weights plus a few GB for activations.", False),
+    ("With LoRA, a 7B model in FP16 needs only 4 GB.", True),          # below its own 16-bit weights
+])
+def test_a_methods_usual_precision_stated_keeps_the_practice_band(gpukb, text, judged):
+    (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_required"]
+    assert (c["status"] == "understated") == judged, c

@@ -201,8 +201,6 @@ def card_size(ctx: Context) -> dict[str, str] | None:
 #: to 16-bit ones; inference from 4-bit to 16-bit weights
 PRACTICE_BYTES = {"method:full": (8, 16), "method:pretrain": (8, 16), "method:lora": (2, 2),
                   "method:qlora": (0.5, 0.7), "method:inference": (0.5, 2)}
-
-
 #: what activations, cache and runtime add on top of the weights and states, at most (a band, not a fit)
 PRACTICE_SLACK = (0.8, 1.6)
 #: the same for LoRA and QLoRA, whose memory activations dominate: without recomputation a 7B model at
@@ -212,12 +210,14 @@ PRACTICE_SLACK = (0.8, 1.6)
 #: without its sequence length and batch can be any of these setups'
 PEFT_SLACK = (0.8, 4.0)
 PEFT_METHODS = ("method:lora", "method:qlora")
-
-
 #: a 16-bit precision said of full training fits both ends of its band: Hugging Face Trainer's ``bf16=True``
 #: is mixed precision with FP32 weights (its TrainingArguments docs), torchtune's ``dtype: bf16`` pure BF16
 SIXTEEN_BIT = frozenset({"precision:fp16", "precision:bf16"})
 FULL_TRAINING = ("method:full", "method:pretrain")
+#: the precisions each method's band above already assumes: a text that states one of them states nothing new
+#: (inference's band spans 4- to 16-bit weights: a stated precision narrows it, so it is not listed)
+USUAL_PRECISIONS = {**{m: SIXTEEN_BIT for m in FULL_TRAINING + ("method:lora",)},
+                    "method:qlora": frozenset({"precision:nf4", "precision:int4"})}
 
 
 def within_practice(ctx: Context) -> dict[str, str] | None:
@@ -226,7 +226,7 @@ def within_practice(ctx: Context) -> dict[str, str] | None:
     precision = c.qualifiers.get("precision")
     stated = set(precision if isinstance(precision, list) else [precision] if precision else [])
     if c.attribute != "memory_required" or c.qualifiers.get("optimizer") or \
-            (stated and not (stated <= SIXTEEN_BIT and method in FULL_TRAINING)):
+            (stated and not stated <= USUAL_PRECISIONS.get(method, frozenset())):
         return None
     params = c.qualifiers.get("params")
     if params is None and c.subject.startswith("model:"):        # "Llama 2 7B needs …": the model's own size
