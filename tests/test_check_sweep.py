@@ -84,6 +84,32 @@ TRUE = [
     "T4 单卡 FP16 算力 65 TFLOPS，显存带宽 320GB/s。",
     "GN7 实例的 GPU 是 NVIDIA T4。",
     "GN10Xp 实例搭载 NVIDIA V100 GPU，支持 NVLink。",
+    # passages with structure: headings and lists, spec lists, comparison tables, rows per product, pronouns
+    "## NVIDIA T4\n- Memory: 16 GB GDDR6\n- Bandwidth: 320 GB/s\n- TDP: 70 W\n\n## NVIDIA A10\n- Memory: 24 GB GDDR6\n- Bandwidth: 600 GB/s\n- TDP: 150 W\n",
+    "英伟达 A10 参数\n显存容量 24 GB\n显存类型 GDDR6\n显存带宽 600 GB/s\n功耗 150W\nFP32 算力 31.2 TFLOPS\n",
+    "| 参数 | A100 80GB | H100 SXM |\n|---|---|---|\n| 显存 | 80GB HBM2e | 80GB HBM3 |\n| 显存带宽 | 2039 GB/s | 3.35 TB/s |\n| FP16 Tensor | 312 TFLOPS | 989 TFLOPS |\n| TDP | 400W | 700W |\n| NVLink | 600 GB/s | 900 GB/s |\n",
+    "| GPU | Memory | Bandwidth | TDP |\n|---|---|---|---|\n| T4 | 16 GB | 320 GB/s | 70 W |\n| L4 | 24 GB | 300 GB/s | 72 W |\n| A10 | 24 GB | 600 GB/s | 150 W |\n| L40S | 48 GB | 864 GB/s | 350 W |\n",
+    "| Instance | GPU | GPUs | GPU memory | vCPUs |\n|---|---|---|---|---|\n| g5.xlarge | A10G | 1 | 24 GB | 4 |\n| g5.12xlarge | A10G | 4 | 96 GB | 48 |\n| p4d.24xlarge | A100 40GB | 8 | 320 GB | 96 |\n",
+    "The H100 SXM offers 3.35 TB/s of memory bandwidth, compared with 2.04 TB/s on the A100 80GB. The H200 raises this to 4.8 TB/s with 141 GB of HBM3e.",
+    "A100 采用 Ampere 架构，40GB 版本带宽为 1555GB/s；H100 采用 Hopper 架构，FP8 算力达 1979 TFLOPS（稠密）。",
+    "The L40S is Ada Lovelace based. It has 48 GB of GDDR6 and 864 GB/s of bandwidth. It does not support NVLink.",
+    # verdicts: what a card suits, fits or cannot do
+    "T4 适合 7B 模型的推理，但不适合 13B 模型的全量微调。",
+    "单张 T4 无法全量微调 13B 模型，显存远远不够。",
+    "A100 80GB 可以用 LoRA 微调 13B 模型。",
+    "用 QLoRA，单张 RTX 4090 就能微调 13B 模型。",
+    "A10 的 24GB 显存可以运行 7B 模型的 FP16 推理。",
+    "70B 模型的全量微调需要多机多卡。",
+    "H100 is well suited to large-scale LLM training.",
+    "The T4 is not a good choice for training large language models.",
+    "An L4 can serve a 7B model in FP16 for short contexts.",
+    "A single A10 cannot hold a 34B model in FP16.",
+    "You cannot fully fine-tune Llama 2 70B on a single A100 80GB.",
+    "QLoRA makes it possible to fine-tune a 33B model on a single 24 GB GPU.",
+    "For 7B inference, an A10G is enough.",
+    "V100 16GB 不足以全量微调 7B 模型。",
+    "GN7 实例适合 AI 推理和小规模训练。",
+    "L40S 适合生成式 AI 推理和微调。",
 ]
 
 FALSE = [

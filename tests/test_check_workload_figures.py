@@ -129,3 +129,20 @@ def test_a_verdict_in_a_precision_gpukb_does_not_size_is_not_checked_against_ano
 def test_a_methods_usual_precision_stated_keeps_the_practice_band(gpukb, text, judged):
     (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_required"]
     assert (c["status"] == "understated") == judged, c
+
+
+def test_an_instances_gpu_memory_column_may_be_its_total(gpukb):
+    text = ("| Instance | GPU | GPUs | GPU memory | vCPUs |\n|---|---|---|---|---|\n"
+            "| g5.12xlarge | A10G | 4 | 96 GB | 48 |\n| p4d.24xlarge | A100 40GB | 8 | 320 GB | 96 |\n")
+    mem = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_gb"]
+    assert len(mem) == 2 and all(c["status"] in ("unclear", "supported") for c in mem), mem
+    wrong = "| Instance | GPU | GPUs | GPU memory |\n|---|---|---|---|\n| g5.12xlarge | A10G | 4 | 80 GB |\n"
+    (c,) = [c for c in _claims(gpukb, wrong) if c["attribute"] == "memory_gb"]
+    assert c["status"] == "incorrect", c
+
+
+def test_each_clause_of_a_verdict_keeps_its_own_method_and_size(gpukb):
+    claims = [c for c in _claims(gpukb, "T4 适合 7B 模型的推理，但不适合 13B 模型的全量微调。") if c["attribute"] == "suitability"]
+    got = {(c["value"], c["qualifiers"]["method"], c["qualifiers"]["params"]["lo"]) for c in claims}
+    assert got == {("suitable", "method:inference", 7e9), ("unsuitable", "method:full", 13e9)}, claims
+    assert all(c["status"] == "supported" for c in claims), claims

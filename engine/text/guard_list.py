@@ -2,10 +2,11 @@
 reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
 from __future__ import annotations
 
+from .practice import within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
-                            per_unit_rate, several_figures, within_practice, workload_memory, card_capacity,
+                            per_unit_rate, several_figures, workload_memory, card_capacity,
                             weights_only)
 
 

@@ -13,7 +13,7 @@ from .subject import HARDWARE, Candidate, carries, host_of, locative_gpu, subjec
 from .workload import gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
 from .specs import (announced_figures, cards_of_size, counts_cards, named_specs, per_gpu_owner, per_param,
                     size_named_variants)
-from .tokens import CLAUSE, NAME_MARKS, Row, any_match, first_match, negated, quantities, segment
+from .tokens import CLAUSE, NAME_MARKS, Quantity, Row, any_match, first_match, negated, quantities, segment
 
 
 _QUESTION = re.compile(r"[?？]\s*[\"'”」』)）]*\s*$|吗\s*[。.]?\s*$")     # a question states nothing (see asks_question)
@@ -246,8 +246,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             if v is not None and not any_match(t["open_question"], masked[cut:cut + v[1]]) and \
                     not (role and v[0] in ("suitable", "recommended")):
                 # the most specific method named in this clause (cue order: qlora, lora, full ...), else the sentence's
-                mine = [val for val, rx in _question_cues(vocab).get("method", ()) if rx.search(low, cut, seg_end)]
-                w = {**workload, "method": mine[0]} if mine and workload.get("method") else workload
+                w = _clause_workload(low, masked, cut, seg_end, ents, qs, workload, vocab)
                 out += verdict_claims((v[0], v[1] + cut - s, v[2] + cut - s), masked, s, e, ents, carried, w, t,
                                       vocab, span=(cut, seg_end))
                 taken.append(cut + v[1])
@@ -275,6 +274,23 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
         if c.attribute == "memory_verdict" and c.subject in counted and "gpus" not in c.qualifiers:
             c.qualifiers["gpus"] = counted[c.subject]
     return out
+
+
+def _clause_workload(low: str, masked: str, a: int, b: int, ents: list[_Match], qs: list[Quantity],
+                     workload: dict[str, Any], vocab: Vocabulary) -> dict[str, Any]:
+    """The workload of clause [a, b) of a sentence whose workload is ``workload``: the method, model and size
+    the clause names itself come first ("T4 适合 7B 的推理，但不适合 13B 的全量微调": 7B inference, then 13B
+    full fine-tuning), the sentence's fill in the rest."""
+    if not workload.get("method"):
+        return workload
+    mine = [val for val, rx in _question_cues(vocab).get("method", ()) if rx.search(low, a, b)]
+    if not mine:
+        return workload
+    own = workload_of(low, masked, a, b, [m for m in ents if a <= m.start < b], vocab, [q for q in qs if a <= q.start < b])
+    w = {k: v for k, v in workload.items() if k != "methods"}
+    w.update({k: own[k] for k in ("method", "methods", "model", "size", "params", "params_raw") if k in own})
+    w["method"] = mine[0]
+    return w
 
 
 #: a figure said right after its product ("the T4's 16 GB", "T4 的 16GB", "而 T4 为 16GB") or followed by it

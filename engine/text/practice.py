@@ -1,0 +1,56 @@
+"""The guard that abstains on a memory requirement within what common setups of its method need: the
+band of bytes per parameter those setups hold, and what activations, cache and runtime add on top."""
+from __future__ import annotations
+
+from ..kb.vocabulary import Interval
+from .guard_base import Context, point_of
+
+
+#: bytes per parameter that common setups hold, lowest and highest (see kb/reference/formulas.yaml):
+#: full training from pure BF16 with AdamW in BF16 (8; torchtune's default) to mixed precision AdamW
+#: (16; Rajbhandari et al. 2020, ZeRO §3); LoRA from 4-bit base weights (QLoRA, Dettmers et al. 2023)
+#: to 16-bit ones; inference from 4-bit to 16-bit weights
+PRACTICE_BYTES = {"method:full": (8, 16), "method:pretrain": (8, 16), "method:lora": (2, 2),
+                  "method:qlora": (0.5, 0.7), "method:inference": (0.5, 2)}
+#: what activations, cache and runtime add on top of the weights and states, at most (a band, not a fit)
+PRACTICE_SLACK = (0.8, 1.6)
+#: the same for LoRA and QLoRA, whose memory activations dominate: without recomputation a 7B model at
+#: sequence 2048 and batch 1 keeps s·b·h·L·34 bytes ≈ 9 GB of activations even with memory-efficient
+#: attention (Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models", 2022,
+#: section 4), twice LoRA's 16-bit weights and several times QLoRA's 4-bit ones; a figure the text gives
+#: without its sequence length and batch can be any of these setups'
+PEFT_SLACK = (0.8, 4.0)
+PEFT_METHODS = ("method:lora", "method:qlora")
+#: a 16-bit precision said of full training fits both ends of its band: Hugging Face Trainer's ``bf16=True``
+#: is mixed precision with FP32 weights (its TrainingArguments docs), torchtune's ``dtype: bf16`` pure BF16
+SIXTEEN_BIT = frozenset({"precision:fp16", "precision:bf16"})
+FULL_TRAINING = ("method:full", "method:pretrain")
+#: the precisions each method's band above already assumes: a text that states one of them states nothing new
+#: (inference's band spans 4- to 16-bit weights: a stated precision narrows it, so it is not listed)
+USUAL_PRECISIONS = {**{m: SIXTEEN_BIT for m in FULL_TRAINING + ("method:lora",)},
+                    "method:qlora": frozenset({"precision:nf4", "precision:int4"})}
+
+
+def within_practice(ctx: Context) -> dict[str, str] | None:
+    c = ctx.claim
+    method = str(c.qualifiers.get("method") or "")
+    precision = c.qualifiers.get("precision")
+    stated = set(precision if isinstance(precision, list) else [precision] if precision else [])
+    if c.attribute != "memory_required" or c.qualifiers.get("optimizer") or \
+            (stated and not stated <= USUAL_PRECISIONS.get(method, frozenset())):
+        return None
+    params = c.qualifiers.get("params")
+    if params is None and c.subject.startswith("model:"):        # "Llama 2 7B needs …": the model's own size
+        ref = ctx.view.ref(c.subject, "params")
+        params = ref.norm if ref is not None else None
+    n = params.point() if isinstance(params, Interval) else None
+    band = PRACTICE_BYTES.get(method)
+    x = point_of(c) if point_of(c) is not None else (c.norm.point() if isinstance(c.norm, Interval) else None)
+    if not n or not band or x is None:
+        return None
+    slack = PEFT_SLACK if method in PEFT_METHODS and not (c.qualifiers.get("seq_len") or c.qualifiers.get("batch")) \
+        else PRACTICE_SLACK
+    lo, hi = n * band[0] / 1e9 * slack[0], n * band[1] / 1e9 * slack[1]
+    if lo <= x <= hi:
+        return {"lo": f"{lo:.0f}", "hi": f"{hi:.0f}"}
+    return None
