@@ -110,6 +110,7 @@ TRUE = [
     "V100 16GB 不足以全量微调 7B 模型。",
     "GN7 实例适合 AI 推理和小规模训练。",
     "L40S 适合生成式 AI 推理和微调。",
+    "在 8 张 A100 80GB 上，使用 ZeRO-3 可以全量微调 70B 模型。",
 ]
 
 FALSE = [
@@ -140,10 +141,9 @@ FALSE = [
     "A single T4 can fully fine-tune a 13B model.",
 ]
 
-# Known gaps, not asserted: full fine-tuning of 70B on eight A100 80GB with ZeRO-3 is called inconsistent
-# (right for mixed precision without offload, arguable for pure BF16); a requirement "to load" a model is not
-# read as inference; a server total whose card count the sentence states is only doubted; a GPU named only
-# by its memory size ("a single 80 GB GPU") is not checked.
+# Known gaps, not asserted: a requirement "to load" a model is not read as inference; a server total whose
+# card count the sentence states is only doubted; a GPU named only by its memory size ("a single 80 GB GPU")
+# is not checked.
 
 
 def _flags(gpukb, text: str) -> list[tuple]:

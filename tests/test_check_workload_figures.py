@@ -146,3 +146,15 @@ def test_each_clause_of_a_verdict_keeps_its_own_method_and_size(gpukb):
     got = {(c["value"], c["qualifiers"]["method"], c["qualifiers"]["params"]["lo"]) for c in claims}
     assert got == {("suitable", "method:inference", 7e9), ("unsuitable", "method:full", 13e9)}, claims
     assert all(c["status"] == "supported" for c in claims), claims
+
+
+@pytest.mark.parametrize("text,status", [
+    ("Full fine-tuning of a 13B model needs at least two A100 80GB GPUs.", "unclear"),    # pure BF16: 2, mixed: 3+
+    ("Full fine-tuning a 13B model needs at least two T4s.", "understated"),             # even pure BF16 needs 6+
+    ("Full fine-tuning a 7B model needs 16 A100 80GB GPUs.", "overstated"),               # even mixed needs 3 at most
+])
+def test_a_full_training_gpu_count_between_common_setups_is_not_called_wrong(gpukb, text, status):
+    (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "min_gpus"]
+    assert c["status"] == status, c
+    if status == "unclear":
+        assert "count_within_practice" in [u["code"] for u in c["unclear_because"]]

@@ -35,7 +35,16 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   the reference's: counted with or without that copy, not a wrong figure.
 - ``within_practice``: a training or serving memory figure that states no precision or optimizer and
   lies within what common setups need (pure BF16 to mixed-precision AdamW for full training): right
-  under one setup, wrong under another, so debatable rather than wrong.
+  under one setup, wrong under another, so debatable rather than wrong; for LoRA and QLoRA without a
+  sequence length and batch the band allows for activations, which dominate their memory.
+- ``count_within_practice``: the same for a full-training GPU count or a verdict on N GPUs: between what
+  pure BF16 and mixed-precision AdamW need on cards of that memory.
+- ``method_unstated``: a training verdict or requirement whose method (full, LoRA, QLoRA) the text leaves
+  open: the memory differs several-fold between them.
+- ``unread_precision``: a verdict or requirement said in a precision or format gpukb does not size (FP8,
+  AWQ, GGUF): the scenario checked would not be the one the text states.
+- ``workload_memory``, ``card_capacity``, ``weights_only``: a memory figure that is a workload's part, a
+  card's capacity given as a requirement, or a serving requirement at least the weights' size.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
 from __future__ import annotations
 
-from .practice import within_practice
+from .practice import count_within_practice, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
@@ -127,6 +127,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("within_practice",
           "the text states no optimizer and no precision but a 16-bit one (which pure 16-bit and mixed precision training both use), and the figure is within what common setups need ({lo}–{hi} GB)",
           "文中未说明优化器，也未说明 16 位以外的精度（纯 16 位训练和混合精度训练都用 16 位），该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),
+    Guard("count_within_practice",
+          "the text states no optimizer and no precision but a 16-bit one, and {n} GPUs lie between what pure 16-bit and mixed-precision training need on these cards ({lo}–{hi})",
+          "文中未说明优化器，也未说明 16 位以外的精度，{n} 张卡介于纯 16 位训练与混合精度训练在这类显卡上所需的数量之间（{lo}–{hi} 张）", count_within_practice),
     Guard("workload_memory",
           "the figure follows “{word}”: it may be memory a workload takes (weights, cache, what is left), not the card's memory",
           "该数字前有“{word}”：可能是工作负载占用的显存（权重、缓存、剩余），而非显卡的显存容量", workload_memory),

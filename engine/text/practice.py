@@ -54,3 +54,36 @@ def within_practice(ctx: Context) -> dict[str, str] | None:
     if lo <= x <= hi:
         return {"lo": f"{lo:.0f}", "hi": f"{hi:.0f}"}
     return None
+
+
+#: count-like claims whose GPU count common full-training setups bracket
+COUNT_CLAIMS = ("min_gpus", "memory_verdict")
+
+
+def count_within_practice(ctx: Context) -> dict[str, str] | None:
+    """A full-training GPU count ("13B needs at least two A100 80GB", "8 张 A100 80GB 可以全量微调 70B") that
+    lies between what pure BF16 (8 bytes per parameter, sharded) and mixed-precision AdamW (16) need on
+    cards of the claim's memory, when the text states no optimizer and no precision but a 16-bit one."""
+    c = ctx.claim
+    method = str(c.qualifiers.get("method") or "")
+    precision = c.qualifiers.get("precision")
+    stated = set(precision if isinstance(precision, list) else [precision] if precision else [])
+    if c.attribute not in COUNT_CLAIMS or method not in FULL_TRAINING or c.qualifiers.get("optimizer") \
+            or not stated <= SIXTEEN_BIT:
+        return None
+    params, gpus = c.qualifiers.get("params"), c.qualifiers.get("gpus")
+    n = params.point() if isinstance(params, Interval) else None
+    count = point_of(c) if c.attribute == "min_gpus" else (gpus.point() if isinstance(gpus, Interval) else None)
+    if c.attribute == "memory_verdict" and c.value != "sufficient":
+        return None
+    vocab = ctx.vocab
+    cards = [ctx.view.ref(g, "memory_gb") for g in (c.subject, *(vocab.entities.get(c.subject, {}).get("variants") or ()))]
+    sizes = [point_of(r) for r in cards if r is not None and point_of(r)]
+    if not n or not count or not sizes or vocab.kind_of(c.subject) != "gpu":
+        return None
+    lo_b, hi_b = PRACTICE_BYTES[method]
+    fewest = -(-n * lo_b * PRACTICE_SLACK[0] / 1e9 // max(sizes))
+    most = -(-n * hi_b * PRACTICE_SLACK[1] / 1e9 // min(sizes))
+    if fewest <= count <= most:
+        return {"n": f"{count:g}", "lo": f"{fewest:.0f}", "hi": f"{most:.0f}"}
+    return None
