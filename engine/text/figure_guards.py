@@ -112,7 +112,10 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     words = tables(ctx.vocab)["instance_words"]
     each = any(rx.search(ctx.low[end:min(ctx.unit[1], end + 40)]) for rx in words["per_gpu_after"]) or \
         any(rx.search(ctx.low[ctx.unit[0]:(c.span or [0])[0]]) for rx in words["per_gpu_before"])
-    if (several or hosts) and not each:       # "… 32 GB of memory each": said of every card, no total        # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total
+    # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total, unless said
+    # of each card ("… 32 GB of memory each") or of a count of cards it is not the total of ("8 卡 … 320GB")
+    counts = {q.lo for q in quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab) if q.dimension == "count" and q.lo == q.hi}
+    if (several or hosts) and not each and not (counts and round(k) not in counts):
         return {"n": str(round(k)), "card": ref.value_text(ctx.vocab)}
     return None
 
