@@ -158,3 +158,18 @@ def test_a_full_training_gpu_count_between_common_setups_is_not_called_wrong(gpu
     assert c["status"] == status, c
     if status == "unclear":
         assert "count_within_practice" in [u["code"] for u in c["unclear_because"]]
+
+
+@pytest.mark.parametrize("text,status", [
+    ("A 13B model in FP16 needs about 8 GB just to load.", "understated"),       # its FP16 weights are 26 GB
+    ("加载一个 13B 模型（FP16）需要约 26GB 显存。", "supported"),
+])
+def test_loading_a_model_is_serving_its_weights_when_no_method_is_named(gpukb, text, status):
+    (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_required"]
+    assert c["qualifiers"]["method"] == "method:inference" and c["status"] == status, c
+
+
+def test_a_named_method_that_loads_in_4_bit_keeps_its_method(gpukb):
+    (c,) = [c for c in _claims(gpukb, "QLoRA loads the 7B base model in 4-bit and needs about 6 GB.")
+            if c["attribute"] == "memory_required"]
+    assert c["qualifiers"]["method"] == "method:qlora", c

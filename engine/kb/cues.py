@@ -106,7 +106,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "negation": {"before", "after", "not"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
-        "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb", "usage"}, "possess": {"verb"},
+        "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb", "usage", "load"}, "possess": {"verb"},
         "advice": {"verb", "use", "not_before", "not_after", "upgrade"},
         "comparison": {"before", "metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup", "multiple"},
         "coreference": {"plural", "singular", "joiner"},

@@ -96,6 +96,8 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
         qs = [q for i, q in enumerate(qs) if i not in named_sizes]
         ents = sorted(ents + list(named_sizes.values()), key=lambda m: m.start)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
+    if not workload.get("method") and workload.get("size") and any_match(t["load"], low[s:e]):
+        workload = {**workload, "method": "inference"}    # "a 13B model needs 26 GB just to load": its weights served
     verdict = first_match(t["verdict"], masked[s:e])
     requires = [m.start() + s for rx in t["require"] for m in rx.finditer(masked[s:e])]
     # 1. quantities, each tied to an attribute of its dimension (or a requirement of the workload)

@@ -78,6 +78,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "carries": comp((cues.get("carries") or {}).get("verb", ())),
             "require": comp((cues.get("require") or {}).get("verb", ())),
             "usage": comp((cues.get("require") or {}).get("usage", ())),
+            "load": comp((cues.get("require") or {}).get("load", ())),
             "possess": comp((cues.get("possess") or {}).get("verb", ())),
             "advice": comp((cues.get("advice") or {}).get("verb", ())),
             "use": comp((cues.get("advice") or {}).get("use", ())),
