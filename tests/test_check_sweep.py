@@ -111,6 +111,7 @@ TRUE = [
     "GN7 实例适合 AI 推理和小规模训练。",
     "L40S 适合生成式 AI 推理和微调。",
     "在 8 张 A100 80GB 上，使用 ZeRO-3 可以全量微调 70B 模型。",
+    "A 4x A100 80GB server has 320 GB of GPU memory.",
 ]
 
 FALSE = [
@@ -141,10 +142,10 @@ FALSE = [
     "A single T4 can fully fine-tune a 13B model.",
     "一台 8 卡 A100 80GB 服务器共有 320GB 显存。",
     "A 13B model in FP16 needs about 8 GB just to load.",
+    "An 8x H100 node gives 320 GB of GPU memory in total.",
 ]
 
-# Known gaps, not asserted: a GPU named only by its memory size ("a single 80 GB GPU") is not checked;
-# "8x H100" is not read as a count of cards.
+# Known gaps, not asserted: a GPU named only by its memory size ("a single 80 GB GPU") is not checked.
 
 
 def _flags(gpukb, text: str) -> list[tuple]:

@@ -114,7 +114,9 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
         any(rx.search(ctx.low[ctx.unit[0]:(c.span or [0])[0]]) for rx in words["per_gpu_before"])
     # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total, unless said
     # of each card ("… 32 GB of memory each") or of a count of cards it is not the total of ("8 卡 … 320GB")
-    counts = {q.lo for q in quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab) if q.dimension == "count" and q.lo == q.hi}
+    qs = quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab)
+    counts = {q.lo for q in qs if q.lo == q.hi and (q.dimension == "count" or (     # "8 卡", "8x H100"
+        q.dimension == "ratio" and q.unit == "x" and any(0 <= a - q.end <= 2 for a, _ in ctx.mentions)))}
     if (several or hosts) and not each and not (counts and round(k) not in counts):
         return {"n": str(round(k)), "card": ref.value_text(ctx.vocab)}
     return None
