@@ -76,3 +76,10 @@ def test_a_figure_the_vendor_published_twice_agrees_from_the_release_that_says_s
     assert new["status"] == "supported" and old["status"] == "incorrect", (new, old)
     (far,) = [c for c in gpukb.check("The B200 has 240 GB of HBM3e memory.")["claims"] if c["attribute"] == "memory_gb"]
     assert far["status"] == "incorrect", far
+
+
+def test_a_with_sparsity_claim_names_its_attribute_as_such(gpukb):
+    (c,) = [c for c in gpukb.check("The H100 SXM reaches 1,979 TFLOPS of FP16 with sparsity.")["claims"]
+            if c["attribute"] == "fp16_tensor_tflops"]
+    assert c["attribute_label"]["en"] == "FP16 tensor throughput with sparsity", c
+    assert c["attribute_label"]["zh"].endswith("（稀疏）"), c

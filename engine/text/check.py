@@ -231,7 +231,7 @@ def check(state: Session, text: str, lang: str | None = None, kb_version: str | 
         item: dict[str, Any] = {
             "id": c.id, "span": list(c.span or []), "quote": c.quote, "subject": c.subject,
             "subject_label": vocab.label(c.subject), "attribute": c.attribute,
-            "attribute_label": {"en": vocab.attributes[c.attribute].en, "zh": vocab.attributes[c.attribute].zh},
+            "attribute_label": {lang: vocab.attribute_label(c.attribute, lang, c.qualifiers) for lang in ("en", "zh")},
             "value": c.value, "value_text": shown_value(c, vocab, lang or text_lang),
             "qualifiers": {k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in c.qualifiers.items()},
             "modality": c.modality, "confidence": float(c.confidence or 0), "status": st["status"],
