@@ -19,6 +19,7 @@ part to move out should it grow.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterable
 
 from ..kb.store import Fact, ReleaseView
@@ -235,17 +236,26 @@ def group_pairs(groups: list[dict[str, Any]], limit: int | None = None,
     done: set[tuple[str, str]] = set()
 
     def pair(a: dict[str, Any], b: dict[str, Any]) -> None:
-        if a is not b and not one_source(a, b):
+        if a is b:
+            return
+        s = a.get("sources")          # not one_source(a, b), inline (a large plan asks it millions of times)
+        if s is None or a.get("n_sources") != 1 or s != b.get("sources"):
             ab = (a["gid"], b["gid"])
             if ab not in done:
                 done.add(ab)
                 out.append(ab)
 
     for members in buckets.values():
-        if len(members) <= limit:
-            for a in members:
-                for b in members:
-                    pair(a, b)
+        if len(members) <= limit:      # every ordered pair but a group's own and those of one source
+            ids = [g["gid"] for g in members]
+            srcs = [g.get("sources") for g in members]
+            for a, ga in zip(members, ids):
+                solo = a.get("sources") if a.get("n_sources") == 1 else None
+                if solo is None:
+                    new = [(ga, gb) for b, gb in zip(members, ids) if b is not a]
+                else:
+                    new = [(ga, gb) for b, gb, sb in zip(members, ids, srcs) if b is not a and sb != solo]
+                out.extend(new)    # distinct groups have distinct ids: no pair is made twice
             continue
         by_scope: dict[Any, list[dict[str, Any]]] = {}
         for g in members:
@@ -297,8 +307,15 @@ def pair_records(pairs: Iterable[tuple[str, str]]) -> list[dict[str, Any]]:
 def scope_of(g: dict[str, Any]) -> tuple:
     """What the claim-vs-claim rules compare of a group's scope: its attribute and the qualifiers
     ``scope_diff`` reads (groups equal on these are always in compatible scopes)."""
-    q = qparse(g.get("qsig") or "")
-    return (g.get("attribute"),) + tuple(sorted((k, v) for k, v in q.items() if k in SCOPE_KEYS or k == "condition"))
+    return _scope(g.get("attribute"), g.get("qsig") or "")
+
+
+@functools.lru_cache(maxsize=65536)
+def _scope(attribute: Any, qsig: str) -> tuple:
+    """:func:`scope_of`, parsed once per attribute and qualifier signature (a large bucket asks it of
+    every group several times)."""
+    q = qparse(qsig)
+    return (attribute,) + tuple(sorted((k, v) for k, v in q.items() if k in SCOPE_KEYS or k == "condition"))
 
 
 def _sample(members: list[dict[str, Any]]) -> list[dict[str, Any]]:

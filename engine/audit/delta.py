@@ -7,7 +7,9 @@ earlier audit run under the same rules, vocabulary and reference tier, :func:`re
 only for the *buckets* (:func:`.units.bucket`) that hold a claim of a changed source: a claim's
 record reads only the claim, its source and its source's other claims (the GPU a source gives a family),
 and groups, pairs and units never cross a bucket, so every other unit, its reference facts and its
-claims' keys are the earlier plan's. Given the earlier merged answer, :func:`remerge` completes only the
+claims' keys are the earlier plan's; in a bucket planned anew, a claim whose claim, group, partners and
+premises are as they were keeps its earlier key though its unit now reaches other reference facts
+(``earlier`` of :func:`audit_keys.claim_keys`). Given the earlier merged answer, :func:`remerge` completes only the
 claims whose merged answer can differ: those whose result changed, the claims they share a finding
 with (which of two claims tells a shared finding, and whose list names it) and the claims that name
 them as a premise (the premise's status is worded in the finding); everything else is the earlier
@@ -52,6 +54,8 @@ class Plan:
     digests: dict[str, bytes]
     #: sample group id -> the groups its pairs in reverse found something against (:func:`.units.with_reverse`)
     fired: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
+    #: claim id -> what its key reads but the reference facts (``inner`` of :func:`audit_keys.claim_keys`)
+    inner: dict[str, bytes] = dataclasses.field(default_factory=dict)
 
 
 #: a fact as the audit reads it: every field but where it is written (a KB copied elsewhere, or a claim
@@ -134,21 +138,23 @@ def replan(prev: Plan, view: ReleaseView, base: str) -> tuple[Plan, set[int]] | 
         if r is None or any(c.source in touched for c in u.claims + u.context_claims):
             r = reach(view, u.claims + u.context_claims)
         made_refs.append(r)
-    keys, digests = dict(prev.keys), dict(prev.digests)
+    keys, digests, inner = dict(prev.keys), dict(prev.digests), dict(prev.inner)
     for c in old_touched:
         del keys[c.id]
         digests.pop(c.id, None)
+        inner.pop(c.id, None)
     # a unit made again as it was (same claims, groups, pairs and context, nothing of a changed source
     # read) keeps its claims' keys: only the others are keyed anew
     was = {_unit_sig(u): u for u in prev.parts if bucket(u.groups[0]) in dirty}
     changed_ids = {c.id for c in old_touched} | {c.id for c in new_touched}
     anew = [(u, r) for u, r in zip(made, made_refs) if not _same_unit(was.get(_unit_sig(u)), u, changed_ids)]
-    keys.update(claim_keys(view, [u for u, _ in anew], [r for _, r in anew], base, recs, digests))
+    keys.update(claim_keys(view, [u for u, _ in anew], [r for _, r in anew], base, recs, digests, inner,
+                           earlier=(prev.inner, prev.keys)))
     pairs = clean + list(zip(made, made_refs))
     pairs.sort(key=lambda ur: min(c.id for c in ur[0].claims))
     log.info("re-plan of %s: %d sources changed, %d claims in %d buckets planned anew, %d units kept",
              view.name, len(touched), len(claims), len(dirty), len(clean))
-    plan = Plan(view, [u for u, _ in pairs], [r for _, r in pairs], keys, recs, base, digests)
+    plan = Plan(view, [u for u, _ in pairs], [r for _, r in pairs], keys, recs, base, digests, inner=inner)
     return plan, {id(u) for u in made}
 
 

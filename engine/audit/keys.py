@@ -90,8 +90,7 @@ def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> tuple[dict[s
     rep2: dict[str, dict] = {}
     seen: dict[tuple[int, bool], bytes] = {}    # a partner's digest depends on it and on same_source only
 
-    def partner(g: dict[str, Any], h: dict[str, Any]) -> bytes:
-        same = same_source(g, h)
+    def partner(g: dict[str, Any], h: dict[str, Any], same: bool) -> bytes:
         key = (id(h), same)           # the view is built once per partner and reading (most pairs repeat one)
         found = seen.get(key)
         if found is None:
@@ -110,22 +109,37 @@ def _group_digests(units: list[Unit], digests: dict[str, bytes]) -> tuple[dict[s
         for g in u.groups:
             own = group_view(g)
             h = hashlib.sha256(one(own) + (digests.get(g.get("rep2"), b"-") if g.get("rep2") else b"0"))
+            one_src, srcs = g.get("n_sources") == 1, g.get("sources")     # same_source(g, partner), inline
+            named: dict[Any, list] = {}
             for b in sorted(partners.get(g["gid"], ())):
                 hb = by_gid[b]
-                h.update(b.encode() + partner(g, hb))
-                rep2.setdefault(g["gid"], {}).setdefault(hb.get("rep_source"), []).append((b, hb.get("rep2")))
+                h.update(b.encode() + partner(g, hb, one_src and hb.get("n_sources") == 1 and hb.get("sources") == srcs))
+                named.setdefault(hb.get("rep_source"), []).append((b, hb.get("rep2")))
+            if named:
+                rep2[g["gid"]] = named
             for a in sorted(reverse.get(g["gid"], ())):
-                h.update(b"~" + a.encode() + partner(g, by_gid[a]))
+                ha = by_gid[a]
+                h.update(b"~" + a.encode() + partner(g, ha, one_src and ha.get("n_sources") == 1 and ha.get("sources") == srcs))
             out[g["gid"]] = h.digest()
     return out, rep2
 
 
 def claim_keys(view: ReleaseView, units: list[Unit], refs: list[list[Fact]], base: str,
-               claim_recs: dict[str, dict[str, Any]], digests: dict[str, bytes] | None = None) -> dict[str, str]:
+               claim_recs: dict[str, dict[str, Any]], digests: dict[str, bytes] | None = None,
+               inner: dict[str, bytes] | None = None, earlier: tuple[dict, dict] | None = None) -> dict[str, str]:
     """Claim id -> the key of its audit (see the module docstring); ``refs``: each unit's reachable
     reference facts, ``claim_recs``: the claims' records with their group ids; ``digests``: the
     :func:`claim_digests` of claims of this view already known (a re-plan lends those of the claims it
-    did not change), completed here with the others."""
+    did not change), completed here with the others.
+
+    ``inner`` receives, claim by claim, the digest of what its key reads but the reference facts (its
+    claim, group, partners and premises). ``earlier``: the ``inner`` digests and keys of an earlier
+    plan under the same rules, vocabulary and reference tier (a re-plan: :func:`audit_delta.replan`). A
+    claim whose inner digest is the earlier one keeps its earlier key even if its unit now reaches more
+    or other reference facts: its unit's reachable reference is a part of one tier, each part enough
+    for the claims it was reached from (:mod:`.blocks`), and the claim, what it is compared with and
+    what it rests on are as they were, so its audit with either part is its audit with the whole tier
+    (a claim of a spread source no longer re-audits the other claims of every unit it joins)."""
     digests = {} if digests is None else digests
     everything = {c.id: c for u in units for c in u.claims + u.context_claims if c.id not in digests}
     digests.update(claim_digests(view, list(everything.values())))
@@ -134,23 +148,32 @@ def claim_keys(view: ReleaseView, units: list[Unit], refs: list[list[Fact]], bas
             if rid not in digests and rid in view.facts:
                 digests.update(claim_digests(view, [view.facts[rid]]))
     groups, rep2 = _group_digests(units, digests)
+    old_inner, old_keys = earlier if earlier is not None else ({}, {})
     # a reference fact as the audit reads it, not only its id and version: its citation and confidence
     # are worded in findings, and a KB may correct them without a new version
     ref_digests = claim_digests(view, list({id(f): f for r in refs for f in r}.values()))
     out: dict[str, str] = {}
     for u, r in zip(units, refs):
-        h = hashlib.sha256(base.encode())
-        for f in r:
-            h.update(f.key.encode() + ref_digests[f.id])
-        unit_base = h.digest()
+        unit_base = None
         for c in u.claims:
             gid = claim_recs[c.id]["gid"]
-            k = hashlib.sha256(unit_base + digests[c.id] + groups[gid])
+            k = hashlib.sha256(digests[c.id] + groups[gid])
             for b, rid in rep2.get(gid, {}).get(c.source, ()):
                 k.update(b.encode() + (digests.get(rid, b"-") if rid else b"0"))
             for rid in u.rests.get(c.id, ()):
                 k.update(rid.encode() + digests.get(rid, b"-"))
-            out[c.id] = k.hexdigest()[:24]
+            mine = k.digest()
+            if inner is not None:
+                inner[c.id] = mine
+            if c.id in old_keys and old_inner.get(c.id) == mine:
+                out[c.id] = old_keys[c.id]
+                continue
+            if unit_base is None:
+                h = hashlib.sha256(base.encode())
+                for f in r:
+                    h.update(f.key.encode() + ref_digests[f.id])
+                unit_base = h.digest()
+            out[c.id] = hashlib.sha256(unit_base + mine).hexdigest()[:24]
     return out
 
 

@@ -110,8 +110,9 @@ def _run_audit(service, view: ReleaseView, *, workers: int, scheduler: str | Non
         parts, claim_recs = plan(view)
         refs = [reach(view, u.claims + u.context_claims) for u in parts]
         digests: dict[str, bytes] = {}
-        keys = claim_keys(view, parts, refs, base, claim_recs, digests)
-        p, planned = Plan(view, parts, refs, keys, claim_recs, base, digests), None
+        inner: dict[str, bytes] = {}
+        keys = claim_keys(view, parts, refs, base, claim_recs, digests, inner)
+        p, planned = Plan(view, parts, refs, keys, claim_recs, base, digests, inner=inner), None
     known = previous.run.results if previous is not None and previous.run else {}
     done: dict[str, BlockResult] = {}
     workers = max(1, int(workers or 1))
@@ -135,7 +136,8 @@ def _run_audit(service, view: ReleaseView, *, workers: int, scheduler: str | Non
         anew = [(u, r) for u, r in second
                 if any(fired.get(g["gid"], set()) != before.get(g["gid"], frozenset()) for g in u.groups)
                 or any(keys[c.id] not in known for c in u.claims)]
-        keys.update(claim_keys(view, [u for u, _ in anew], [r for _, r in anew], base, claim_recs, p.digests))
+        keys.update(claim_keys(view, [u for u, _ in anew], [r for _, r in anew], base, claim_recs, p.digests, p.inner,
+                               earlier=(earlier.inner, earlier.keys) if again is not None else None))
         more = _audit_units(service, view, second, keys, known, claim_recs, done, workers, scheduler, keep_proofs, progress)
         audited, n_fresh, n_batches = audited + more[0], n_fresh + more[1], n_batches + more[2]
     results = {}

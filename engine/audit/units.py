@@ -88,37 +88,37 @@ def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]
     for g in groups:
         size[bucket(g)] = size.get(bucket(g), 0) + 1
     samples = samples or set()
-    unit_of: dict[str, tuple] = {}
-    for g in groups:
-        b = bucket(g)
-        unit_of[g["gid"]] = b if size[b] <= limit else b + (("sample",) if g["gid"] in samples else (blocks.scope_of(g),))
     by_gid = {g["gid"]: g for g in groups}
     out: dict[tuple, Unit] = {}
+    unit_of: dict[str, Unit] = {}       # group id -> its unit
     for g in groups:
-        u = out.setdefault(unit_of[g["gid"]], Unit([], []))
+        b = bucket(g)
+        large = size[b] > limit
+        key = b if not large else b + (("sample",) if g["gid"] in samples else (blocks.scope_of(g),))
+        u = unit_of[g["gid"]] = out.setdefault(key, Unit([], []))
         u.groups.append(g)
-        u.sampled = u.sampled or (size[bucket(g)] > limit and g["gid"] in samples)
+        u.sampled = u.sampled or (large and g["gid"] in samples)
     facts = {c.id: c for c in (claims if everything is None else everything)}
-    owner: dict[str, tuple] = {}
+    owner: dict[str, Unit] = {}
     for c, r in zip(claims, claim_recs):
-        owner[c.id] = unit_of[r["gid"]]
-        out[owner[c.id]].claims.append(c)
+        u = owner[c.id] = unit_of[r["gid"]]
+        u.claims.append(c)
     for p in pairs:
         ga, gb = p
-        a, b = unit_of[ga], unit_of[gb]
-        if a != b and ga in samples and gb not in samples:    # a sample group's pair in reverse
-            out[b].reverse.append(p)
-            out[b].context_groups.append(by_gid[ga])
-            continue
-        u = out[a]
-        u.pairs.append(p)
-        if b != a:
+        u, w = unit_of[ga], unit_of[gb]
+        if u is w:
+            u.pairs.append(p)
+        elif ga in samples and gb not in samples:    # a sample group's pair in reverse
+            w.reverse.append(p)
+            w.context_groups.append(by_gid[ga])
+        else:
+            u.pairs.append(p)
             u.context_groups.append(by_gid[gb])
     source_gpu: dict[tuple[str | None, str], list[str]] = {}
     for c in claims if everything is None else everything:
         if c.attribute == "gpu":
             source_gpu.setdefault((c.source, c.subject), []).append(c.id)
-    for key, u in out.items():
+    for u in out.values():
         need: dict[str, None] = {}
         for c in u.claims:
             named = [c.subject]
@@ -135,7 +135,7 @@ def units(view: ReleaseView, claims: list[Fact], claim_recs: list[dict[str, Any]
             if mine:
                 u.rests[c.id] = [i for i in mine if i in facts]
                 need.update(mine)
-        u.context_claims = [facts[i] for i in need if i in facts and owner.get(i) != key]
+        u.context_claims = [facts[i] for i in need if i in facts and owner.get(i) is not u]
         seen: set[str] = set()
         u.context_groups = [g for g in u.context_groups if not (g["gid"] in seen or seen.add(g["gid"]))]
     return [out[k] for k in sorted(out, key=lambda k: min(c.id for c in out[k].claims))]
