@@ -103,18 +103,6 @@ def _source_gpu(view: ReleaseView, source: str | None, family: str) -> Fact | No
     return idx.get((source, family))
 
 
-def _scoped_ref(view: ReleaseView, subject: str, attribute: str, qualifiers: dict[str, Any]) -> Fact | None:
-    """The reference fact of ``subject`` and ``attribute`` whose qualifiers are exactly ``qualifiers``
-    (none: the unqualified fact), highest confidence first."""
-    if not qualifiers:
-        r = view.ref(subject, attribute)
-        return r if r is not None and not r.qualifiers else None
-    rank = {"high": 0, "medium": 1, "low": 2}
-    cands = [f for f in view.by_subject_attr.get((subject, attribute), [])
-             if f.tier == "reference" and f.qualifiers == qualifiers]
-    return min(cands, key=lambda f: (rank.get(f.confidence or "low", 3), f.id)) if cands else None
-
-
 def _variant_scope(view: ReleaseView, variants: list[str], c: Fact) -> dict[str, Any]:
     """The claim's qualifiers that scope its variants' reference figures of its attribute (``sparsity``
     for a throughput); other qualifiers (a family, a task) do not choose among a variant's figures."""
@@ -166,8 +154,8 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
     # ("624 TFLOPS with sparsity") is read against each variant's figure of that scope, when the generic
     # GPU has none of its own
     scope = _variant_scope(view, [str(v) for v in variants or ()], c)
-    if variants and not (scope and _scoped_ref(view, c.subject, c.attribute, scope) is not None):
-        refs = [_scoped_ref(view, str(v), c.attribute, scope) for v in variants]
+    if variants and not (scope and view.ref(c.subject, c.attribute, scope) is not None):
+        refs = [view.ref(str(v), c.attribute, scope) for v in variants]
         if isinstance(c.norm, Interval) and all(r is not None and isinstance(r.norm, Interval)
                                                 and r.norm.point() is not None for r in refs):
             held = [r.key for r in refs if _holds(c.norm, r.norm.point())]

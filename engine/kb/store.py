@@ -296,9 +296,11 @@ class ReleaseView:
             idx.setdefault((f.subject, f.attribute), []).append(f)
         return idx
 
-    def ref(self, subject: str, attribute: str) -> Fact | None:
-        """The highest-confidence reference fact for subject/attribute (unqualified first)."""
-        cands = [f for f in self.by_subject_attr.get((subject, attribute), []) if f.tier == "reference"]
+    def ref(self, subject: str, attribute: str, qualifiers: dict[str, Any] | None = None) -> Fact | None:
+        """The highest-confidence reference fact for subject/attribute (unqualified first); with
+        ``qualifiers``, only a fact whose qualifiers are exactly those ({}: an unqualified one)."""
+        cands = [f for f in self.by_subject_attr.get((subject, attribute), []) if f.tier == "reference"
+                 and (qualifiers is None or f.qualifiers == qualifiers)]
         if not cands:
             return None
         rank = {"high": 0, "medium": 1, "low": 2}

@@ -171,6 +171,11 @@ class Vocabulary:
                 text = w[lang].replace("{attribute}", text.replace(w.get("drop") or "\0", ""))
         return text
 
+    def names_size(self, eid: str, gb: float) -> bool:
+        """Whether an entity's name states this memory size ("NVIDIA A100 80GB" states 80, "H100 NVL 94GB" 94):
+        how a text's size picks a variant of the GPU it names."""
+        return re.search(rf"(?<![0-9]){int(gb)}\s*g", str(self.entities.get(eid, {}).get("name", "")).lower()) is not None
+
     def label(self, eid: str, lang: str = "en") -> str:
         """An entity's name (in a Chinese answer its ``name_zh`` when it has one); the id when unknown."""
         ent = self.entities.get(eid)

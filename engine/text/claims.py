@@ -373,7 +373,7 @@ def sized_variants(q: Quantity, ents: list[_Match], vocab: Vocabulary) -> dict[s
         taken: set[float] = set()         # one claim per size: "H100 80GB" is one figure, whatever its form factor
         for v in vocab.entities.get(m.eid, {}).get("variants") or (m.eid,):
             for x in sizes:
-                if x not in taken and re.search(rf"(?<![0-9]){int(x)}\s*g", str(vocab.entities.get(v, {}).get("name", "")).lower()):
+                if x not in taken and vocab.names_size(str(v), x):
                     out[str(v)] = x
                     taken.add(x)
     return out if out and all(x in out.values() for x in sizes) else {}

@@ -2,6 +2,8 @@
 band of bytes per parameter those setups hold, and what activations, cache and runtime add on top."""
 from __future__ import annotations
 
+from typing import Any
+
 from ..kb.vocabulary import Interval
 from .guard_base import Context, point_of
 
@@ -31,11 +33,16 @@ USUAL_PRECISIONS = {**{m: SIXTEEN_BIT for m in FULL_TRAINING + ("method:lora",)}
                     "method:qlora": frozenset({"precision:nf4", "precision:int4"})}
 
 
+def _stated_precisions(c: Any) -> set[str]:
+    """The precisions a claim's qualifiers state (one or a list)."""
+    precision = c.qualifiers.get("precision")
+    return set(precision if isinstance(precision, list) else [precision] if precision else [])
+
+
 def within_practice(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
     method = str(c.qualifiers.get("method") or "")
-    precision = c.qualifiers.get("precision")
-    stated = set(precision if isinstance(precision, list) else [precision] if precision else [])
+    stated = _stated_precisions(c)
     if c.attribute != "memory_required" or c.qualifiers.get("optimizer") or \
             (stated and not stated <= USUAL_PRECISIONS.get(method, frozenset())):
         return None
@@ -66,8 +73,7 @@ def count_within_practice(ctx: Context) -> dict[str, str] | None:
     cards of the claim's memory, when the text states no optimizer and no precision but a 16-bit one."""
     c = ctx.claim
     method = str(c.qualifiers.get("method") or "")
-    precision = c.qualifiers.get("precision")
-    stated = set(precision if isinstance(precision, list) else [precision] if precision else [])
+    stated = _stated_precisions(c)
     if c.attribute not in COUNT_CLAIMS or method not in FULL_TRAINING or c.qualifiers.get("optimizer") \
             or not stated <= SIXTEEN_BIT:
         return None

@@ -91,7 +91,8 @@ def size_named_variants(low: str, qs: list[Quantity], ents: list[_Match], vocab:
                         t: dict[str, Any]) -> dict[int, _Match]:
     """"A100 40GB 的带宽为 1555GB/s，80GB 版本为 2039GB/s": a memory size followed by a word for a version
     (cues ``check_guard.variant_word``, read as :meth:`.guard.Guards.names_size` reads them) names the one
-    variant of that size of a GPU the sentence names; it is a mention of that variant, not a figure. Returns the index in ``qs`` of each such size -> the variant's mention."""
+    variant of that size of a GPU the sentence names; it is a mention of that variant, not a figure.
+    Returns the index in ``qs`` of each such size -> the variant's mention."""
     out: dict[int, _Match] = {}
     gpus = [vocab.generic(m.eid) for m in ents if m.kind == "gpu"]
     for i, q in enumerate(qs):
@@ -99,7 +100,7 @@ def size_named_variants(low: str, qs: list[Quantity], ents: list[_Match], vocab:
                 or not any(rx.search(low[q.end:q.end + 12]) for rx in vocab_cues(vocab, "variant_word")):
             continue
         sized = {str(v) for g in dict.fromkeys(gpus) for v in vocab.entities.get(g, {}).get("variants") or ()
-                 if re.search(rf"(?<![0-9]){int(q.lo)}\s*g", str(vocab.entities.get(str(v), {}).get("name", "")).lower())}
+                 if vocab.names_size(str(v), q.lo)}
         if len(sized) == 1:
             out[i] = _Match(q.start, q.end, sized.pop(), "gpu")
     return out

@@ -121,7 +121,7 @@ def _cell_claims(subject: _Match, masked: str, low: str, a: int, b: int, head: t
                 and any(w.search(label) for w in t["attribute"].get(attr, ())):
             for m in (m for rx in rxs for m in rx.finditer(masked, a, b)):
                 out.append(Candidate(m.start(), m.end(), subject.eid, attr, val, modality="spec", confidence=conf * 0.9))
-    if "memory_type" in vocab.attributes and vocab.kind_of(subject.eid) in vocab.attributes["memory_type"].applies_to:
+    if "memory_type" in vocab.attributes and kind in vocab.attributes["memory_type"].applies_to:
         for val, rx in t["memory_types"]:
             for m in rx.finditer(masked, a if words_from is None else words_from, b):
                 out.append(Candidate(m.start(), m.end(), subject.eid, "memory_type", val, confidence=conf * 0.9))
