@@ -315,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-num-batched-tokens", metavar="N", type=_int,
                    help="inference: the engine's token budget per step (bounds prefill activations)")
     p.add_argument("--kv-cache-dtype", choices=query_fields.KV_CACHE_DTYPES, help="inference: fp8 halves the KV cache")
+    p.add_argument("--full-prompt-logits", action=argparse.BooleanOptionalAction, default=None,
+                   help="inference: the prompt's forward pass computes every position's logits and upcasts them to "
+                        "FP32, as Hugging Face transformers did before v4.45.0")
     p.add_argument("--offload", choices=choices(Offload),
                    help="CPU offload of full training: optimizer states and gradients (ZeRO-Offload) or parameters too")
     kb_version_flag(p)

@@ -43,6 +43,8 @@ QUERIES = [
      "gradient_checkpointing": True, "activation_offloading": True, "torch_compile": True},
     # plain data parallelism (gradient buckets) at a context beyond the model's trained one (issue 33)
     {"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB", "gpus": 2, "zero": 0, "seq_len": 8192},
+    # a long prompt served by transformers before v4.45: every prompt position's logits (issue 33)
+    {"model": "qwen2-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 32768, "full_prompt_logits": True},
     # eager attention asked for (not given, the release's default SDPA is sized and the scenario omits the key)
     {"model": "llama-2-7b", "method": "lora", "gpu": "T4", "seq_len": 2048, "flash_attention": False},
 ]

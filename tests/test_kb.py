@@ -65,8 +65,11 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
-                     "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11"]
-    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated = (kb.release(n) for n in names)
+                     "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12"]
+    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt = (
+        kb.release(n) for n in names)
+    # 2026.12.12 adds the logits of every prompt position that transformers before v4.45 computed
+    assert "R-HF-logits-all" not in gated.facts and prompt.facts["R-HF-logits-all"].norm.lo == 6
     # 2026.12.11 adds the gated MLP's forward buffers and the MLP widths of the catalogued models
     assert "R-INF-mlp-gated" not in sdpa.facts and gated.facts["R-INF-mlp-gated"].norm.lo == 3
     assert "R-qwen2.5-7b-intermediate_size" not in sdpa.facts and gated.facts["R-qwen2.5-7b-intermediate_size"].norm.lo == 18944

@@ -107,6 +107,9 @@ FIELDS: tuple[Field, ...] = (
     Field("max_num_batched_tokens", "integer", "inference: the engine's token budget per step (bounds prefill "
           "activations)", "inference: the engine's token budget per step, bounding prefill activations",
           limits=(1, 100_000_000)),
+    Field("full_prompt_logits", "boolean", "inference: the prompt's forward pass computes every position's logits "
+          "and upcasts them to FP32, as Hugging Face transformers did before v4.45.0", "inference: logits of every "
+          "prompt position, 16-bit and FP32 (transformers before 4.45)"),
     Field("kv_cache_dtype", "string", "inference: fp8 halves the KV cache",
           "inference: auto or fp8 (1 byte per cached value)", KV_CACHE_DTYPES),
 )

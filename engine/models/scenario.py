@@ -272,7 +272,8 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
     if s.get("optimizer_in_backward") and s.get("zero"):
         notes.append(note("oib_sharded"))
         del s["optimizer_in_backward"]
-    serving = [k for k in ("engine", "gpu_memory_utilization", "max_num_batched_tokens", "kv_cache_dtype") if k in b]
+    serving = [k for k in ("engine", "gpu_memory_utilization", "max_num_batched_tokens", "kv_cache_dtype",
+                           "full_prompt_logits") if k in b]
     if serving and method != "inference":
         notes.append(note("serving_ignored", fields=", ".join(serving), fields_zh="、".join(serving)))
     elif method == "inference":
@@ -290,6 +291,13 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         if s.get("engine") == "vllm" and "max_num_batched_tokens" not in s:
             s["max_num_batched_tokens"], big = _vllm_batched_tokens(s, view)
             notes.append(note("vllm_mnbt", value=s["max_num_batched_tokens"], big=big))
+        apl = b.get("full_prompt_logits", False)
+        if not isinstance(apl, bool):
+            issues.append(Issue(f"expected true or false, got {apl!r}", field="full_prompt_logits", allowed=["true", "false"]))
+        elif apl and s.get("engine") == "vllm":
+            notes.append(note("serving_ignored", fields="full_prompt_logits", fields_zh="full_prompt_logits"))
+        elif apl:
+            s["full_prompt_logits"] = True
         kvd = b.get("kv_cache_dtype", "auto")
         if kvd not in KV_CACHE_DTYPES:
             issues.append(Issue(f"unknown kv_cache_dtype {kvd!r}", field="kv_cache_dtype", allowed=list(KV_CACHE_DTYPES)))
@@ -335,6 +343,7 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),
          "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,
          "kv8": int(s.get("kv_cache_dtype") == "fp8"), "vllm": int(s.get("engine") == "vllm"),
+         "apl": int(bool(s.get("full_prompt_logits"))),
          "amp": int(s["method"] in ("full", "pretrain") and s["precision"] in ("fp16", "mixed")),
          "master": int(s["method"] in ("full", "pretrain") and (s["precision"] == "fp16" or (
              s["precision"] == "mixed" and (s.get("zero", 0) > 0 or s.get("offload", "none") != "none"))))}

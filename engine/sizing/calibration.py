@@ -8,7 +8,9 @@ Bounds ("> 80 GB") are checked for consistency only.
 """
 from __future__ import annotations
 
+
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput
@@ -226,8 +228,22 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     if any("optimizer_in_bwd=true" in str(x).replace(" ", "").lower() for x in row.get("inferred_from_config") or []) \
             and row["method"] in ("full", "pretrain"):
         body["optimizer_in_backward"] = True
+    if row["method"] == "inference" and _transformers_before(row.get("framework"), (4, 45)):
+        body["full_prompt_logits"] = True       # generate computed every prompt position's logits (R-HF-logits-all)
     body.update(_gpu_body(row, vocab, view) or {"vram_gb": 4096})
     return body
+
+
+def _transformers_before(framework: Any, version: tuple[int, int]) -> bool:
+    """Whether a run's framework is Hugging Face transformers of a release before ``version``.
+
+    >>> _transformers_before("transformers 4.38.2 (PyTorch 2.1.2)", (4, 45))
+    True
+    >>> _transformers_before("transformers 4.46.1", (4, 45)), _transformers_before("vllm 0.6", (4, 45))
+    (False, False)
+    """
+    m = re.search(r"(?<![a-z])transformers\s*(?:==|v)?\s*(\d+)\.(\d+)", str(framework or "").lower())
+    return m is not None and (int(m.group(1)), int(m.group(2))) < version
 
 
 def _median(xs: list[float]) -> float | None:

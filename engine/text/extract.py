@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..core.errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
-from ..kb.lexicon import Match as _Match, match_entities as _match_entities, resolve_variant as _resolve_variant
+from ..kb.lexicon import Match as _Match, generic_model, match_entities as _match_entities, resolve_variant as _resolve_variant
 from .compare import advantages, comparisons
 from .tables import covered, table_claims
 from .lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_to_referents
@@ -68,6 +68,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     listed: str | None = None                            # the verdict of the line heading a list
     last_run: list[_Match] = []                           # the products the last sentence naming any spoke of
     section: dict[str, _Match] = {}                       # the one product a heading (or a list's intro) names
+    section_size: dict | None = None                      # the one model (or size) the last heading naming any names
     list_owner: dict[str, _Match] = {}
     for s, e in sentences(low):
         row = row_at(rows, s)
@@ -102,6 +103,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         own = _sole_product(named_all, vocab)
         if heading and not bullet and row is None and (own or listed is None):
             section = own               # a heading naming no product but a verdict ("Good for") stays in the section
+        if heading and not bullet and row is None:
+            section_size = _heading_size(low, masked_low, s, e, named_all, vocab, section_size)
         if not bullet:
             list_owner = {}
         context = _row_context(row, ents, carried)
@@ -111,7 +114,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             context = {**{k: v for k, v in carried.items() if k not in HARDWARE}, **scope}
         found = [] if question else sentence_claims(low, masked_low, s, e, ents, context, vocab, t, row, topic,
                                                         listed if bullet and row is None else None, named_all,
-                                                        advising and not bullet)
+                                                        advising and not bullet, section_size)
         if not question:
             runs = groups(low, ents, t)
             plural = pronoun_list(low, s, e, t)
@@ -160,6 +163,23 @@ def _sole_product(named: list[_Match], vocab: Vocabulary) -> dict[str, _Match]:
     if not hw or len({vocab.generic(m.eid) for m in hw}) != 1:
         return {}
     return {hw[0].kind: hw[0]}
+
+
+def _heading_size(low: str, masked: str, s: int, e: int, named: list[_Match], vocab: Vocabulary,
+                  current: dict | None) -> dict | None:
+    """The workload size a heading sets for its section: the one specific model it names ("# Fine-tuning
+    Llama-2-13B"), else the one parameter count it states ("7B 模型需要多少显存"); a heading naming two
+    sizes ("7B vs 13B") sets none, one naming no size keeps the section's."""
+    models = list(dict.fromkeys(m.eid for m in named if m.kind == "model" and not generic_model(m.eid, vocab)))
+    sizes = {q.lo * (vocab.unit_factor("params", q.unit) or 1) for q in quantities(masked, s, e, vocab)
+             if q.dimension == "params" and q.lo == q.hi}
+    if len(models) == 1:
+        return {"model": models}
+    if models or len(sizes) > 1:
+        return None
+    if sizes:
+        return {"params": sizes.pop()}
+    return current
 
 
 def _row_context(row: Row | None, ents: list[_Match], carried: dict[str, _Match]) -> dict[str, _Match]:

@@ -88,7 +88,8 @@ def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
 def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
                      vocab: Vocabulary, t: dict[str, Any], row: Row | None = None,
                      topic: str | None = None, listed: str | None = None,
-                     named_all: list[_Match] | None = None, advising: bool = False) -> list[Candidate]:
+                     named_all: list[_Match] | None = None, advising: bool = False,
+                     scope_size: dict[str, Any] | None = None) -> list[Candidate]:
     out: list[Candidate] = []
     qs = quantities(masked, s, e, vocab)
     named_sizes = size_named_variants(low, qs, ents, vocab, t)      # "80GB 版本": a mention of that variant
@@ -96,6 +97,8 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
         qs = [q for i, q in enumerate(qs) if i not in named_sizes]
         ents = sorted(ents + list(named_sizes.values()), key=lambda m: m.start)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
+    if scope_size and not (workload.get("model") or workload.get("params")) and (workload.get("method") or workload.get("task")):
+        workload = {**workload, **scope_size, "size": True}   # under "# Fine-tuning Qwen-14B": that model's workload
     if not workload.get("method") and workload.get("size") and any_match(t["load"], low[s:e]):
         workload = {**workload, "method": "inference"}    # "a 13B model needs 26 GB just to load": its weights served
     verdict = first_match(t["verdict"], masked[s:e])

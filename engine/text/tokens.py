@@ -22,6 +22,7 @@ CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,�
 # a number, with thousands separators ("2,039 GB/s", "1,979 TFLOPS"); never the tail of one (",039")
 _NUM = re.compile(r"(?<![0-9.a-z_])((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)(?![0-9]|\.[0-9]|,\d{3}(?!\d))")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")
+_BARE_RANGE = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|—|~|～|(?<![a-z])to|到|至)\s*$")
 _BARE_LIST = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*[a-z]{0,3}\s*/\s*(?:\d{1,7}(?:\.\d{1,4})?\s*[a-z]{0,3}\s*/\s*)*$")
 _LIST_JOIN = re.compile(r"\s*(?:or|或|/)\s*")
 _ZH_SCALE = {"千亿": 1e11, "百亿": 1e10, "亿": 1e8}
@@ -245,8 +246,10 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool =
             prev.hi, prev.end = max(prev.hi, x), q.end
             continue
         # "16-32GB": a bare number joined to this one
-        bare = re.search(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|—|~|～|(?<![a-z])to|到|至)\s*$", low[max(start, m.start() - 14):m.start()]) or \
+        bare = _BARE_RANGE.search(low, max(start, m.start() - 14), m.start()) or \
             _BARE_LIST.search(low, max(start, m.start() - 40), m.start())     # "32G/64G/128G": alternatives
+        if bare and _in_name(low, bare.start(1)):
+            bare = None                 # "qwen3-14b", "llama-3-70b": a name's version, not a range's start
         if bare and (prev is None or prev.end <= m.start() - len(bare.group(0))):
             lo = float(bare.group(1))
             if lo < x:
@@ -259,6 +262,13 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool =
         q.approx = any(rx.search(before) if not rx.pattern.startswith("^") else rx.search(rest) for rx in t["approx"])
         out.append(q)
     return sorted(out + _counted_in_words(low, start, end, out, t), key=lambda q: q.start)
+
+
+def _in_name(low: str, pos: int) -> bool:
+    """Whether the number at ``pos`` is glued to a name before it ("qwen3", "llama-3", "glm2")."""
+    if pos > 0 and low[pos - 1] in "-_":
+        pos -= 1
+    return pos > 0 and "a" <= low[pos - 1] <= "z"
 
 
 _GPU_WORD = re.compile(r"\s*(?:(?:nvidia\s*)?\ue000+\s*)?(?:gpus?|cards?|accelerators?|显卡|卡)(?![a-z])")
