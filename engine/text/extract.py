@@ -70,8 +70,19 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     section: dict[str, _Match] = {}                       # the one product a heading (or a list's intro) names
     section_size: dict | None = None                      # the one model (or size) the last heading naming any names
     list_owner: dict[str, _Match] = {}
+    sheets: list[tuple[int, int]] = []                    # runs of short "label value" lines: their claims
+    sheet: list[int] = []                                 # the current run: index of its first claim, lines
+    prev_end = -1
     for s, e in sentences(low):
         row = row_at(rows, s)
+        line = row is None and _whole_line(low, s, e) and e - s <= SHEET_LINE
+        if sheet and not (line and low[prev_end:s] == "\n"):
+            if sheet[1] >= SHEET_LINES:
+                sheets.append((sheet[0], len(claims)))
+            sheet = []
+        if line:
+            sheet = [sheet[0], sheet[1] + 1] if sheet else [len(claims), 1]
+            prev_end = e
         for k in [k for k in carried if k.startswith(HEADING)]:
             del carried[k]
         if row is not None and row.heading is not None:   # the products the table's heading names
@@ -154,7 +165,36 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             if v is not None:                  # "腾讯云 GN7": the vendor the text speaks of
                 carried["vendor"] = _Match(m.start, m.end, v, "vendor")
     claims += [x for k, x in enumerate(cells) if k not in placed]
+    if sheet and sheet[1] >= SHEET_LINES:
+        sheets.append((sheet[0], len(claims)))
+    _sheet_variants(claims, sheets, vocab)
     return Extraction(text, out_lang, claims, not_understood)
+
+
+#: a line of a spec sheet ("TDP功耗 250W", "Memory: 80 GB") is a whole line of at most this many characters;
+#: a sheet has at least SHEET_LINES of them in a row
+SHEET_LINE, SHEET_LINES = 60, 3
+
+
+def _whole_line(low: str, s: int, e: int) -> bool:
+    return (s == 0 or low[s - 1] == "\n") and (e == len(low) or low[e] == "\n")
+
+
+def _sheet_variants(claims: list[Candidate], sheets: list[tuple[int, int]], vocab: Vocabulary) -> None:
+    """A spec sheet about a GPU of several sizes whose memory line names one of them ("最大显存 80 GB" under
+    "英伟达 A100 配置参数") is about that variant: its lines' figures are that variant's, not the family's."""
+    for lo, hi in sheets:
+        mine = claims[lo:hi]
+        sizes = {(c.subject, c.value * (vocab.unit_factor("memory", c.unit) or 1)) for c in mine
+                 if c.attribute == "memory_gb" and isinstance(c.value, (int, float)) and vocab.sized_variants(c.subject)}
+        sizes = {(g, gb) for g, gb in sizes if gb >= 1}           # not a cache's "40 MB"
+        if len(sizes) != 1:
+            continue
+        ((generic, gb),) = sizes
+        named = [v for v in vocab.sized_variants(generic) if vocab.names_size(v, gb)]
+        for c in mine if len(named) == 1 else ():
+            if c.subject == generic:
+                c.subject = named[0]
 
 
 def _sole_product(named: list[_Match], vocab: Vocabulary) -> dict[str, _Match]:

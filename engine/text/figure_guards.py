@@ -178,8 +178,8 @@ def several_figures(ctx: Context) -> dict[str, str] | None:
     return None
 
 
-def near_claimed_figure(ctx: Context, after: int = 40):
-    """The text right after each figure of the unit that equals the claim's value."""
+def claimed_figures(ctx: Context) -> list:
+    """The figures of the unit that equal the claim's value."""
     x = point_of(ctx.claim)
     if x is None:
         return []
@@ -189,8 +189,29 @@ def near_claimed_figure(ctx: Context, after: int = 40):
     for q in figures(ctx):
         f = ctx.vocab.unit_factor(q.dimension, q.unit) or factor or 1
         if abs(q.lo * f - x) <= SAME_FIGURE * max(abs(x), 1e-9) or abs(q.hi * f - x) <= SAME_FIGURE * max(abs(x), 1e-9):
-            out.append(ctx.low[q.end:min(q.end + after, ctx.unit[1])])
+            out.append(q)
     return out
+
+
+def near_claimed_figure(ctx: Context, after: int = 40):
+    """The text right after each figure of the unit that equals the claim's value."""
+    return [ctx.low[q.end:min(q.end + after, ctx.unit[1])] for q in claimed_figures(ctx)]
+
+
+#: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
+#: written, since the extractor reads it lower-cased
+_BITS = re.compile(r"\s*[KMGTkmgt]b(?:/s|ps|it/s)")
+
+
+def bit_rate(ctx: Context) -> dict[str, str] | None:
+    """"GDDR6 at 18Gb/s": a memory figure in bits per second is its per-pin data rate (or a link's speed),
+    not the card's memory bandwidth, which vendors give in bytes per second."""
+    if ctx.claim.attribute != "memory_bandwidth":
+        return None
+    for q in claimed_figures(ctx):
+        if _BITS.match(ctx.text, q.unit_at or q.end):
+            return {"figure": ctx.text[q.start:q.end]}
+    return None
 
 
 def per_unit_rate(ctx: Context) -> dict[str, str] | None:

@@ -77,6 +77,15 @@ def _table_header(text: str, pos: int) -> tuple[int, int] | None:
     return (start, len(text) if end < 0 else end)
 
 
+def _sheet_line_above(low: str, start: int) -> bool:
+    """Whether the line above the one starting at ``start`` is a short line with no sentence mark at its end,
+    right above it (no blank line): two such lines in a row are lines of a spec sheet, not headings."""
+    if start <= 0:
+        return False
+    above = low[low.rfind("\n", 0, start - 1) + 1:start - 1].strip()
+    return 0 < len(above) <= 60 and not BULLET.match(above) and not re.search(r"[。.!！:：;；,，]$|[。|]", above)
+
+
 class Guards:
     """The guards of one checked text: the text's sentences and product mentions, read once."""
 
@@ -139,6 +148,7 @@ class Guards:
         at = self.text.rfind("\n", 0, pos) + 1
         in_list = bool(BULLET.match(self.low, at, pos + 1))
         seen: set[str] = set()
+        sheet = False
         while at > 0:
             start = self.low.rfind("\n", 0, at - 1) + 1
             line = self.low[start:at - 1].strip()
@@ -149,6 +159,11 @@ class Guards:
             if (intro or heading) and not names and any_match(tables(vocab)["verdict_any"], line):
                 at, in_list = start, False      # "Good for:" under "## A100-40GB": a verdict's sub-heading
                 continue
+            if heading and not intro and not names and not line.startswith("#") and _sheet_line_above(self.low, start):
+                at, sheet = start, True     # "TDP功耗 250W" under "代工厂 TSMC": a spec sheet's line, not a heading
+                continue
+            if sheet and not (line.startswith("#") or start == 0 or self.low[max(0, start - 2):start] == "\n\n"):
+                return None             # a sheet under a line of names ("NVIDIA A100\nNVIDIA A40"): a flattened table
             if intro or heading:
                 return (start, at - 1) if len(names) == 1 and seen <= names else None
             if in_list and not bullet and line:

@@ -1,0 +1,57 @@
+"""Spec sheets as people copy them (runs of short "label value" lines under a line naming the product), and
+figures of the same dimension that are not the attribute they look like: a memory's per-pin data rate in
+Gb/s, a recommended power supply, an on-chip cache. Texts written for these tests, not taken from any gold
+passage."""
+from __future__ import annotations
+
+import pytest
+
+WRONG = {"incorrect", "understated", "overstated", "inconsistent_with_derivation", "misattributed"}
+
+
+def _claims(gpukb, text: str) -> list[dict]:
+    return gpukb.check(text)["claims"]
+
+
+@pytest.mark.parametrize("text", [
+    "NVIDIA A100 规格\n架构 Ampere\n显存 80 GB\n显存带宽 2,039 GB/s\nTDP 400W\n",
+    "A100 参数\n显存容量 40GB\n显存带宽 1,555 GB/s\n功耗 250W\n",
+    "H100 规格\n显存带宽 3.35 TB/s\nTDP 700W\n接口 PCIe 5.0\n",
+    "NVIDIA L40S Specifications\nGPU Memory 48GB GDDR6\nMemory Bandwidth 864GB/s\nMax Power Consumption 350W\n",
+    "## A100 40GB PCIe\nMemory: 40GB HBM2\nBandwidth: 1,555GB/s\nTDP: 250W\n\n## A100 80GB SXM\nMemory: 80GB HBM2e\n"
+    "Bandwidth: 2,039GB/s\nTDP: 400W\n",
+    # a flattened two-column comparison: its lines are no sheet of the product named last
+    "NVIDIA A100 vs NVIDIA A40\n\nNVIDIA A100\nNVIDIA A40\n6912 Shaders\n80GB HBM2e\n10752 Shaders\n48GB GDDR6\n",
+])
+def test_true_spec_sheets_are_not_flagged(gpukb, text):
+    claims = _claims(gpukb, text)
+    assert claims and not [c for c in claims if c["status"] in WRONG], claims
+
+
+def test_a_sheets_memory_line_names_the_variant_its_figures_are_of(gpukb):
+    claims = _claims(gpukb, "英伟达 A100 配置参数\n核心架构 Ampere\nTDP功耗 250W\n最大显存 80 GB\n代工厂 TSMC\n"
+                            "显存带宽 1,555 GB/s\n")
+    wrong = {(c["subject"], c["attribute"]) for c in claims if c["status"] == "incorrect"}
+    assert wrong == {("gpu:A100-80GB", "tdp_w"), ("gpu:A100-80GB", "memory_bandwidth")}, claims
+
+
+@pytest.mark.parametrize("text", ["The L40S uses GDDR6 memory at 18Gb/s.", "RTX 4090: GDDR6X at 21 Gbps per pin."])
+def test_a_memory_figure_in_bits_per_second_is_no_bandwidth(gpukb, text):
+    claims = _claims(gpukb, text)
+    assert not [c for c in claims if c["attribute"] == "memory_bandwidth" and c["status"] in WRONG], claims
+
+
+@pytest.mark.parametrize("text,attr", [
+    ("RTX 4090 的功耗为 450W，建议电源 850W。", "psu_w"), ("A 850W power supply is recommended for the RTX 4090.", "psu_w"),
+    ("The H100 has 50 MB of L2 cache and 80 GB of HBM3.", "cache_mb"), ("A100 的二级缓存为 40MB，显存 40GB。", "cache_mb"),
+])
+def test_a_power_supply_or_a_cache_is_its_own_attribute(gpukb, text, attr):
+    claims = _claims(gpukb, text)
+    assert any(c["attribute"] == attr for c in claims), claims
+    assert not [c for c in claims if c["status"] in WRONG], claims
+
+
+def test_a_boards_power_and_memory_are_still_read(gpukb):
+    claims = _claims(gpukb, "RTX 4090 的功耗为 450W，建议电源 850W。The H100 has 80 GB of HBM3 and 50 MB of L2 cache.")
+    got = {(c["attribute"], c["value"]) for c in claims if c["status"] == "supported"}
+    assert ("tdp_w", 450) in got and ("memory_gb", 80) in got, claims
