@@ -112,9 +112,56 @@ TRUE = [
     "L40S 适合生成式 AI 推理和微调。",
     "在 8 张 A100 80GB 上，使用 ZeRO-3 可以全量微调 70B 模型。",
     "A 4x A100 80GB server has 320 GB of GPU memory.",
+    # a third batch (2026-12-05): instance pages, spec tables and memory arithmetic
+    "| 型号 | H20 | L20 | H800 |\n|---|---|---|---|\n| 显存 | 96GB HBM3 | 48GB GDDR6 | 80GB HBM3 |\n| 显存带宽 | 4.0TB/s | 864GB/s | 3.35TB/s |\n| 架构 | Hopper | Ada Lovelace | Hopper |",
+    "AWS g5.xlarge 实例配备 1 块 NVIDIA A10G GPU（24GB 显存）、4 个 vCPU 和 16GB 内存。",
+    "The p4d.24xlarge instance has 8 NVIDIA A100 40GB GPUs, 96 vCPUs and 1152 GiB of memory.",
+    "The AWS p5.48xlarge provides 8 H100 GPUs with 640 GB of HBM3 in total.",
+    "Google Cloud's a2-highgpu-1g machine type comes with one A100 40GB GPU.",
+    "A2 Ultra machine types (a2-ultragpu-1g) attach NVIDIA A100 80GB GPUs.",
+    "阿里云 gn7i 实例搭载 NVIDIA A10 GPU，单卡 24GB 显存。",
+    "腾讯云 GN7 实例采用 NVIDIA T4 GPU，每卡 16GB 显存。",
+    "腾讯云 GN10Xp 实例搭载 NVIDIA V100 GPU，单卡 32GB 显存，支持 NVLink。",
+    "The NVIDIA L4 has 24 GB of GDDR6 and a 72 W TDP.",
+    "The RTX 4090 has 24 GB of GDDR6X memory with about 1 TB/s of bandwidth.",
+    "RTX 3090 配备 24GB GDDR6X 显存，显存带宽 936GB/s。",
+    "The RTX A6000 has 48 GB of GDDR6 with ECC.",
+    "The H100 SXM delivers 989 TFLOPS of dense BF16 Tensor Core compute and 1,979 TFLOPS with sparsity.",
+    "A100 的 FP16 Tensor Core 算力为 312 TFLOPS，稀疏情况下可达 624 TFLOPS。",
+    "H800 与 H100 的主要区别在于 NVLink 带宽被限制为 400GB/s。",
+    "The A800 is a China-market A100 variant whose NVLink bandwidth is limited to 400 GB/s.",
+    "The V100 SXM2 offers 125 TFLOPS of deep learning (Tensor) performance.",
+    "The T4 supports INT8 at 130 TOPS and INT4 at 260 TOPS.",
+    "The A10 delivers 125 TFLOPS of FP16 Tensor performance (250 with sparsity).",
+    "The L40S provides 733 TFLOPS of FP8 (1,466 with sparsity).",
+    "MIG lets an A100 be partitioned into up to seven GPU instances.",
+    "The H200 has 141 GB of HBM3e at 4.8 TB/s.",
+    "The B200 supports FP4 precision through its second-generation Transformer Engine.",
+    "A 70B model in FP16 needs about 140 GB just for its weights, so it does not fit on a single 80 GB GPU.",
+    "With 4-bit quantization, a 70B model's weights take about 35 GB.",
+    "Llama-2-7B 全参数微调（混合精度 + AdamW）仅模型状态就需要约 112GB 显存。",
+    "QLoRA 微调 Llama-2-13B 可以在单张 24GB 显卡上完成。",
+    "LoRA fine-tuning a 7B model in 16-bit needs roughly 16 GB of GPU memory at short sequence lengths.",
+    "A single A100 80GB cannot fully fine-tune a 13B model with AdamW in mixed precision.",
+    "推理 Qwen-7B（FP16）大约需要 16GB 显存，T4 的 16GB 显存较为紧张。",
+    "Serving Llama-2-13B in FP16 needs two 16 GB T4s at least.",
+    "The KV cache of Llama-2-7B takes about 0.5 MB per token in FP16.",
+    "An 8-GPU H100 node (DGX H100) has 640 GB of GPU memory.",
+    "The A100 PCIe 40GB has a TDP of 250 W, while the SXM4 version is rated at 400 W.",
+    "The H100 PCIe has 80 GB of HBM2e and 2 TB/s of bandwidth.",
+    "The H100 NVL has 94 GB of HBM3 per GPU.",
+    "GN7.2XLARGE32 配备 1 颗 T4，8 核 vCPU，32GB 内存。",
+    "T4 采用图灵架构，功耗仅 70W，适合推理。",
+    "A10 基于 Ampere 架构，拥有 24GB GDDR6 显存，功耗 150W。",
 ]
 
 FALSE = [
+    # a third batch (2026-12-05)
+    "The L40S provides 900 TFLOPS of FP8 (1,466 with sparsity).",
+    "The H100 SXM delivers 989 TFLOPS of dense BF16 Tensor Core compute and 2,500 TFLOPS with sparsity.",
+    "Serving Llama-2-70B in FP16 needs two 16 GB T4s.",
+    "The H100 PCIe version has 40 GB of HBM2e.",
+    "英伟达 A100 配置参数\n核心架构 Ampere\nTDP功耗 250W\n最大显存 80 GB\n显存带宽 1,555 GB/s\n",
     "腾讯云 GN7 实例搭载 NVIDIA V100 GPU。",
     "阿里云 gn7i 实例采用 NVIDIA T4 GPU。",
     "H100 SXM 的 BF16 算力为 1979 TFLOPS。",
@@ -145,7 +192,9 @@ FALSE = [
     "An 8x H100 node gives 320 GB of GPU memory in total.",
 ]
 
-# Known gaps, not asserted: a GPU named only by its memory size ("a single 80 GB GPU") is not checked.
+# Known gaps, not asserted: a GPU named only by its memory size ("a single 80 GB GPU") is not checked; a variant
+# named by its own word later in the sentence ("The H200 also comes in an NVL variant (…, 400 W)") gets the
+# variant's figure, but the claim stays unclear since the sentence names the variant by that word only.
 
 
 def _flags(gpukb, text: str) -> list[tuple]:

@@ -193,8 +193,11 @@ def _sparsity_reader(vocab):
         after = after[:min([m.start() for m in _STOP.finditer(after)] or [len(after)])]
         before = low[max(0, at - SPARSITY_REACH):at]
         before = before[max([m.end() for m in _STOP.finditer(before)] or [0]):]
-        window = before + " " + low[at:c.end] + " " + after
-        return any(rx.search(window) for rx in yes) and not any(rx.search(window) for rx in no)
+        after = low[at:c.end] + " " + after       # a word right after the figure is its own ("1,979 TFLOPS with
+        if any(rx.search(after) for rx in no):    # sparsity" after "989 TFLOPS of dense BF16"): it wins
+            return False
+        return any(rx.search(after) for rx in yes) or (any(rx.search(before) for rx in yes)
+                                                       and not any(rx.search(before) for rx in no))
     return read
 
 

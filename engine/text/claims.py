@@ -177,9 +177,9 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
             for m in rx.finditer(low, s, e):
                 if q.start <= m.start() < q.end or masked[m.start()] in NAME_MARKS:
                     continue                      # the unit itself ("16 张") or a hardware or model name
-                if m.start() >= q.end and _OWN_FIGURE.match(low, m.end(), min(e, m.end() + 24)):
-                    continue                      # "…1,979 TFLOPS, TF32 989 TFLOPS": a word after the figure that
-                                                  # leads a figure of its own names that one, not this one
+                if m.start() >= q.end and _OWN_FIGURE.match(low, m.end(), min(e, m.end() + 24)) and \
+                        not _TRAILS.fullmatch(low[q.start:m.start()] + " "):   # "733 TFLOPS of FP8 (1,466 …)": its own
+                    continue                      # "…1,979 TFLOPS, TF32 989 TFLOPS": it leads a figure of its own
                 if m.end() <= q.start and _TRAILS.search(low, max(s, m.start() - 24), m.start()) and \
                         not _OWN_FIGURE.match(low, m.end(), min(e, m.end() + 24)):
                     continue                      # "19.5 TFLOPS of FP64 on its Tensor Cores and 9.7": the earlier's

@@ -198,22 +198,6 @@ def near_claimed_figure(ctx: Context, after: int = 40):
     return [ctx.low[q.end:min(q.end + after, ctx.unit[1])] for q in claimed_figures(ctx)]
 
 
-#: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
-#: written, since the extractor reads it lower-cased
-_BITS = re.compile(r"\s*[KMGTkmgt]b(?:/s|ps|it/s)")
-
-
-def bit_rate(ctx: Context) -> dict[str, str] | None:
-    """"GDDR6 at 18Gb/s": a memory figure in bits per second is its per-pin data rate (or a link's speed),
-    not the card's memory bandwidth, which vendors give in bytes per second."""
-    if ctx.claim.attribute != "memory_bandwidth":
-        return None
-    for q in claimed_figures(ctx):
-        if _BITS.match(ctx.text, q.unit_at or q.end):
-            return {"figure": ctx.text[q.start:q.end]}
-    return None
-
-
 def per_unit_rate(ctx: Context) -> dict[str, str] | None:
     if ctx.claim.attribute == "bytes_per_param":
         return None                     # a rate per parameter is what the attribute is

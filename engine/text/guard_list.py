@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .practice import count_within_practice, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
-from .figure_guards import (same_value, bit_rate, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
+from .other_figures import bit_rate, memory_part, unknown_product
+from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
                             weights_only)
@@ -115,6 +116,12 @@ GUARDS: tuple[Guard, ...] = (
           "该句给出 {n} 个同类数字，而文中比较了多款产品，对应关系不明", several_figures),
     Guard("per_unit_rate",
           "the figure is a rate (“{word}”), not a total", "该数字是比率（“{word}”），不是总量", per_unit_rate),
+    Guard("unknown_product",
+          "the figure follows {name}, a product gpukb does not know: it may be that product's",
+          "该数字紧跟在 gpukb 不认识的产品 {name} 之后，可能是该产品的数字", unknown_product),
+    Guard("memory_part",
+          "the figure is the size of each memory stack or chip (“{word}”), not the card's memory",
+          "该数字是每个显存堆栈或颗粒的容量（“{word}”），而非整卡显存", memory_part),
     Guard("bit_rate",
           "the figure ({figure}) is in bits per second: a memory's per-pin data rate or a link's speed, not the card's memory bandwidth",
           "该数字（{figure}）以比特每秒计：是显存每针脚的数据速率或链路速率，而非显卡的显存带宽", bit_rate),

@@ -12,7 +12,7 @@ from .claims import attribute_for, bottlenecks, column_claims, depends, effects,
 from .subject import HARDWARE, Candidate, carries, host_of, locative_gpu, subject_of, vendor_prefix, widen
 from .workload import gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
 from .specs import (announced_figures, cards_of_size, counts_cards, named_specs, per_gpu_owner, per_param,
-                    size_named_variants)
+                    size_named_variants, form_named_variants)
 from .tokens import CLAUSE, NAME_MARKS, Quantity, Row, any_match, first_match, negated, quantities, segment
 
 
@@ -96,6 +96,9 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
     if named_sizes:
         qs = [q for i, q in enumerate(qs) if i not in named_sizes]
         ents = sorted(ents + list(named_sizes.values()), key=lambda m: m.start)
+    named_forms = form_named_variants(low, s, e, ents, vocab)       # "an NVL variant": a mention of that variant
+    if named_forms:
+        ents = sorted(ents + named_forms, key=lambda m: m.start)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
     if scope_size and not (workload.get("model") or workload.get("params")) and (workload.get("method") or workload.get("task")):
         workload = {**workload, **scope_size, "size": True}   # under "# Fine-tuning Qwen-14B": that model's workload
@@ -111,7 +114,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
         seg = segment(masked, s, e, q.start)
         nearest = method_before(low, seg[0], q.start, vocab) if workload.get("method") else None
         cards = cards_of_size(q, masked, seg, ents, {**workload, "method": nearest} if nearest else workload,
-                              vocab, t["cards_of_size"])
+                              vocab, t["cards_of_size"], t["number_words"])
         if cards is not None:                   # "needs 2× 80 GB (A100 / H100)": two cards of 80 GB
             out += cards
             continue

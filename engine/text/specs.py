@@ -106,6 +106,29 @@ def size_named_variants(low: str, qs: list[Quantity], ents: list[_Match], vocab:
     return out
 
 
+def form_named_variants(low: str, s: int, e: int, ents: list[_Match], vocab: Vocabulary) -> list[_Match]:
+    """"The H200 also comes in an NVL variant (PCIe card, 600 W)", "H100 的 PCIe 版本": a word followed by a word
+    for a version, which with the name of a GPU the sentence names is the name of another GPU ("H200 NVL",
+    "H100 PCIe"), is a mention of that one; the figures after it are its own."""
+    words = vocab_cues(vocab, "variant_word")
+    found = [x for x in re.finditer(r"(?<![a-z0-9])([a-z]+\d?)(?![a-z0-9])", low[s:e])
+             if any(rx.search(low[s + x.end():min(e, s + x.end() + 16)]) for rx in words)]
+    gpus = {low[m.start:m.end].strip(): m.eid for m in ents if m.kind == "gpu"}
+    if not found or not gpus:
+        return []
+    aliases = vocab.aliases()
+    generics = {vocab.generic(eid) for eid in gpus.values()} | set(gpus.values())
+    names = {**{a: v for a, v in aliases.items() if v in generics}, **gpus}     # "H100 SXM" is an "H100"
+    out: list[_Match] = []
+    for x in found:
+        for name, eid in names.items():
+            other = aliases.get(f"{name} {x.group(1)}") or aliases.get(f"{name}-{x.group(1)}")
+            if other is not None and other != eid and vocab.kind_of(other) == "gpu":
+                out.append(_Match(s + x.start(), s + x.end(), other, "gpu"))
+                break
+    return out
+
+
 def unit_of(vocab: Vocabulary, attr: str) -> str | None:
     """The first unit of an attribute's dimension (None for a dimensionless one)."""
     units = list(vocab.units.get(vocab.attributes[attr].dimension or "", ()) or ())
@@ -209,7 +232,7 @@ _SIZE_GAP = re.compile(r"\s*(?:gpus?|cards?|显卡|卡)?\s*[（(]?\s*(?:nvidia\s
 
 
 def cards_of_size(q: Quantity, masked: str, seg: tuple[int, int], ents: list[_Match], workload: dict[str, Any],
-                  vocab: Vocabulary, cues: tuple[re.Pattern[str], ...]) -> list[Candidate] | None:
+                  vocab: Vocabulary, cues: tuple[re.Pattern[str], ...], words: tuple = ()) -> list[Candidate] | None:
     """"needs 2× 80 GB (A100 / H100)", "需要 2 × 80GB（A100/H100）": a count of cards written right before a
     memory size (cues ``check_guard.cards_of_size``, the count in group ``n``) is a number of cards of that
     size, never a memory figure of that value. Of the GPUs named right after it (each in its variant of that
@@ -218,6 +241,12 @@ def cards_of_size(q: Quantity, masked: str, seg: tuple[int, int], ents: list[_Ma
     if q.dimension != "memory" or q.lo != q.hi or q.bound:
         return None
     count = next((m for rx in cues for m in [rx.search(masked, seg[0], q.start)] if m and m.end() == q.start), None)
+    n = float(count.group("n")) if count is not None else None
+    if count is None:                   # "two 16 GB T4s", "两张 16GB 的 T4": a count in words (cues.number_words)
+        count, n = next(((m, float(x)) for x, rxs in words for rx in rxs for m in rx.finditer(masked, seg[0], q.start)
+                         if not masked[m.end():q.start].strip()), (None, None))
+        if n is not None and (n < 2 or not (workload.get("method") or workload.get("task"))):
+            return None                 # "一张 16GB 显存的显卡": a card of that memory, no count of cards needed
     if count is None:
         return None
     gpus: list[_Match] = []
@@ -230,9 +259,8 @@ def cards_of_size(q: Quantity, masked: str, seg: tuple[int, int], ents: list[_Ma
         at = m.end
     if not gpus or not (workload.get("method") or workload.get("task")):
         return []
-    n = float(count.group("n"))
-    sized = sized_variants(q, gpus, vocab)
-    out = [Candidate(count.start("n"), at, v, "min_gpus", n, None, qualifiers_of(workload), "estimate", 0.7)
+    sized = sized_variants(q, gpus, vocab) or [m.eid for m in gpus if not vocab.entities.get(m.eid, {}).get("variants")]
+    out = [Candidate(count.start(), at, v, "min_gpus", n, None, qualifiers_of(workload), "estimate", 0.7)
            for v in sized]
     for c in out:
         widen(c, ents, seg)
