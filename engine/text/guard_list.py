@@ -2,7 +2,7 @@
 reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
 from __future__ import annotations
 
-from .practice import count_within_practice, within_practice
+from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
 from .other_figures import bit_rate, memory_part, unknown_product
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
@@ -137,6 +137,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("within_practice",
           "the text states no optimizer and no precision but a 16-bit one (which pure 16-bit and mixed precision training both use), and the figure is within what common setups need ({lo}–{hi} GB)",
           "文中未说明优化器，也未说明 16 位以外的精度（纯 16 位训练和混合精度训练都用 16 位），该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),
+    Guard("usual_count",
+          "the text gives a usual or recommended count of GPUs (“{word}”), not the fewest that fit: more than the fewest is no overstatement",
+          "文中给出的是通常或推荐的卡数（“{word}”），而非最少所需卡数：多于最少卡数并非夸大", usual_count),
     Guard("count_within_practice",
           "the text states no optimizer and no precision but a 16-bit one, and {n} GPUs lie between what pure 16-bit and mixed-precision training need on these cards ({lo}–{hi})",
           "文中未说明优化器，也未说明 16 位以外的精度，{n} 张卡介于纯 16 位训练与混合精度训练在这类显卡上所需的数量之间（{lo}–{hi} 张）", count_within_practice),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..kb.vocabulary import Interval
-from .guard_base import Context, point_of
+from .guard_base import Context, cue_in_unit, point_of
 
 
 #: bytes per parameter that common setups hold, lowest and highest (see kb/reference/formulas.yaml):
@@ -93,3 +93,11 @@ def count_within_practice(ctx: Context) -> dict[str, str] | None:
     if fewest <= count <= most:
         return {"n": f"{count:g}", "lo": f"{fewest:.0f}", "hi": f"{most:.0f}"}
     return None
+
+
+def usual_count(ctx: Context) -> dict[str, str] | None:
+    """"全量微调 7B 通常需要 4 张 A100 80GB": a GPU count the text gives as what is usually used or recommended
+    (cues ``usual``), not as the fewest that fit; that it is more than the fewest overstates nothing."""
+    if ctx.claim.attribute != "min_gpus" or ctx.status != "overstated":
+        return None
+    return cue_in_unit(ctx, "usual")
