@@ -55,3 +55,20 @@ def test_a_boards_power_and_memory_are_still_read(gpukb):
     claims = _claims(gpukb, "RTX 4090 的功耗为 450W，建议电源 850W。The H100 has 80 GB of HBM3 and 50 MB of L2 cache.")
     got = {(c["attribute"], c["value"]) for c in claims if c["status"] == "supported"}
     assert ("tdp_w", 450) in got and ("memory_gb", 80) in got, claims
+
+
+def test_an_instance_tables_bare_memory_column_is_its_ram(gpukb):
+    text = ("| Instance | GPUs | GPU memory | vCPUs | Memory (GiB) |\n|---|---|---|---|---|\n| g5.xlarge | 1 | 24 GiB | 4 | 16 |\n"
+            "| p4d.24xlarge | 8 | 320 GB | 96 | 1152 |\n")
+    claims = _claims(gpukb, text)
+    ram = {(c["subject"], c["value"]) for c in claims if c["attribute"] == "host_memory_gb"}
+    assert ram == {("instance:g5.xlarge", 16), ("instance:p4d.24xlarge", 1152)}, claims
+    assert not [c for c in claims if c["status"] in WRONG], claims
+
+
+def test_figures_glued_to_words_in_a_borderless_table(gpukb):
+    """"Memory Bandwidth2,039 GB/s3,350 GB/s": both figures are read whole, never their tails ("039 GB/s")."""
+    claims = _claims(gpukb, "FeatureNVIDIA A100NVIDIA H100\nMemory80GB HBM2e80GB HBM3\n"
+                            "Memory Bandwidth2,039 GB/s3,350 GB/s\nTDP400W700W\n")
+    values = {c["value"] for c in claims if c["attribute"] == "memory_bandwidth"}
+    assert values <= {2039, 3350} and not [c for c in claims if c["status"] in WRONG], claims

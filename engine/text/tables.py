@@ -25,7 +25,7 @@ from .claims import attribute_for
 from .subject import HARDWARE, Candidate
 from .guard_base import size_in_name
 from .specs import unit_of
-from .tokens import PLACEHOLDER, Quantity, Row, line_spans, quantities
+from .tokens import PLACEHOLDER, Quantity, Row, any_match, line_spans, quantities
 
 _BARE = re.compile(r"\s*(?:~|≈|约)?\s*((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)\s*$")
 _PROSE = re.compile(r"[。！？!?；;，:：]|[,.](?!\d)")
@@ -101,6 +101,9 @@ def _cell_claims(subject: _Match, masked: str, low: str, a: int, b: int, head: t
     out: list[Candidate] = []
     for q in qs if qs is not None else _figures(masked, low, a, b, head, vocab, t):
         attr, aconf = attribute_for(q, low, masked, head, head[0], head[1], [], {}, vocab, t)
+        if attr == "memory_gb" and subject.kind in ("instance", "family") and "host_memory_gb" in vocab.attributes \
+                and any_match(t["instance_words"]["host_memory"], _label_words(low, head)):
+            attr = "host_memory_gb"     # "| Memory (GiB) |" of an instance beside its "GPU memory": its RAM
         if attr is None or aconf < 0.7 or vocab.kind_of(subject.eid) not in vocab.attributes[attr].applies_to:
             continue
         value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
@@ -280,6 +283,11 @@ def table_claims(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocab
     """Every claim the text's tables state cell by cell."""
     masked = masked_text(low, mentions)
     return markdown_tables(low, masked, rows, mentions, vocab, t) + text_tables(low, masked, mentions, vocab, t)
+
+
+def _label_words(low: str, head: tuple[int, int]) -> str:
+    """A label's words without its unit and marks: "| Memory (GiB) |" -> "memory"."""
+    return re.sub(r"\s+", " ", re.sub(r"[(（][^)）]*[)）]|[|:：*]", " ", low[head[0]:head[1]])).strip()
 
 
 def covered(c: Candidate, cells: list[Candidate]) -> bool:

@@ -19,10 +19,13 @@ _LIST_NUMBER = re.compile(r"\s*\d{1,2}\.")
 COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
 # where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
 CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)")
-# a number, with thousands separators ("2,039 GB/s", "1,979 TFLOPS"); never the tail of one (",039")
-_NUM = re.compile(r"(?<![0-9.a-z_])((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)(?![0-9]|\.[0-9]|,\d{3}(?!\d))")
+# a number, with thousands separators ("2,039 GB/s"), never the tail of one (",039"); glued to a word only with
+# separators, as the cells of a table copied without borders are ("Bandwidth2,039 GB/s3,350 GB/s")
+_NUM = re.compile(r"(?:(?<![0-9.a-z_])(?<!\d,)|(?<=[a-z])(?=\d{1,3}(?:,\d{3})+(?![0-9])))"
+                  r"((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)(?![0-9]|\.[0-9]|,\d{3}(?!\d))")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")
 _BARE_RANGE = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|—|~|～|(?<![a-z])to|到|至)\s*$")
+_NAME_TAIL = re.compile(r"[a-z][\-_]?$")      # a number glued to a name before it ("qwen3", "llama-3", "glm2")
 _BARE_LIST = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*[a-z]{0,3}\s*/\s*(?:\d{1,7}(?:\.\d{1,4})?\s*[a-z]{0,3}\s*/\s*)*$")
 _LIST_JOIN = re.compile(r"\s*(?:or|或|/)\s*")
 _ZH_SCALE = {"千亿": 1e11, "百亿": 1e10, "亿": 1e8}
@@ -248,7 +251,7 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool =
         # "16-32GB": a bare number joined to this one
         bare = _BARE_RANGE.search(low, max(start, m.start() - 14), m.start()) or \
             _BARE_LIST.search(low, max(start, m.start() - 40), m.start())     # "32G/64G/128G": alternatives
-        if bare and _in_name(low, bare.start(1)):
+        if bare and _NAME_TAIL.search(low, max(0, bare.start(1) - 2), bare.start(1)):
             bare = None                 # "qwen3-14b", "llama-3-70b": a name's version, not a range's start
         if bare and (prev is None or prev.end <= m.start() - len(bare.group(0))):
             lo = float(bare.group(1))
@@ -262,13 +265,6 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool =
         q.approx = any(rx.search(before) if not rx.pattern.startswith("^") else rx.search(rest) for rx in t["approx"])
         out.append(q)
     return sorted(out + _counted_in_words(low, start, end, out, t), key=lambda q: q.start)
-
-
-def _in_name(low: str, pos: int) -> bool:
-    """Whether the number at ``pos`` is glued to a name before it ("qwen3", "llama-3", "glm2")."""
-    if pos > 0 and low[pos - 1] in "-_":
-        pos -= 1
-    return pos > 0 and "a" <= low[pos - 1] <= "z"
 
 
 _GPU_WORD = re.compile(r"\s*(?:(?:nvidia\s*)?\ue000+\s*)?(?:gpus?|cards?|accelerators?|显卡|卡)(?![a-z])")
