@@ -27,7 +27,7 @@ MAX_QUESTION_CHARS = 500
 #: Keys a parsed scenario may hold: the query-body keys of API contract v1, plus ``family``.
 SCENARIO_KEYS: tuple[str, ...] = (
     "model", "params", "method", "precision", "optimizer", "gpu", "instance", "family", "vram_gb",
-    "gpus", "zero", "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention",
+    "gpus", "zero", "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "engine",
 )
 
 MISSING_WORKLOAD = "a model or parameter count"
