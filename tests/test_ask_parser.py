@@ -314,7 +314,7 @@ def test_deterministic(vocab: Vocabulary) -> None:
 # --- properties ---------------------------------------------------------------------------------------
 _TYPES = {"params": float, "vram_gb": float, "gpus": int, "zero": int, "seq_len": int, "batch": int,
           "lora_rank": int, "gradient_checkpointing": bool, "flash_attention": bool, "model": str, "method": str,
-          "precision": str, "optimizer": str, "gpu": str, "instance": str, "family": str}
+          "precision": str, "optimizer": str, "gpu": str, "instance": str, "family": str, "engine": str}
 
 _WORDS = st.sampled_from([
     "T4", "A100", "A100-80GB", "GN7", "GN7.2XLARGE32", "Llama-2-13B", "13B", "130亿", "7 billion", "LoRA",
