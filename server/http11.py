@@ -7,7 +7,8 @@ when its request is complete: the head within gunicorn's limits (``limit_request
 head is refused before it is buffered), then the body, chunked or not, up to ``body_buffer`` bytes.
 A body declared or found larger is handed over unfinished: the app refuses it (413) and the
 connection is closed. :func:`build_environ` makes the PEP 3333 environ of a complete request and
-:class:`Responder` writes the app's response through h11 with bounded sends.
+:class:`Responder` writes the app's response through h11 with bounded sends; :class:`Conn` is a client
+connection of the worker's event loop and the request being read on it.
 """
 from __future__ import annotations
 

@@ -7,27 +7,36 @@ and snapshotted in a child process); the running workers serve meanwhile, untouc
 change is recorded (/health shows it) and the last good KB keeps serving; the record is cleared when
 the files return to the served state or a later change is accepted.
 
-The switch, with gunicorn's documented surface only (settings: server hooks; signals: TTIN, TTOU):
+The switch uses gunicorn's settings (server hooks) and master signals (TTIN, TTOU), nothing else:
 
 1. the thread puts the new generation and a fresh token into the app configuration that workers are
-   forked with, announces the token as ``next`` (:mod:`server.switch`), and sends the master TTIN,
-   one at a time, each once the previous new worker is up (``nworkers_changed`` acknowledges the
-   count). Each new worker loads the generation as a batch-scheduled process, warms up and waits at
-   the gate in ``post_worker_init``; a worker that cannot load it, or a roll that takes longer than
-   ROLL_TIMEOUT, abandons the change (the last good generation keeps serving);
-2. with a full set ready, the thread empties ``serving``: the old workers stop accepting (each in its
-   own event loop) and say so; then it names the new token: the new workers start accepting. The two
-   generations never accept side by side, and no request waits for a KB to load;
-3. the thread sends TTOU until the count is back to ``workers``; the master retires one worker per
-   TTOU. Which one is not documented (gunicorn >= 19 stops the oldest, i.e. the retired ones); the
-   switch does not depend on it: every worker still running serves the new generation, and a retired
-   worker that is not stopped leaves by itself after ``graceful_timeout`` (and is replaced on the new
-   generation).
+   forked with, announces the token as ``next`` (:mod:`server.switch`) and sends the master TTIN,
+   one at a time, each once the previous new worker is up (``nworkers_changed`` acknowledges each
+   signal). A new worker loads the generation as a batch-scheduled process, warms up and waits at
+   the gate in ``post_worker_init``. A worker that cannot load it, or a roll longer than
+   ROLL_TIMEOUT, abandons the change: the configuration goes back to the served generation, the
+   waiting workers leave (the master replaces them on that generation) and the count goes back with
+   TTOU once every worker is up;
+2. with a full set waiting, the thread empties ``serving``: each old worker stops accepting in its own
+   event loop and says so; then it names the new token and the new workers accept. The generations
+   never accept side by side, and no request waits for a KB to load (only, for a few milliseconds,
+   in the listen backlog);
+3. the thread sends TTOU until the master keeps ``workers`` workers again; the master stops one
+   worker per TTOU.
 
-Why not HUP: it starts the new workers and stops the old ones at once, before the new ones have
-loaded the KB (seconds without a worker that accepts), and it reloads the whole configuration. Why
-not a subclass of gunicorn's ``Arbiter``: its worker table and loop are not documented API. The
-master's pid, the worker's ``app``, ``alive``, ``ppid`` and ``notify()`` are all the hooks use.
+What is not documented, and what the switch does not rely on for correctness: *which* worker TTOU
+stops. gunicorn's source stops the oldest (in every version tested), i.e. the retired ones; had it
+stopped a new one, every worker still running would serve the new generation all the same, and a
+retired worker that no TTOU stops leaves after ``graceful_timeout`` (the master replaces it, on the
+new generation). Likewise an abandoned change leaves only workers of the served generation,
+whichever TTOU stops.
+
+Why not HUP: it reloads the whole configuration, starts the new workers and stops the old ones at
+once, before the new ones have loaded the KB (seconds with no worker that accepts). Why not a
+subclass of gunicorn's ``Arbiter``: its worker table, main loop and wake-up are not API and change
+between releases. The hooks never touch the Arbiter they are given; the worker they are given is
+gpukb's own :class:`server.worker.GpukbWorker`, on the base class gunicorn documents for custom
+workers (``gunicorn.workers.base.Worker``: ``app``, ``pid``, ``ppid``, ``alive``, ``wsgi``, ``notify()``).
 """
 from __future__ import annotations
 
@@ -157,6 +166,7 @@ class Reloader:
             return self._changed.wait_for(lambda: expect(self.nworkers), ACK_WAIT)
 
     def _roll(self, gen: Generation) -> None:
+        """Serve ``gen`` (a checked build) with a full set of new workers, or refuse it."""
         gen.number, gen.loaded_at = self.current.number + 1, now()
         self.rolls += 1
         token = f"g{gen.number}r{self.rolls}"
@@ -165,6 +175,9 @@ class Reloader:
         log.info("starting %d workers for KB generation %d (%s)", self.workers, gen.number, gen.digest[:16])
         try:
             self._start(gen, token)
+        except Exception as exc:   # noqa: BLE001 - an unexpected failure gives the change up, never the server
+            log.exception("KB switch failed")
+            self._abort(gen, f"the switch failed: {exc}")
         finally:
             for p in self._markers("failed", token).values():
                 p.unlink(missing_ok=True)
@@ -190,12 +203,14 @@ class Reloader:
         self._switch(gen, token)
 
     def _until(self, pred: Callable[[], Any], seconds: float) -> Any:
+        """Poll ``pred`` every GATE_POLL seconds until it holds (its value) or ``seconds`` pass."""
         end = time.monotonic() + seconds
         while not (v := pred()) and time.monotonic() < end:
             time.sleep(GATE_POLL)
         return v
 
     def _switch(self, gen: Generation, token: str) -> None:
+        """The old workers stop accepting, then the new ones start; the count goes back with TTOU."""
         old = {pid for pid in self._markers("up") if pid not in self._markers("up", token)}
         t0 = time.monotonic()
         write_serving(self.run_dir, None, token)      # nobody accepts: the old workers stop
