@@ -9,7 +9,8 @@ Configuration (defaults, then the environment variables GPUKB_KB and GPUKB_RULES
 CORS_ORIGINS (None: no CORS headers; a list or comma-separated string of origins, "*" for any),
 REQUEST_TIME_LIMIT (30 s of engine work per request, then a 503), ENGINE_CONCURRENCY (1: how many requests
 of a worker compute uncached answers at once, see ``server.api.cached_json``), GPUKB_SNAPSHOT (a snapshot to load)
-and, set by ``gpukb serve``, GPUKB_DIGEST, GPUKB_GENERATION and GPUKB_STATE (see :mod:`server.rollout`).
+and, set by ``gpukb serve``, GPUKB_DIGEST, GPUKB_GENERATION, GPUKB_STATE, GPUKB_TOKEN, GPUKB_RUN and GPUKB_ROLL (see :mod:`server.rollout`
+and :mod:`server.switch`).
 MCP_ENABLED (True: the MCP server's streamable HTTP transport at /mcp, see :mod:`server.mcp_http`).
 The API is read-only: GET, HEAD and OPTIONS, and POST on /v1/query only. The app also serves the
 HTML pages of :mod:`server.pages`; everything under /v1/, /health and /openapi.json is JSON. Every

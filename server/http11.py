@@ -7,13 +7,15 @@ when its request is complete: the head within gunicorn's limits (``limit_request
 head is refused before it is buffered), then the body, chunked or not, up to ``body_buffer`` bytes.
 A body declared or found larger is handed over unfinished: the app refuses it (413) and the
 connection is closed. :func:`build_environ` makes the PEP 3333 environ of a complete request and
-:class:`Responder` writes the app's response through h11 with bounded sends.
+:class:`Responder` writes the app's response through h11 with bounded sends; :class:`Conn` is a client
+connection of the worker's event loop and the request being read on it.
 """
 from __future__ import annotations
 
 import io
 import ipaddress
 import os
+import socket
 import sys
 from email.utils import formatdate
 from typing import Any
@@ -348,3 +350,34 @@ class RequestInfo:
         self.query = environ["QUERY_STRING"]
         self.version = tuple(int(v) for v in environ["SERVER_PROTOCOL"][5:].split("."))
         self.headers = [(k[5:].replace("_", "-"), v) for k, v in environ.items() if k.startswith("HTTP_")]
+
+
+class Conn:
+    """A client connection and the request being read on it."""
+
+    __slots__ = ("sock", "client", "server", "reader", "deadline", "started", "registered")
+
+    def __init__(self, sock: socket.socket, client, server, reader: RequestReader):
+        self.sock, self.client, self.server, self.reader = sock, client, server, reader
+        self.deadline: float | None = None
+        self.started = False         # the request's first byte arrived
+        self.registered = False
+
+    def close(self) -> None:
+        """Close now, without waiting for the client: half-close, take what already arrived (so the
+        kernel sends FIN rather than RST and the response is not cut), close."""
+        try:
+            self.sock.setblocking(False)
+            self.sock.shutdown(socket.SHUT_WR)
+            drained = 0
+            while drained < 65536:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    break
+                drained += len(chunk)
+        except OSError:            # nothing more to read now (EAGAIN), or the client is gone
+            pass
+        try:
+            self.sock.close()
+        except OSError:
+            pass

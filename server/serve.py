@@ -5,9 +5,11 @@ process-global and not fork-safe, so nothing of it is created in the master). Wo
 (:class:`server.worker.GpukbWorker`): idle connections wait in an event loop, a request must arrive
 within a read timeout, a response must be taken within a send timeout, and each request has a time
 limit in the app. gunicorn's request-line and header limits stay on and answer in the API's JSON shape.
-The master reloads the KB in the background and switches all workers together
-(:mod:`server.rollout`). gunicorn's own access log is off; the app logs one line per request through
-the ``gpukb.http`` logger instead, with control characters escaped.
+The master reloads the KB in the background and switches all workers together (:mod:`server.rollout`,
+:mod:`server.switch`). Everything is set through gunicorn's documented surface: the ``BaseApplication``
+of custom applications, its settings and server hooks, a worker class derived from
+``gunicorn.workers.base.Worker``. gunicorn's own access log is off; the app logs one line per request
+through the ``gpukb.http`` logger instead, with control characters escaped.
 """
 from __future__ import annotations
 
@@ -52,14 +54,14 @@ def configure_logging(level: int = logging.INFO) -> None:
     logger.propagate = False
 
 
-def _post_fork(_arbiter, worker) -> None:
-    from .rollout import batch_while_loading
-    batch_while_loading(worker)
+def _post_fork(server, worker) -> None:
+    from .switch import post_fork
+    post_fork(server, worker)
 
 
 def _post_worker_init(worker) -> None:
-    from .rollout import wait_at_gate
-    wait_at_gate(worker)
+    from .switch import post_worker_init
+    post_worker_init(worker)
     # what the worker has loaded (KB, rules, audits) lives as long as the worker: moved out of the
     # collector's generations, so later collections scan only what requests allocate
     gc.freeze()
@@ -70,10 +72,9 @@ class GpukbServer(BaseApplication):
 
     def __init__(self, app_config: dict[str, Any] | None = None, *, host: str = "127.0.0.1", port: int = 8000,
                  workers: int = DEFAULTS["workers"], threads: int = DEFAULTS["threads"],
-                 log_level: int = logging.INFO, timeout: int = 120, rollout: dict[str, Any] | None = None):
-        self.app_config = dict(app_config or {})
+                 log_level: int = logging.INFO, timeout: int = 120, hooks: dict[str, Any] | None = None):
+        self.app_config = app_config if app_config is not None else {}
         self.log_level = log_level
-        self.rollout = rollout
         self.options = {
             "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
             "workers": workers,
@@ -95,6 +96,7 @@ class GpukbServer(BaseApplication):
             "control_socket_disable": True,   # gunicorn >= 25: no shared ~/.gunicorn/gunicorn.ctl between servers
             "post_fork": _post_fork,
             "post_worker_init": _post_worker_init,
+            **(hooks or {}),
         }
         super().__init__()
 
@@ -110,19 +112,11 @@ class GpukbServer(BaseApplication):
             return create_app(self.app_config)
         except Exception as exc:      # the KB or the rules do not load: say why
             logging.getLogger("gpukb").error("cannot start: %s", exc)
-            if self.app_config.get("GPUKB_GATE"):   # a worker of a new generation: the master refuses the change
+            if self.app_config.get("GPUKB_ROLL"):   # a worker of a new generation: the master refuses the change
+                from .switch import mark
+                mark(self.app_config, "failed", str(exc)[:1500])
                 os._exit(75)
             raise
-
-    def run(self) -> None:
-        if self.rollout is None:
-            return super().run()
-        from .rollout import GpukbArbiter
-        try:
-            GpukbArbiter(self, **self.rollout).run()
-        except RuntimeError as e:
-            print(f"\nError: {e}\n", file=sys.stderr)
-            sys.exit(1)
 
 
 def serve(app_config: dict[str, Any] | None = None, host: str = "127.0.0.1", port: int = 8000,
@@ -138,16 +132,18 @@ def serve(app_config: dict[str, Any] | None = None, host: str = "127.0.0.1", por
         worker.READ_TIMEOUT = float(read_timeout)     # workers are forked from this process
     if send_timeout:
         worker.SEND_TIMEOUT = float(send_timeout)
-    rollout = None
+    app_config = dict(app_config or {})
+    hooks = None
     run_dir = None
     if current is not None:
+        from .rollout import Reloader
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=builder.cache_root if builder else None))
-        app_config = {**(app_config or {}), **current.app_config(), "GPUKB_STATE": str(run_dir / "state.json")}
-        rollout = {"builder": builder, "every": reload_every, "current": current, "run_dir": run_dir}
+        app_config["GPUKB_STATE"] = str(run_dir / "state.json")
+        hooks = Reloader(app_config, builder, reload_every, current, run_dir, workers).hooks()
     master = os.getpid()
     try:
         GpukbServer(app_config, host=host, port=port, workers=workers, threads=threads, log_level=log_level,
-                    rollout=rollout).run()
+                    hooks=hooks).run()
     finally:
         if run_dir is not None and os.getpid() == master:   # workers leave through here too (SystemExit)
             shutil.rmtree(run_dir, ignore_errors=True)

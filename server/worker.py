@@ -12,7 +12,9 @@ custom workers) and reads HTTP/1.1 with the h11 parser (:mod:`server.http11`):
 * every send is bounded (SEND_TIMEOUT): a client that does not read its response is dropped;
 * on SIGTERM the worker takes the connections waiting in the listen backlog and closes its listening
   sockets before it drains: requests that arrived are answered (with ``Connection: close``), new
-  connections are refused (not queued and then reset when the worker exits);
+  connections are refused (not queued and then reset when the worker exits). It does the same, without
+  a signal, when another KB generation is named to serve (:mod:`server.switch`), and then leaves when
+  the master lowers the worker count (TTOU) or after ``graceful_timeout``;
 * a finished connection is closed without waiting for the client;
 * requests it refuses itself (request line over ``limit_request_line`` -> 414, more than
   ``limit_request_fields`` headers or one over ``limit_request_field_size`` -> 431, malformed -> 400,
@@ -27,7 +29,7 @@ Why a worker of its own: against ``tests/test_hostile_server.py``, ``tests/test_
 trickling clients starve ``/health`` and answers its own errors as HTML; waitress and gunicorn's
 ``asgi`` worker (through a2wsgi) keep threads free but never answer a slow request 408 and send their
 protocol errors as plain text without the security headers; uvicorn does the same and replaces the
-gunicorn master that ``server.rollout`` builds on.
+gunicorn master whose hooks and signals ``server.rollout`` uses.
 """
 from __future__ import annotations
 
@@ -47,8 +49,9 @@ from functools import partial
 import h11
 from gunicorn.workers.base import Worker
 
-from .http11 import READY, Limits, RequestInfo, RequestReader, Responder, build_environ
+from .http11 import READY, Conn, Limits, RequestInfo, RequestReader, Responder, build_environ
 from .logsafe import printable
+from .switch import Follower, mark
 from .wire import ProtocolError, classify, error_bytes, slow_request
 
 READ_TIMEOUT = 15.0          # seconds for a request to arrive once its first byte is there
@@ -68,37 +71,6 @@ def request_complete(buf: bytes | bytearray, cfg=None) -> bool:
         return True
 
 
-class Conn:
-    """A client connection and the request being read on it."""
-
-    __slots__ = ("sock", "client", "server", "reader", "deadline", "started", "registered")
-
-    def __init__(self, sock: socket.socket, client, server, reader: RequestReader):
-        self.sock, self.client, self.server, self.reader = sock, client, server, reader
-        self.deadline: float | None = None
-        self.started = False         # the request's first byte arrived
-        self.registered = False
-
-    def close(self) -> None:
-        """Close now, without waiting for the client: half-close, take what already arrived (so the
-        kernel sends FIN rather than RST and the response is not cut), close."""
-        try:
-            self.sock.setblocking(False)
-            self.sock.shutdown(socket.SHUT_WR)
-            drained = 0
-            while drained < 65536:
-                chunk = self.sock.recv(65536)
-                if not chunk:
-                    break
-                drained += len(chunk)
-        except OSError:            # nothing more to read now (EAGAIN), or the client is gone
-            pass
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-
 class GpukbWorker(Worker):
     """gunicorn worker: an event loop that reads requests, a thread pool that answers them."""
 
@@ -110,6 +82,8 @@ class GpukbWorker(Worker):
         self._n = itertools.count()
         self._accepting = False
         self._listening = True
+        self.retired = False          # another generation serves: this worker stopped accepting
+        self.terminated = False       # SIGTERM came
 
     def init_process(self) -> None:
         if self.cfg.is_ssl:
@@ -120,10 +94,12 @@ class GpukbWorker(Worker):
         self._wake_r, self._wake_w = os.pipe()
         for fd in (self._wake_r, self._wake_w):
             os.set_blocking(fd, False)
+        self.follower = Follower(getattr(self.app, "app_config", {}))
         super().init_process()
 
     def handle_exit(self, sig, frame) -> None:
         super().handle_exit(sig, frame)
+        self.terminated = True
         self._wake_loop()             # SIGTERM: stop listening now, not at the next turn of the loop
 
     def handle_quit(self, sig, frame) -> None:
@@ -137,15 +113,28 @@ class GpukbWorker(Worker):
             listener.setblocking(False)
         while self.alive:
             self.notify()
+            if self.follower.superseded():
+                self._retire()
+                break
             self._set_accepting(self.nr_conns < self.cfg.worker_connections)
             self._turn()
             if self.ppid != os.getppid():
                 self.log.info("Parent changed, shutting down: %s", self)
                 break
         self._stop()
+        end = time.monotonic() + self.cfg.graceful_timeout
+        while self.retired and not self.terminated and time.monotonic() < end and self.ppid == os.getppid():
+            self.notify()                 # retired: wait for the master's TTOU, so it does not replace this worker
+            time.sleep(0.05)
+
+    def _retire(self) -> None:
+        """Another KB generation serves: stop accepting now and say so (what arrived is answered)."""
+        self.retired, self.alive = True, False
+        self.stop_listening()
+        mark(self.app.app_config, "retired")
 
     def _turn(self) -> None:
-        timeout = 1.0
+        timeout = self.follower.interval()
         if self.deadlines:
             timeout = min(timeout, max(self.deadlines[0][0] - time.monotonic(), 0.0))
         for key, _ in self.poller.select(timeout):      # (interrupted by a signal: retried, PEP 475)
