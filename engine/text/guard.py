@@ -229,8 +229,9 @@ class Guards:
         fig = last_figure(self.low, claim.span)
         if claim.attribute != "memory_gb" or fig is None or not isinstance(claim.value, (int, float)):
             return False
-        vocab, at, size = self.view.kb.vocab, fig.start(), f"-{float(claim.value):g}gb"
-        sized = [v for v in (claim.subject, *(vocab.entities.get(claim.subject, {}).get("variants") or ())) if v.lower().endswith(size)]
+        vocab, at = self.view.kb.vocab, fig.start()
+        sized = [v for v in (claim.subject, *(vocab.entities.get(claim.subject, {}).get("variants") or ()))
+                 if vocab.names_size(v, float(claim.value))]
         if not sized:
             return False
         end = (claim.span or [0, 0])[1]
