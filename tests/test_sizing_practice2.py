@@ -113,8 +113,8 @@ def test_a_benchmark_whose_script_reads_the_allocator_is_compared_as_allocated()
     ("Qwen/Instruct", None),
 ])
 def test_a_chat_instruct_or_quantized_repository_is_its_catalogued_base(kb, name, expected):
-    from gpukb.engine.sizing.calibration import _catalogued
-    assert _catalogued(name, kb.kb.vocab) == expected
+    from gpukb.engine.kb.names import QUANTIZED_WORDS, TUNED_WORDS, catalogued_model
+    assert catalogued_model(name, kb.kb.vocab, TUNED_WORDS | QUANTIZED_WORDS) == expected
 
 
 def test_a_quantized_repository_is_sized_with_its_base_architecture(kb):
@@ -123,3 +123,16 @@ def test_a_quantized_repository_is_sized_with_its_base_architecture(kb):
            "batch": 1, "seq_len": 4096, "gpu": "gpu:A100-80GB", "gpus": 1}
     body = run_body(row, kb.kb.vocab, kb.view())
     assert body["model"] == "qwen2.5-7b" and "params" not in body and body["precision"] == "int4"
+
+
+@pytest.mark.parametrize("name,expected", [("Qwen2-7B-Instruct", "qwen2-7b"), ("meta-llama/Llama-2-7b-chat-hf", "llama-2-7b")])
+def test_a_query_names_a_tuned_variant_by_its_repository(kb, name, expected):
+    """Chat / instruct weights have their base's architecture: a query naming them sizes the base."""
+    assert kb.query({"model": name, "method": "inference", "gpu": "A100-80GB"})["scenario"]["model"] == expected
+
+
+def test_a_quantized_checkpoint_is_not_silently_its_16_bit_base(kb):
+    from gpukb.engine.core.errors import BadInput
+    with pytest.raises(BadInput) as e:
+        kb.query({"model": "Llama-2-7b-GPTQ", "method": "inference", "gpu": "T4"})
+    assert "llama-2-7b" in str(e.value)

@@ -73,10 +73,35 @@ def resolve(vocab: Vocabulary, kind: str, text: Any, field: str | None = None, m
     eid = vocab.aliases().get(t.lower())
     if eid is None:
         eid = next((e for e in vocab.entities_of(kind) if name_of(e).lower() == t.lower()), None)
+    if eid is None and kind == "model":
+        eid = catalogued_model(t, vocab)       # "Qwen2-7B-Instruct", "Llama-2-7b-chat-hf": the model it tunes
     if eid is None or vocab.kind_of(eid) != kind or not vocab.entities[eid].get("catalog", True):
         issue = unknown_issue(vocab, kind, t, field)
         raise missing(issue.message, [issue])
     return eid
+
+
+#: words a repository adds to a model's name for its chat / instruction-tuned weights ("Qwen2-7B-Instruct",
+#: "Llama-2-7b-chat-hf"): the same architecture, so the same memory
+TUNED_WORDS = frozenset({"instruct", "chat", "hf", "it", "base"})
+#: and for weight-only quantized checkpoints (GPTQ, AWQ), whose precision a caller must take from elsewhere
+QUANTIZED_WORDS = frozenset({"gptq", "awq", "int4", "int8"})
+
+
+def catalogued_model(name: str, vocab: Vocabulary, words: frozenset[str] = TUNED_WORDS) -> str | None:
+    """The catalogued model a model or Hugging Face repository name is, or is a variant of (its name followed by
+    ``words``: "Qwen/Qwen2-7B-Instruct" is Qwen2-7B); None when there is none."""
+    aliases = vocab.aliases()
+    for cand in (name.lower(), name.split("/")[-1].lower()):
+        if cand in aliases:
+            return aliases[cand]
+    parts = name.split("/")[-1].lower().split("-")
+    while len(parts) > 1 and parts[-1] in words:
+        parts = parts[:-1]
+        found = aliases.get("-".join(parts))
+        if found:
+            return found
+    return None
 
 
 # -- names a text uses that the KB does not know -------------------------------------------------------------

@@ -69,6 +69,9 @@ def _entity(vocab: Vocabulary, key: str, v: Any, kinds: tuple[str, ...], issues:
                 for e in vocab.entities:
                     if e.lower() == f"{k}:{text}".lower():
                         eid = e
+    if eid is None and "model" in kinds:
+        from ..kb.names import catalogued_model       # "Llama-2-7b-chat-hf": the catalogued model it tunes
+        eid = catalogued_model(text, vocab)
     if eid is None or vocab.kind_of(eid) not in kinds:
         from ..kb.names import unknown_issue          # "gpukb knows no GPU called X; known ones are ..."
         issues.append(unknown_issue(vocab, kinds[0], text, key))

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput
+from ..kb.names import QUANTIZED_WORDS, TUNED_WORDS, catalogued_model
 from ..kb.store import ReleaseView
 from ..kb.vocabulary import Interval
 from ..models import scenario as scen
@@ -147,26 +148,6 @@ def compared_as(row: dict[str, Any]) -> str:
 
 
 #: words a Hugging Face repository adds to a catalogued model's name for a variant of the same architecture: the
-#: chat / instruction-tuned weights and weight-only quantized checkpoints (GPTQ, AWQ: the method and precision are
-#: the row's own fields)
-VARIANT_WORDS = {"instruct", "chat", "hf", "it", "gptq", "awq", "int4", "int8", "base"}
-
-
-def _catalogued(name: str, vocab: Any) -> str | None:
-    """The catalogued model a Hugging Face repository name is, or is a chat / instruct / quantized variant of."""
-    aliases = vocab.aliases()
-    for cand in (name.lower(), name.split("/")[-1].lower()):
-        if cand in aliases:
-            return aliases[cand]
-    words = name.split("/")[-1].lower().split("-")
-    while len(words) > 1 and words[-1] in VARIANT_WORDS:
-        words = words[:-1]
-        found = aliases.get("-".join(words))
-        if found:
-            return found
-    return None
-
-
 def _gpu_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, Any]:
     """The card of a measured run: a catalogued GPU with a memory fact (a generic name, whose memory size
     the source does not state, is read as its largest variant: published runs use the large cards), else
@@ -190,7 +171,7 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     model = row.get("model") or ""
     if model.startswith("hf:"):
         # a Hugging Face repository the gold names as such: the catalogued model that has it as an alias
-        model = _catalogued(model[3:], vocab) or model
+        model = catalogued_model(model[3:], vocab, TUNED_WORDS | QUANTIZED_WORDS) or model
     if model in vocab.entities and view.ref(model, "params") is not None:
         body["model"] = model.split(":", 1)[1]
     elif row.get("params_b"):
