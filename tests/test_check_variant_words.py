@@ -47,7 +47,18 @@ def test_a_count_of_cards_in_words(gpukb, text, status):
     "B200 的每颗 HBM3e 堆栈容量为 24GB。",
     "The T4 draws 70W, while the RTX 2070 needs 175W.",
     "T4 是一张 16GB 显存的显卡。",
+    "Factor L40S x12 H200 x8\nTotal memory 576 GB GDDR6 1,128 GB HBM3e\nMemory bandwidth 10.4 TB/s total 38.4 TB/s total\n",
+    "| Model | Full FT (FP16) | LoRA (rank 32) |\n|---|---|---|\n| Llama 3.2 8B | 48GB (H200) | 16GB (RTX 5080) |\n",
+    "H200 是 H100 的显存增强版：从H100的80GB HBM3升级到了141GB HBM3e，带宽也从3.35TB/s提升到了4.8TB/s。",
+    "The H200 moves from the H100's 80 GB of HBM3 to 141 GB of HBM3e.",
 ])
 def test_figures_of_another_thing_are_not_flagged(gpukb, text):
     claims = _claims(gpukb, text)
     assert not [c for c in claims if c["status"] in ("incorrect", "understated", "overstated")], claims
+
+
+@pytest.mark.parametrize("text,attr,value", [("The H200 has 141 GB (HBM3e).", "memory_gb", 141),
+                                             ("A10（24GB）适合推理。", "memory_gb", 24),
+                                             ("The 8-GPU server has 640 GB in total; each H100 has 80 GB.", "memory_gb", 80)])
+def test_a_cards_own_figure_stays_supported(gpukb, text, attr, value):
+    assert any(c["attribute"] == attr and c["value"] == value and c["status"] == "supported" for c in _claims(gpukb, text))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
-from .other_figures import bit_rate, memory_part, unknown_product
+from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, unknown_product
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
@@ -116,6 +116,15 @@ GUARDS: tuple[Guard, ...] = (
           "该句给出 {n} 个同类数字，而文中比较了多款产品，对应关系不明", several_figures),
     Guard("per_unit_rate",
           "the figure is a rate (“{word}”), not a total", "该数字是比率（“{word}”），不是总量", per_unit_rate),
+    Guard("system_total",
+          "the figure is a total (“{word}”), of several cards, not one card's",
+          "该数字是总量（“{word}”），为多张卡合计，而非单卡数值", system_total),
+    Guard("figure_then_card",
+          "the figure is followed by a card's name (“{word}”): what a workload takes on that card, not the card's memory",
+          "该数字后括注显卡名称（“{word}”）：是工作负载在该卡上所需的显存，而非该卡的显存容量", figure_then_card),
+    Guard("from_to",
+          "the figure follows a change from one product's figure to another's (“{word}”): it is not the first product's",
+          "该数字位于从一款产品的数值到另一数值的变化之后（“{word}”）：并非前一款产品的数值", from_to),
     Guard("unknown_product",
           "the figure follows {name}, a product gpukb does not know: it may be that product's",
           "该数字紧跟在 gpukb 不认识的产品 {name} 之后，可能是该产品的数字", unknown_product),

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from ..kb.names import unknown_mentions
-from .figure_guards import claimed_figures, figures
-from .guard_base import Context, cue_in_unit
+from .figure_guards import claimed_figures, figures, near_claimed_figure
+from .guard_base import Context, cue_in_unit, vocab_cues
 
-__all__ = ["bit_rate", "memory_part", "unknown_product"]
+__all__ = ["bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "unknown_product"]
 
 
 #: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
@@ -45,3 +45,54 @@ def bit_rate(ctx: Context) -> dict[str, str] | None:
         if _BITS.match(ctx.text, q.unit_at or q.end):
             return {"figure": ctx.text[q.start:q.end]}
     return None
+
+
+#: the claims of one GPU's own figure: a system's total or a workload's figure is none of them
+PER_CARD = ("memory_gb", "memory_bandwidth", "fp16_tensor_tflops", "bf16_tensor_tflops", "fp8_tensor_tflops",
+            "tf32_tensor_tflops", "fp32_tflops", "fp64_tflops", "int8_tops", "tdp_w")
+
+
+def system_total(ctx: Context) -> dict[str, str] | None:
+    """"Memory bandwidth 10.4 TB/s total 38.4 TB/s total": a figure followed by "total" is a system's."""
+    if ctx.claim.attribute not in PER_CARD or ctx.vocab.kind_of(ctx.claim.subject) != "gpu":
+        return None
+    for tail in near_claimed_figure(ctx, 16):
+        m = next((m for rx in vocab_cues(ctx.vocab, "system_total") for m in [rx.match(tail)] if m), None)
+        if m:
+            return {"word": m.group(0).strip()}
+    return None
+
+
+def figure_then_card(ctx: Context) -> dict[str, str] | None:
+    """"| Llama 3.2 8B | 48GB (H200) |": a memory figure followed by a GPU's name in brackets is what a workload
+    takes on that card; only a wrong reading of it is doubted (the card's own size written so stays)."""
+    if ctx.claim.attribute != "memory_gb" or ctx.status not in ("incorrect", "understated", "overstated"):
+        return None
+    for q in claimed_figures(ctx):
+        for rx in vocab_cues(ctx.vocab, "figure_then_card"):
+            tail = ctx.low[q.end:ctx.unit[1]]
+            m = rx.match(tail)
+            if m and re.match(r"[a-z]{1,8}\s?-?\d{2,4}|[a-z]\d{1,3}", tail[m.end():m.end() + 12]):
+                return {"word": ctx.text[q.start:min(ctx.unit[1], q.end + m.end() + 12)].strip()}
+    return None
+
+
+def from_to(ctx: Context) -> dict[str, str] | None:
+    """"从 H100 的 80GB HBM3 升级到了 141GB HBM3e": what follows "to" in a change from one product's figure is
+    another product's (the sentence's subject), not the one the change starts from."""
+    span = ctx.claim.span or (0, 0)
+    masked = list(ctx.low)
+    for a, b in ctx.mentions:
+        masked[a:b] = "\ue000" * (b - a)
+    text = "".join(masked[ctx.unit[0]:span[1]])
+    for rx in vocab_cues(ctx.vocab, "from_to"):
+        m = next((m for m in rx.finditer(text)), None)
+        if m and ctx.unit[0] + m.end() <= span[1] and _named_at(ctx, ctx.unit[0] + m.start(), ctx.unit[0] + m.end()):
+            return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()].strip()}
+    return None
+
+
+def _named_at(ctx: Context, a: int, b: int) -> bool:
+    """Whether the claim's own product is the one named in [a, b) (the product the change starts from)."""
+    own = ctx.vocab.generic(ctx.claim.subject)
+    return any(a <= x < b and own in {ctx.vocab.generic(p) for p in ctx.products} for x, _ in ctx.mentions)
