@@ -72,3 +72,17 @@ def test_figures_glued_to_words_in_a_borderless_table(gpukb):
                             "Memory Bandwidth2,039 GB/s3,350 GB/s\nTDP400W700W\n")
     values = {c["value"] for c in claims if c["attribute"] == "memory_bandwidth"}
     assert values <= {2039, 3350} and not [c for c in claims if c["status"] in WRONG], claims
+
+
+def test_a_table_rows_memory_names_the_variant_its_figures_are_of(gpukb):
+    text = ("| Machine | GPU memory | RAM | vCPUs | Bandwidth |\n|---|---|---|---|---|\n"
+            "| GPU-A100 | 40 GB | 60 GB | 12 | 2.0 TB/s |\n| GPU-A100 80GB | 80 GB | 120 GB | 24 | 2.0 TB/s |\n")
+    bw = {(c["subject"], c["status"]) for c in _claims(gpukb, text) if c["attribute"] == "memory_bandwidth"}
+    assert ("gpu:A100-40GB", "incorrect") in bw and ("gpu:A100-80GB", "supported") in bw, bw
+
+
+@pytest.mark.parametrize("text", ["| GPU | Memory | Bandwidth |\n|---|---|---|\n| A100 | 40GB / 80GB | 1.6-2.0 TB/s |\n",
+                                  "BF16 / FP16 TFLOPS ~362 TFLOPS per GPU on the L40S."])
+def test_rows_of_two_sizes_and_per_gpu_figures_stay_true(gpukb, text):
+    claims = _claims(gpukb, text)
+    assert claims and not [c for c in claims if c["status"] in WRONG], claims

@@ -167,7 +167,11 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     claims += [x for k, x in enumerate(cells) if k not in placed]
     if sheet and sheet[1] >= SHEET_LINES:
         sheets.append((sheet[0], len(claims)))
-    _sheet_variants(claims, sheets, vocab)
+    order = sorted(range(len(claims)), key=lambda k: claims[k].start)
+    at = [claims[k].start for k in order]
+    units = [claims[lo:hi] for lo, hi in sheets] + [
+        [claims[k] for k in order[bisect_left(at, r.start):bisect_left(at, r.end)]] for r in rows if not r.is_header]
+    _sized_by_memory(units, vocab)
     return Extraction(text, out_lang, claims, not_understood)
 
 
@@ -180,21 +184,20 @@ def _whole_line(low: str, s: int, e: int) -> bool:
     return (s == 0 or low[s - 1] == "\n") and (e == len(low) or low[e] == "\n")
 
 
-def _sheet_variants(claims: list[Candidate], sheets: list[tuple[int, int]], vocab: Vocabulary) -> None:
-    """A spec sheet about a GPU of several sizes whose memory line names one of them ("最大显存 80 GB" under
-    "英伟达 A100 配置参数") is about that variant: its lines' figures are that variant's, not the family's."""
-    for lo, hi in sheets:
-        mine = claims[lo:hi]
+def _sized_by_memory(groups: list[list[Candidate]], vocab: Vocabulary) -> None:
+    """A spec sheet or a table row about a GPU of several sizes whose memory figure names one of them
+    ("最大显存 80 GB" under "英伟达 A100 配置参数", "| A100 | 40 GB | 2.0 TB/s |") is about that variant: its
+    figures are that variant's, not the family's."""
+    for mine in groups:
         sizes = {(c.subject, c.value * (vocab.unit_factor("memory", c.unit) or 1)) for c in mine
                  if c.attribute == "memory_gb" and isinstance(c.value, (int, float)) and vocab.sized_variants(c.subject)}
-        sizes = {(g, gb) for g, gb in sizes if gb >= 1}           # not a cache's "40 MB"
-        if len(sizes) != 1:
-            continue
-        ((generic, gb),) = sizes
-        named = [v for v in vocab.sized_variants(generic) if vocab.names_size(v, gb)]
-        for c in mine if len(named) == 1 else ():
+        named = {(g, v) for g, gb in sizes for v in vocab.sized_variants(g) if gb >= 1 and vocab.names_size(v, gb)}
+        if len(named) != 1:
+            continue                    # no size, or sizes of two variants ("40GB/80GB")
+        ((generic, variant),) = named
+        for c in mine:
             if c.subject == generic:
-                c.subject = named[0]
+                c.subject = variant
 
 
 def _sole_product(named: list[_Match], vocab: Vocabulary) -> dict[str, _Match]:

@@ -201,12 +201,17 @@ def near_claimed_figure(ctx: Context, after: int = 40):
 def per_unit_rate(ctx: Context) -> dict[str, str] | None:
     if ctx.claim.attribute == "bytes_per_param":
         return None                     # a rate per parameter is what the attribute is
+    card = ctx.vocab.kind_of(ctx.claim.subject) == "gpu"
     for tail in near_claimed_figure(ctx, 30):
         for rx in vocab_cues(ctx.vocab, "rate"):
             m = rx.match(tail)
-            if m:
+            if m and not (card and _PER_CARD.search(m.group(0))):
                 return {"word": m.group(0).strip()}
     return None
+
+
+#: "~366 TFLOPS per GPU" of a GPU is that GPU's own figure, not a rate
+_PER_CARD = re.compile(r"(?:per|/|每)\s*(?:gpu|card|device|卡|张)\s*$")
 
 
 def card_size(ctx: Context) -> dict[str, str] | None:
