@@ -48,7 +48,6 @@ def test_a_count_of_cards_in_words(gpukb, text, status):
     "The T4 draws 70W, while the RTX 2070 needs 175W.",
     "T4 是一张 16GB 显存的显卡。",
     "Factor L40S x12 H200 x8\nTotal memory 576 GB GDDR6 1,128 GB HBM3e\nMemory bandwidth 10.4 TB/s total 38.4 TB/s total\n",
-    "| Model | Full FT (FP16) | LoRA (rank 32) |\n|---|---|---|\n| Llama 3.2 8B | 48GB (H200) | 16GB (RTX 5080) |\n",
     "H200 是 H100 的显存增强版：从H100的80GB HBM3升级到了141GB HBM3e，带宽也从3.35TB/s提升到了4.8TB/s。",
     "The H200 moves from the H100's 80 GB of HBM3 to 141 GB of HBM3e.",
 ])

@@ -98,17 +98,18 @@ def resolve(gold: dict[str, Any], vocab) -> dict[str, Any]:
     return {**gold, "subject": subject, "in_domain": bool(kind and spec and kind in spec.applies_to)}
 
 
-#: the labeller's concepts of one method's memory, and the method each is of: gpukb states such a requirement
-#: about the concept of the method's kind of training (METHOD_CONCEPT: "concept:llm-peft" for LoRA and QLoRA)
-#: with the method as a qualifier, which is the same claim
-METHOD_MEMORY = {"concept:qlora-memory": "qlora", "concept:lora-memory": "lora"}
+#: the labeller's subjects for one method's memory (a concept, or the method itself), and the method each is of:
+#: gpukb states such a requirement about the concept of the method's kind of training (METHOD_CONCEPT:
+#: "concept:llm-peft" for LoRA and QLoRA), or about the model it names, with the method as a qualifier: the same claim
+METHOD_MEMORY = {"concept:qlora-memory": "qlora", "concept:lora-memory": "lora", "method:qlora": "qlora",
+                 "method:lora": "lora", "method:full": "full", "method:inference": "inference"}
 
 
 def _method_memory(gold: dict[str, Any], c) -> bool:
     """Whether gold's subject is one method's memory (``METHOD_MEMORY``) and claim ``c`` states that method's
     memory about the concept gpukb uses for it."""
     method = METHOD_MEMORY.get(str(gold.get("subject")))
-    return method is not None and c.subject == METHOD_CONCEPT.get(method) \
+    return method is not None and (c.subject == METHOD_CONCEPT.get(method) or c.subject.startswith("model:")) \
         and (c.qualifiers or {}).get("method") == f"method:{method}"
 
 

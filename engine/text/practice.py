@@ -47,8 +47,9 @@ def within_practice(ctx: Context) -> dict[str, str] | None:
             (stated and not stated <= USUAL_PRECISIONS.get(method, frozenset())):
         return None
     params = c.qualifiers.get("params")
-    if params is None and c.subject.startswith("model:"):        # "Llama 2 7B needs …": the model's own size
-        ref = ctx.view.ref(c.subject, "params")
+    models = [c.subject] if c.subject.startswith("model:") else list(c.qualifiers.get("model") or [])
+    if params is None and len(models) == 1:        # "Llama 2 7B needs …", a table row's model: its own size
+        ref = ctx.view.ref(models[0], "params")
         params = ref.norm if ref is not None else None
     n = params.point() if isinstance(params, Interval) else None
     band = PRACTICE_BYTES.get(method)

@@ -25,6 +25,7 @@ from .claims import attribute_for
 from .subject import HARDWARE, Candidate
 from .guard_base import size_in_name
 from .specs import unit_of
+from .requirement_tables import requirement_tables
 from .tokens import PLACEHOLDER, Quantity, Row, any_match, line_spans, quantities
 
 _BARE = re.compile(r"\s*(?:~|≈|约)?\s*((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)\s*$")
@@ -282,7 +283,8 @@ def table_claims(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocab
                  t: dict[str, Any]) -> list[Candidate]:
     """Every claim the text's tables state cell by cell."""
     masked = masked_text(low, mentions)
-    return markdown_tables(low, masked, rows, mentions, vocab, t) + text_tables(low, masked, mentions, vocab, t)
+    return markdown_tables(low, masked, rows, mentions, vocab, t) + text_tables(low, masked, mentions, vocab, t) + \
+        requirement_tables(low, masked, rows, mentions, vocab)
 
 
 def _label_words(low: str, head: tuple[int, int]) -> str:
