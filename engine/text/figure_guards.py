@@ -156,10 +156,12 @@ def dimension(ctx: Context) -> str | None:
 
 
 def figures(ctx: Context) -> list:
-    dim = dimension(ctx)
-    if dim is None:
-        return []
-    return [q for q in quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab) if q.dimension == dim]
+    """The figures of the claim's dimension in its sentence or row (read once per claim: many guards ask)."""
+    if "figures" not in ctx.memo:
+        dim = dimension(ctx)
+        ctx.memo["figures"] = [] if dim is None else \
+            [q for q in quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab) if q.dimension == dim]
+    return ctx.memo["figures"]
 
 
 #: two figures with at most this many non-space characters between them stand side by side (table cells

@@ -54,7 +54,11 @@ class Guard:
 
 
 def vocab_cues(vocab: Vocabulary, name: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p) for p in (vocab.cues.get("check_guard") or {}).get(name, ()))
+    """The compiled patterns of cue ``check_guard.name`` (compiled once per vocabulary)."""
+    cache = vocab.__dict__.setdefault("_guard_cues", {})
+    if name not in cache:
+        cache[name] = tuple(re.compile(p) for p in (vocab.cues.get("check_guard") or {}).get(name, ()))
+    return cache[name]
 
 
 def cue_in_unit(ctx: Context, name: str) -> dict[str, str] | None:

@@ -81,10 +81,14 @@ def from_to(ctx: Context) -> dict[str, str] | None:
     """"从 H100 的 80GB HBM3 升级到了 141GB HBM3e": what follows "to" in a change from one product's figure is
     another product's (the sentence's subject), not the one the change starts from."""
     span = ctx.claim.span or (0, 0)
-    masked = list(ctx.low)
+    u0 = ctx.unit[0]
+    if span[1] <= u0:
+        return None
+    masked = list(ctx.low[u0:span[1]])
     for a, b in ctx.mentions:
-        masked[a:b] = "\ue000" * (b - a)
-    text = "".join(masked[ctx.unit[0]:span[1]])
+        if u0 <= a and b <= span[1]:
+            masked[a - u0:b - u0] = "\ue000" * (b - a)
+    text = "".join(masked)
     for rx in vocab_cues(ctx.vocab, "from_to"):
         m = next((m for m in rx.finditer(text)), None)
         if m and ctx.unit[0] + m.end() <= span[1] and _named_at(ctx, ctx.unit[0] + m.start(), ctx.unit[0] + m.end()):
