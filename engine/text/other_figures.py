@@ -69,8 +69,8 @@ def figure_then_card(ctx: Context) -> dict[str, str] | None:
     if ctx.claim.attribute != "memory_gb" or ctx.status not in ("incorrect", "understated", "overstated"):
         return None
     for q in claimed_figures(ctx):
+        tail = ctx.low[q.end:ctx.unit[1]]
         for rx in vocab_cues(ctx.vocab, "figure_then_card"):
-            tail = ctx.low[q.end:ctx.unit[1]]
             m = rx.match(tail)
             if m and re.match(r"[a-z]{1,8}\s?-?\d{2,4}|[a-z]\d{1,3}", tail[m.end():m.end() + 12]):
                 return {"word": ctx.text[q.start:min(ctx.unit[1], q.end + m.end() + 12)].strip()}
@@ -90,9 +90,9 @@ def from_to(ctx: Context) -> dict[str, str] | None:
             masked[a - u0:b - u0] = "\ue000" * (b - a)
     text = "".join(masked)
     for rx in vocab_cues(ctx.vocab, "from_to"):
-        m = next((m for m in rx.finditer(text)), None)
-        if m and ctx.unit[0] + m.end() <= span[1] and _named_at(ctx, ctx.unit[0] + m.start(), ctx.unit[0] + m.end()):
-            return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()].strip()}
+        m = rx.search(text)
+        if m and _named_at(ctx, u0 + m.start(), u0 + m.end()):
+            return {"word": ctx.text[u0 + m.start():u0 + m.end()].strip()}
     return None
 
 

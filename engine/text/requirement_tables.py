@@ -11,45 +11,39 @@ from ..kb.vocabulary import Vocabulary
 from .tokens import Row, quantities
 from .workload import requirement, workload_of
 
-__all__ = ["requirement_tables"]
+__all__ = ["requirement_table"]
 
 #: a cell that speaks of cards ("1–2× 80 GB", "multi-GPU (80 GB class)", "2 张 A100"): its figure is a card's size
 _CARDS = re.compile(r"gpu|card|卡|\ue000|[×x]\s*\d|\d\s*[×x](?![a-z])|class|级")
 
 
-def requirement_tables(low: str, masked: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary) -> list:
-    """The requirement claims of the Markdown tables whose header names at least two methods and whose first
-    column names a model or a model size in most rows."""
-    tabs: dict[int, list[Row]] = {}
-    for r in rows:
-        if r.header:
-            tabs.setdefault(r.header[0][0], []).append(r)
+def requirement_table(low: str, masked: str, head: Row, body: list[Row], mentions: list[_Match],
+                      vocab: Vocabulary) -> list:
+    """The requirement claims of one Markdown table, when its header names at least two methods and its first
+    column names a model or a model size in most rows (else none)."""
+    if len(head.cells) < 3:
+        return []
+    columns = {j: _workload(low, masked, a, b, mentions, vocab) for j, (a, b) in enumerate(head.cells) if j > 0}
+    columns = {j: w for j, w in columns.items() if w.get("method") and not w.get("size")}
+    if len(columns) < 2:
+        return []
+    sized = [(r, _workload(low, masked, *r.cells[0], mentions, vocab)) for r in body if len(r.cells) == len(head.cells)]
+    sized = [(r, w) for r, w in sized if w.get("size")]
+    if len(sized) * 2 <= len(body):
+        return []
     out: list = []
-    for table in tabs.values():
-        head = next((r for r in table if r.is_header), None)
-        body = [r for r in table if not r.is_header and r.cells]
-        if head is None or len(head.cells) < 3 or not body:
-            continue
-        columns = {j: _workload(low, masked, a, b, mentions, vocab) for j, (a, b) in enumerate(head.cells) if j > 0}
-        columns = {j: w for j, w in columns.items() if w.get("method") and not w.get("size")}
-        if len(columns) < 2:
-            continue
-        sized = [(r, _workload(low, masked, *r.cells[0], mentions, vocab)) for r in body if len(r.cells) == len(head.cells)]
-        sized = [(r, w) for r, w in sized if w.get("size")]
-        if len(sized) * 2 <= len(body):
-            continue
-        for r, w in sized:
-            for j, col in columns.items():
-                a, b = r.cells[j]
-                qs = [q for q in quantities(masked, a, b, vocab) if q.dimension == "memory"]
-                if not qs or _CARDS.search(low, a, b):
-                    continue            # "1–2× 80 GB", "multi-GPU (80 GB class)": cards, not what is needed
-                work = {**{k: v for k, v in w.items() if k not in ("method", "task")}, **col}
-                work["precision"] = col.get("precision") or w.get("precision")
-                if not work["precision"]:
-                    del work["precision"]
-                models = [m for m in mentions if r.cells[0][0] <= m.start < r.cells[0][1] and m.kind == "model"]
-                out += requirement(qs[0], work, models if w.get("model") else [], a, b)
+    for r, w in sized:
+        models = [m for m in mentions if r.cells[0][0] <= m.start < r.cells[0][1] and m.kind == "model"]
+        for j, col in columns.items():
+            a, b = r.cells[j]
+            qs = [q for q in quantities(masked, a, b, vocab) if q.dimension == "memory"]
+            if not qs or _CARDS.search(low, a, b):
+                continue            # "1–2× 80 GB", "multi-GPU (80 GB class)": cards, not what is needed
+            work = {**{k: v for k, v in w.items() if k not in ("method", "task")}, **col}
+            work["precision"] = col.get("precision") or w.get("precision")
+            if not work["precision"]:
+                del work["precision"]
+            out += requirement(qs[0], work, models if w.get("model") else [], a, b)
     return out
 
 

@@ -25,7 +25,7 @@ from .claims import attribute_for
 from .subject import HARDWARE, Candidate
 from .guard_base import size_in_name
 from .specs import unit_of
-from .requirement_tables import requirement_tables
+from .requirement_tables import requirement_table
 from .tokens import PLACEHOLDER, Quantity, Row, any_match, line_spans, quantities
 
 _BARE = re.compile(r"\s*(?:~|≈|约)?\s*((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)\s*$")
@@ -145,6 +145,7 @@ def markdown_tables(low: str, masked: str, rows: list[Row], mentions: list[_Matc
         body = [r for r in table if not r.is_header and r.cells]
         if head is None or len(head.cells) < 2 or not body:
             continue
+        out += requirement_table(low, masked, head, body, mentions, vocab)   # rows of models, columns of methods
         named = [_hardware(mentions, a, b, low, vocab) for a, b in head.cells]
         first = [_hardware(mentions, *r.cells[0], low, vocab) for r in body]
         columns = {j: ms[0] for j, ms in enumerate(named) if j > 0 and len(ms) == 1}
@@ -283,8 +284,7 @@ def table_claims(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocab
                  t: dict[str, Any]) -> list[Candidate]:
     """Every claim the text's tables state cell by cell."""
     masked = masked_text(low, mentions)
-    return markdown_tables(low, masked, rows, mentions, vocab, t) + text_tables(low, masked, mentions, vocab, t) + \
-        requirement_tables(low, masked, rows, mentions, vocab)
+    return markdown_tables(low, masked, rows, mentions, vocab, t) + text_tables(low, masked, mentions, vocab, t)
 
 
 def _label_words(low: str, head: tuple[int, int]) -> str:
