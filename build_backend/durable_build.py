@@ -67,7 +67,14 @@ def sha256_of(path: Path) -> str:
 
 
 def run(cmd: list[str], *, cwd: Path | None = None, what: str, env: dict | None = None) -> str:
-    """Run cmd; on failure raise BuildError with its output. Returns combined output."""
+    """Run cmd; on failure raise BuildError with its output. Returns combined output.
+
+    The child gets this process's environment without the ``_PYPROJECT_HOOKS_*`` variables that
+    pip sets for gpukb's own build hooks: a nested pip that inherits them would look for the next
+    package's build backend in gpukb's ``build_backend/`` folder.
+    """
+    base = dict(os.environ if env is None else env)
+    env = {k: v for k, v in base.items() if not k.startswith("_PYPROJECT_HOOKS_")}
     proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True)
     if proc.returncode != 0:
