@@ -35,9 +35,12 @@ def test_false_cells_of_a_requirement_table_are_flagged(gpukb):
     assert {c["qualifiers"]["method"] for c in req} == {"method:inference", "method:lora"}
 
 
-def test_a_table_of_precisions_alone_states_no_method(gpukb):
+def test_a_table_of_precisions_alone_leaves_the_method_open(gpukb):
     text = "| Model | FP16 | INT8 | INT4 |\n|---|---|---|---|\n| 7B | 14 GB | 7 GB | 3.5 GB |\n"
-    assert not [c for c in _claims(gpukb, text) if c["attribute"] == "memory_required"]
+    req = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_required"]
+    assert [c["subject"] for c in req] == ["concept:model-memory"] * 3
+    assert all("method" not in c["qualifiers"] for c in req) and all(c["status"] == "supported" for c in req), req
+    assert [c["qualifiers"]["precision"] for c in req] == [["precision:fp16"], ["precision:int8"], ["precision:int4"]]
 
 
 def test_a_cell_naming_the_card_it_runs_on_is_a_requirement_not_the_cards_memory(gpukb):

@@ -164,6 +164,14 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
             out["var_key"] = (missed or held)[0]
             if scope:
                 out["var_scoped"] = 1
+    # the figure of one version of the product ("144 GB" of the GH200's HBM3e version, a fact with a condition):
+    # a claim that does not name the version is right of that one, whatever the other versions have
+    if isinstance(c.norm, Interval) and "condition" not in c.qualifiers:
+        versions = [r for r in view.by_subject_attr.get((c.subject, c.attribute), []) if r.tier == "reference"
+                    and "condition" in r.qualifiers and isinstance(r.norm, Interval) and r.norm.point() is not None]
+        held = [r.key for r in versions if _holds(c.norm, r.norm.point())]
+        if held:
+            out["ver_key"] = held[0]
     cmp = [str(x) for x in c.qualifiers.get("compared_to") or []]
     if len(cmp) == 1:
         other = cmp[0] if cmp[0].startswith("gpu:") else _only(view.ref(cmp[0], "gpu")) if cmp[0].startswith("family:") else None

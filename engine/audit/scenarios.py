@@ -36,6 +36,11 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         method = (q.get("method") or "").split(":")[-1] or CONCEPT_METHOD.get(c.subject) or task_method(q.get("task"), vocab)
         techniques = set(q.get("techniques") or [])
         open_bits = False
+        weights = c.attribute == "memory_required" and list(q.get("component") or ()) == ["weights"]
+        # a model's need with no method stated: sized for its least and its most demanding use
+        open_use = c.attribute == "memory_required" and not method and not weights
+        if weights or open_use:
+            method = "inference"      # the weights: params x bytes of the stated precision, whatever the use
         if method == "lora" and ({"technique:quantization", "software:bitsandbytes"} & techniques):
             method = "qlora"
             # quantized, but to how many bits? bitsandbytes loads a base in 8 or in 4 bits
@@ -115,6 +120,13 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
                 out.append((c, f"probe:most {pick} int8", {**eight, **size, "method": "lora", "precision": "int8"}))
                 out.append((c, f"probe:least {pick} nf4", {**body, **size}))
             continue
+        if open_use:
+            for pick, size in sizes:
+                # no precision stated either: the lightest common way to serve it, 4-bit weights
+                light = body if body.get("precision") else {**body, "precision": "int4"}
+                out.append((c, f"probe:lightest {pick} inference", {**light, **size}))
+                out.append((c, f"probe:heaviest {pick} {_heaviest(body)['method']}", {**_heaviest(body), **size}))
+            continue
         if c.attribute == "max_params" and not q.get("method") and method in ("full", "lora", "qlora"):
             # a largest trainable model with no method stated: it depends on the method when full
             # training and QLoRA (the most and the least demanding) disagree
@@ -162,7 +174,8 @@ def task_method(tasks: Any, vocab) -> str | None:
 
 #: a check's pick prefix -> its ``probe`` number (rules/types.yaml): the catalog's smallest and largest
 #: model, the most and the least demanding training method, a model 25% above a recommended cap
-PROBES = {"probe:smallest": 1, "probe:largest": 2, "probe:most": 3, "probe:least": 4, "probe:above": 5}
+PROBES = {"probe:smallest": 1, "probe:largest": 2, "probe:most": 3, "probe:least": 4, "probe:above": 5,
+          "probe:heaviest": 6, "probe:lightest": 7}
 
 
 def check_records(view: ReleaseView, checked: list[Fact]) -> list[dict[str, Any]]:
@@ -184,3 +197,15 @@ def check_records(view: ReleaseView, checked: list[Fact]) -> list[dict[str, Any]
         probe = PROBES.get(pick.split(" ", 1)[0], 0)
         records.append({"t": "check", "fk": f"check:{c.id}:{pick}", "claim": c.id, "qid": qid, "pick": pick, "probe": probe})
     return records + list(scenarios.values())
+
+
+def _heaviest(body: dict[str, Any]) -> dict[str, Any]:
+    """The most demanding training of a model served as ``body`` says: full fine-tuning (at FP32 when that is
+    the stated precision, else mixed precision), or for a quantized model QLoRA (4-bit) or LoRA over 8 bits."""
+    base = {k: v for k, v in body.items() if k not in ("method", "precision")}
+    prec = body.get("precision")
+    if prec in ("int4", "nf4"):
+        return {**base, "method": "qlora", "gradient_checkpointing": True}
+    if prec == "int8":
+        return {**base, "method": "lora", "precision": "int8"}
+    return {**base, "method": "full", **({"precision": "fp32"} if prec == "fp32" else {})}

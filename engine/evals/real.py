@@ -107,7 +107,13 @@ METHOD_MEMORY = {"concept:qlora-memory": "qlora", "concept:lora-memory": "lora",
 
 def _method_memory(gold: dict[str, Any], c) -> bool:
     """Whether gold's subject is one method's memory (``METHOD_MEMORY``) and claim ``c`` states that method's
-    memory about the concept gpukb uses for it."""
+    memory about the concept gpukb uses for it; or ``c`` is a model's need with the method left open
+    ("concept:model-memory") and gold states it about a memory concept or a method (the labeller's reading
+    of the method: the same statement)."""
+    if c.subject == "concept:model-memory":
+        g = str(gold.get("subject"))
+        return g in METHOD_MEMORY or g.startswith(("method:", "model:")) or \
+            (g.startswith("concept:") and g.endswith("-memory"))
     method = METHOD_MEMORY.get(str(gold.get("subject")))
     return method is not None and (c.subject == METHOD_CONCEPT.get(method) or c.subject.startswith("model:")) \
         and (c.qualifiers or {}).get("method") == f"method:{method}"

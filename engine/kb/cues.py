@@ -21,7 +21,7 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               "engine", "claim_check",
               # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
               # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
-              "attribute", "unit", "negation", "bound", "approx", "verdict", "carries", "require", "possess", "advice",
+              "attribute", "unit", "negation", "bound", "approx", "per_second", "launch", "verdict", "carries", "require", "possess", "advice",
               # which verdict attribute a verdict is about (by the resource its clause names), and the words
               # that make a verdict an open question ("whether GN7 is enough")
               "verdict_attribute", "open_question",
@@ -106,7 +106,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "negation": {"before", "after", "not"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
-        "approx": {"hedge"}, "carries": {"verb"}, "require": {"verb", "usage", "load"}, "possess": {"verb"},
+        "approx": {"hedge"}, "per_second": {"before"}, "launch": {"verb", "not_by"}, "carries": {"verb"}, "require": {"verb", "usage", "load", "weights", "weights_part", "other_part"}, "possess": {"verb"},
         "advice": {"verb", "use", "not_before", "not_after", "upgrade"},
         "comparison": {"before", "metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup", "multiple"},
         "coreference": {"plural", "singular", "joiner"},

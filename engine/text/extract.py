@@ -29,6 +29,8 @@ from .glued import glued
 from .subject import HARDWARE, HEADING, Candidate, topic_concept, vendor_prefix
 from .tokens import BULLET, PLACEHOLDER, Row, aligned_lower, any_match, layout, quantities, row_at, sentences, tables
 from .sentence import asks_question, explicit_vendors, is_heading_line, verdict_of_heading, sentence_claims, uncompared
+from .workload import label_method
+from .dates import launch_years
 
 __all__ = ["Candidate", "Extraction", "aligned_lower", "extract", "quantities", "sentences"]
 
@@ -125,8 +127,10 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             context = {**{k: v for k, v in carried.items() if k not in HARDWARE}, **scope}
         found = [] if question else sentence_claims(low, masked_low, s, e, ents, context, vocab, t, row, topic,
                                                         listed if bullet and row is None else None, named_all,
-                                                        advising and not bullet, section_size)
+                                                        advising and not bullet, section_size,
+                                                        None if row is not None else label_method(low, s, vocab))
         if not question:
+            found += launch_years(low, s, e, named_all, vocab)      # "the V100, launched in 2017"
             runs = groups(low, ents, t)
             plural = pronoun_list(low, s, e, t)
             if not runs and plural:           # "they", "二者": the products the previous sentences named

@@ -99,9 +99,11 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
         return None
     x = point_of(c)
     variants = tuple(ctx.vocab.entities[c.subject].get("variants") or ())
-    cards = [ctx.view.ref(e, "memory_gb") for e in (c.subject, *variants)]
+    cards = [r for e in (c.subject, *variants) for r in ctx.view.by_subject_attr.get((e, "memory_gb"), [])
+             if r.tier == "reference"]       # every version's ("144 GB HBM3e version" beside 96 GB)
     fits = [(x / point_of(r), r) for r in cards if r is not None and point_of(r) and x]
-    fits = [(k, r) for k, r in fits if 2 <= round(k) <= 16 and abs(k - round(k)) <= SAME_FIGURE * k]
+    # within 3%: a total is often of the usable memory ("282 GB" of two 144 GB HBM3e GH200s, 141 GB usable each)
+    fits = [(k, r) for k, r in fits if 2 <= round(k) <= 16 and abs(k - round(k)) <= 3 * SAME_FIGURE * k]
     if not fits:
         return None
     k, ref = fits[0]
@@ -169,11 +171,16 @@ def figures(ctx: Context) -> list:
 ADJACENT = 6
 
 
+_LABELLED = re.compile(r"\s*[（(][^()（）\d]{0,3}\w{1,10}[)）]\s*[,，;；、]?\s*")
+
+
 def several_figures(ctx: Context) -> dict[str, str] | None:
     if ctx.cell:
         return None             # a table's cells: which figure is whose is the table's structure
     figs = sorted(figures(ctx), key=lambda q: q.start)
+    # "3.96 PFLOPS (FP8), 1.98 PFLOPS (FP16)": each figure labelled in brackets right after it is no pair
     side_by_side = any(len(ctx.low[a.end:b.start].split()) <= 1 and len(ctx.low[a.end:b.start].strip()) <= ADJACENT
+                       and not _LABELLED.fullmatch(ctx.low, a.end, b.start)
                        and (a.lo, a.hi) != (b.lo, b.hi) for a, b in zip(figs, figs[1:]))
     if side_by_side and len({ctx.vocab.generic(p) for p in ctx.text_products}) >= 2:
         return {"n": str(len({(q.lo, q.hi) for q in figs}))}

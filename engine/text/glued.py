@@ -17,7 +17,7 @@ from ..kb.lexicon import Match, per_vocabulary
 _RUN = re.compile(r"[a-z0-9](?:[a-z0-9 \t\-_.]*[a-z0-9])?")
 _SEP = re.compile(r"[\s\-_.]")
 #: the longest label word a header row's names may follow ("spec", "model", "gpu")
-_LABEL = 8
+_LABEL = 14
 #: the longest run tried (a table row pasted as one line is split into many runs anyway)
 _MAX_RUN = 60
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
-from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, unknown_product
+from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, unknown_product, versus, year_off_by_one, alternative_sizes
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
@@ -125,6 +125,15 @@ GUARDS: tuple[Guard, ...] = (
     Guard("from_to",
           "the figure follows a change from one product's figure to another's (“{word}”): it is not the first product's",
           "该数字位于从一款产品的数值到另一数值的变化之后（“{word}”）：并非前一款产品的数值", from_to),
+    Guard("alternative_sizes",
+          "the figure is one of several memory sizes written as alternatives (“{word}”), which a product sold in one size does not have: they may be another product's",
+          "该数字是以“或”并列的几种显存规格之一（“{word}”），只有一种规格的产品不会有：可能属于另一款产品", alternative_sizes),
+    Guard("year_off_by_one",
+          "the reference gives {year}: a GPU's announcement and its first shipments can fall in consecutive years",
+          "参考资料为 {year} 年：GPU 的发布与首批出货可能相差一年", year_off_by_one),
+    Guard("versus",
+          "the figure follows “{word}”: it is what the product is compared with, not the product's own",
+          "该数字跟在“{word}”之后：是被比较对象的数值，而非该产品本身的数值", versus),
     Guard("unknown_product",
           "the figure follows {name}, a product gpukb does not know: it may be that product's",
           "该数字紧跟在 gpukb 不认识的产品 {name} 之后，可能是该产品的数字", unknown_product),

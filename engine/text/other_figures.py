@@ -8,7 +8,7 @@ from ..kb.names import unknown_mentions
 from .figure_guards import claimed_figures, figures, near_claimed_figure
 from .guard_base import Context, cue_in_unit, vocab_cues
 
-__all__ = ["bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "unknown_product"]
+__all__ = ["bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "unknown_product", "versus", "year_off_by_one", "alternative_sizes"]
 
 
 #: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
@@ -60,6 +60,11 @@ def system_total(ctx: Context) -> dict[str, str] | None:
         m = next((m for rx in vocab_cues(ctx.vocab, "system_total") for m in [rx.match(tail)] if m), None)
         if m:
             return {"word": m.group(0).strip()}
+    for q in claimed_figures(ctx):            # "总带宽为每秒10TB": said before the figure
+        head = ctx.low[max(ctx.unit[0], q.start - 30):q.start]
+        m = next((m for rx in vocab_cues(ctx.vocab, "system_total_before") for m in [rx.search(head)] if m), None)
+        if m:
+            return {"word": m.group(0).strip()}
     return None
 
 
@@ -93,6 +98,14 @@ def from_to(ctx: Context) -> dict[str, str] | None:
         m = rx.search(text)
         if m and _named_at(ctx, u0 + m.start(), u0 + m.end()):
             return {"word": ctx.text[u0 + m.start():u0 + m.end()].strip()}
+    for rx in vocab_cues(ctx.vocab, "change_to"):
+        # "…相比于RTX 4090低了450W, 另外显存从GDDR6X换成GDDR6": a change in a clause that does not name the
+        # claim's product; whose change it is, the clause leaves to what came before
+        m = rx.search(text)
+        if m:
+            clause = u0 + max(text.rfind(x, 0, m.start()) for x in ",，;；。")
+            if not _named_at(ctx, clause, span[1]):
+                return {"word": ctx.text[u0 + m.start():u0 + m.end()].strip()}
     return None
 
 
@@ -100,3 +113,45 @@ def _named_at(ctx: Context, a: int, b: int) -> bool:
     """Whether the claim's own product is the one named in [a, b) (the product the change starts from)."""
     own = ctx.vocab.generic(ctx.claim.subject)
     return any(a <= x < b and own in {ctx.vocab.generic(p) for p in ctx.products} for x, _ in ctx.mentions)
+
+
+def versus(ctx: Context) -> dict[str, str] | None:
+    """"the SXM version uses 700W versus 350W for the PCIe version": a figure right after "versus" is what the
+    claim's product is compared with, not the product's own; only a wrong reading of it is doubted."""
+    if ctx.status not in ("incorrect", "understated", "overstated"):
+        return None
+    for q in claimed_figures(ctx):
+        head = ctx.low[max(ctx.unit[0], q.start - 24):q.start]
+        m = next((m for rx in vocab_cues(ctx.vocab, "versus") for m in [rx.search(head)] if m), None)
+        if m:
+            return {"word": m.group(0).strip()}
+    return None
+
+
+def year_off_by_one(ctx: Context) -> dict[str, str] | None:
+    """"The H200, launched in 2023": a launch year one off the reference's may be the announcement's where the
+    reference has the first shipments' (or the other way round); only a year further off is wrong."""
+    c = ctx.claim
+    if c.attribute != "launch_year" or ctx.status != "incorrect" or not isinstance(c.value, (int, float)):
+        return None
+    ref = ctx.view.ref(c.subject, "launch_year")
+    if ref is None or not isinstance(ref.value, (int, float)) or abs(ref.value - c.value) != 1:
+        return None
+    return {"year": f"{ref.value:g}"}
+
+
+_ALTERNATIVES = re.compile(r"\d\s*(?:gb|g)?\s*[/／或]\s*$|^\s*(?:gb|g)?\s*[/／或]\s*\d")
+
+
+def alternative_sizes(ctx: Context) -> dict[str, str] | None:
+    """"RTX 4080 16GB/12GB": memory sizes written as alternatives are the sizes of a product sold in several,
+    which a product with one size (and no variants) is not; only a wrong reading of them is doubted."""
+    c = ctx.claim
+    if c.attribute != "memory_gb" or ctx.status not in ("incorrect", "understated", "overstated") \
+            or ctx.vocab.entities.get(c.subject, {}).get("variants"):
+        return None
+    for q in claimed_figures(ctx):
+        if _ALTERNATIVES.search(ctx.low[max(ctx.unit[0], q.start - 8):q.start]) or \
+                _ALTERNATIVES.search(ctx.low[q.end:min(ctx.unit[1], q.end + 8)]):
+            return {"word": ctx.text[max(ctx.unit[0], q.start - 8):min(ctx.unit[1], q.end + 8)].strip()}
+    return None

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..kb.lexicon import Match as _Match
 from ..kb.vocabulary import Vocabulary
-from .tokens import Row, quantities
+from .tokens import Row, any_match, quantities, tables
 from .workload import requirement, workload_of
 
 __all__ = ["requirement_table"]
@@ -23,10 +23,17 @@ def requirement_table(low: str, masked: str, head: Row, body: list[Row], mention
     column names a model or a model size in most rows (else none)."""
     if len(head.cells) < 3:
         return []
-    columns = {j: _workload(low, masked, a, b, mentions, vocab) for j, (a, b) in enumerate(head.cells) if j > 0}
-    columns = {j: w for j, w in columns.items() if w.get("method") and not w.get("size")}
+    every = {j: _workload(low, masked, a, b, mentions, vocab) for j, (a, b) in enumerate(head.cells) if j > 0}
+    columns = {j: w for j, w in every.items() if w.get("method") and not w.get("size")}
     if len(columns) < 2:
-        return []
+        # "| Model size | FP16 (weights) | INT8 | INT4 |": one column per precision and none per method, what a
+        # model of each size needs at each precision (what it is used for left open, or its weights alone)
+        columns = {j: w for j, w in every.items() if w.get("precision") and not w.get("task") and not w.get("size")}
+        if len(columns) < 2 or any(w.get("method") for w in every.values()):
+            return []
+        weights = tables(vocab)["weights"]
+        columns = {j: {**w, "component": "weights"} if any_match(weights, low[slice(*head.cells[j])]) else w
+                   for j, w in columns.items()}
     sized = [(r, _workload(low, masked, *r.cells[0], mentions, vocab)) for r in body if len(r.cells) == len(head.cells)]
     sized = [(r, w) for r, w in sized if w.get("size")]
     if len(sized) * 2 <= len(body):

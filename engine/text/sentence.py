@@ -29,7 +29,8 @@ def uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list[
         if m.kind in HARDWARE:
             gap = low[compared.end:m.start] if compared is not None else ""
             chained = compared is not None and any_match(t["coref"]["joiner"], re.sub(r"[（(][^（(）)]*[）)]|'s", "", gap))
-            if chained or any_match(t["compared"], low[max(s, m.start - 20):m.start]):
+            labels = re.match(r"\s*[:：]", low[m.end:m.end + 3]) is not None    # "性能比较 H100 SXM: 80 GB": a label
+            if (chained or any_match(t["compared"], low[max(s, m.start - 20):m.start])) and not labels:
                 compared = m
                 continue
         out.append(m)
@@ -85,11 +86,15 @@ def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
     return v[0]
 
 
+#: a line's label before its colon ("7B模型:", "- Llama 3 8B:")
+_LABEL = re.compile(r"[ \t]*(?:[-*•▪●][ \t]*)?[^:：\n。.;；,，]{1,40}[:：]")
+
+
 def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
                      vocab: Vocabulary, t: dict[str, Any], row: Row | None = None,
                      topic: str | None = None, listed: str | None = None,
                      named_all: list[_Match] | None = None, advising: bool = False,
-                     scope_size: dict[str, Any] | None = None) -> list[Candidate]:
+                     scope_size: dict[str, Any] | None = None, scope_method: str | None = None) -> list[Candidate]:
     out: list[Candidate] = []
     qs = quantities(masked, s, e, vocab)
     named_sizes = size_named_variants(low, qs, ents, vocab, t)      # "80GB 版本": a mention of that variant
@@ -100,12 +105,24 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
     if named_forms:
         ents = sorted(ents + named_forms, key=lambda m: m.start)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
+    if scope_method and not (workload.get("method") or workload.get("task")):
+        workload = {**workload, "method": scope_method}    # "• QLoRA: … A 7B model needs only ~13 GB": the line's method
     if scope_size and not (workload.get("model") or workload.get("params")) and (workload.get("method") or workload.get("task")):
         workload = {**workload, **scope_size, "size": True}   # under "# Fine-tuning Qwen-14B": that model's workload
     if not workload.get("method") and workload.get("size") and any_match(t["load"], low[s:e]):
         workload = {**workload, "method": "inference"}    # "a 13B model needs 26 GB just to load": its weights served
+    # "a 7B model needs 14 GB just for weights": the requirements it states are the weights' (params x bytes)
+    need = {"component": "weights"} if workload.get("size") and any_match(t["weights"], low[s:e]) else {}
     verdict = first_match(t["verdict"], masked[s:e])
     requires = [m.start() + s for rx in t["require"] for m in rx.finditer(masked[s:e])]
+    if workload.get("size") and not (workload.get("method") or workload.get("task")) and verdict is None \
+            and not any(m.kind in HARDWARE for m in ents):
+        # "7B 模型: 最少 8 GB (Q4)", "- 13B: 8-10 GB": a line labelled with a model (size), no hardware named,
+        # gives what that workload needs, as if it said "needs"
+        label = _LABEL.match(low, s, e)
+        if label is not None and any(m.kind == "model" and m.end <= label.end() for m in ents) | \
+                any(q.dimension == "params" and q.end <= label.end() for q in qs):
+            requires.append(label.end() - 1)
     # 1. quantities, each tied to an attribute of its dimension (or a requirement of the workload)
     variants: dict[str, float] = {}
     for q in qs:
@@ -120,13 +137,27 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             continue
         item = item_method(low, q, vocab) if q.dimension == "memory" else None
         if item is not None:                    # "• Full fine-tune / 126 GB": the item's method needs the figure
-            out += requirement(q, {**workload, "method": item}, ents, seg[0], seg[1])
+            out += requirement(q, {**workload, **need, "method": item}, ents, seg[0], seg[1])
+            continue
+        part = next((k for k, rxs in t["parts"].items() if any(rx.match(low[q.end:e]) for rx in rxs)), None) \
+            if q.dimension == "memory" else None
+        if part == "other":
+            continue                            # "78GB gradients": a part of the memory, not the whole need
+        if part == "weights" and workload.get("size") and any(seg[0] <= r < q.start for r in requires):
+            # "13B model = 26GB FP16 weights": what the weights take
+            out += requirement(q, {**workload, "component": "weights"}, ents, seg[0], seg[1])
             continue
         if q.dimension == "memory" and workload.get("method") and any(seg[0] <= r < q.start for r in requires):
             nearest = method_before(low, s, q.start, vocab)
             w = {**workload, "method": nearest} if nearest else workload
             w = size_after(q, qs, masked, w, vocab)          # "8 GB for 7B models and 15 GB for 13B models"
-            out += requirement(q, w, ents, seg[0], seg[1])
+            out += requirement(q, {**w, **need}, ents, seg[0], seg[1])
+            continue
+        if q.dimension == "memory" and workload.get("size") and not workload.get("task") \
+                and any(seg[0] <= r < q.start for r in requires):
+            # "a 13B model needs 26 GB in FP16": a model's need with no method stated (checked against the
+            # least and the most demanding use of it)
+            out += requirement(q, {**size_after(q, qs, masked, workload, vocab), **need}, ents, seg[0], seg[1])
             continue
         if q.dimension == "memory" and ((workload.get("size") and any(seg[0] <= r < q.start for r in requires))
                                         or any(rx.search(low, seg[0], q.start) for rx in t["usage"])):

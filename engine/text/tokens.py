@@ -69,6 +69,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "neg_after": comp((cues.get("negation") or {}).get("after", ())),
             "neg_not": comp((cues.get("negation") or {}).get("not", ())),
             "bound": tuple((op, comp(ps)) for op, ps in (cues.get("bound") or {}).items()),
+            "per_second": comp((cues.get("per_second") or {}).get("before", ())),
             "approx": comp((cues.get("approx") or {}).get("hedge", ())),
             "verdict": tuple((val, comp(ps)) for val, ps in (cues.get("verdict") or {}).items()),
             "verdict_any": tuple(rx for ps in (cues.get("verdict") or {}).values() for rx in comp(ps)),
@@ -83,6 +84,8 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "require": comp((cues.get("require") or {}).get("verb", ())),
             "usage": comp((cues.get("require") or {}).get("usage", ())),
             "load": comp((cues.get("require") or {}).get("load", ())),
+            "weights": comp((cues.get("require") or {}).get("weights", ())),
+            "parts": {k: comp((cues.get("require") or {}).get(k + "_part", ())) for k in ("weights", "other")},
             "possess": comp((cues.get("possess") or {}).get("verb", ())),
             "advice": comp((cues.get("advice") or {}).get("verb", ())),
             "use": comp((cues.get("advice") or {}).get("use", ())),
@@ -219,9 +222,8 @@ def first_match(pairs: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...], text
 
 
 def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool = True) -> list[Quantity]:
-    """Numbers with a unit in ``low[start:end]``, with ranges ("16-32 GB", "40GB 或 80GB"), bounds
-    ("at least 24GB", "24G 以上") and hedges ("约 16GB"). Without ``ranges`` two figures each with its
-    unit stay two (the cells of a table copied as text: "~8.1 TFLOPS ~31.2 TFLOPS")."""
+    """Numbers with a unit in ``low[start:end]``, with ranges ("16-32 GB", "40GB 或 80GB"), bounds ("at least 24GB",
+    "24G 以上") and hedges ("约 16GB"). Without ``ranges`` two figures with units stay two ("~8.1 TFLOPS ~31.2 TFLOPS")."""
     t = tables(vocab)
     out: list[Quantity] = []
     for m in _NUM.finditer(low, start, end):
@@ -263,6 +265,8 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool =
                 q.bound = op
                 break
         q.approx = any(rx.search(before) if not rx.pattern.startswith("^") else rx.search(rest) for rx in t["approx"])
+        if q.dimension == "memory" and any_match(t["per_second"], before):    # "每秒 10TB": a bandwidth
+            q.dimension, q.unit = "bandwidth", q.unit + "/s"
         out.append(q)
     return sorted(out + _counted_in_words(low, start, end, out, t), key=lambda q: q.start)
 

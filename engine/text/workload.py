@@ -42,10 +42,12 @@ def workload_of(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab
         elif _INFER_TASK.search(text):
             w["task"] = ["inference"]
     models = [m.eid for m in ents if m.kind == "model"]
+    params = [q for q in qs if q.dimension == "params"]
+    if params and all(_generic_model(mid, vocab) for mid in models):
+        models = []         # "a 70-billion-parameter LLM": the size of a model of no name
     if models:
         w["model"] = models
         w["size"] = any(not _generic_model(mid, vocab) for mid in models)
-    params = [q for q in qs if q.dimension == "params"]
     if params and not models:
         w["params"], w["size"] = params[0].lo * (vocab.unit_factor("params", params[0].unit) or 1), True
         w["params_raw"] = params[0].lo
@@ -78,6 +80,8 @@ def qualifiers_of(w: dict[str, Any]) -> dict[str, Any]:
         q["optimizer"] = w["optimizer"]
     if w.get("condition"):
         q["condition"] = w["condition"]
+    if w.get("component"):
+        q["component"] = [w["component"]]
     return q
 
 
@@ -89,12 +93,14 @@ def scale_cues(vocab: Vocabulary) -> tuple[tuple[str, tuple[re.Pattern[str], ...
 def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: int) -> list[Candidate]:
     """"Fully fine-tuning 7B needs 112 GB": a memory requirement of the workload."""
     # the specific model named nearest before the figure in its clause, else the only one in the sentence
-    every = [m for m in ents if m.kind == "model"]
+    every = [m for m in ents if m.kind == "model" and m.eid in (w.get("model") or ())]
     models = [m for m in every if m.end <= q.start] or (every if len(every) == 1 else [])
     quals = qualifiers_of(w)
     if models:
         subject = models[-1].eid
         quals.pop("model", None)
+    elif not w.get("method") and not w.get("task") and w.get("params"):
+        subject = "concept:model-memory"        # "a 13B model needs 26 GB": what it is used for left open
     else:
         subject = METHOD_CONCEPT.get(str(w.get("method")))
         if subject is None or (w.get("method") == "inference" and not w.get("params")):
@@ -146,6 +152,24 @@ def item_method(low: str, q: Quantity, vocab: Vocabulary) -> str | None:
     for val, rx in _question_cues(vocab).get("method", ()):
         m = rx.search(name)
         if m is not None and m.start() == 0 and m.end() == len(name):
+            return val
+    return None
+
+
+_LINE_LABEL = re.compile(r"[ \t]*(?:[-*•▪●][ \t]*|\d{1,2}[.)、][ \t]*)?([^:：\n]{1,40}?)[ \t]*(?:[(（][^)）\n]{0,30}[)）])?[ \t]*[:：]")
+
+
+def label_method(low: str, s: int, vocab: Vocabulary) -> str | None:
+    """"• Full fine-tuning: requires 8-10x the weights… A 7B model needs ~72 GB": the method a line's label
+    names ("<method>:" at the start of the line holding ``s``), which the line's sentences are about."""
+    a = low.rfind("\n", 0, s) + 1
+    m = _LINE_LABEL.match(low, a)
+    if m is None:
+        return None
+    name = m.group(1).strip()
+    for val, rx in _question_cues(vocab).get("method", ()):
+        hit = rx.search(name)
+        if hit is not None and hit.start() == 0 and hit.end() == len(name):
             return val
     return None
 
