@@ -302,6 +302,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "freed layer by layer instead of all held at once")
     p.add_argument("--chunked-cross-entropy", action=argparse.BooleanOptionalAction, default=None,
                    help="chunked / fused cross-entropy: no full FP32 sequence × vocabulary logits")
+    p.add_argument("--logits-dtype-loss", action=argparse.BooleanOptionalAction, default=None,
+                   help="cross-entropy on the logits in their own dtype (a training loop's nn.CrossEntropyLoss on "
+                        "16-bit logits outside autocast): no FP32 upcast of the sequence × vocabulary logits")
+    p.add_argument("--kbit-preparation", action=argparse.BooleanOptionalAction, default=None,
+                   help="QLoRA: the model goes through PEFT's prepare_model_for_kbit_training, which upcasts the "
+                        "embeddings, the output head and the norms to FP32 (not assumed unless given)")
     p.add_argument("--activation-offloading", action=argparse.BooleanOptionalAction, default=None,
                    help="activation offloading (torchtune enable_activation_offloading): with checkpointing the "
                         "per-layer checkpoints are kept in host memory")

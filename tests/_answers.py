@@ -47,6 +47,10 @@ QUERIES = [
     {"model": "qwen2-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 32768, "full_prompt_logits": True},
     # eager attention asked for (not given, the release's default SDPA is sized and the scenario omits the key)
     {"model": "llama-2-7b", "method": "lora", "gpu": "T4", "seq_len": 2048, "flash_attention": False},
+    # a training loop's own cross-entropy on the 16-bit logits; QLoRA through PEFT's k-bit preparation (issue 33)
+    {"model": "llama-3.1-8b", "method": "lora", "precision": "bf16", "gpu": "H100-80GB", "seq_len": 8192, "batch": 2,
+     "gradient_checkpointing": True, "logits_dtype_loss": True},
+    {"model": "llama-3.1-8b", "method": "qlora", "gpu": "RTX-4090", "seq_len": 4096, "kbit_preparation": True},
 ]
 SOLVES = [
     {"model": "llama-2-7b", "method": "inference", "gpu": "T4", "target": "seq_len"},

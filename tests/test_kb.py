@@ -65,9 +65,13 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
-                     "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12"]
-    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt = (
+                     "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13"]
+    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice = (
         kb.release(n) for n in names)
+    # 2026.12.13 adds the unfused prompt pass's scores, the loss in the logits' dtype and PEFT's k-bit preparation
+    for fid, value in (("R-INF-scores", 4), ("R-LOGITS-own-dtype", 3), ("R-PEFT-kbit-fp32", 4), ("R-EXLLAMA-attention", None)):
+        assert fid not in prompt.facts and fid in practice.facts
+        assert value is None or practice.facts[fid].norm.lo == value
     # 2026.12.12 adds the logits of every prompt position that transformers before v4.45 computed
     assert "R-HF-logits-all" not in gated.facts and prompt.facts["R-HF-logits-all"].norm.lo == 6
     # 2026.12.11 adds the gated MLP's forward buffers and the MLP widths of the catalogued models

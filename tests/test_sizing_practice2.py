@@ -28,13 +28,14 @@ def test_forward_buffers_follow_the_mlp_width_not_the_hidden_size(kb, model, int
     a = kb.query(body)
     assert a["memory"]["overhead"] - CTX == pytest.approx(3 * 2 * inter * 12000 * 3 / 1e9, rel=1e-3)
     node = _overhead_node(a)
-    assert node["rule"] == "sizing.overhead.inference_gated@1"
+    assert node["rule"] == "sizing.overhead.inference_gated@2"
     cited = {p["fact"].split("@")[0] for p in node.get("premises") or []}
     assert {"R-INF-mlp-gated", "R-HF-logits-last", f"R-{model}-intermediate_size"} <= cited
     old = kb.query({**body, "kb_version": "2026.12.10"})
     assert old["memory"]["overhead"] - CTX == pytest.approx(16 * hidden * 12000 * 3 / 1e9, rel=1e-3)
-    # (its intermediate_size came in 2026.12.11 too: the earlier release sizes it as a model of unknown width)
-    assert _overhead_node(old)["rule"] == "sizing.overhead.inference@3"
+    # (its intermediate_size came in 2026.12.11 too: the earlier release sizes it as a model of unknown width, without
+    # the unfused attention scores of 2026.12.13)
+    assert _overhead_node(old)["rule"] == "sizing.overhead.inference_release_without_scores@1"
     # nothing else moves: weights and KV cache are what they were
     for k in ("weights", "kv_cache"):
         assert a["memory"][k] == old["memory"][k]
@@ -58,9 +59,9 @@ def test_a_model_without_a_known_width_keeps_the_ungated_estimate(kb):
     a = kb.query({"params": 7e9, "method": "inference", "vram_gb": 80, "seq_len": 5000, "batch": 2})
     hidden = round((128 * 7e9 / 12) ** (1 / 3))
     assert a["memory"]["overhead"] - CTX == pytest.approx(16 * hidden * 5000 * 2 / 1e9, rel=1e-2)
-    assert _overhead_node(a)["rule"] == "sizing.overhead.inference@3"
+    assert _overhead_node(a)["rule"] == "sizing.overhead.inference@4"
     m = kb.query({"model": "mixtral-8x7b", "method": "inference", "gpu": "H100-80GB", "gpus": 2, "seq_len": 5000})
-    assert _overhead_node(m)["rule"] == "sizing.overhead.inference@3"
+    assert _overhead_node(m)["rule"] == "sizing.overhead.inference@4"
 
 
 def test_a_token_budget_bounds_the_gated_buffers_too(kb):

@@ -96,6 +96,12 @@ FIELDS: tuple[Field, ...] = (
           "offload activations to host memory (with checkpointing: only the recomputed layer stays)"),
     Field("chunked_cross_entropy", "boolean", "chunked / fused cross-entropy: no full FP32 sequence x vocabulary "
           "logits", "chunked / fused cross-entropy (no full FP32 sequence x vocabulary logits)"),
+    Field("logits_dtype_loss", "boolean", "cross-entropy computed on the logits in their own dtype (a training "
+          "loop's nn.CrossEntropyLoss on 16-bit logits outside autocast): no FP32 upcast of sequence x vocabulary "
+          "logits", "loss on the logits as they are (no FP32 upcast of the logits)"),
+    Field("kbit_preparation", "boolean", "QLoRA: the quantized model goes through PEFT's "
+          "prepare_model_for_kbit_training, which upcasts the embeddings, the output head and the norms to FP32 "
+          "(not assumed unless given)", "QLoRA: PEFT's k-bit preparation (FP32 embeddings, head and hidden states)"),
     Field("torch_compile", "boolean", "training step compiled with torch.compile: pointwise activations are "
           "recomputed in the backward pass instead of saved", "compiled with torch.compile (pointwise activations "
           "recomputed, not saved)"),

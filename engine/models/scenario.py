@@ -261,7 +261,8 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         elif key not in b and method != "inference":
             notes.append(note("default_off", key_field=key))
         s[key] = v
-    for key in ("optimizer_in_backward", "chunked_cross_entropy", "activation_offloading", "torch_compile"):
+    for key in ("optimizer_in_backward", "chunked_cross_entropy", "activation_offloading", "torch_compile",
+                "logits_dtype_loss"):
         if key in b:
             v = b[key]
             if not isinstance(v, bool):
@@ -270,6 +271,12 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
                 notes.append(note("inference_no_backward", key_field=key))
             elif v:
                 s[key] = True
+    if "kbit_preparation" in b:
+        v = b["kbit_preparation"]
+        if not isinstance(v, bool):
+            issues.append(Issue(f"expected true or false, got {v!r}", field="kbit_preparation", allowed=["true", "false"]))
+        elif v and method == "qlora":
+            s["kbit_preparation"] = True
     if s.get("activation_offloading") and not s.get("gradient_checkpointing"):
         notes.append(note("ao_without_gc"))
     if s.get("optimizer_in_backward") and s.get("zero"):
@@ -341,7 +348,8 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "trainable": 0 if s["method"] == "inference" else 1,
          "offload": s.get("offload", "none"), "oib": int(bool(s.get("optimizer_in_backward"))),
          "cce": int(bool(s.get("chunked_cross_entropy"))), "ao": int(bool(s.get("activation_offloading"))),
-         "tc": int(bool(s.get("torch_compile"))),
+         "tc": int(bool(s.get("torch_compile"))), "ldl": int(bool(s.get("logits_dtype_loss"))),
+         "kbp": int(s["method"] == "qlora" and bool(s.get("kbit_preparation"))),
          "paged": int(s["optimizer"].startswith("paged_")),
          "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),
          "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,

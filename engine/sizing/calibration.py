@@ -120,8 +120,17 @@ OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
 #: lm_head_chunk_size=128), chunked_cross_entropy(logits, targets))
 #: (keyed by the framework's name without hyphens: "lit-gpt" is litgpt)
 #: (Megatron-LM's GPT-2 of 2019-2020 computes the attention scores as a matmul: eager attention, not SDPA)
+#: (universal-llm-trainer calls the model without labels and applies its own nn.CrossEntropyLoss to the logits as they
+#: come out, autocast off in its configs, amp_training: False: src/models/llama3.py Llama3.forward, config/*.yaml; the
+#: loss runs in the logits' own dtype, R-LOGITS-own-dtype)
+#: (QLoRA through PEFT goes through prepare_model_for_kbit_training, as PEFT's quantization guide and the QLoRA
+#: reference script do it, R-PEFT-kbit-fp32; torchtune's and LitGPT's QLoRA do not use PEFT)
 FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}, "litgpt": {"chunked_cross_entropy": True},
-                      "megatron": {"flash_attention": False}}
+                      "peft": {"kbit_preparation": True},
+                      "megatron": {"flash_attention": False}, "universalllmtrainer": {"logits_dtype_loss": True}}
+#: what a serving framework does unless told otherwise: ExLlama (v1) computes attention as Hugging Face's eager
+#: attention does, or through SDPA with an explicit mask at the same peak (R-EXLLAMA-attention)
+INFERENCE_DEFAULTS = {"exllama": {"flash_attention": False}}
 #: techniques a gold row may state (true / false) beside its flags, as the query field each one sets; a stated
 #: value wins over the framework default
 TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "optimizer_in_backward": "optimizer_in_backward",
@@ -203,8 +212,8 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     for k, field in TECHNIQUES.items():
         if isinstance(row.get(k), bool) and row["method"] != "inference":
             body[field] = row[k]
-    for k, v in FRAMEWORK_DEFAULTS.items():
-        if k in str(row.get("framework") or "").lower().replace("-", "") and row["method"] != "inference":
+    for k, v in (INFERENCE_DEFAULTS if row["method"] == "inference" else FRAMEWORK_DEFAULTS).items():
+        if k in str(row.get("framework") or "").lower().replace("-", ""):
             body.update({f: x for f, x in v.items() if f not in body})
     if any("optimizer_in_bwd=true" in str(x).replace(" ", "").lower() for x in row.get("inferred_from_config") or []) \
             and row["method"] in ("full", "pretrain"):
