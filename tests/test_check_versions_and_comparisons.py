@@ -161,3 +161,68 @@ def test_petaflops_and_precisions_other_than_fp16_are_read_as_such(gpukb, text, 
 def test_a_product_labelling_a_line_after_comparison_is_the_lines_subject(gpukb):
     text = "性能比较 H100 SXM: 80 GB @ 3.35 TB/s, 67 TFLOPS (FP32)"
     assert {c["subject"] for c in _claims(gpukb, text)} == {"gpu:H100-80GB"}
+
+
+def test_a_checks_block_is_the_view_of_its_facts(gpukb):
+    from gpukb.engine.kb.store import ReleaseView
+    from gpukb.engine.text.check import claims_of, reader, text_id
+    view = gpukb.view(None)
+    text = "The T4 has 16 GB of GDDR6 memory. The A100 80GB has 2 TB/s."
+    claims, _, _ = claims_of(text, text_id(text, view.name), view, None, reader(text, view))
+    sources = set(view.source_ids)
+    block = view.with_claims(claims, sources)
+    facts = {f.id: f for f in view.reference}
+    facts.update({c.id: c for c in claims})
+    anew = ReleaseView(view.kb, view.release, facts, sources)
+    assert block.facts == anew.facts and block.reference == anew.reference
+    assert block.by_subject_attr == anew.by_subject_attr and claims
+
+
+@pytest.mark.parametrize("text,status", [
+    ("The B200 has 8 TB/s of memory bandwidth.", "supported"),         # the Blackwell brief's figure
+    ("The B200 has 7.7 TB/s of memory bandwidth.", "scope_dependent"),  # the later HGX B200 figure
+    ("The B200 has 6 TB/s of memory bandwidth.", "incorrect"),
+])
+def test_a_figure_of_the_products_main_version_is_supported_not_scoped(gpukb, text, status):
+    (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_bandwidth"]
+    assert c["status"] == status, c
+
+
+def test_a_memory_technology_after_instead_of_is_what_it_is_not(gpukb):
+    text = "The RTX A6000 uses GDDR6 memory instead of HBM2, as it is an actively cooled card."
+    assert not _flags(gpukb, text), _claims(gpukb, text)
+    assert [c["value"] for c in _claims(gpukb, text) if c["attribute"] == "memory_type"] == ["GDDR6"]
+
+
+def test_more_than_a_card_can_hold_is_not_enough(gpukb):
+    text = "A 7B model under full fine-tuning with AdamW needs roughly 112 GB, more than a single A100-80GB can hold."
+    (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_verdict"]
+    assert (c["value"], c["status"]) == ("insufficient", "supported"), c
+
+
+def test_memory_figures_in_a_models_table_row_are_not_the_cards(gpukb):
+    text = ("| Model Size | FP16 Weights | Optimizer States | Total Memory | Min GPUs |\n|---|---|---|---|---|\n"
+            "| 34B (CodeLlama) | 68 GB | 136 GB | 284-296 GB | 4x H100 |\n")
+    assert not [f for f in _flags(gpukb, text) if f[1] == "memory_gb"], _claims(gpukb, text)
+    # a product's own row keeps its figures
+    assert ("gpu:T4", "memory_gb", 32.0, "incorrect") in _flags(gpukb, "| GPU | Memory |\n|---|---|\n| T4 | 32 GB |\n")
+
+
+def test_a_total_labelled_before_the_figure_is_no_cards(gpukb):
+    assert not _flags(gpukb, "Total: 580-620GB minimum, requiring 8x H100 80GB GPUs.")
+
+
+def test_a_products_own_memory_in_brackets_makes_the_other_anothers(gpukb):
+    text = "它配备141GB HBM3e高速记忆体，带宽高达4.8TB/s，几乎是H100(80GB HBM3，3.35TB/s)的两倍。"
+    assert not [f for f in _flags(gpukb, text) if f[1] == "memory_type"], _claims(gpukb, text)
+
+
+def test_two_sizes_after_a_sized_name_are_its_siblings(gpukb):
+    assert not _flags(gpukb, "| Feature |\nNVIDIA A6000 |\nNVIDIA A100 40GB/80GB |\n")
+
+
+def test_a_size_written_before_a_products_name_is_that_products(gpukb):
+    text = "无论你手上有24GB A100、12GB 3090，还是仅8GB的RTX 3070，都能找到方案。"
+    flags = _flags(gpukb, text)
+    assert ("gpu:A100", "memory_gb", 24.0, "incorrect") in flags and ("gpu:RTX-3090", "memory_gb", 12.0, "incorrect") in flags
+    assert not _flags(gpukb, "无论你手上有80GB A100、24GB 3090，都能找到方案。")

@@ -65,9 +65,11 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
-                     "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13"]
-    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice = (
+                     "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14"]
+    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx = (
         kb.release(n) for n in names)
+    # 2026.12.14 adds the later HGX B200 figures as a version of the B200's
+    assert "R-B200-fp32_tflops-hgx" not in practice.facts and hgx.facts["R-B200-fp32_tflops-hgx"].norm.lo == 75
     # 2026.12.13 adds the unfused prompt pass's scores, the loss in the logits' dtype and PEFT's k-bit preparation
     for fid, value in (("R-INF-scores", 4), ("R-LOGITS-own-dtype", 3), ("R-PEFT-kbit-fp32", 4), ("R-EXLLAMA-attention", None)):
         assert fid not in prompt.facts and fid in practice.facts

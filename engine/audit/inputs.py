@@ -10,10 +10,12 @@ import re
 from collections import defaultdict
 from typing import Any
 
+from ..core import ranges
 from ..kb import facts as factrec
 from ..kb import qualifiers as qual
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
+from .functions import stated_tolerance
 
 
 # -- records -----------------------------------------------------------------------------------
@@ -84,6 +86,14 @@ def _holds(claim: Interval, v: float, tol: float = 0.1) -> bool:
         if not claim.hi_strict and v > claim.hi + abs(claim.hi) * tol:
             return False
     return True
+
+
+def _agrees(c: Fact, r: Fact) -> bool:
+    """Does a claimed figure agree with a reference figure within the rounding it is written with, as the
+    rule audit.ref.quantity.agrees compares them (stated_tolerance)?"""
+    a, b = c.norm, r.norm
+    tol = stated_tolerance(a.lo, a.hi, 1 if c.approx else 0, b.lo, b.hi, 1 if r.approx else 0)
+    return ranges.overlaps(a.lo, a.hi, *ranges.widen(b.lo, b.hi, tol))
 
 
 def _only(f: Fact | None) -> str | None:
@@ -166,11 +176,12 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
                 out["var_scoped"] = 1
     # the figure of one version of the product ("144 GB" of the GH200's HBM3e version, a fact with a condition):
     # a claim that does not name the version is right of that one, whatever the other versions have
+    # (not when the product's unconditioned figure agrees: that one is the claim's, as the rules compare them)
     if isinstance(c.norm, Interval) and "condition" not in c.qualifiers:
-        versions = [r for r in view.by_subject_attr.get((c.subject, c.attribute), []) if r.tier == "reference"
-                    and "condition" in r.qualifiers and isinstance(r.norm, Interval) and r.norm.point() is not None]
-        held = [r.key for r in versions if _holds(c.norm, r.norm.point())]
-        if held:
+        refs = [r for r in view.by_subject_attr.get((c.subject, c.attribute), []) if r.tier == "reference"
+                and isinstance(r.norm, Interval) and r.norm.point() is not None]
+        held = [r.key for r in refs if "condition" in r.qualifiers and _holds(c.norm, r.norm.point())]
+        if held and not any(_agrees(c, r) for r in refs if "condition" not in r.qualifiers):
             out["ver_key"] = held[0]
     cmp = [str(x) for x in c.qualifiers.get("compared_to") or []]
     if len(cmp) == 1:

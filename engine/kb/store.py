@@ -296,6 +296,28 @@ class ReleaseView:
             idx.setdefault((f.subject, f.attribute), []).append(f)
         return idx
 
+    @cached_property
+    def reference_index(self) -> dict[tuple[str, str], list[Fact]]:
+        """:attr:`by_subject_attr` of the reference facts alone, the start of every check's block."""
+        idx: dict[tuple[str, str], list[Fact]] = {}
+        for f in self.reference:
+            idx.setdefault((f.subject, f.attribute), []).append(f)
+        return idx
+
+    def with_claims(self, claims: list[Fact], source_ids: set[str]) -> "ReleaseView":
+        """This release's reference tier and ``claims`` alone (a checked text's block), its indexes built
+        from this view's instead of anew: the same view as one made of those facts, made in a fraction."""
+        facts = {f.id: f for f in self.reference}
+        facts.update({c.id: c for c in claims})
+        block = ReleaseView(self.kb, self.release, facts, source_ids)
+        idx = dict(self.reference_index)
+        for c in claims:
+            idx[(c.subject, c.attribute)] = idx.get((c.subject, c.attribute), []) + [c]
+        block.__dict__["by_subject_attr"] = idx
+        if len(facts) == len(self.reference) + len(claims):     # no claim id shadows a reference fact
+            block.__dict__["reference"] = self.reference
+        return block
+
     def ref(self, subject: str, attribute: str, qualifiers: dict[str, Any] | None = None) -> Fact | None:
         """The highest-confidence reference fact for subject/attribute (unqualified first); with
         ``qualifiers``, only a fact whose qualifiers are exactly those ({}: an unqualified one)."""

@@ -208,9 +208,7 @@ _STOP = re.compile(r"(?<![a-z\d.,])\d|[，;；。\n|]|,(?!\d{3})")
 def audit_claims(state: Session, view: ReleaseView, claims: list[Fact], whole_tier: bool = False) -> AuditResult:
     """The audit of ``claims`` alone, in a block with the reference facts they can reach (or, with
     ``whole_tier``, the whole reference tier: the same findings, slower)."""
-    facts = {f.id: f for f in view.reference}
-    facts.update({c.id: c for c in claims})
-    block = ReleaseView(view.kb, view.release, facts, set(view.source_ids) | {c.source for c in claims if c.source})
+    block = view.with_claims(claims, set(view.source_ids) | {c.source for c in claims if c.source})
     return audit_block(state, block, None if whole_tier else reachable_reference(view, claims))
 
 

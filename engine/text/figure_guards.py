@@ -44,8 +44,8 @@ def _own_sparse_figure(ctx: Context) -> bool:
 
 def other_products_figure(ctx: Context) -> dict[str, str] | None:
     x = point_of(ctx.claim)
-    if x is None or x == 0 or same_value(ctx) or own_sparse_figure(ctx):
-        return None
+    if x is None or x == 0 or same_value(ctx) or own_sparse_figure(ctx) or (ctx.attached and ctx.claim.attribute == "memory_gb"):
+        return None             # "24GB A100": a size written onto a name is said of that name, whoever else has it
     vocab = ctx.vocab
     own = vocab.generic(ctx.claim.subject)
     for ref in references(ctx.view, ctx.claim.attribute):
@@ -175,8 +175,8 @@ _LABELLED = re.compile(r"\s*[（(][^()（）\d]{0,3}\w{1,10}[)）]\s*[,，;；�
 
 
 def several_figures(ctx: Context) -> dict[str, str] | None:
-    if ctx.cell:
-        return None             # a table's cells: which figure is whose is the table's structure
+    if ctx.cell or ctx.attached:
+        return None             # a table's cells, a figure written onto its product's name: whose it is is plain
     figs = sorted(figures(ctx), key=lambda q: q.start)
     # "3.96 PFLOPS (FP8), 1.98 PFLOPS (FP16)": each figure labelled in brackets right after it is no pair
     side_by_side = any(len(ctx.low[a.end:b.start].split()) <= 1 and len(ctx.low[a.end:b.start].strip()) <= ADJACENT

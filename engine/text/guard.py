@@ -62,6 +62,10 @@ from .figure_guards import unnamed_card
 from .guard_list import GUARDS
 
 
+#: a claim that opens with its memory size, written onto the name that follows ("24GB A100")
+_SIZE_FIRST = re.compile(r"\d+(?:\.\d+)?\s?(?:gb|g|tb)\s?")
+
+
 def _table_header(text: str, pos: int) -> tuple[int, int] | None:
     """The first row of the Markdown table whose row holds ``pos``, when ``pos`` is in a table row."""
     line_start = text.rfind("\n", 0, pos) + 1
@@ -279,11 +283,15 @@ class Guards:
         seg = self.low[unit[0]:unit[1]]
         if any(rx.search(seg) for rx in vocab_cues(vocab, "paired")):
             return False
+        own = own_ids(vocab, claim.subject)
+        lead = _SIZE_FIRST.match(self.low, span[0], span[1])
+        after = next((m for m in self.mentions if lead is not None and m.start == lead.end()), None)
+        if after is not None and (after.eid in own or vocab.generic(after.eid) in own):
+            return True                 # "24GB A100", "12GB 3090": the size written before its product's name
         before = [m for m in self.mentions if unit[0] <= m.start and m.end <= at]
         if not before:
             return False
         near = before[-1]
-        own = own_ids(vocab, claim.subject)
         if near.eid not in own and vocab.generic(near.eid) not in own:
             return False
         gap = self.low[near.end:at]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
-from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, unknown_product, versus, year_off_by_one, alternative_sizes
+from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
@@ -128,6 +128,12 @@ GUARDS: tuple[Guard, ...] = (
     Guard("alternative_sizes",
           "the figure is one of several memory sizes written as alternatives (“{word}”), which a product sold in one size does not have: they may be another product's",
           "该数字是以“或”并列的几种显存规格之一（“{word}”），只有一种规格的产品不会有：可能属于另一款产品", alternative_sizes),
+    Guard("model_row",
+          "the figure is in a table row about a model (“{word}”): it is what the model needs, not a card's memory",
+          "该数字位于关于模型的表格行（“{word}”）：是模型所需显存，而非显卡显存", model_row),
+    Guard("own_value_after",
+          "the text gives {name} its own memory ({own}) in brackets: the other one it names is another product's",
+          "文中在 {name} 后的括号里给出了它自己的显存类型（{own}）：另一种属于别的产品", own_value_after),
     Guard("year_off_by_one",
           "the reference gives {year}: a GPU's announcement and its first shipments can fall in consecutive years",
           "参考资料为 {year} 年：GPU 的发布与首批出货可能相差一年", year_off_by_one),

@@ -6,9 +6,10 @@ import re
 
 from ..kb.names import unknown_mentions
 from .figure_guards import claimed_figures, figures, near_claimed_figure
-from .guard_base import Context, cue_in_unit, vocab_cues
+from .guard_base import Context, cue_in_unit, own_ids, vocab_cues
+from .tokens import tables
 
-__all__ = ["bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "unknown_product", "versus", "year_off_by_one", "alternative_sizes"]
+__all__ = ["bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "unknown_product", "versus", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
 
 
 #: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
@@ -60,11 +61,12 @@ def system_total(ctx: Context) -> dict[str, str] | None:
         m = next((m for rx in vocab_cues(ctx.vocab, "system_total") for m in [rx.match(tail)] if m), None)
         if m:
             return {"word": m.group(0).strip()}
-    for q in claimed_figures(ctx):            # "总带宽为每秒10TB": said before the figure
+    span = ctx.claim.span or (0, 0)
+    for q in claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]]:
         head = ctx.low[max(ctx.unit[0], q.start - 30):q.start]
         m = next((m for rx in vocab_cues(ctx.vocab, "system_total_before") for m in [rx.search(head)] if m), None)
         if m:
-            return {"word": m.group(0).strip()}
+            return {"word": m.group(0).strip()}     # "总带宽为每秒10TB", "Total: 580-620GB": said before it
     return None
 
 
@@ -140,7 +142,7 @@ def year_off_by_one(ctx: Context) -> dict[str, str] | None:
     return {"year": f"{ref.value:g}"}
 
 
-_ALTERNATIVES = re.compile(r"\d\s*(?:gb|g)?\s*[/／或]\s*$|^\s*(?:gb|g)?\s*[/／或]\s*\d")
+_ALTERNATIVES = re.compile(r"\d\s*(?:gb|g)?\s*[/／或]\s*\d+(?:\.\d+)?\s*(?:gb|g)(?![a-z])")
 
 
 def alternative_sizes(ctx: Context) -> dict[str, str] | None:
@@ -150,8 +152,45 @@ def alternative_sizes(ctx: Context) -> dict[str, str] | None:
     if c.attribute != "memory_gb" or ctx.status not in ("incorrect", "understated", "overstated") \
             or ctx.vocab.entities.get(c.subject, {}).get("variants"):
         return None
-    for q in claimed_figures(ctx):
-        if _ALTERNATIVES.search(ctx.low[max(ctx.unit[0], q.start - 8):q.start]) or \
-                _ALTERNATIVES.search(ctx.low[q.end:min(ctx.unit[1], q.end + 8)]):
-            return {"word": ctx.text[max(ctx.unit[0], q.start - 8):min(ctx.unit[1], q.end + 8)].strip()}
+    span = c.span or (0, 0)
+    m = _ALTERNATIVES.search(ctx.low, max(ctx.unit[0], span[0] - 8), min(ctx.unit[1], span[1] + 8))
+    return {"word": ctx.text[m.start():m.end()]} if m else None
+
+
+#: a table row's first cell that is a model's size ("| 34B (CodeLlama) |", "| 7B |", "| Llama 3 70B |")
+_MODEL_CELL = re.compile(r"\s*\|?\s*[^|\n]{0,24}?(?<![\w.])\d+(?:\.\d+)?\s*(?:b|bn|billion|m|亿|十亿)(?![a-z0-9])[^|\n]*\|")
+
+
+def model_row(ctx: Context) -> dict[str, str] | None:
+    """"| 34B (CodeLlama) | 68 GB | 136 GB | … | 4x H100 |": in a table row about a model (its first cell a model
+    size), memory figures are what the model needs, not the memory of a card the row names as enough."""
+    c = ctx.claim
+    if c.attribute != "memory_gb" or ctx.vocab.kind_of(c.subject) != "gpu":
+        return None
+    a = ctx.low.rfind("\n", 0, (c.span or [0])[0]) + 1
+    b = ctx.low.find("\n", a)
+    line = ctx.low[a:len(ctx.low) if b < 0 else b]
+    if not line.lstrip().startswith("|") or any(a <= x < a + line.find("|", line.find("|") + 1) for x, _ in ctx.mentions):
+        return None
+    m = _MODEL_CELL.match(line)
+    return {"word": m.group(0).strip(" |")} if m else None
+
+
+_BRACKETS = re.compile(r"\s*[(（]([^()（）\n]{0,60})[)）]")
+
+
+def own_value_after(ctx: Context) -> dict[str, str] | None:
+    """"配备141GB HBM3e…，幾乎是H100(80GB HBM3, 3.35TB/s)的兩倍": a product whose own memory technology follows
+    its name in brackets has that one; another named outside the brackets is another product's."""
+    c, vocab = ctx.claim, ctx.vocab
+    if c.attribute != "memory_type" or ctx.status != "incorrect":
+        return None
+    own, aliases, span = own_ids(vocab, c.subject), vocab.aliases(), c.span or (0, 0)
+    for a, b in ctx.mentions:
+        m = _BRACKETS.match(ctx.low, b)
+        if m is None or aliases.get(ctx.low[a:b].strip()) not in own or m.start() <= span[0] < m.end():
+            continue
+        said = [val for val, rx in tables(vocab)["memory_types"] if rx.search(m.group(1))]
+        if said and str(c.value) not in said:
+            return {"name": ctx.text[a:b], "own": said[0]}
     return None

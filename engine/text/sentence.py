@@ -232,6 +232,8 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
     for val, rx in t["memory_types"]:
         for m in rx.finditer(masked, s, e):
             seg = segment(masked, s, e, m.start())
+            if negated(masked, seg[0], m.start(), m.end(), seg[1], t):
+                continue                        # "instead of HBM2", "并非 HBM": what the memory is not
             subj, sconf = subject_of(vocab.attributes["memory_type"].applies_to, m.start(), ents, carried, seg)
             subj = host_of(subj, ents, masked, s, m.start(), t) or subj
             for v in variants:                  # the variants the sentence's memory figures named
