@@ -6,7 +6,7 @@ from typing import Any, Iterable
 from ..kb.store import Fact, ReleaseView
 from ..reasoning.reasoner import Derivation
 from .result import AuditResult, audit_records
-from .inputs import claim_records, reference_records
+from .inputs import claim_records, context_records, fact_records
 from .blocks import pair_records
 from .pairs import pair_filter
 from .units import Unit
@@ -89,7 +89,7 @@ def audit_batch(service, view: ReleaseView, parts: list[Unit], keys: dict[str, s
     # the engine is given only the pairs some rule can fire on (:mod:`.pairs`: the same findings)
     pairs = pair_filter(service).pairs(pair_records(p for u in parts for p in u.pairs + u.reverse),
                                        {g["gid"]: g for g in groups})
-    records = (reference_records(view, refs) + groups + pairs + [claim_recs[c.id] for c in owned]
+    records = (context_records(view, refs) + groups + pairs + [claim_recs[c.id] for c in owned]
                + [{k: v for k, v in r.items() if k != "gid"} for r in claim_records(view, context)])
-    res = audit_records(service, sub, owned, records, progress, premises_named=False)
+    res = audit_records(service, sub, owned, records, progress, premises_named=False, shared=fact_records(view, refs))
     return _split(res, parts, keys, keep_proofs, claim_recs)

@@ -7,11 +7,13 @@ read-back are in :mod:`.audit`.
 from __future__ import annotations
 
 import re
+import weakref
 from collections import defaultdict
 from typing import Any
 
 from ..core import ranges
 from ..kb import facts as factrec
+from ..kb.lexicon import per_vocabulary
 from ..kb import qualifiers as qual
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
@@ -35,9 +37,30 @@ def claim_records(view: ReleaseView, claims: list[Fact]) -> list[dict[str, Any]]
 
 def reference_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any]]:
     """The engine records of reference facts, with the sizes, variants and effects the rules read."""
+    return fact_records(view, refs) + context_records(view, refs)
+
+
+_RECORDS: "weakref.WeakKeyDictionary[Any, dict[str, dict[str, Any]]]" = weakref.WeakKeyDictionary()
+
+
+def fact_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any]]:
+    """The records of reference facts themselves, one object per fact version for the life of the vocabulary:
+    every audit run asserts them unchanged, so the reasoner may keep their text (``shared``)."""
     vocab = view.kb.vocab
-    return [factrec.record(f, vocab) for f in refs] + size_records(view, refs) + variant_records(refs) + \
-        [effect_record(view)] + na_records(view, {f.subject for f in refs})
+    cache = per_vocabulary(_RECORDS, vocab, lambda v: {})
+    out = []
+    for f in refs:
+        r = cache.get(f.key)
+        if r is None:
+            r = cache[f.key] = factrec.record(f, vocab)
+        out.append(r)
+    return out
+
+
+def context_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any]]:
+    """The sizes, variants, effects and not-applicable facts the rules read beside the reference facts."""
+    return size_records(view, refs) + variant_records(refs) + [effect_record(view)] + \
+        na_records(view, {f.subject for f in refs})
 
 
 def not_applicable(view: ReleaseView) -> dict[tuple[str, str], Any]:

@@ -17,7 +17,8 @@ from ..core.errors import BadInput, Issue
 from ..kb.ids import bare, finding_id, source_of
 from .blocks import group_pairs, pair_records
 from .gaps import reason as unverifiable_reason
-from .inputs import claim_context, claim_records, effect_record, reference_records, size_records, variant_records
+from .inputs import (claim_context, claim_records, context_records, effect_record, fact_records, size_records,
+                     variant_records)
 from .scenarios import CHECKED_ATTRS, CONCEPT_METHOD, check_records, check_scenarios, probe_sizes, task_method
 from .wording import explanation, premise_sentence
 from ..explain.trees import walk
@@ -152,15 +153,16 @@ def audit_block(service, view: ReleaseView, reference: list[Fact] | None = None,
     refs = view.reference if reference is None else reference
     claim_recs = claim_records(view, view.claims)
     groups = factrec.group_records(claim_recs)
-    records = reference_records(view, refs) + groups + pair_records(group_pairs(groups)) + claim_recs
-    return audit_records(service, view, view.claims, records, progress)
+    records = context_records(view, refs) + groups + pair_records(group_pairs(groups)) + claim_recs
+    return audit_records(service, view, view.claims, records, progress, shared=fact_records(view, refs))
 
 
 def audit_records(service, view: ReleaseView, checked: list[Fact], records: list[dict[str, Any]],
-                  progress: Any = None, premises_named: bool = True) -> AuditResult:
+                  progress: Any = None, premises_named: bool = True, shared: list[dict[str, Any]] = ()) -> AuditResult:
     """One engine run over prepared records, with a sizing scenario for each claim of ``checked``
-    whose scope can be computed; the findings and statuses read back."""
-    d = service.reasoner.run(list(records) + check_records(view, checked), progress=progress)
+    whose scope can be computed; the findings and statuses read back. ``shared``: the reference facts'
+    records (:func:`fact_records`), asserted first and unchanged in every run."""
+    d = service.reasoner.run(list(records) + check_records(view, checked), progress=progress, shared=shared)
     return _collect(view, d, premises_named, service.reasoner.ruleset)
 
 
