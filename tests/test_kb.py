@@ -65,9 +65,12 @@ def test_claims_cover_at_least_90_percent_of_each_documents_lines(kb, sid, recor
 def test_releases_tell_the_history(kb):
     names = kb.release_names()
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
-                     "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14"]
-    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx = (
+                     "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14",
+                     "2026.12.15"]
+    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi = (
         kb.release(n) for n in names)
+    # 2026.12.15 adds nvidia-smi's reported memory of more cards
+    assert "R-RTX-A6000-usable_memory" not in hgx.facts and smi.facts["R-RTX-A6000-usable_memory"].value == 49140
     # 2026.12.14 adds the later HGX B200 figures as a version of the B200's
     assert "R-B200-fp32_tflops-hgx" not in practice.facts and hgx.facts["R-B200-fp32_tflops-hgx"].norm.lo == 75
     # 2026.12.13 adds the unfused prompt pass's scores, the loss in the logits' dtype and PEFT's k-bit preparation
