@@ -226,3 +226,13 @@ def test_a_size_written_before_a_products_name_is_that_products(gpukb):
     flags = _flags(gpukb, text)
     assert ("gpu:A100", "memory_gb", 24.0, "incorrect") in flags and ("gpu:RTX-3090", "memory_gb", 12.0, "incorrect") in flags
     assert not _flags(gpukb, "无论你手上有80GB A100、24GB 3090，都能找到方案。")
+
+
+def test_the_pcie_version_after_a_sentence_about_the_h100_is_the_h100_pcie(gpukb):
+    text = ("The NVIDIA H100 comes in two form factors: SXM and PCIe. The SXM version offers 700W TDP. "
+            "The PCIe version has 350W TDP, no NVLink, and is optimized for inference.")
+    got = {(c["subject"], c["attribute"], str(c["value"])): c["status"] for c in _claims(gpukb, text)}
+    assert got[("gpu:H100-80GB", "tdp_w", "700.0")] == "supported" and got[("gpu:H100-PCIe", "tdp_w", "350.0")] == "supported"
+    # the sentence names no product: a wrong figure is read as the H100 PCIe's, and doubted, not called wrong
+    (c,) = _claims(gpukb, "The H100 is sold as SXM and PCIe. The PCIe version has 700W TDP.")
+    assert (c["subject"], c["status"], c["unclear_because"][0]["code"]) == ("gpu:H100-PCIe", "unclear", "subject_from_context")

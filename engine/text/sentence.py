@@ -101,7 +101,9 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
     if named_sizes:
         qs = [q for i, q in enumerate(qs) if i not in named_sizes]
         ents = sorted(ents + list(named_sizes.values()), key=lambda m: m.start)
-    named_forms = form_named_variants(low, s, e, ents, vocab)       # "an NVL variant": a mention of that variant
+    # "an NVL variant", "The PCIe version has 350W" after a sentence about the H100: a mention of that variant
+    named_forms = form_named_variants(low, s, e, ents if any(m.kind == "gpu" for m in ents)
+                                      else [m for m in carried.values() if m.kind == "gpu"], vocab)
     if named_forms:
         ents = sorted(ents + named_forms, key=lambda m: m.start)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
