@@ -82,9 +82,7 @@ def audit_batch(service, view: ReleaseView, parts: list[Unit], keys: dict[str, s
         for rid in (g.get("rep"), g.get("rep2")):
             if rid and rid not in named and rid in view.facts:
                 named[rid] = view.facts[rid]
-    facts = {f.id: f for f in view.reference}
-    facts.update(named)
-    sub = ReleaseView(view.kb, view.release, facts, set(view.source_ids))
+    sub = view.with_claims(list(named.values()), set(view.source_ids))
     groups = [g for u in parts for g in u.groups] + ctx_groups
     # the engine is given only the pairs some rule can fire on (:mod:`.pairs`: the same findings)
     pairs = pair_filter(service).pairs(pair_records(p for u in parts for p in u.pairs + u.reverse),

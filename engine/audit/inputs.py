@@ -116,7 +116,7 @@ def _agrees(c: Fact, r: Fact) -> bool:
     rule audit.ref.quantity.agrees compares them (stated_tolerance)?"""
     a, b = c.norm, r.norm
     tol = stated_tolerance(a.lo, a.hi, 1 if c.approx else 0, b.lo, b.hi, 1 if r.approx else 0)
-    return ranges.overlaps(a.lo, a.hi, *ranges.widen(b.lo, b.hi, tol))
+    return ranges.agrees(a.lo, a.hi, b.lo, b.hi, tol)
 
 
 def _only(f: Fact | None) -> str | None:

@@ -121,11 +121,12 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
                 out.append((c, f"probe:least {pick} nf4", {**body, **size}))
             continue
         if open_use:
+            # no precision stated either: the lightest common way to serve it, 4-bit weights
+            light = body if body.get("precision") else {**body, "precision": "int4"}
+            heavy = _heaviest(body)
             for pick, size in sizes:
-                # no precision stated either: the lightest common way to serve it, 4-bit weights
-                light = body if body.get("precision") else {**body, "precision": "int4"}
                 out.append((c, f"probe:lightest {pick} inference", {**light, **size}))
-                out.append((c, f"probe:heaviest {pick} {_heaviest(body)['method']}", {**_heaviest(body), **size}))
+                out.append((c, f"probe:heaviest {pick} {heavy['method']}", {**heavy, **size}))
             continue
         if c.attribute == "max_params" and not q.get("method") and method in ("full", "lora", "qlora"):
             # a largest trainable model with no method stated: it depends on the method when full

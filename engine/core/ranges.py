@@ -40,6 +40,17 @@ def widen(lo: float | None, hi: float | None, tol: float) -> tuple[float, float]
     return (-math.inf if lo is None else lo - abs(lo) * tol), (math.inf if hi is None else hi + abs(hi) * tol)
 
 
+def agrees(a_lo: float | None, a_hi: float | None, b_lo: float | None, b_hi: float | None, tol: float) -> bool:
+    """Does a claimed interval [a_lo, a_hi] come within ``tol`` (relative) of the interval it is checked
+    against, [b_lo, b_hi] (a reference or a derivation)? Only the second is widened: widening both let
+    20 GB "agree" with 24 GB, a 17% miss.
+
+    >>> agrees(20, 20, 24, 24, 0.1), agrees(22, 22, 24, 24, 0.1)
+    (False, True)
+    """
+    return overlaps(a_lo, a_hi, *widen(b_lo, b_hi, tol))
+
+
 def as_list(a: Any) -> list[Any]:
     """A list as a list, a scalar as a one-item list, None as the empty list."""
     return list(a) if isinstance(a, (list, tuple)) else ([] if a is None else [a])

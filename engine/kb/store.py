@@ -310,12 +310,13 @@ class ReleaseView:
         facts = {f.id: f for f in self.reference}
         facts.update({c.id: c for c in claims})
         block = ReleaseView(self.kb, self.release, facts, source_ids)
+        if len(facts) != len(self.reference) + len(claims):
+            return block            # an id given twice, or a claim's id shadowing a reference fact: built anew
         idx = dict(self.reference_index)
         for c in claims:
             idx[(c.subject, c.attribute)] = idx.get((c.subject, c.attribute), []) + [c]
         block.__dict__["by_subject_attr"] = idx
-        if len(facts) == len(self.reference) + len(claims):     # no claim id shadows a reference fact
-            block.__dict__["reference"] = self.reference
+        block.__dict__["reference"] = self.reference
         return block
 
     def ref(self, subject: str, attribute: str, qualifiers: dict[str, Any] | None = None) -> Fact | None:

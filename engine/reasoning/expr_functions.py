@@ -90,11 +90,7 @@ _as_list = ranges.as_list
 _subset = ranges.subset      # is every element of a in b (scalars count as one-element lists)?
 
 
-def _agree(a_lo, a_hi, b_lo, b_hi, tol):
-    """Does a claimed interval [a_lo, a_hi] come within ``tol`` (relative) of the interval it is checked
-    against, [b_lo, b_hi] (a reference or a derivation)? Only the second is widened: widening both let
-    20 GB "agree" with 24 GB, a 17% miss."""
-    return ranges.overlaps(a_lo, a_hi, *ranges.widen(b_lo, b_hi, tol))
+_agree = ranges.agrees       # does a claimed interval come within a tolerance of the one it is checked against?
 
 
 def _count_agree(lo, hi, values, tol):

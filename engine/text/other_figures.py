@@ -61,12 +61,19 @@ def system_total(ctx: Context) -> dict[str, str] | None:
         m = next((m for rx in vocab_cues(ctx.vocab, "system_total") for m in [rx.match(tail)] if m), None)
         if m:
             return {"word": m.group(0).strip()}
-    span = ctx.claim.span or (0, 0)
-    for q in claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]]:
-        head = ctx.low[max(ctx.unit[0], q.start - 30):q.start]
-        m = next((m for rx in vocab_cues(ctx.vocab, "system_total_before") for m in [rx.search(head)] if m), None)
+    span = ctx.claim.span or (0, 0)      # "总带宽为每秒10TB", "Total: 580-620GB": said before it
+    return _cue_before(ctx, "system_total_before", 30,
+                       claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]])
+
+
+def _cue_before(ctx: Context, cue: str, reach: int, figs: list) -> dict[str, str] | None:
+    """The words of check-guard cue ``cue`` found in the ``reach`` characters before one of ``figs``, as a
+    guard's detail."""
+    for q in figs:
+        head = ctx.low[max(ctx.unit[0], q.start - reach):q.start]
+        m = next((m for rx in vocab_cues(ctx.vocab, cue) for m in [rx.search(head)] if m), None)
         if m:
-            return {"word": m.group(0).strip()}     # "总带宽为每秒10TB", "Total: 580-620GB": said before it
+            return {"word": m.group(0).strip()}
     return None
 
 
@@ -122,12 +129,7 @@ def versus(ctx: Context) -> dict[str, str] | None:
     claim's product is compared with, not the product's own; only a wrong reading of it is doubted."""
     if ctx.status not in ("incorrect", "understated", "overstated"):
         return None
-    for q in claimed_figures(ctx):
-        head = ctx.low[max(ctx.unit[0], q.start - 24):q.start]
-        m = next((m for rx in vocab_cues(ctx.vocab, "versus") for m in [rx.search(head)] if m), None)
-        if m:
-            return {"word": m.group(0).strip()}
-    return None
+    return _cue_before(ctx, "versus", 24, claimed_figures(ctx))
 
 
 def year_off_by_one(ctx: Context) -> dict[str, str] | None:

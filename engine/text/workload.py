@@ -148,7 +148,11 @@ def item_method(low: str, q: Quantity, vocab: Vocabulary) -> str | None:
     else:
         return None
     line = low[start:end]
-    name = line[_ITEM_MARK.match(line).end():].strip()
+    return _method_named(line[_ITEM_MARK.match(line).end():].strip(), vocab)
+
+
+def _method_named(name: str, vocab: Vocabulary) -> str | None:
+    """The method ``name`` is the whole of (a method cue matching it from its first to its last character)."""
     for val, rx in _question_cues(vocab).get("method", ()):
         m = rx.search(name)
         if m is not None and m.start() == 0 and m.end() == len(name):
@@ -166,12 +170,7 @@ def label_method(low: str, s: int, vocab: Vocabulary) -> str | None:
     m = _LINE_LABEL.match(low, a)
     if m is None:
         return None
-    name = m.group(1).strip()
-    for val, rx in _question_cues(vocab).get("method", ()):
-        hit = rx.search(name)
-        if hit is not None and hit.start() == 0 and hit.end() == len(name):
-            return val
-    return None
+    return _method_named(m.group(1).strip(), vocab)
 
 
 def gpus_needed(q: Quantity, masked: str, w: dict[str, Any], ents: list[_Match], seg: tuple[int, int]) -> list[Candidate]:
