@@ -245,7 +245,7 @@ def test_a_size_naming_a_variant_is_no_memory_claim(gpukb, text):
 
 
 @pytest.mark.parametrize("text,status", [
-    ("The T4 has 80GB of memory in every version.", "incorrect"),   # the word is not right after the size
+    ("The T4 has 24GB of memory in every version.", "incorrect"),   # the word is not right after the size
     ("The A100 has 80GB of memory.", "supported"),
 ])
 def test_a_memory_figure_without_a_variant_word_is_still_a_claim(gpukb, text, status):

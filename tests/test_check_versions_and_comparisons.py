@@ -36,7 +36,7 @@ def test_a_version_figure_is_explained_with_its_condition(gpukb):
 
 
 @pytest.mark.parametrize("text,kind", [
-    ("The GH200 has 512 GB of HBM3e memory.", "incorrect"),
+    ("The GH200 has 200 GB of HBM3e memory.", "incorrect"),
     ("The GH200 uses GDDR6.", "incorrect"),
 ])
 def test_a_figure_of_no_version_is_still_wrong(gpukb, text, kind):

@@ -22,7 +22,7 @@ from ..core.errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, generic_model, match_entities as _match_entities, resolve_variant as _resolve_variant
 from .compare import advantages, comparisons
-from .tables import covered, table_claims
+from .tables import covered, table_claims, unread_cells
 from .lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_to_referents
 from .claims import product_names
 from .glued import glued
@@ -63,6 +63,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     named: set[str] = set()                               # products already said to exist (first mention only)
     rows = layout(low)                                    # Markdown table rows: header and heading as context
     cells = table_claims(low, rows, mentions, vocab, t)   # tables read cell by cell (product x attribute)
+    blind = unread_cells(low, rows, mentions, vocab)      # cells of a column whose product gpukb does not know
     placed: set[int] = set()
     explicit = explicit_vendors(low, mentions, t)       # products whose vendor the text names beside them
     advising = False                                      # the previous line introduced a list of advice
@@ -150,6 +151,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             mine = [k for k, x in enumerate(cells) if s <= x.start < e and k not in placed]
             placed.update(mine)
             found = [c for c in found if not covered(c, cells)] + [cells[k] for k in mine]
+        if blind:
+            found = [c for c in found if not any(a <= c.start and c.end <= b for a, b in blind)]
         seen = set()
         for c in found:
             key = (c.subject, c.attribute, repr(c.value), repr(sorted(c.qualifiers.items(), key=str)))

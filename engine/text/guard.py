@@ -14,6 +14,11 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   gpukb reads which product a figure belongs to from proximity, which a comparison defeats.
 - ``other_products_figure``: the figure is exactly the reference figure of another product that the
   text also names: the text or gpukb's reading may have moved a figure from one product to another.
+- ``another_reading``: a memory size or bandwidth that is exactly another attribute's reference figure of
+  the product or of another product the text names (an NVLink bandwidth, an instance's host memory), in a
+  sentence that does not name the claim's attribute by its own word (:mod:`.readings`).
+- ``beyond_figures``: a card's memory, bandwidth, throughput or power more than twice the largest its product
+  has in any version: a server's total, a workload's need or another product's figure (:mod:`.readings`).
 - ``multiple_of_one_card``: a memory figure that is an exact multiple of one card's memory, said beside
   several GPUs, a server or an instance, reads as their total, not as a per-card figure.
 - ``interconnect_bandwidth``: a bandwidth said next to interconnect words (NVLink, PCIe, network,
@@ -332,7 +337,8 @@ class Guards:
         elif not products:
             products = self._products(self._section(pos))
         ctx = Context(self.text, self.low, claim, self.view, unit, header, products, self.text_products, cell,
-                      self.attached(claim, unit), status, tuple((m.start, m.end) for m in self._between(*unit)))
+                      self.attached(claim, unit), status, tuple((m.start, m.end) for m in self._between(*unit)),
+                      tuple(m.eid for m in self._between(*unit)))
         out = []
         for g in GUARDS:
             detail = g.test(ctx)

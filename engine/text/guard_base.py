@@ -36,6 +36,7 @@ class Context:
     attached: bool = False            # the figure is written onto its product's name ("H100 的 3.35 TB/s")
     status: str | None = None         # the audit's status of the claim (a guard may doubt one direction only)
     mentions: tuple[tuple[int, int], ...] = ()     # the spans of the product names in the unit
+    mention_ids: tuple[str, ...] = ()               # the product each of those names names
     memo: dict[str, Any] = field(default_factory=dict, compare=False)   # what several guards read, computed once
 
     @property

@@ -2,6 +2,7 @@
 reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
 from __future__ import annotations
 
+from .readings import another_reading, beyond_figures, count_unread, enough_count, named_size, own_figure_elsewhere, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
 from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
@@ -87,9 +88,21 @@ GUARDS: tuple[Guard, ...] = (
     Guard("other_attributes_figure",
           "the figure is this product's {attribute} ({figure}); the sentence gives several figures, and which one goes with which word is unclear",
           "该数字正是该产品的{attribute_zh}（{figure}）；句中有多个数字，对应关系不明", other_attributes_figure),
+    Guard("another_reading",
+          "the figure is exactly the {product}'s {attribute} ({figure}, {citation}): the text may mean that, not the figure gpukb read",
+          "该数字正是{product_zh}的{attribute_zh}（{figure}，{citation}）：文中可能指的是它，而非 gpukb 读出的那一项", another_reading),
     Guard("multiple_of_one_card",
           "the figure is {n} × one card's memory ({card}): it may be the total of a {n}-GPU instance or server",
           "该数字是单卡显存（{card}）的 {n} 倍，可能是 {n} 卡实例或服务器的合计", multiple_of_one_card),
+    Guard("beyond_figures",
+          "{figure} is more than twice the largest figure of its kind any version of the {product} has ({largest}, its {attribute}): it reads as a total, a workload's figure or another product's, not one card's",
+          "{figure} 超过 {product_zh} 任何版本同类数值最大值（{attribute_zh} {largest}）的两倍：更像是合计、工作负载的数字或其他产品的数字，而非单卡数值", beyond_figures),
+    Guard("named_size",
+          "the text names the card by its memory size (“{name}”): another memory figure beside it is what a workload takes or leaves, not the card's",
+          "文中以显存规格称呼该卡（“{name}”）：旁边的另一个显存数字是工作负载占用或剩余的显存，而非该卡的显存", named_size),
+    Guard("own_figure_elsewhere",
+          "the sentence gives the {name} its own figure ({own}): the other figure is another product's or another thing's",
+          "该句已给出 {name} 自己的数值（{own}）：另一个数字属于别的产品或别的事物", own_figure_elsewhere),
     Guard("interconnect_bandwidth",
           "the figure stands next to “{word}”: it may be an interconnect bandwidth, not the memory bandwidth",
           "该数字紧邻“{word}”，可能是互联带宽而非显存带宽", interconnect_bandwidth),
@@ -105,6 +118,12 @@ GUARDS: tuple[Guard, ...] = (
     Guard("unread_precision",
           "the text sizes the workload in “{word}”, which gpukb's sizing does not take into the scenario it checks",
           "文中按“{word}”估算该任务，gpukb 的计算场景未包含这一精度或量化格式", _unread_precision),
+    Guard("count_unread",
+          "the sentence speaks of “{word}”, a count of GPUs the scenario gpukb checked does not carry",
+          "该句提到“{word}”，而 gpukb 核查的场景未包含这一显卡数量", count_unread),
+    Guard("usable_scope",
+          "what a run can use is the memory nvidia-smi shows less the runtime's reserve (CUDA context, framework, communication buffers), which the text may subtract; only nvidia-smi's own figure is checked",
+          "实际可用显存等于 nvidia-smi 显示的显存减去运行时预留（CUDA 上下文、框架、通信缓冲），文中可能已扣除；只有 nvidia-smi 显示的数字才与之核对", usable_scope),
     Guard("workload_without_model",
           "the text does not say which model size the memory figure is for",
           "文中未说明该显存数字对应的模型规模", _workload_without_model),
@@ -164,6 +183,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("usual_count",
           "the text gives a usual or recommended count of GPUs (“{word}”), not the fewest that fit: more than the fewest is no overstatement",
           "文中给出的是通常或推荐的卡数（“{word}”），而非最少所需卡数：多于最少卡数并非夸大", usual_count),
+    Guard("enough_count",
+          "the text says the GPUs are enough (“{word}”), not that fewer would not do: more than the fewest overstates nothing",
+          "文中说的是这些显卡足够（“{word}”），并未说更少不行：多于最少卡数并非夸大", enough_count),
     Guard("count_within_practice",
           "the text states no optimizer and no precision but a 16-bit one, and {n} GPUs lie between what pure 16-bit and mixed-precision training need on these cards ({lo}–{hi})",
           "文中未说明优化器，也未说明 16 位以外的精度，{n} 张卡介于纯 16 位训练与混合精度训练在这类显卡上所需的数量之间（{lo}–{hi} 张）", count_within_practice),

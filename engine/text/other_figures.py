@@ -50,18 +50,26 @@ def bit_rate(ctx: Context) -> dict[str, str] | None:
 
 #: the claims of one GPU's own figure: a system's total or a workload's figure is none of them
 PER_CARD = ("memory_gb", "memory_bandwidth", "fp16_tensor_tflops", "bf16_tensor_tflops", "fp8_tensor_tflops",
-            "tf32_tensor_tflops", "fp32_tflops", "fp64_tflops", "int8_tops", "tdp_w")
+            "tf32_tensor_tflops", "fp32_tflops", "fp64_tflops", "int8_tops", "tdp_w", "nvlink_bandwidth",
+            "fp4_tensor_tflops", "fp64_tensor_tflops")
+
+#: a table row whose label says its figures are totals ("| Total NVLink Bandwidth | 130TB/s | 14.4TB/s |")
+_TOTAL_ROW = re.compile(r"\s*\|?\s*(?:total|aggregate|combined|总|合计)")
 
 
 def system_total(ctx: Context) -> dict[str, str] | None:
     """"Memory bandwidth 10.4 TB/s total 38.4 TB/s total": a figure followed by "total" is a system's."""
     if ctx.claim.attribute not in PER_CARD or ctx.vocab.kind_of(ctx.claim.subject) != "gpu":
         return None
-    for tail in near_claimed_figure(ctx, 16):
+    for tail in near_claimed_figure(ctx, 32):
         m = next((m for rx in vocab_cues(ctx.vocab, "system_total") for m in [rx.match(tail)] if m), None)
         if m:
             return {"word": m.group(0).strip()}
-    span = ctx.claim.span or (0, 0)      # "总带宽为每秒10TB", "Total: 580-620GB": said before it
+    span = ctx.claim.span or (0, 0)
+    row_start = ctx.low.rfind("\n", 0, span[0]) + 1
+    if ctx.low[row_start:span[0]].lstrip().startswith("|") and _TOTAL_ROW.match(ctx.low, row_start):
+        return {"word": ctx.text[row_start:span[0]].strip(" |").split("|")[0].strip()[:40]}
+    # "总带宽为每秒10TB", "Total: 580-620GB": said before it
     return _cue_before(ctx, "system_total_before", 30,
                        claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]])
 

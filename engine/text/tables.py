@@ -163,6 +163,30 @@ def markdown_tables(low: str, masked: str, rows: list[Row], mentions: list[_Matc
     return out
 
 
+def unread_cells(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary) -> list[tuple[int, int]]:
+    """The cells of a product-per-column table under a column whose header names a product gpukb does not
+    know ("| | GB200 NVL72 | HGX B200 |"): their figures are that product's, so no other reader may give them
+    to a product it knows (the one of the next column, of the heading). Returned as cell spans."""
+    tabs: dict[int, list[Row]] = {}
+    for r in rows:
+        if r.header:
+            tabs.setdefault(r.header[0][0], []).append(r)
+    out: list[tuple[int, int]] = []
+    for table in tabs.values():
+        head = next((r for r in table if r.is_header), None)
+        if head is None or len(head.cells) < 3:
+            continue
+        named = [_hardware(mentions, a, b, low, vocab) for a, b in head.cells]
+        if named[0] or not any(named[1:]):
+            continue
+        blind = [j for j in range(1, len(head.cells)) if not named[j] and re.search(r"[a-z]{1,}\s*-?\d|\d\s*[a-z]", low[slice(*head.cells[j])])]
+        for r in table:
+            if r.is_header or len(r.cells) != len(head.cells):
+                continue
+            out += [r.cells[j] for j in blind]
+    return out
+
+
 def _glued_header(mentions: list[_Match], a: int, b: int, low: str, vocab: Vocabulary) -> list[_Match]:
     """A header line whose names ran together ("SpecA100-40GBH100 SXML40S", "参数RTX 4090A100 80GB"): the
     names, when they and the separators between them fill the line after its label word."""
@@ -298,4 +322,4 @@ def covered(c: Candidate, cells: list[Candidate]) -> bool:
         any(c.start <= x.start and x.end <= c.end and c.unit is not None and x.unit is not None for x in cells)
 
 
-__all__ = ["table_claims", "covered", "masked_text"]
+__all__ = ["table_claims", "covered", "masked_text", "unread_cells"]

@@ -1,0 +1,272 @@
+"""Another reading that makes the figure right: when a flagged figure is exactly a true figure of another
+attribute, the reading is in doubt before the figure is.
+
+A text is right far more often than a reader of free text reads it right, and a size or a bandwidth that
+is exactly another true one is rarely a coincidence: "the total bandwidth … 600 GB/s" beside an A100 is its
+NVLink bandwidth, read as its memory bandwidth; "32 GB" beside a GN7 size and its T4 is the instance's host
+memory, read as the card's. So before a memory size or a bandwidth of free text is called wrong, the checker
+asks whether the same figure is a reference figure of another attribute of the same kind (the same
+dimension) of the claim's own product, or of another product the text names.
+
+What this guard leaves alone, because there the figure is the mistake more often than the reading:
+
+- throughputs: a with-sparsity figure given as dense, FP16's given as FP8's, are the errors texts make;
+- the same attribute of a sibling variant (the 80 GB A100's bandwidth given to the 40 GB one) and of another
+  named product (numbers are :func:`.figure_guards.other_products_figure`'s);
+- a sentence that names the claim's attribute by its own word and not the other one ("900 GB/s of memory
+  bandwidth" is a memory bandwidth, whatever the NVLink's is).
+
+Only exact agreement counts (:data:`.guard_base.SAME_FIGURE`); a figure near no true one stays flagged.
+
+>>> _same(Interval(600.0, 600.0), 600.0)
+True
+>>> _same(Interval(600.0, 600.0), 900.0)
+False
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..kb.interval import Interval
+from ..kb.store import Fact, ReleaseView
+from .guard_base import CLAUSE_BREAK, SAME_FIGURE, Context, cue_in_unit, last_figure, own_ids, point_of
+from .tokens import quantities
+from .figure_guards import figures
+
+
+#: the kinds of quantity whose attributes a text's words confuse (memory sizes: card, host, usable; bandwidths:
+#: memory, NVLink, PCIe, network)
+READ_DIMENSIONS = ("memory", "bandwidth")
+
+
+def _same(norm: Any, y: float | None) -> bool:
+    x = norm.point() if isinstance(norm, Interval) and norm.kind == "number" else None
+    return bool(x and y) and abs(x - y) <= SAME_FIGURE * max(abs(x), abs(y))
+
+
+def _of_dimension(view: ReleaseView, dimension: str) -> list[Fact]:
+    """The release's reference facts of one dimension, indexed once per release view."""
+    idx = view.__dict__.get("_reading_refs")
+    if idx is None:
+        idx = {}
+        attrs = view.kb.vocab.attributes
+        for f in view.reference:
+            spec = attrs.get(f.attribute)
+            if spec is not None and spec.dimension in READ_DIMENSIONS:
+                idx.setdefault(spec.dimension, []).append(f)
+        view.__dict__["_reading_refs"] = idx
+    return idx.get(dimension, [])
+
+
+def _names(vocab: Any, attribute: str, seg: str) -> bool:
+    """Does ``seg`` name ``attribute`` by its own word (the first, specific pattern of its ``attribute`` cue:
+    "memory bandwidth", not the bare "bandwidth" that several attributes share)?"""
+    cache = vocab.__dict__.setdefault("_reading_cues", {})
+    if attribute not in cache:
+        pats = (vocab.cues.get("attribute") or {}).get(attribute) or ()
+        cache[attribute] = re.compile(pats[0]) if pats else None
+    rx = cache[attribute]
+    return rx is not None and rx.search(seg) is not None
+
+
+def _readings(ctx: Context) -> list[Fact]:
+    """The reference facts of another attribute the claim's figure is exactly, in reference order."""
+    c, vocab = ctx.claim, ctx.vocab
+    spec = vocab.attributes.get(c.attribute)
+    if spec is None or spec.dimension not in READ_DIMENSIONS or vocab.kind_of(c.subject) not in ("gpu", "family", "instance"):
+        return []
+    if not isinstance(c.norm, Interval) or c.norm.kind != "number" or not c.norm.point():
+        return []
+    own = own_ids(vocab, c.subject)
+    generic = vocab.generic(c.subject)
+    named = {vocab.generic(p) for p in ctx.text_products} - {generic}
+    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
+    out = []
+    for ref in _of_dimension(ctx.view, spec.dimension):
+        if ref.attribute == c.attribute or ref.qualifiers.get("sparsity") is True:
+            continue
+        mine = ref.subject in own or vocab.generic(ref.subject) == generic
+        if not mine and vocab.generic(ref.subject) not in named:
+            continue
+        if _names(vocab, c.attribute, seg) and not _names(vocab, ref.attribute, seg):
+            continue                 # "900 GB/s of memory bandwidth": the text names the attribute it states
+        if _same(c.norm, point_of(ref)):
+            out.append(ref)
+    return out
+
+
+def another_reading(ctx: Context) -> dict[str, str] | None:
+    """The first reading under which the claim's figure is exactly a reference figure, as the guard's detail."""
+    found = _readings(ctx)
+    if not found:
+        return None
+    vocab, ref = ctx.vocab, found[0]
+    rspec = vocab.attributes[ref.attribute]
+    return {"product": vocab.label(ref.subject), "product_zh": vocab.label(ref.subject, "zh"),
+            "attribute": rspec.en, "attribute_zh": rspec.zh, "figure": ref.value_text(vocab),
+            "citation": ref.citation or ""}
+
+
+#: a product's figure read from a text is beyond every figure of its kind the product has when it exceeds the
+#: largest by more than this factor: one product's variants and versions lie within 2x of each other (V100
+#: 16/32 GB, A100 40/80 GB), a with-sparsity rate is twice the dense one, and a wrong figure a text gives a
+#: card is a neighbouring one (another variant's, the previous generation's, a doubling); a figure beyond
+#: that is a server's or a rack's total, a model's need or another product's, read as the card's
+BEYOND = 2.0
+
+#: the kinds of figure a card has one of per variant and a server or rack sums (memory, bandwidth, throughput, power)
+SUMMED_DIMENSIONS = ("memory", "bandwidth", "compute", "power")
+
+
+#: a dimension with at most this many other attributes for a kind of product names its attribute by its unit
+FEW_OTHERS = 1
+
+
+def _stated(ctx: Context) -> bool:
+    """Is the claim said in so many words: its clause names its product and its attribute (by the attribute's
+    own word, or by a unit only that attribute is measured in: watts)?"""
+    c, vocab = ctx.claim, ctx.vocab
+    fig = last_figure(ctx.low, c.span)
+    at = fig.start() if fig else (c.span or [0])[0]
+    a = max([m.end() for m in CLAUSE_BREAK.finditer(ctx.low, ctx.unit[0], at)] or [ctx.unit[0]])
+    b = next((m.start() for m in CLAUSE_BREAK.finditer(ctx.low, at, ctx.unit[1])), ctx.unit[1])
+    own = own_ids(vocab, c.subject)
+    if not any(a <= s and e <= b and (eid in own or vocab.generic(eid) in own) for (s, e), eid in zip(ctx.mentions, ctx.mention_ids)):
+        return False
+    spec = vocab.attributes.get(c.attribute)
+    clause = ctx.low[a:b]
+    if _names(vocab, c.attribute, clause):
+        return True
+    # a unit few attributes of the product's kind are measured in names the attribute when no other is named
+    # ("a 250 W card": its TDP, unless the clause speaks of the power supply)
+    kind = vocab.kind_of(c.subject)
+    others = [k for k, x in vocab.attributes.items() if spec is not None and x.dimension == spec.dimension
+              and kind in x.applies_to and k != c.attribute]
+    return spec is not None and len(others) <= FEW_OTHERS and not any(_names(vocab, k, clause) for k in others)
+
+
+def beyond_figures(ctx: Context) -> dict[str, str] | None:
+    """A GPU's figure whose low end is more than :data:`BEYOND` times the largest reference figure of its kind
+    (its dimension) for any variant or version of its product (with sparsity too), in a clause that does not
+    name the product and the attribute: not one card's figure."""
+    c, vocab = ctx.claim, ctx.vocab
+    spec = vocab.attributes.get(c.attribute)
+    if ctx.attached or _stated(ctx):
+        return None             # "H100 的 8.0 TB/s", "the T4 has a TDP of 250 W": said of it in so many words
+    if spec is None or spec.dimension not in SUMMED_DIMENSIONS or vocab.kind_of(c.subject) != "gpu" \
+            or not isinstance(c.norm, Interval) or c.norm.lo is None:
+        return None
+    generic = vocab.generic(c.subject)
+    ids = {c.subject, generic, *(vocab.entities.get(generic, {}).get("variants") or ())}
+    # every figure of the kind, not only the attribute's: an FP64 rate that is the FP64 Tensor one is a
+    # neighbouring confusion, judged; one beyond every figure of its kind is not the card's
+    kin = [k for k, x in vocab.attributes.items() if x.dimension == spec.dimension]
+    tops = [r for e in ids for k in kin for r in ctx.view.by_subject_attr.get((e, k), [])
+            if r.tier == "reference" and isinstance(r.norm, Interval) and r.norm.hi]
+    if not tops or not any(r.attribute == c.attribute for r in tops):
+        return None
+    top = max(tops, key=lambda r: r.norm.hi)
+    if c.norm.lo <= BEYOND * top.norm.hi:
+        return None
+    tspec, sparse = vocab.attributes[top.attribute], top.qualifiers.get("sparsity") is True
+    return {"figure": c.value_text(vocab), "largest": top.value_text(vocab),
+            "attribute": tspec.en.removeprefix("dense ") + (" with sparsity" if sparse else ""), "attribute_zh": tspec.zh + ("（稀疏）" if sparse else ""),
+            "product": vocab.label(generic), "product_zh": vocab.label(generic, "zh")}
+
+
+#: a memory size written in or right after a product's name ("A100 80 GB", "A100-80GB", "A100（80GB）")
+_NAME_SIZE = re.compile(r"[\s\-_]*[(（]?\s*(\d+(?:\.\d+)?)\s?(?:gb|g)(?![a-z])")
+_SIZE_INSIDE = re.compile(r"(?<![a-z\d.])(\d+(?:\.\d+)?)\s?(?:gb|g)(?![a-z])")
+
+
+def named_size(ctx: Context) -> dict[str, str] | None:
+    """"A100 80 GB 实测可用 72 GB，26.9 GB 仅占 37 %": the text names the card by its memory size, so another
+    memory figure in the sentence is not the card's size (the name gives it) but what a workload takes or
+    leaves; the figure is the card's only when it is that size."""
+    c, vocab = ctx.claim, ctx.vocab
+    if c.attribute != "memory_gb" or vocab.kind_of(c.subject) != "gpu" or not isinstance(c.norm, Interval):
+        return None
+    own, fig = own_ids(vocab, c.subject), last_figure(ctx.low, c.span)
+    for (a, b), eid in zip(ctx.mentions, ctx.mention_ids):
+        if eid not in own and vocab.generic(eid) not in own:
+            continue
+        m = _SIZE_INSIDE.search(ctx.low, a, b) or _NAME_SIZE.match(ctx.low, b)
+        if m is None or fig is None or m.start(1) == fig.start():
+            continue                 # no size in the name, or the size in the name is the claim's own figure
+        size = float(m.group(1))
+        end = max(b, m.end())
+        if not _same(c.norm, size):
+            return {"name": ctx.text[a:end].strip(), "size": f"{size:g} GB"}
+    return None
+
+
+#: the attributes a card has one figure of, whose figure a text gives once per product
+ONE_FIGURE = ("memory_gb", "memory_bandwidth")
+
+#: a figure the text rounds from the reference's agrees with it within this share ("1 TB/s" of 1,008 GB/s
+#: does not; "3.35 TB/s" of 3,352 GB/s does)
+ROUNDED = 0.025
+
+
+def own_figure_elsewhere(ctx: Context) -> dict[str, str] | None:
+    """"(作为参考：RTX 4090 是 1008GB/s，5090 是 1.7TB/s)": the sentence gives the claim's product another figure of
+    the same attribute that its reference agrees with, so the flagged figure is another product's (one gpukb does
+    not know, or one the sentence names only by a number) or another thing's."""
+    c, vocab = ctx.claim, ctx.vocab
+    if c.attribute not in ONE_FIGURE or vocab.kind_of(c.subject) != "gpu" or not isinstance(c.norm, Interval):
+        return None
+    refs = [r for r in ctx.view.by_subject_attr.get((c.subject, c.attribute), [])
+            if r.tier == "reference" and isinstance(r.norm, Interval) and r.norm.kind == "number" and r.norm.lo]
+    fig = last_figure(ctx.low, c.span)
+    if not refs or fig is None:
+        return None
+    dim = vocab.attributes[c.attribute].dimension
+    own = own_ids(vocab, c.subject)
+    for q in figures(ctx):
+        if q.start <= fig.start() < q.end or q.lo is None or q.lo != q.hi or not ctx.mentions:
+            continue
+        # the figure is the product's when the product's name is the nearest name to it ("24GB A100" is not the 3090's)
+        near = min(zip(ctx.mentions, ctx.mention_ids), key=lambda m: min(abs(q.start - m[0][1]), abs(m[0][0] - q.end)))[1]
+        if near not in own and vocab.generic(near) not in own:
+            continue
+        x = q.lo * (vocab.unit_factor(dim, q.unit) or 1)
+        for r in refs:
+            if abs(x - r.norm.lo) <= ROUNDED * r.norm.lo and not _same(c.norm, x):
+                return {"name": vocab.label(c.subject), "own": r.value_text(vocab)}
+    return None
+
+
+#: the claims whose truth depends on how many GPUs the run has
+COUNT_BOUND = ("memory_verdict", "memory_required")
+
+
+def count_unread(ctx: Context) -> dict[str, str] | None:
+    """"因此 128 卡可以安全跑下 175 B 模型": the sentence states a count of GPUs that the claim's scenario does not
+    carry, so what gpukb sized (one card, or the whole need) is not what the text states."""
+    c = ctx.claim
+    if c.attribute not in COUNT_BOUND or c.qualifiers.get("gpus") is not None:
+        return None
+    for q in quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab):
+        if q.dimension == "count" and q.lo is not None and q.lo == q.hi and q.lo >= 2:
+            return {"word": ctx.text[q.start:q.end]}
+    return None
+
+
+def usable_scope(ctx: Context) -> dict[str, str] | None:
+    """"A100 80 GB 在 DeepSpeed 下实际可用约 72 GB": what a run can use is the card's memory as nvidia-smi shows it
+    less the runtime's reserve (CUDA context, the framework's allocator, communication buffers), which the text
+    may or may not subtract; only a figure said to be nvidia-smi's is checked against nvidia-smi's."""
+    c = ctx.claim
+    if c.attribute != "usable_memory" or cue_in_unit(ctx, "nvidia_smi") is not None:
+        return None
+    return {}
+
+
+def enough_count(ctx: Context) -> dict[str, str] | None:
+    """"8 A100 80GB GPUs can serve a 70B model": a count the text says is enough (cues ``enough``) is no
+    statement that fewer would not do, so more than the fewest overstates nothing; "requires 8", "至少 8 张"
+    (cues ``at_least``) is one."""
+    if ctx.claim.attribute != "min_gpus" or ctx.status != "overstated" or cue_in_unit(ctx, "at_least") is not None:
+        return None
+    return cue_in_unit(ctx, "enough")
