@@ -157,3 +157,17 @@ def test_the_cells_of_an_unknown_products_column_are_no_others(gpukb):
 def test_an_fp8_fp6_row_is_fp8(gpukb):
     text = "| Spec | HGX B200 |\n|---|---|\n| FP8/FP6 Tensor Core | 9 PFLOPS |"
     assert [c["attribute"] for c in gpukb.check(text)["claims"]] == ["fp8_tensor_tflops"]
+
+
+@pytest.mark.parametrize("text", [
+    "V100 的双精度浮点运算性能:\n- 7.8 TFLOPS\n",
+    "The A100 delivers up to 19.5 TFLOPS.",
+])
+def test_a_throughput_without_its_precision_is_not_judged_for_a_guessed_one(gpukb, text):
+    claims = [c for c in gpukb.check(text)["claims"] if c["attribute"].endswith(("tflops", "tops"))]
+    assert claims and all(c["status"] not in WRONG for c in claims), claims
+
+
+def test_a_throughput_with_its_precision_is_judged(gpukb):
+    c = _claim(gpukb, "The A100 delivers 50 TFLOPS of FP64.", "fp64_tflops")
+    assert c["status"] in WRONG, c

@@ -2,7 +2,7 @@
 reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
 from __future__ import annotations
 
-from .readings import another_reading, beyond_figures, count_unread, enough_count, named_size, own_figure_elsewhere, usable_scope
+from .readings import another_reading, beyond_figures, count_unread, enough_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
 from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
@@ -103,6 +103,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("own_figure_elsewhere",
           "the sentence gives the {name} its own figure ({own}): the other figure is another product's or another thing's",
           "该句已给出 {name} 自己的数值（{own}）：另一个数字属于别的产品或别的事物", own_figure_elsewhere),
+    Guard("precision_unstated",
+          "the sentence does not say which precision the throughput is in; gpukb's reading of it as the {attribute} is a guess",
+          "该句未说明算力对应的精度；gpukb 将其读作{attribute_zh}只是猜测", precision_unstated),
     Guard("interconnect_bandwidth",
           "the figure stands next to “{word}”: it may be an interconnect bandwidth, not the memory bandwidth",
           "该数字紧邻“{word}”，可能是互联带宽而非显存带宽", interconnect_bandwidth),

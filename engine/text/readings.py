@@ -270,3 +270,24 @@ def enough_count(ctx: Context) -> dict[str, str] | None:
     if ctx.claim.attribute != "min_gpus" or ctx.status != "overstated" or cue_in_unit(ctx, "at_least") is not None:
         return None
     return cue_in_unit(ctx, "enough")
+
+
+def precision_unstated(ctx: Context) -> dict[str, str] | None:
+    """"V100 的双精度浮点运算性能：\\n- 7.8 TFLOPS": a throughput whose sentence (or table row) names no precision of
+    its own was given the first precision of the reader's list, a guess: FP64, FP32, TF32 and FP16 rates of
+    one card differ up to thirty-fold, so a figure wrong for the guessed one says nothing."""
+    c, vocab = ctx.claim, ctx.vocab
+    spec = vocab.attributes.get(c.attribute)
+    if spec is None or spec.dimension != "compute" or ctx.cell:
+        return None
+    seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
+    if cue_in_unit(ctx, "precision_word") is not None or any(rx.search(seg) for rx in _attribute_cues(vocab, c.attribute)):
+        return None             # the sentence names a precision: the reader chose among the named ones
+    return {"attribute": spec.en, "attribute_zh": spec.zh}
+
+
+def _attribute_cues(vocab: Any, attribute: str) -> tuple[re.Pattern[str], ...]:
+    cache = vocab.__dict__.setdefault("_reading_all_cues", {})
+    if attribute not in cache:
+        cache[attribute] = tuple(re.compile(p) for p in (vocab.cues.get("attribute") or {}).get(attribute) or ())
+    return cache[attribute]
