@@ -311,6 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--activation-offloading", action=argparse.BooleanOptionalAction, default=None,
                    help="activation offloading (torchtune enable_activation_offloading): with checkpointing the "
                         "per-layer checkpoints are kept in host memory")
+    p.add_argument("--fsdp1", action=argparse.BooleanOptionalAction, default=None,
+                   help="the sharded run uses PyTorch's FullyShardedDataParallel wrapper (FSDP1), not FSDP2's "
+                        "fully_shard nor DeepSpeed: with --offload params its CPU offload keeps every gradient shard "
+                        "on the GPU until the backward pass ends")
     p.add_argument("--torch-compile", action=argparse.BooleanOptionalAction, default=None,
                    help="the training step is compiled with torch.compile: pointwise activations are recomputed "
                         "in the backward pass instead of saved")

@@ -66,9 +66,13 @@ def test_releases_tell_the_history(kb):
     names = kb.release_names()
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
                      "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14",
-                     "2026.12.15"]
-    first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi = (
-        kb.release(n) for n in names)
+                     "2026.12.15", "2026.12.16"]
+    (first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi,
+     sharded) = (kb.release(n) for n in names)
+    # 2026.12.16 adds FSDP1's gradient shards under CPU offload and Gemma 2's final logit soft-capping
+    for fid in ("R-FSDP-offload-grad-shard", "R-LOGITS-softcap", "R-gemma-2-9b-final_logit_softcapping"):
+        assert fid not in smi.facts and fid in sharded.facts
+    assert sharded.facts["R-gemma-2-9b-final_logit_softcapping"].norm.lo == 30
     # 2026.12.15 adds nvidia-smi's reported memory of more cards
     assert "R-RTX-A6000-usable_memory" not in hgx.facts and smi.facts["R-RTX-A6000-usable_memory"].value == 49140
     # 2026.12.14 adds the later HGX B200 figures as a version of the B200's

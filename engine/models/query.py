@@ -102,6 +102,10 @@ FIELDS: tuple[Field, ...] = (
     Field("kbit_preparation", "boolean", "QLoRA: the quantized model goes through PEFT's "
           "prepare_model_for_kbit_training, which upcasts the embeddings, the output head and the norms to FP32 "
           "(not assumed unless given)", "QLoRA: PEFT's k-bit preparation (FP32 embeddings, head and hidden states)"),
+    Field("fsdp1", "boolean", "the sharded run uses PyTorch's FullyShardedDataParallel wrapper (FSDP1, full shard = "
+          "ZeRO-3), not FSDP2's fully_shard nor DeepSpeed: with offload=params its CPU offload keeps every gradient "
+          "shard on the GPU until the backward pass ends", "sharded with PyTorch FSDP1 (FullyShardedDataParallel), "
+          "whose CPU offload keeps the gradient shards on the GPU during the backward pass"),
     Field("torch_compile", "boolean", "training step compiled with torch.compile: pointwise activations are "
           "recomputed in the backward pass instead of saved", "compiled with torch.compile (pointwise activations "
           "recomputed, not saved)"),

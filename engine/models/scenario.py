@@ -262,7 +262,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             notes.append(note("default_off", key_field=key))
         s[key] = v
     for key in ("optimizer_in_backward", "chunked_cross_entropy", "activation_offloading", "torch_compile",
-                "logits_dtype_loss"):
+                "logits_dtype_loss", "fsdp1"):
         if key in b:
             v = b[key]
             if not isinstance(v, bool):
@@ -327,6 +327,8 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         off = "none"
     if off != "none":
         s["offload"] = off
+    if off == "params" and "fsdp1" not in b:
+        notes.append(note("fsdp1_not_given"))
     if "kb_version" in b and not isinstance(b["kb_version"], str):
         issues.append(Issue("expected a release name", field="kb_version"))
     if issues:
@@ -349,6 +351,7 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "offload": s.get("offload", "none"), "oib": int(bool(s.get("optimizer_in_backward"))),
          "cce": int(bool(s.get("chunked_cross_entropy"))), "ao": int(bool(s.get("activation_offloading"))),
          "tc": int(bool(s.get("torch_compile"))), "ldl": int(bool(s.get("logits_dtype_loss"))),
+         "fsdp1": int(bool(s.get("fsdp1"))),
          "kbp": int(s["method"] == "qlora" and bool(s.get("kbit_preparation"))),
          "paged": int(s["optimizer"].startswith("paged_")),
          "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),

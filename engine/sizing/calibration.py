@@ -114,6 +114,10 @@ COVER = 0.90           # the error band covers at least this share of a split's 
 SHARDING = {"none": 0, "ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3, "zero3_offload": 3}
 OFFLOAD = {"none": None, "optimizer": "optimizer", "optimizer_and_params": "params"}
 OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
+#: an FSDP run is PyTorch's FullyShardedDataParallel wrapper (FSDP1: Accelerate, Lightning, the HF Trainer, scripts)
+#: unless its framework shards with FSDP2's fully_shard: torchtune's recipes (torchtune/training/_distributed.py,
+#: shard_model) and torchtitan, or a row that says FSDP2
+FSDP2_WORDS = ("torchtune", "torchtitan", "fsdp2")
 #: what a training framework does unless told otherwise: torchtune's recipes compute the loss with
 #: CEWithChunkedOutputLoss (R-LOGITS-chunked); lit-gpt's / litgpt's fine-tuning scripts run the head in chunks of
 #: 128 tokens and the loss chunk by chunk (Lightning-AI/lit-gpt finetune/lora.py: model(input_ids,
@@ -202,10 +206,13 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     if att:
         body["flash_attention"] = att in ("flash_attention_2", "sdpa", "flash")
     shard = row.get("sharding") or "none"
+    fw = str(row.get("framework") or "").lower()
     if row.get("gpus"):
         body["gpus"] = int(row["gpus"])
     if shard in SHARDING and row["method"] != "inference":
         body["zero"] = SHARDING[shard]
+        if shard == "fsdp" and not any(w in fw for w in FSDP2_WORDS):
+            body["fsdp1"] = True    # the FullyShardedDataParallel wrapper: its CPU offload keeps gradient shards
     off = OFFLOAD.get(row.get("offload") or "none")
     if off and (row["method"] in ("full", "pretrain") or off == "params"):
         body["offload"] = off
