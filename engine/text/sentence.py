@@ -10,7 +10,7 @@ from .compare import per_compared
 from .relations import upgrades
 from .claims import attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
 from .subject import HARDWARE, Candidate, carries, host_of, locative_gpu, subject_of, vendor_prefix, widen
-from .workload import gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
+from .workload import LINE_LABEL, gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
 from .specs import (announced_figures, cards_of_size, counts_cards, named_specs, per_gpu_owner, per_param,
                     size_named_variants, form_named_variants)
 from .tokens import CLAUSE, NAME_MARKS, Quantity, Row, any_match, first_match, negated, quantities, segment
@@ -86,10 +86,6 @@ def _row_verdict(row: Row | None, low: str, t: dict[str, Any]) -> str | None:
     return v[0]
 
 
-#: a line's label before its colon ("7B模型:", "- Llama 3 8B:")
-_LABEL = re.compile(r"[ \t]*(?:[-*•▪●][ \t]*)?[^:：\n。.;；,，]{1,40}[:：]")
-
-
 def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
                      vocab: Vocabulary, t: dict[str, Any], row: Row | None = None,
                      topic: str | None = None, listed: str | None = None,
@@ -121,7 +117,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             and not any(m.kind in HARDWARE for m in ents):
         # "7B 模型: 最少 8 GB (Q4)", "- 13B: 8-10 GB": a line labelled with a model (size), no hardware named,
         # gives what that workload needs, as if it said "needs"
-        label = _LABEL.match(low, s, e)
+        label = LINE_LABEL.match(low, s, e)
         if label is not None and any(m.kind == "model" and m.end <= label.end() for m in ents) | \
                 any(q.dimension == "params" and q.end <= label.end() for q in qs):
             requires.append(label.end() - 1)

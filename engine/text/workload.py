@@ -160,14 +160,15 @@ def _method_named(name: str, vocab: Vocabulary) -> str | None:
     return None
 
 
-_LINE_LABEL = re.compile(r"[ \t]*(?:[-*•▪●][ \t]*|\d{1,2}[.)、][ \t]*)?([^:：\n]{1,40}?)[ \t]*(?:[(（][^)）\n]{0,30}[)）])?[ \t]*[:：]")
+#: a line's label before its colon ("7B模型:", "- Llama 3 8B:", "2. Full fine-tuning (FFT):"): the label is group 1
+LINE_LABEL = re.compile(r"[ \t]*(?:[-*•▪●][ \t]*|\d{1,2}[.)、][ \t]*)?([^:：\n]{1,40}?)[ \t]*(?:[(（][^)）\n]{0,30}[)）])?[ \t]*[:：]")
 
 
 def label_method(low: str, s: int, vocab: Vocabulary) -> str | None:
     """"• Full fine-tuning: requires 8-10x the weights… A 7B model needs ~72 GB": the method a line's label
     names ("<method>:" at the start of the line holding ``s``), which the line's sentences are about."""
     a = low.rfind("\n", 0, s) + 1
-    m = _LINE_LABEL.match(low, a)
+    m = LINE_LABEL.match(low, a)
     if m is None:
         return None
     return _method_named(m.group(1).strip(), vocab)
