@@ -171,3 +171,42 @@ def test_a_throughput_without_its_precision_is_not_judged_for_a_guessed_one(gpuk
 def test_a_throughput_with_its_precision_is_judged(gpukb):
     c = _claim(gpukb, "The A100 delivers 50 TFLOPS of FP64.", "fp64_tflops")
     assert c["status"] in WRONG, c
+
+
+# --- a clause's own figure: a difference, another model size, another precision's label, a named size
+
+@pytest.mark.parametrize("text", [
+    "At 46.7 GB the INT8 model exceeds the A100's capacity by 6.7 GB.",
+    "H100 的显存比 A100 40GB 多出 40GB。",
+])
+def test_a_difference_is_not_the_products_figure(gpukb, text):
+    for c in gpukb.check(text)["claims"]:
+        if c["attribute"] == "memory_gb" and c["value"] in (6.7, 40.0) and c["status"] == "unclear":
+            assert "difference" in _codes(c), c
+        assert not (c["attribute"] == "memory_gb" and c["value"] in (6.7, 40.0) and c["status"] in WRONG), c
+
+
+def test_a_figure_of_another_model_size_in_its_clause_is_not_checked_for_the_first(gpukb):
+    text = "A 13B model in FP16 needs about 26 GB, while a 70B model (4-bit) still needs 300 GB."
+    for c in gpukb.check(text)["claims"]:
+        if c["value"] == 300.0:
+            assert c["status"] not in WRONG, c
+
+
+def test_a_figure_labelled_with_another_precision_is_that_ones(gpukb):
+    claims = gpukb.check("Each parameter takes 2 bytes (FP16) or 4 bytes (FP32).")["claims"]
+    assert not [c for c in claims if c["status"] in WRONG], claims
+
+
+def test_a_parameter_count_beside_a_model_named_by_its_size_is_another_models(gpukb):
+    claims = gpukb.check("中小参数模型（如 Llama 3-8B 或 70B 量化版）适合双卡。")["claims"]
+    assert not [c for c in claims if c["attribute"] == "params" and c["status"] in WRONG], claims
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Running the Mixtral 8x7B model on a T4 is not feasible.", "unsuitable"),
+    ("在 T4 上全量微调 13B 模型不可行。", "unsuitable"),
+])
+def test_not_feasible_is_a_negative_verdict(gpukb, text, value):
+    (c,) = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "suitability"]
+    assert c["value"] == value and c["status"] == "supported", c

@@ -2,6 +2,7 @@
 reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
 from __future__ import annotations
 
+from .clause_guards import difference, model_named_size, other_precision_label, other_size_in_clause
 from .readings import another_reading, beyond_figures, count_unread, enough_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
@@ -106,6 +107,18 @@ GUARDS: tuple[Guard, ...] = (
     Guard("precision_unstated",
           "the sentence does not say which precision the throughput is in; gpukb's reading of it as the {attribute} is a guess",
           "该句未说明算力对应的精度；gpukb 将其读作{attribute_zh}只是猜测", precision_unstated),
+    Guard("difference",
+          "the figure is the amount by which one thing exceeds or falls short of another (“{word}”), not the product's",
+          "该数字是一方超出或少于另一方的差额（“{word}”），而非该产品的数值", difference),
+    Guard("other_size_in_clause",
+          "the figure's clause speaks of another model size ({size}) than the one gpukb sized",
+          "该数字所在分句说的是另一种模型规模（{size}），并非 gpukb 计算的那一种", other_size_in_clause),
+    Guard("other_precision_label",
+          "the figure is labelled “{word}” in brackets: it is that precision's",
+          "该数字后括注“{word}”：属于该精度", other_precision_label),
+    Guard("model_named_size",
+          "the {name} is named by its size; another parameter count beside it is another model's",
+          "{name} 的名称已说明其规模；旁边的另一个参数量属于别的模型", model_named_size),
     Guard("interconnect_bandwidth",
           "the figure stands next to “{word}”: it may be an interconnect bandwidth, not the memory bandwidth",
           "该数字紧邻“{word}”，可能是互联带宽而非显存带宽", interconnect_bandwidth),

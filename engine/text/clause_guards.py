@@ -1,0 +1,89 @@
+"""Guards on what a clause says of its own figure: a difference ("exceeding the capacity by 6.7 GB"), another
+model size than the one sized ("7B … 14GB, 而 671B … 405GB"), a figure labelled with another precision
+("2字节(FP16)或4字节(FP32)"), a parameter count beside a model whose name states its size ("Llama 3-8B或70B").
+Each is a general reading of how texts put figures, not a patch for one sentence; the words are the
+vocabulary's ``check_guard`` cues."""
+from __future__ import annotations
+
+import re
+
+from ..kb.interval import Interval
+from .figure_guards import claimed_figures, figures
+from .guard_base import CLAUSE_BREAK, Context, last_figure, vocab_cues
+from .tokens import quantities
+
+
+def _clause(ctx: Context, at: int) -> tuple[int, int]:
+    """The clause of the unit that holds position ``at``."""
+    a = max([m.end() for m in CLAUSE_BREAK.finditer(ctx.low, ctx.unit[0], at)] or [ctx.unit[0]])
+    b = next((m.start() for m in CLAUSE_BREAK.finditer(ctx.low, at, ctx.unit[1])), ctx.unit[1])
+    return a, b
+
+
+def difference(ctx: Context) -> dict[str, str] | None:
+    """"exceeding the A100's capacity by 6.7GB", "比 A100 多出 16GB": a figure said as the amount by which one
+    thing exceeds or falls short of another is a difference, not the product's figure."""
+    span = ctx.claim.span or (0, 0)
+    for q in claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]]:
+        head = ctx.low[max(ctx.unit[0], q.start - 60):q.start]
+        m = next((m for rx in vocab_cues(ctx.vocab, "difference_before") for m in [rx.search(head)] if m), None)
+        if m:
+            return {"word": ctx.text[max(ctx.unit[0], q.start - 60) + m.start():q.start].strip()}
+    return None
+
+
+def other_size_in_clause(ctx: Context) -> dict[str, str] | None:
+    """"Llama-7B(16位精度)需14GB显存，而DeepSeek-R1 671B(8bit量化)仍需405GB显存": the figure's clause names a model
+    size other than the one the claim was sized for: the scenario checked is not the clause's."""
+    c = ctx.claim
+    params = c.qualifiers.get("params")
+    lo = params.lo if isinstance(params, Interval) else params.get("lo") if isinstance(params, dict) else None
+    fig = last_figure(ctx.low, c.span)
+    if not lo or fig is None:
+        return None
+    a, b = _clause(ctx, fig.start())
+    for q in quantities(ctx.low, a, b, ctx.vocab):
+        x = q.lo * (ctx.vocab.unit_factor(q.dimension, q.unit) or 1)
+        if q.dimension == "params" and q.lo == q.hi and abs(x - lo) > 0.05 * lo:
+            return {"size": ctx.text[q.start:q.end].strip()}
+    return None
+
+
+def other_precision_label(ctx: Context) -> dict[str, str] | None:
+    """"2字节(FP16)或4字节(FP32)": a figure followed by a precision's name in brackets is that precision's; a claim
+    that gave it to another precision read the wrong label."""
+    c, vocab = ctx.claim, ctx.vocab
+    if vocab.kind_of(c.subject) != "precision":
+        return None
+    fig = last_figure(ctx.low, c.span)
+    if fig is None:
+        return None
+    m = _UNIT_THEN_BRACKET.match(ctx.low, fig.end())
+    if m is None:
+        return None
+    label = m.group(1).strip()
+    named = vocab.aliases().get(label)
+    if named is not None and vocab.kind_of(named) == "precision" and named != c.subject:
+        return {"word": ctx.text[m.start(1):m.end(1)]}
+    return None
+
+
+#: after a figure: its unit (a few letters or characters) and a bracketed label ("4字节(FP32)", "4 bytes (FP32)")
+_UNIT_THEN_BRACKET = re.compile(r"\s*[^\s\d(（)）,，;；。]{0,8}\s*[(（]\s*([^()（）\n]{1,16}?)\s*[)）]")
+
+
+def model_named_size(ctx: Context) -> dict[str, str] | None:
+    """"Llama 3-8B或70B量化版": a parameter count other than the one a model's name states is another model's (a
+    sibling size the text lists beside it), not a statement about the named one."""
+    c, vocab = ctx.claim, ctx.vocab
+    if c.attribute != "params" or vocab.kind_of(c.subject) != "model":
+        return None
+    name = str(vocab.entities.get(c.subject, {}).get("name", ""))
+    sizes = [float(x) for x in re.findall(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])", name)]
+    value = c.norm.point() if isinstance(c.norm, Interval) else None
+    if not sizes or value is None:
+        return None
+    value_b = value / 1e9 if value > 1e6 else value
+    if all(abs(value_b - s) > 0.15 * s for s in sizes):
+        return {"name": vocab.label(c.subject)}
+    return None
