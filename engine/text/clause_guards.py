@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 
 from ..kb.interval import Interval
-from .figure_guards import claimed_figures, figures
+from .figure_guards import claimed_figures, figures, unit_quantities
 from .guard_base import CLAUSE_BREAK, Context, last_figure, vocab_cues
-from .tokens import quantities
 
 
 def _clause(ctx: Context, at: int) -> tuple[int, int]:
@@ -42,7 +41,7 @@ def other_size_in_clause(ctx: Context) -> dict[str, str] | None:
     if not lo or fig is None:
         return None
     a, b = _clause(ctx, fig.start())
-    for q in quantities(ctx.low, a, b, ctx.vocab):
+    for q in (q for q in unit_quantities(ctx) if a <= q.start and q.end <= b):
         x = q.lo * (ctx.vocab.unit_factor(q.dimension, q.unit) or 1)
         if q.dimension == "params" and q.lo == q.hi and abs(x - lo) > 0.05 * lo:
             return {"size": ctx.text[q.start:q.end].strip()}

@@ -77,10 +77,9 @@ def other_attributes_figure(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
     own = own_ids(vocab, c.subject)
     hits: dict[str, Any] = {}
-    for ref in ctx.view.reference:
-        spec = vocab.attributes.get(ref.attribute)
-        if ref.subject not in own or ref.attribute == c.attribute or spec is None or spec.dimension != dim:
-            continue
+    kin = [a for a, x in vocab.attributes.items() if x.dimension == dim and a != c.attribute]
+    for ref in (r for e in sorted(own) for a in kin for r in ctx.view.by_subject_attr.get((e, a), []) if r.tier == "reference"):
+        spec = vocab.attributes[ref.attribute]
         y = point_of(ref)
         if y and abs(x - y) <= SAME_FIGURE * max(abs(x), abs(y)):
             hits.setdefault(ref.attribute, (spec, ref))
@@ -116,7 +115,7 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
         any(rx.search(ctx.low[ctx.unit[0]:(c.span or [0])[0]]) for rx in words["per_gpu_before"])
     # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total, unless said
     # of each card ("… 32 GB of memory each") or of a count of cards it is not the total of ("8 卡 … 320GB")
-    qs = quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab)
+    qs = unit_quantities(ctx)
     counts = {q.lo for q in qs if q.lo == q.hi and (q.dimension == "count" or (     # "8 卡", "8x H100"
         q.dimension == "ratio" and q.unit == "x" and any(0 <= a - q.end <= 2 for a, _ in ctx.mentions)))}
     if (several or hosts) and not each and not (counts and round(k) not in counts):
@@ -157,12 +156,18 @@ def dimension(ctx: Context) -> str | None:
     return spec.dimension if spec is not None else None
 
 
+def unit_quantities(ctx: Context) -> list:
+    """Every figure of the claim's sentence or row (read once per claim: many guards ask)."""
+    if "quantities" not in ctx.memo:
+        ctx.memo["quantities"] = quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab)
+    return ctx.memo["quantities"]
+
+
 def figures(ctx: Context) -> list:
-    """The figures of the claim's dimension in its sentence or row (read once per claim: many guards ask)."""
+    """The figures of the claim's dimension in its sentence or row."""
     if "figures" not in ctx.memo:
         dim = dimension(ctx)
-        ctx.memo["figures"] = [] if dim is None else \
-            [q for q in quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab) if q.dimension == dim]
+        ctx.memo["figures"] = [] if dim is None else [q for q in unit_quantities(ctx) if q.dimension == dim]
     return ctx.memo["figures"]
 
 

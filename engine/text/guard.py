@@ -19,6 +19,12 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   sentence that does not name the claim's attribute by its own word (:mod:`.readings`).
 - ``beyond_figures``: a card's memory, bandwidth, throughput or power more than twice the largest its product
   has in any version: a server's total, a workload's need or another product's figure (:mod:`.readings`).
+- :mod:`.readings` and :mod:`.clause_guards` doubt a reading by what the clause says of its figure: a figure
+  beside a card named by its size (``named_size``) or beside the product's own figure (``own_figure_elsewhere``),
+  a requirement said of a GPU count the scenario lacks (``count_unread``), a "usable" memory not said to be
+  nvidia-smi's (``usable_scope``), a count said to be enough (``enough_count``), a throughput with no precision
+  word (``precision_unstated``), a difference, another model size, another precision's label, a parameter
+  count beside a model named by its size.
 - ``multiple_of_one_card``: a memory figure that is an exact multiple of one card's memory, said beside
   several GPUs, a server or an instance, reads as their total, not as a per-card figure.
 - ``interconnect_bandwidth``: a bandwidth said next to interconnect words (NVLink, PCIe, network,

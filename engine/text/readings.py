@@ -31,8 +31,7 @@ from typing import Any
 from ..kb.interval import Interval
 from ..kb.store import Fact, ReleaseView
 from .guard_base import CLAUSE_BREAK, SAME_FIGURE, Context, cue_in_unit, last_figure, own_ids, point_of
-from .tokens import quantities
-from .figure_guards import figures
+from .figure_guards import figures, unit_quantities
 
 
 #: the kinds of quantity whose attributes a text's words confuse (memory sizes: card, host, usable; bandwidths:
@@ -45,18 +44,18 @@ def _same(norm: Any, y: float | None) -> bool:
     return bool(x and y) and abs(x - y) <= SAME_FIGURE * max(abs(x), abs(y))
 
 
-def _of_dimension(view: ReleaseView, dimension: str) -> list[Fact]:
-    """The release's reference facts of one dimension, indexed once per release view."""
+def _of_dimension(view: ReleaseView, dimension: str, product: str) -> list[Fact]:
+    """The release's reference facts of one dimension about one generic product, indexed once per view."""
     idx = view.__dict__.get("_reading_refs")
     if idx is None:
         idx = {}
-        attrs = view.kb.vocab.attributes
+        vocab = view.kb.vocab
         for f in view.reference:
-            spec = attrs.get(f.attribute)
+            spec = vocab.attributes.get(f.attribute)
             if spec is not None and spec.dimension in READ_DIMENSIONS:
-                idx.setdefault(spec.dimension, []).append(f)
+                idx.setdefault((spec.dimension, vocab.generic(f.subject)), []).append(f)
         view.__dict__["_reading_refs"] = idx
-    return idx.get(dimension, [])
+    return idx.get((dimension, product), [])
 
 
 def _names(vocab: Any, attribute: str, seg: str) -> bool:
@@ -83,11 +82,9 @@ def _readings(ctx: Context) -> list[Fact]:
     named = {vocab.generic(p) for p in ctx.text_products} - {generic}
     seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
     out = []
-    for ref in _of_dimension(ctx.view, spec.dimension):
+    candidates = [f for p in sorted({generic} | {vocab.generic(e) for e in own} | named) for f in _of_dimension(ctx.view, spec.dimension, p)]
+    for ref in candidates:
         if ref.attribute == c.attribute or ref.qualifiers.get("sparsity") is True:
-            continue
-        mine = ref.subject in own or vocab.generic(ref.subject) == generic
-        if not mine and vocab.generic(ref.subject) not in named:
             continue
         if _names(vocab, c.attribute, seg) and not _names(vocab, ref.attribute, seg):
             continue                 # "900 GB/s of memory bandwidth": the text names the attribute it states
@@ -247,7 +244,7 @@ def count_unread(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
     if c.attribute not in COUNT_BOUND or c.qualifiers.get("gpus") is not None:
         return None
-    for q in quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab):
+    for q in unit_quantities(ctx):
         if q.dimension == "count" and q.lo is not None and q.lo == q.hi and q.lo >= 2:
             return {"word": ctx.text[q.start:q.end]}
     return None
