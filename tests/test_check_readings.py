@@ -210,3 +210,19 @@ def test_a_parameter_count_beside_a_model_named_by_its_size_is_another_models(gp
 def test_not_feasible_is_a_negative_verdict(gpukb, text, value):
     (c,) = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "suitability"]
     assert c["value"] == value and c["status"] == "supported", c
+
+
+# --- a list item's figure takes the attribute its list's label names
+
+def test_a_list_items_figure_takes_its_labels_attribute(gpukb):
+    claims = gpukb.check("V100 的双精度浮点运算性能:\n- 7.8 TFLOPS\n- 40 TFLOPS\n")["claims"]
+    assert [c["attribute"] for c in claims] == ["fp64_tflops", "fp64_tflops"], claims
+    assert claims[1]["status"] in WRONG, claims
+
+
+def test_a_long_paragraph_before_a_list_is_no_label(gpukb):
+    text = ("The A100 Tensor Core GPU comes as PCIe and SXM4 boards. Below is what four PCIe cards give together:\n"
+            "- A100 PCIe 40GB: 19.5 TFLOPS each, 78 TFLOPS for the four.\n")
+    for c in gpukb.check(text)["claims"]:
+        if c["value"] == 78.0:
+            assert c["status"] not in WRONG, c

@@ -1,7 +1,6 @@
 """Claim builders for the extractor, one per kind of statement: a product's name and vendor, advice,
-roles, a quantity's attribute, bottlenecks, a technique's effects, what memory depends on, table columns
-headed by an attribute, sized GPU variants and the GPU a keyed line names. Who a statement is about lives
-in :mod:`.extract_subject`, workloads and verdicts in :mod:`.extract_workload`."""
+roles, a quantity's attribute, bottlenecks, a technique's effects, what memory depends on, table columns headed
+by an attribute, sized GPU variants and the GPU a keyed line names (who: :mod:`.subject`; workloads: :mod:`.workload`)."""
 from __future__ import annotations
 
 import re
@@ -12,8 +11,7 @@ from ..kb.lexicon import Match as _Match
 from .subject import HARDWARE, PRODUCTS, Candidate, locative_gpu, subject_of, topic as _topic, topic_concept, vendor_prefix, widen
 from .tokens import GPU_AFTER, NAME_MARKS, Quantity, Row, any_match, negated, segment, spans_of, tables
 from .mentions import advised
-from .workload import qualifiers_of
-
+from .workload import label_attribute, qualifiers_of
 TECHNIQUES = ("technique", "precision", "method", "software")
 
 
@@ -155,8 +153,8 @@ _OWN_FIGURE, _TRAILS = re.compile(r"(?:\s|[(（)）:：=~≈约]|tensor|core|cor
 
 def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: int, e: int, ents: list[_Match],
                    carried: dict[str, _Match], vocab: Vocabulary, t: dict[str, Any]) -> tuple[str | None, float]:
-    """The attribute a quantity states: the one of its dimension whose word is nearest in the clause,
-    else in the sentence; a lone attribute of that dimension when no word names one."""
+    """The attribute a quantity states: its dimension's whose word is nearest in the clause, else in the sentence,
+    else in the label of the list it is an item of; a lone attribute of that dimension when no word names one."""
     cands = [a for a in t["attribute"] if vocab.attributes[a].type == "quantity" and vocab.attributes[a].dimension == q.dimension]
     if q.dimension == "count" and "gpu_count" in cands and GPU_AFTER.match(masked, q.end):
         return "gpu_count", 0.85                  # "4 张 T4", "8x A100": a count followed by a GPU name
@@ -197,6 +195,8 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
         return attr, conf
     if q.dimension in ("count", "params", "ratio"):
         return None, 0.0                          # a bare number of things (or of parameters) could be anything
+    if (above := label_attribute(low, s, cands, t)) is not None:
+        return above, 0.8                         # a list item's figure: the attribute its list's label names
     # no word names the attribute: the dimension's first attribute (in the cues' order) that applies to the
     # nearest entity that can have such a quantity ("the T4 has 16GB", "T4 | AI推理 | 8000(14G)": the T4's)
     before = [m for m in ents if m.end <= q.start]

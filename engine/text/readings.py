@@ -32,6 +32,8 @@ from ..kb.interval import Interval
 from ..kb.store import Fact, ReleaseView
 from .guard_base import CLAUSE_BREAK, SAME_FIGURE, Context, cue_in_unit, last_figure, own_ids, point_of
 from .figure_guards import figures, unit_quantities
+from .tokens import tables
+from .workload import label_attribute
 
 
 #: the kinds of quantity whose attributes a text's words confuse (memory sizes: card, host, usable; bandwidths:
@@ -278,8 +280,9 @@ def precision_unstated(ctx: Context) -> dict[str, str] | None:
     if spec is None or spec.dimension != "compute" or ctx.cell:
         return None
     seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
-    if cue_in_unit(ctx, "precision_word") is not None or any(rx.search(seg) for rx in _attribute_cues(vocab, c.attribute)):
-        return None             # the sentence names a precision: the reader chose among the named ones
+    if cue_in_unit(ctx, "precision_word") is not None or any(rx.search(seg) for rx in _attribute_cues(vocab, c.attribute)) \
+            or label_attribute(ctx.low, ctx.unit[0], [c.attribute], tables(vocab)) == c.attribute:
+        return None             # the sentence (or its list's label) names a precision: the reader chose among them
     return {"attribute": spec.en, "attribute_zh": spec.zh}
 
 

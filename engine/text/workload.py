@@ -9,7 +9,7 @@ from typing import Any
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model
 from .subject import HARDWARE, Candidate, host_of, subject_of, widen
-from .tokens import Quantity, any_match, segment, tables
+from .tokens import BULLET, Quantity, any_match, segment, tables
 
 #: the concept a requirement of a method is stated about when the text names no model
 METHOD_CONCEPT = {"full": "concept:llm-full-finetune", "lora": "concept:llm-peft", "qlora": "concept:llm-peft",
@@ -162,6 +162,31 @@ def _method_named(name: str, vocab: Vocabulary) -> str | None:
 
 #: a line's label before its colon ("7B模型:", "- Llama 3 8B:", "2. Full fine-tuning (FFT):"): the label is group 1
 LINE_LABEL = re.compile(r"[ \t]*(?:[-*•▪●][ \t]*|\d{1,2}[.)、][ \t]*)?([^:：\n]{1,40}?)[ \t]*(?:[(（][^)）\n]{0,30}[)）])?[ \t]*[:：]")
+
+
+#: the longest label introducing a list ("双精度浮点运算性能：", "Memory bandwidth per card:")
+LABEL_CHARS = 40
+
+
+def label_attribute(low: str, s: int, cands: list[str], t: dict[str, Any]) -> str | None:
+    """"V100 的双精度浮点运算性能：\n- 7.8 TFLOPS\n- …": the attribute of a list item's figure that names none, when
+    the line introducing the list (ending in a colon, above the list's items) names exactly one of ``cands``."""
+    a = low.rfind("\n", 0, s) + 1
+    if not BULLET.match(low, a) or not BULLET.match(low, a).group(0).strip():
+        return None
+    while a > 0:
+        b = a - 1
+        a = low.rfind("\n", 0, b) + 1
+        line = low[a:b].strip()
+        if line and not (BULLET.match(line) and BULLET.match(line).group(0).strip()):
+            if not re.search(r"[:：]$", line):
+                return None
+            line = re.split(r"[。！？!?；;]|\.(?!\d)", line)[-1]       # the label: the line's last sentence
+            if len(line) > LABEL_CHARS:
+                return None
+            named = [x for x in cands if any(rx.search(line) for rx in t["attribute"][x])]
+            return named[0] if len(named) == 1 else None
+    return None
 
 
 def label_method(low: str, s: int, vocab: Vocabulary) -> str | None:
