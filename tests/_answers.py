@@ -54,6 +54,9 @@ QUERIES = [
     # FSDP1's CPU offload keeps the gradient shards; Gemma 2's final logit soft-capping keeps one more logit tensor
     {"model": "gemma-2-9b", "method": "full", "precision": "bf16", "gpu": "H100-80GB", "gpus": 2, "zero": 3,
      "offload": "params", "fsdp1": True, "seq_len": 4096, "batch": 1, "gradient_checkpointing": True},
+    # DeepSpeed's bf16 mode with ZeRO keeps FP32 master weights and optimizer states (release 2026.12.17)
+    {"model": "qwen2.5-7b", "method": "full", "precision": "bf16", "gpu": "A100-80GB", "gpus": 4, "zero": 2,
+     "seq_len": 2048, "batch": 1, "gradient_checkpointing": True},
 ]
 SOLVES = [
     {"model": "llama-2-7b", "method": "inference", "gpu": "T4", "target": "seq_len"},

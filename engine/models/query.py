@@ -106,6 +106,12 @@ FIELDS: tuple[Field, ...] = (
           "ZeRO-3), not FSDP2's fully_shard nor DeepSpeed: with offload=params its CPU offload keeps every gradient "
           "shard on the GPU until the backward pass ends", "sharded with PyTorch FSDP1 (FullyShardedDataParallel), "
           "whose CPU offload keeps the gradient shards on the GPU during the backward pass"),
+    Field("master_weights", "boolean", "BF16 full training: FP32 master weights, gradient partitions and optimizer "
+          "states beside the BF16 weights (DeepSpeed's bf16 mode: its ZeRO optimizer keeps them in FP32, about 16 bytes "
+          "per parameter over the shards); false = pure BF16 (8 bytes: torchtune, FSDP over a bf16 model, DeepSpeed's "
+          "bf16_master_weights_and_grads with bf16_optimizer_states). Not given: true when a ZeRO stage >= 1 is given "
+          "without fsdp1 (from release 2026.12.17), else false", "BF16 training: FP32 master weights and optimizer "
+          "states (DeepSpeed's bf16 mode) or pure BF16 (false)"),
     Field("torch_compile", "boolean", "training step compiled with torch.compile: pointwise activations are "
           "recomputed in the backward pass instead of saved", "compiled with torch.compile (pointwise activations "
           "recomputed, not saved)"),

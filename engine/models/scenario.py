@@ -17,6 +17,8 @@ from ..kb.vocabulary import Vocabulary
 from ..core.terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
 # the query's keys, ranges, vocabularies and defaults are declared once, in .query (FIELDS)
 from .query import ENGINES, FIELD, KEYS, KV_CACHE_DTYPES, LIMITS
+# what the release and the hardware decide of a scenario (native BF16, vLLM's token budget, DeepSpeed's FP32 master)
+from .scenario_defaults import _input_tokens, _native_bf16, _vllm_batched_tokens, master_weights
 
 #: the shape defaults every scenario states in its notes (seq_len 512, batch 1)
 DEFAULTS = {k: FIELD[k].default for k in ("seq_len", "batch")}
@@ -77,44 +79,6 @@ def _entity(vocab: Vocabulary, key: str, v: Any, kinds: tuple[str, ...], issues:
         issues.append(unknown_issue(vocab, kinds[0], text, key))
         return None
     return eid
-
-
-def _native_bf16(s: dict[str, Any], view: Any) -> bool | None:
-    """Whether the scenario's GPU computes BF16 natively (None when the KB does not say)."""
-    if view is None:
-        return None
-    gpu = s.get("gpu")
-    if gpu is None and (s.get("instance") or s.get("family")):
-        carried = view.ref(s.get("instance") or s.get("family"), "gpu")
-        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
-            gpu = carried.value[0]
-    f = view.ref(gpu, "bf16_native") if gpu else None
-    return None if f is None else bool(f.value)
-
-
-def _vllm_batched_tokens(s: dict[str, Any], view: Any) -> tuple[int, bool]:
-    """``vllm serve``'s default token budget per step (R-VLLM-batched-tokens-default): 8192 on a card of at
-    least 70 GiB that is not an A100 (H100, H200, H20), else 2048; and whether the card is such a large one."""
-    gpu = s.get("gpu")
-    if gpu is None and view is not None and (s.get("instance") or s.get("family")):
-        carried = view.ref(s.get("instance") or s.get("family"), "gpu")
-        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
-            gpu = carried.value[0]
-    size = s.get("vram_gb")
-    if gpu and view is not None:
-        f = view.ref(gpu, "memory_gb")
-        size = f.norm.point() if f is not None and getattr(f.norm, "point", None) else None
-    big = size is not None and size * 1e9 >= 70 * 2 ** 30 and "A100" not in (gpu or "")
-    return (8192 if big else 2048), big
-
-
-def _input_tokens(s: dict[str, Any], view: Any) -> int | None:
-    """The sequence length a model sees at its standard input size (a ViT-B/16 at 224 px: 197 tokens),
-    when the reference gives it; None otherwise."""
-    if view is None or not s.get("model"):
-        return None
-    f = view.ref(s["model"], "input_tokens")
-    return int(f.norm.point()) if f is not None and getattr(f.norm, "point", None) else None
 
 
 def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str, Any], list[str]]:
@@ -329,6 +293,14 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         s["offload"] = off
     if off == "params" and "fsdp1" not in b:
         notes.append(note("fsdp1_not_given"))
+    if "master_weights" in b and not isinstance(b["master_weights"], bool):
+        issues.append(Issue(f"expected true or false, got {b['master_weights']!r}", field="master_weights",
+                            allowed=["true", "false"]))
+    mw, why = master_weights(b, s, view)
+    if mw is not None:
+        s["master_weights"] = mw
+    if why:
+        notes.append(note(why, zero=s.get("zero", 0)))
     if "kb_version" in b and not isinstance(b["kb_version"], str):
         issues.append(Issue("expected a release name", field="kb_version"))
     if issues:
@@ -358,8 +330,8 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,
          "kv8": int(s.get("kv_cache_dtype") == "fp8"), "vllm": int(s.get("engine") == "vllm"),
          "apl": int(bool(s.get("full_prompt_logits"))),
-         "amp": int(s["method"] in ("full", "pretrain") and s["precision"] in ("fp16", "mixed")),
-         "master": int(s["method"] in ("full", "pretrain") and (s["precision"] == "fp16" or (
+         "amp": int(s["method"] in ("full", "pretrain") and (s["precision"] in ("fp16", "mixed") or bool(s.get("master_weights")))),
+         "master": int(s["method"] in ("full", "pretrain") and (s["precision"] == "fp16" or bool(s.get("master_weights")) or (
              s["precision"] == "mixed" and (s.get("zero", 0) > 0 or s.get("offload", "none") != "none"))))}
     for k in ("params", "model", "gpu", "instance", "family", "vram_gb", "gpus", "lora_rank", "tokens"):
         if s.get(k) is not None:

@@ -129,8 +129,11 @@ FSDP2_WORDS = ("torchtune", "torchtitan", "fsdp2")
 #: loss runs in the logits' own dtype, R-LOGITS-own-dtype)
 #: (QLoRA through PEFT goes through prepare_model_for_kbit_training, as PEFT's quantization guide and the QLoRA
 #: reference script do it, R-PEFT-kbit-fp32; torchtune's and LitGPT's QLoRA do not use PEFT)
+#: (ms-swift builds its PEFT adapters without that preparation: swift sft (swift/llm/sft.py, modelscope/ms-swift) calls
+#: prepare_model for the tuner and, with gradient checkpointing, model.enable_input_require_grads(), and no module of
+#: swift/ calls prepare_model_for_kbit_training; listed before "peft", the first framework word that sets a field wins)
 FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}, "litgpt": {"chunked_cross_entropy": True},
-                      "peft": {"kbit_preparation": True},
+                      "msswift": {"kbit_preparation": False}, "peft": {"kbit_preparation": True},
                       "megatron": {"flash_attention": False}, "universalllmtrainer": {"logits_dtype_loss": True}}
 #: what a serving framework does unless told otherwise: ExLlama (v1) computes attention as Hugging Face's eager
 #: attention does, or through SDPA with an explicit mask at the same peak (R-EXLLAMA-attention)
@@ -213,6 +216,10 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
         body["zero"] = SHARDING[shard]
         if shard == "fsdp" and not any(w in fw for w in FSDP2_WORDS):
             body["fsdp1"] = True    # the FullyShardedDataParallel wrapper: its CPU offload keeps gradient shards
+        if shard == "fsdp" and row.get("precision") == "bf16" and row["method"] in ("full", "pretrain"):
+            # FSDP shards the module's own parameters and the optimizer builds its states on them: a BF16 model
+            # trains in pure BF16 (R-TORCHTUNE-pure-bf16), not with DeepSpeed's FP32 master copy (R-DS-bf16-master)
+            body["master_weights"] = False
     off = OFFLOAD.get(row.get("offload") or "none")
     if off and (row["method"] in ("full", "pretrain") or off == "params"):
         body["offload"] = off

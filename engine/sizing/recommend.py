@@ -126,6 +126,8 @@ def variant_body(scenario: dict[str, Any], change: dict[str, Any]) -> dict[str, 
         body.pop("gpu", None), body.pop("instance", None), body.pop("vram_gb", None)
     if change.get("method") in ("lora", "qlora", "inference"):
         body["zero"] = 0
+    elif "zero" in change and "master_weights" not in body and body.get("precision") == "bf16":
+        body["master_weights"] = False      # a pure-BF16 run sharded stays pure BF16 (FSDP over the bf16 model)
     if change.get("method") == "qlora":
         body["precision"] = "nf4"
     elif change.get("method") == "lora" and body.get("precision") == "mixed":

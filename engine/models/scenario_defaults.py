@@ -1,0 +1,68 @@
+"""What a release and the hardware decide of a sizing scenario that its query does not say: whether the card
+computes BF16 natively, vLLM's default token budget, a model's native input length, and whether a BF16 run keeps
+FP32 master weights (DeepSpeed's ZeRO optimizer does, R-DS-bf16-master). Used by :func:`.scenario.normalise`."""
+from __future__ import annotations
+
+from typing import Any
+
+#: the reference fact whose release sizes a BF16 run under DeepSpeed ZeRO with FP32 master weights and states
+DS_BF16_MASTER = "R-DS-bf16-master"
+
+
+def _native_bf16(s: dict[str, Any], view: Any) -> bool | None:
+    """Whether the scenario's GPU computes BF16 natively (None when the KB does not say)."""
+    if view is None:
+        return None
+    gpu = s.get("gpu")
+    if gpu is None and (s.get("instance") or s.get("family")):
+        carried = view.ref(s.get("instance") or s.get("family"), "gpu")
+        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
+            gpu = carried.value[0]
+    f = view.ref(gpu, "bf16_native") if gpu else None
+    return None if f is None else bool(f.value)
+
+
+def _vllm_batched_tokens(s: dict[str, Any], view: Any) -> tuple[int, bool]:
+    """``vllm serve``'s default token budget per step (R-VLLM-batched-tokens-default): 8192 on a card of at
+    least 70 GiB that is not an A100 (H100, H200, H20), else 2048; and whether the card is such a large one."""
+    gpu = s.get("gpu")
+    if gpu is None and view is not None and (s.get("instance") or s.get("family")):
+        carried = view.ref(s.get("instance") or s.get("family"), "gpu")
+        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
+            gpu = carried.value[0]
+    size = s.get("vram_gb")
+    if gpu and view is not None:
+        f = view.ref(gpu, "memory_gb")
+        size = f.norm.point() if f is not None and getattr(f.norm, "point", None) else None
+    big = size is not None and size * 1e9 >= 70 * 2 ** 30 and "A100" not in (gpu or "")
+    return (8192 if big else 2048), big
+
+
+def _input_tokens(s: dict[str, Any], view: Any) -> int | None:
+    """The sequence length a model sees at its standard input size (a ViT-B/16 at 224 px: 197 tokens),
+    when the reference gives it; None otherwise."""
+    if view is None or not s.get("model"):
+        return None
+    f = view.ref(s["model"], "input_tokens")
+    return int(f.norm.point()) if f is not None and getattr(f.norm, "point", None) else None
+
+
+def master_weights(b: dict[str, Any], s: dict[str, Any], view: Any) -> tuple[bool | None, str | None]:
+    """Whether a BF16 full training run keeps FP32 master weights, gradient partitions and optimizer states
+    beside its BF16 weights, and the note that says why (None: nothing to say).
+
+    Given, it holds for BF16 full training and pre-training (other precisions say it themselves: mixed and fp16
+    keep them, fp32 needs none; LoRA's adapters are FP32 anyway). Not given, a run whose query gives a DeepSpeed
+    ZeRO stage (zero >= 1, not PyTorch FSDP1) keeps them in a release that has R-DS-bf16-master: DeepSpeed's
+    bf16 mode trains through its ZeRO optimizer, whose master weights, gradients and states are FP32 unless
+    bf16_master_weights_and_grads and bf16_optimizer_states are set. A sharded run whose strategy the query
+    leaves open (zero defaulted for several GPUs) stays pure BF16, as the precision field says."""
+    v = b.get("master_weights")
+    bf16_full = s.get("method") in ("full", "pretrain") and s.get("precision") == "bf16"
+    # a release before 2026.12.17 sizes BF16 training as pure BF16 (its rules count no FP32 master copy in BF16)
+    known = view is None or DS_BF16_MASTER in view.facts
+    if isinstance(v, bool):
+        return (v, None) if bf16_full and known else (None, "master_weights_ignored" if known else "master_weights_release")
+    if not bf16_full or "zero" not in b or not s.get("zero") or s.get("fsdp1") or view is None or not known:
+        return None, None
+    return True, "master_weights_deepspeed"
