@@ -236,3 +236,8 @@ def test_the_pcie_version_after_a_sentence_about_the_h100_is_the_h100_pcie(gpukb
     # the sentence names no product: a wrong figure is read as the H100 PCIe's, and doubted, not called wrong
     (c,) = _claims(gpukb, "The H100 is sold as SXM and PCIe. The PCIe version has 700W TDP.")
     assert (c["subject"], c["status"], c["unclear_because"][0]["code"]) == ("gpu:H100-PCIe", "unclear", "subject_from_context")
+
+
+def test_the_hgx_b200s_fp64_tensor_figure_is_a_version_of_the_b200s(gpukb):
+    claims = _claims(gpukb, "| Spec | HGX B200 |\n|---|---|\n| FP64/FP64 Tensor Core | 37 TFLOPS |")
+    assert [(c["attribute"], c["status"]) for c in claims] == [("fp64_tensor_tflops", "scope_dependent")], claims
