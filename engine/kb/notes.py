@@ -10,7 +10,7 @@ NOTE_KEYS = ("method_default", "gpu_variant", "precision_default", "qlora_nf4", 
              "default", "lora_rank_ignored", "zero_default", "zero_one_gpu", "zero_inference", "gc_qlora",
              "inference_no_backward", "oib_sharded", "ao_without_gc", "serving_ignored", "vllm_gmu", "vllm_mnbt", "gc_inference",
              "offload_ignored", "tp_given", "min_gpus_split", "kernel_flash", "kernel_fp8", "attention_sdpa", "attention_sdpa_math",
-             "capacity_engine", "capacity_nvsmi", "capacity_datasheet", "context_beyond", "shape_estimated",
+             "capacity_engine", "capacity_nvsmi", "capacity_datasheet", "context_beyond", "shape_estimated", "shape_assumed",
              "disagreeing", "why_not_question", "missing_workload", "missing_hardware", "missing_lookup", "missing_subject",
              "price_unpublished", "cannot_size", "band_measured")
 

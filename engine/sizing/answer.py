@@ -104,7 +104,7 @@ def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Re
         answer["notes"].append(vocab.wording.note("context_beyond", vocab, seq_len=int(ctx["seq_len"]),
                                                   max_context=int(ctx["max_context"]), model=s["model"],
                                                   model_key=s["model"].split(":", 1)[1]))
-    answer["notes"] += parallel_and_kernel_notes(r, mg, view)
+    answer["notes"] += parallel_and_kernel_notes(r, mg, view) + shape_notes(r, view)
     off = offload_view(r, s, view)
     if off:
         answer["offload"] = off
@@ -150,6 +150,18 @@ def parallel_and_kernel_notes(r: Any, mg: dict[str, Any] | None, view: ReleaseVi
         if note not in out:
             out.append(note)
     return out
+
+
+def shape_notes(r: Any, view: ReleaseView) -> list[str]:
+    """The shape assumed for a model given only by its parameter count (the rules' approximation), stated
+    with the answer's other assumptions so that a reader sees what was sized."""
+    arch, voc = r.one("arch"), r.one("vocab")
+    if not arch or arch.get("basis") != "approximation":
+        return []
+    vocab = view.kb.vocab
+    return [vocab.wording.note("shape_assumed", vocab, layers=int(arch["layers"]), hidden=int(arch["hidden"]),
+                               heads=int(arch["heads"]), kv_heads=int(arch.get("kv_heads") or arch["heads"]),
+                               vocab_n=int(voc["n"]) if voc and voc.get("basis") == "approximation" else 0)]
 
 
 def capacity_notes(cap: dict[str, Any], view: ReleaseView) -> list[str]:
