@@ -226,4 +226,3 @@ def test_a_long_paragraph_before_a_list_is_no_label(gpukb):
     for c in gpukb.check(text)["claims"]:
         if c["value"] == 78.0:
             assert c["status"] not in WRONG, c
-
