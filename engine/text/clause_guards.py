@@ -9,14 +9,7 @@ import re
 
 from ..kb.interval import Interval
 from .figure_guards import claimed_figures, figures, unit_quantities
-from .guard_base import CLAUSE_BREAK, Context, last_figure, vocab_cues
-
-
-def _clause(ctx: Context, at: int) -> tuple[int, int]:
-    """The clause of the unit that holds position ``at``."""
-    a = max([m.end() for m in CLAUSE_BREAK.finditer(ctx.low, ctx.unit[0], at)] or [ctx.unit[0]])
-    b = next((m.start() for m in CLAUSE_BREAK.finditer(ctx.low, at, ctx.unit[1])), ctx.unit[1])
-    return a, b
+from .guard_base import Context, clause_of, last_figure, vocab_cues
 
 
 def difference(ctx: Context) -> dict[str, str] | None:
@@ -40,7 +33,7 @@ def other_size_in_clause(ctx: Context) -> dict[str, str] | None:
     fig = last_figure(ctx.low, c.span)
     if not lo or fig is None:
         return None
-    a, b = _clause(ctx, fig.start())
+    a, b = clause_of(ctx, fig.start())
     for q in (q for q in unit_quantities(ctx) if a <= q.start and q.end <= b):
         x = q.lo * (ctx.vocab.unit_factor(q.dimension, q.unit) or 1)
         if q.dimension == "params" and q.lo == q.hi and abs(x - lo) > 0.05 * lo:

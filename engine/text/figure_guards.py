@@ -6,17 +6,14 @@ import re
 from typing import Any
 from ..kb.vocabulary import Interval
 from .tokens import quantities, tables
-from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, cue_in_unit, last_figure, vocab_cues, own_ids, point_of, references
+from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, cue_in_unit, last_figure, vocab_cues, own_ids, point_of, references
 
 
 def same_value(ctx: Context) -> bool:
     """The clause of the claim's figure says the products named have the same figure (cues
     ``check_guard.same_value``: "与 H100 相比，其显存（96GB）保持不变", "the same 16 GB as the A2"): each has it,
     whoever the sentence is about."""
-    fig = last_figure(ctx.low, ctx.claim.span)
-    at = fig.start() if fig else (ctx.claim.span or [0])[0]
-    a = max([m.end() for m in CLAUSE_BREAK.finditer(ctx.low, ctx.unit[0], at)] or [ctx.unit[0]])
-    b = next((m.start() for m in CLAUSE_BREAK.finditer(ctx.low, at, ctx.unit[1])), ctx.unit[1])
+    a, b = clause_of(ctx)
     return any(rx.search(ctx.low, a, b) for rx in vocab_cues(ctx.vocab, "same_value"))
 
 

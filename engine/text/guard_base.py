@@ -93,6 +93,17 @@ def last_figure(low: str, span: Any) -> re.Match[str] | None:
 CLAUSE_BREAK = re.compile(r"[，;；:：、|｜]|,(?!\d{3})|(?<![a-z])(?:then|so)(?![a-z])|就|则|那么")
 
 
+def clause_of(ctx: "Context", at: int | None = None) -> tuple[int, int]:
+    """The clause of the claim's sentence or row that holds position ``at`` (by default its figure's start,
+    else the claim's): the text between the clause breaks around it."""
+    if at is None:
+        fig = last_figure(ctx.low, ctx.claim.span)
+        at = fig.start() if fig else (ctx.claim.span or [0])[0]
+    a = max([m.end() for m in CLAUSE_BREAK.finditer(ctx.low, ctx.unit[0], at)] or [ctx.unit[0]])
+    b = next((m.start() for m in CLAUSE_BREAK.finditer(ctx.low, at, ctx.unit[1])), ctx.unit[1])
+    return a, b
+
+
 def neg_cues(vocab: Vocabulary) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in (vocab.cues.get("negation") or {}).get("before", ()))
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..kb.interval import Interval
 from ..kb.store import Fact, ReleaseView
-from .guard_base import CLAUSE_BREAK, SAME_FIGURE, Context, cue_in_unit, last_figure, own_ids, point_of
+from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, last_figure, own_ids, point_of
 from .figure_guards import figures, unit_quantities
 from .tokens import tables
 from .workload import label_attribute
@@ -63,16 +63,12 @@ def _of_dimension(view: ReleaseView, dimension: str, product: str) -> list[Fact]
 def _names(vocab: Any, attribute: str, seg: str) -> bool:
     """Does ``seg`` name ``attribute`` by its own word (the first, specific pattern of its ``attribute`` cue:
     "memory bandwidth", not the bare "bandwidth" that several attributes share)?"""
-    cache = vocab.__dict__.setdefault("_reading_cues", {})
-    if attribute not in cache:
-        pats = (vocab.cues.get("attribute") or {}).get(attribute) or ()
-        cache[attribute] = re.compile(pats[0]) if pats else None
-    rx = cache[attribute]
-    return rx is not None and rx.search(seg) is not None
+    pats = tables(vocab)["attribute"].get(attribute) or ()
+    return bool(pats) and pats[0].search(seg) is not None
 
 
 def _readings(ctx: Context) -> list[Fact]:
-    """The reference facts of another attribute the claim's figure is exactly, in reference order."""
+    """The reference facts of another attribute of the same kind that the claim's figure is exactly."""
     c, vocab = ctx.claim, ctx.vocab
     spec = vocab.attributes.get(c.attribute)
     if spec is None or spec.dimension not in READ_DIMENSIONS or vocab.kind_of(c.subject) not in ("gpu", "family", "instance"):
@@ -126,10 +122,7 @@ def _stated(ctx: Context) -> bool:
     """Is the claim said in so many words: its clause names its product and its attribute (by the attribute's
     own word, or by a unit only that attribute is measured in: watts)?"""
     c, vocab = ctx.claim, ctx.vocab
-    fig = last_figure(ctx.low, c.span)
-    at = fig.start() if fig else (c.span or [0])[0]
-    a = max([m.end() for m in CLAUSE_BREAK.finditer(ctx.low, ctx.unit[0], at)] or [ctx.unit[0]])
-    b = next((m.start() for m in CLAUSE_BREAK.finditer(ctx.low, at, ctx.unit[1])), ctx.unit[1])
+    a, b = clause_of(ctx)
     own = own_ids(vocab, c.subject)
     if not any(a <= s and e <= b and (eid in own or vocab.generic(eid) in own) for (s, e), eid in zip(ctx.mentions, ctx.mention_ids)):
         return False
@@ -280,14 +273,7 @@ def precision_unstated(ctx: Context) -> dict[str, str] | None:
     if spec is None or spec.dimension != "compute" or ctx.cell:
         return None
     seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
-    if cue_in_unit(ctx, "precision_word") is not None or any(rx.search(seg) for rx in _attribute_cues(vocab, c.attribute)) \
+    if cue_in_unit(ctx, "precision_word") is not None or any(rx.search(seg) for rx in tables(vocab)["attribute"].get(c.attribute, ())) \
             or label_attribute(ctx.low, ctx.unit[0], [c.attribute], tables(vocab)) == c.attribute:
         return None             # the sentence (or its list's label) names a precision: the reader chose among them
     return {"attribute": spec.en, "attribute_zh": spec.zh}
-
-
-def _attribute_cues(vocab: Any, attribute: str) -> tuple[re.Pattern[str], ...]:
-    cache = vocab.__dict__.setdefault("_reading_all_cues", {})
-    if attribute not in cache:
-        cache[attribute] = tuple(re.compile(p) for p in (vocab.cues.get("attribute") or {}).get(attribute) or ())
-    return cache[attribute]

@@ -132,18 +132,26 @@ def _cell_claims(subject: _Match, masked: str, low: str, a: int, b: int, head: t
     return out
 
 
-def markdown_tables(low: str, masked: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary,
-                    t: dict[str, Any]) -> list[Candidate]:
-    """The cells of Markdown tables whose header or first column names the products (see the module)."""
+def _markdown_tables(rows: list[Row]) -> list[tuple[Row, list[Row]]]:
+    """Each Markdown table of the text as its header row and its body rows (those with cells)."""
     tabs: dict[int, list[Row]] = {}
     for r in rows:
         if r.header:
             tabs.setdefault(r.header[0][0], []).append(r)
-    out: list[Candidate] = []
+    out = []
     for table in tabs.values():
         head = next((r for r in table if r.is_header), None)
-        body = [r for r in table if not r.is_header and r.cells]
-        if head is None or len(head.cells) < 2 or not body:
+        if head is not None:
+            out.append((head, [r for r in table if not r.is_header and r.cells]))
+    return out
+
+
+def markdown_tables(low: str, masked: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary,
+                    t: dict[str, Any]) -> list[Candidate]:
+    """The cells of Markdown tables whose header or first column names the products (see the module)."""
+    out: list[Candidate] = []
+    for head, body in _markdown_tables(rows):
+        if len(head.cells) < 2 or not body:
             continue
         out += requirement_table(low, masked, head, body, mentions, vocab)   # rows of models, columns of methods
         named = [_hardware(mentions, a, b, low, vocab) for a, b in head.cells]
@@ -167,23 +175,15 @@ def unread_cells(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocab
     """The cells of a product-per-column table under a column whose header names a product gpukb does not
     know ("| | GB200 NVL72 | HGX B200 |"): their figures are that product's, so no other reader may give them
     to a product it knows (the one of the next column, of the heading). Returned as cell spans."""
-    tabs: dict[int, list[Row]] = {}
-    for r in rows:
-        if r.header:
-            tabs.setdefault(r.header[0][0], []).append(r)
     out: list[tuple[int, int]] = []
-    for table in tabs.values():
-        head = next((r for r in table if r.is_header), None)
-        if head is None or len(head.cells) < 3:
+    for head, body in _markdown_tables(rows):
+        if len(head.cells) < 3:
             continue
         named = [_hardware(mentions, a, b, low, vocab) for a, b in head.cells]
         if named[0] or not any(named[1:]):
             continue
         blind = [j for j in range(1, len(head.cells)) if not named[j] and re.search(r"[a-z]{1,}\s*-?\d|\d\s*[a-z]", low[slice(*head.cells[j])])]
-        for r in table:
-            if r.is_header or len(r.cells) != len(head.cells):
-                continue
-            out += [r.cells[j] for j in blind]
+        out += [r.cells[j] for r in body if len(r.cells) == len(head.cells) for j in blind]
     return out
 
 
