@@ -71,7 +71,7 @@ def test_an_interconnect_bandwidth_is_read_as_nvlink_bandwidth(gpukb, text, subj
 
 def test_an_interconnect_bandwidth_beside_pcie_words_is_unclear_not_a_wrong_nvlink_figure(gpukb):
     [c] = _find(gpukb, "A100 通过 PCIe 插槽安装，卡间带宽 64GB/s。", "gpu:A100", "nvlink_bandwidth", "zh")
-    assert c["status"] == "unclear" and {r["code"] for r in c["unclear_because"]} == {"pcie_link"}, c
+    assert c["status"] == "unclear" and "pcie_link" in {r["code"] for r in c["unclear_because"]}, c
     [c] = _find(gpukb, "A100 的卡间带宽为 64GB/s。", "gpu:A100", "nvlink_bandwidth", "zh")
     assert c["status"] == "incorrect" and c["correction"], c               # no PCIe named: NVLink's, and wrong
 

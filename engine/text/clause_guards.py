@@ -13,14 +13,18 @@ from .guard_base import Context, clause_of, last_figure, vocab_cues
 
 
 def difference(ctx: Context) -> dict[str, str] | None:
-    """"exceeding the A100's capacity by 6.7GB", "比 A100 多出 16GB": a figure said as the amount by which one
-    thing exceeds or falls short of another is a difference, not the product's figure."""
+    """"exceeding the A100's capacity by 6.7GB", "比 A100 多出 16GB", "14GB more than the H100 SXM": a figure said as
+    the amount by which one thing exceeds or falls short of another is a difference, not the product's figure."""
     span = ctx.claim.span or (0, 0)
     for q in claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]]:
         head = ctx.low[max(ctx.unit[0], q.start - 60):q.start]
         m = next((m for rx in vocab_cues(ctx.vocab, "difference_before") for m in [rx.search(head)] if m), None)
         if m:
             return {"word": ctx.text[max(ctx.unit[0], q.start - 60) + m.start():q.start].strip()}
+        tail = ctx.low[q.end:ctx.unit[1]]
+        m = next((m for rx in vocab_cues(ctx.vocab, "difference_after") for m in [rx.match(tail)] if m), None)
+        if m:
+            return {"word": ctx.text[q.end + m.start():q.end + m.end()].strip()}
     return None
 
 

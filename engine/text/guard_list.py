@@ -2,8 +2,9 @@
 reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
 from __future__ import annotations
 
+from .explained import total_of_cards, unexplained_figure
 from .clause_guards import difference, model_named_size, other_precision_label, other_size_in_clause
-from .readings import another_reading, beyond_figures, count_unread, enough_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
+from .readings import another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
 from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
@@ -98,6 +99,12 @@ GUARDS: tuple[Guard, ...] = (
     Guard("beyond_figures",
           "{figure} is more than twice the largest figure of its kind any version of the {product} has ({largest}, its {attribute}): it reads as a total, a workload's figure or another product's, not one card's",
           "{figure} 超过 {product_zh} 任何版本同类数值最大值（{attribute_zh} {largest}）的两倍：更像是合计、工作负载的数字或其他产品的数字，而非单卡数值", beyond_figures),
+    Guard("unexplained_figure",
+          "{figure} is near no figure gpukb knows for the {product}'s {attribute} ({own} is the nearest), nor any figure of its kind of the {product} or of a product the text names, and the clause does not state it of the {product} in so many words: it may be a figure of something else",
+          "{figure} 与 gpukb 所知 {product_zh} 的{attribute_zh}（最接近的是 {own}）相去甚远，也不等于 {product_zh} 或文中其他产品的任何同类数值，且该句并未明确说这是 {product_zh} 的数值：可能是别的东西的数字", unexplained_figure),
+    Guard("total_of_cards",
+          "{figure} is {n} × one card's {attribute} ({card}), and the sentence names {n} cards: it is their total, not one card's",
+          "{figure} 是单卡{attribute_zh}（{card}）的 {n} 倍，且该句提到 {n} 张卡：是这些卡的合计，而非单卡数值", total_of_cards),
     Guard("named_size",
           "the text names the card by its memory size (“{name}”): another memory figure beside it is what a workload takes or leaves, not the card's",
           "文中以显存规格称呼该卡（“{name}”）：旁边的另一个显存数字是工作负载占用或剩余的显存，而非该卡的显存", named_size),
@@ -175,6 +182,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("versus",
           "the figure follows “{word}”: it is what the product is compared with, not the product's own",
           "该数字跟在“{word}”之后：是被比较对象的数值，而非该产品本身的数值", versus),
+    Guard("carried_vendor",
+          "the sentence names no vendor for {product}; gpukb took {vendor} from the text around it, and {vendor} sells nothing of its kind: the text names {vendor} for something else",
+          "该句未说明 {product} 的厂商；gpukb 是从上下文读出 {vendor_zh} 的，而 {vendor_zh} 并不提供此类产品：文中提到 {vendor_zh} 是为了别的内容", carried_vendor),
     Guard("unknown_product",
           "the figure follows {name}, a product gpukb does not know: it may be that product's",
           "该数字紧跟在 gpukb 不认识的产品 {name} 之后，可能是该产品的数字", unknown_product),
@@ -199,6 +209,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("usual_count",
           "the text gives a usual or recommended count of GPUs (“{word}”), not the fewest that fit: more than the fewest is no overstatement",
           "文中给出的是通常或推荐的卡数（“{word}”），而非最少所需卡数：多于最少卡数并非夸大", usual_count),
+    Guard("setup_count",
+          "the text gives the GPUs a setup uses (“{word}”), not that fewer would not do: more than the fewest overstates nothing",
+          "文中给出的是所用配置的显卡数量（“{word}”），并未说更少不行：多于最少卡数并非夸大", setup_count),
     Guard("enough_count",
           "the text says the GPUs are enough (“{word}”), not that fewer would not do: more than the fewest overstates nothing",
           "文中说的是这些显卡足够（“{word}”），并未说更少不行：多于最少卡数并非夸大", enough_count),

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..kb.interval import Interval
 from ..kb.store import Fact, ReleaseView
-from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, last_figure, own_ids, point_of
+from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, last_figure, own_ids, point_of, references, vocab_cues
 from .figure_guards import figures, unit_quantities
 from .tokens import tables
 from .workload import label_attribute
@@ -230,7 +230,7 @@ def own_figure_elsewhere(ctx: Context) -> dict[str, str] | None:
 
 
 #: the claims whose truth depends on how many GPUs the run has
-COUNT_BOUND = ("memory_verdict", "memory_required")
+COUNT_BOUND = ("memory_verdict", "memory_required", "suitability")
 
 
 def count_unread(ctx: Context) -> dict[str, str] | None:
@@ -242,7 +242,7 @@ def count_unread(ctx: Context) -> dict[str, str] | None:
     for q in unit_quantities(ctx):
         if q.dimension == "count" and q.lo is not None and q.lo == q.hi and q.lo >= 2:
             return {"word": ctx.text[q.start:q.end]}
-    return None
+    return cue_in_unit(ctx, "combined")     # "… offering a total of 188 GB — ideal for 70B models": the pair's
 
 
 def usable_scope(ctx: Context) -> dict[str, str] | None:
@@ -277,3 +277,35 @@ def precision_unstated(ctx: Context) -> dict[str, str] | None:
             or label_attribute(ctx.low, ctx.unit[0], [c.attribute], tables(vocab)) == c.attribute:
         return None             # the sentence (or its list's label) names a precision: the reader chose among them
     return {"attribute": spec.en, "attribute_zh": spec.zh}
+
+
+def setup_count(ctx: Context) -> dict[str, str] | None:
+    """"在 4 张 NVIDIA L20 显卡的服务器上部署 Qwen3-32B": a count of GPUs given without a word that it is needed
+    (cues ``at_least``) is the setup the text describes, not the fewest that fit; more overstates nothing."""
+    c = ctx.claim
+    if c.attribute != "min_gpus" or ctx.status != "overstated" or cue_in_unit(ctx, "enough") is not None:
+        return None             # "8 can serve it" is enough_count's
+    a, b = clause_of(ctx)
+    if any(rx.search(ctx.low, a, b) for rx in vocab_cues(ctx.vocab, "at_least")):
+        return None             # "requires 8", "至少需要 4 张" state a minimum (in the count's own clause)
+    span = c.span or (0, 0)
+    return {"word": ctx.text[span[0]:span[1]].strip()}
+
+
+def carried_vendor(ctx: Context) -> dict[str, str] | None:
+    """A product whose vendor gpukb took from the text around it, where the vendor sells nothing of the
+    product's kind (NVIDIA, named for its GPUs in a page about an AWS instance, sells no file system): the
+    text names the vendor for something else, it does not place the product with it."""
+    c, vocab = ctx.claim, ctx.vocab
+    kind = vocab.kind_of(c.subject)
+    if c.attribute != "vendor" or kind not in ("product", "platform"):
+        return None
+    vendor = str(c.value)
+    if any(str(f.value) == vendor and vocab.kind_of(f.subject) == kind for f in references(ctx.view, "vendor")):
+        return None
+    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
+    spec = vocab.entities.get(vendor, {})
+    names = [spec.get("name", "")] + [a for lang in (spec.get("aliases") or {}).values() for a in lang]
+    if any(n and re.search(r"(?<![a-z])" + re.escape(str(n).lower()) + r"(?![a-z])", seg) for n in names):
+        return None             # "NVIDIA's EFA": the sentence itself places it with the vendor
+    return {"vendor": vocab.label(vendor), "vendor_zh": vocab.label(vendor, "zh"), "product": vocab.label(c.subject)}
