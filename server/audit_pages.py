@@ -56,7 +56,7 @@ def _evidence_view(eid: str, shown_sources: set[str], claims_by_id: dict[str, di
                 "gloss_en": c.get("gloss_en"), "href": href}
     if eid.startswith("R-"):
         try:
-            doc = get_kb().explain(eid, "json", "en")
+            doc = get_kb().explain(eid, "json", "en").to_json()
             node = doc.get("tree") or {}
             lab = node.get("label") or {}
             return {"kind": "reference", "id": eid, "label": lab.get("en") if isinstance(lab, dict) else lab,
@@ -130,7 +130,7 @@ def _render_audit():
     kb = get_kb()
     arg("lang", 5, LANGS)
     kb_version = kb_version_arg()
-    all_sources = kb.sources()["sources"]
+    all_sources = kb.sources().to_json()["sources"]
     source = arg("source", 40, [s["id"] for s in all_sources],
                  [(f"{s['id']}: {s.get('title_en') or s.get('title')}", url("pages.audit", source=s["id"]))
                   for s in all_sources])
@@ -140,7 +140,7 @@ def _render_audit():
                [(s.name(ui_lang()), url("pages.audit", kind=s.id)) for s in STATUSES])
     view = arg("view", 20, VIEWS) or "rendered"
     without = _without_arg(kb, all_sources)
-    claims = kb.claims(kb_version=kb_version)["claims"]
+    claims = kb.claims(kb_version=kb_version).to_json()["claims"]
     audit_doc = kb.audit(kb_version=kb_version, **({"without": without} if without else {}))
     findings = {f["id"]: f for f in audit_doc["findings"]}
     if without:        # the claims of the removed sources go; the others' statuses are the ones that still hold
@@ -164,7 +164,7 @@ def _render_audit():
         marked = [c for c in in_source if (not status or status_of[c["id"]] == status)
                   and (not kind or kind in kinds_of[c["id"]])]
         marked.sort(key=lambda c: (tuple(c.get("span") or (0, 0)), c["id"]))
-        text = kb.source(s["id"])["text"]
+        text = kb.source(s["id"]).text
         entries = []
         for c in marked:
             fs, scope = shaper.of(c, status_of[c["id"]])
@@ -181,7 +181,7 @@ def _render_audit():
                            n_claims=sum(d["n_claims"] for d in docs), n_marked=sum(d["n_marked"] for d in docs),
                            kb_version=kb_version, kb_release=audit_doc.get("kb_version"),
                            without=without, wparam=",".join(without) or None, wblock=audit_doc.get("without"),
-                           all_source_ids=[s["id"] for s in kb.sources()["sources"]])
+                           all_source_ids=[s.id for s in kb.sources().sources])
 
 
 def _without_arg(kb: Any, sources: list[dict[str, Any]]) -> list[str]:
@@ -209,14 +209,14 @@ def claim(cid: str):
                         [(tr("site.audit"), url("pages.audit"))])
     kb = get_kb()
     try:
-        c = kb.claim(cid, kb_version=kb_version)
+        c = kb.claim(cid, kb_version=kb_version).to_json()
     except GpukbError as exc:
         if exc.status in (400, 404):
             shown = cid if len(cid) <= 80 else cid[:80] + "…"
             raise PageError(404, trm("error.no_claim", id=verbatim(shown, "code")), [tr("error.claim_ids")],
                             [(tr("site.audit"), url("pages.audit"))]) from None
         raise
-    source = kb.source(c["source"])
+    source = kb.source(c["source"]).to_json()
     text = source["text"]
     st = (c.get("audit") or {}).get("status", "unverifiable")
     a, b = (c.get("span") or [0, 0])[:2]
@@ -227,7 +227,7 @@ def claim(cid: str):
     shifted = [Mark(m.id, m.start - lo, m.end - lo, m.status, m.symbol, m.title, m.href) for m in mark]
     raw = render_marked(layout_raw(text[lo:hi]), shifted, anchors=False)
     findings = {f["id"]: f for f in c.get("findings") or []}
-    claims_by_id = {x["id"]: x for x in kb.claims(kb_version=kb_version)["claims"]}
+    claims_by_id = {x["id"]: x for x in kb.claims(kb_version=kb_version).to_json()["claims"]}
     fs, scope = _Findings(findings, claims_by_id, set()).of(c, st)
     lang = ui_lang()
 

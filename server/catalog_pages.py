@@ -36,7 +36,7 @@ def catalog(what: str):
     kind = KINDS[what]
     filters = {"provider": provider, "gpu": gpu} if kind == "instance" else {}
     try:
-        d = get_kb().catalog(kind, kb_version=kb_version_arg(), **filters)
+        d = get_kb().catalog(kind, kb_version=kb_version_arg(), **filters).to_json()
     except GpukbError as exc:
         raise PageError(400 if exc.status == 400 else 404, exc.message, engine_text([str(i) for i in exc.issues][:3])) from None
     return render_template("catalog.html", what=what, kind=kind, d=d, items=d[what], filters=d.get("filters") or {})
@@ -47,7 +47,7 @@ def catalog_entry(what: str, name: str):
     arg("lang", 5, LANGS)
     kind = KINDS[what]
     try:
-        e = get_kb().catalog_entry(kind, name[:2000], kb_version=kb_version_arg())
+        e = get_kb().catalog_entry(kind, name[:2000], kb_version=kb_version_arg()).to_json()
     except GpukbError as exc:
         raise PageError(404 if exc.status == 404 else 400, exc.message,
                         links=[(tr(f"catalog.{what}"), url("pages.catalog", what=what))]) from None

@@ -187,7 +187,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     if getattr(args, "cheapest", False):
         from .cli_inventory import render_price_choice
         providers = [p for x in args.provider or [] for p in x.split(",") if p.strip()] or None
-        answer = models.build("cheapest", _engine(*_dirs(args), _pending(args)).cheapest(_query_body(args), providers, args.lang))
+        answer = _engine(*_dirs(args), _pending(args)).cheapest(_query_body(args), providers, args.lang)
         print_json(answer) if args.json else print(render_price_choice(answer, args.lang))
         return 0
     if getattr(args, "provider", None):
@@ -250,12 +250,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if isinstance(result, str):
         sys.stdout.write(result if result.endswith("\n") else result + "\n")
     else:
-        print_json(models.build("prov" if args.format == "prov" else "explain", result))
+        print_json(result)
     return 0
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    d = models.build("claims", _engine(*_dirs(args), _pending(args)).claims(source=args.source, kb_version=args.kb_version))
+    d = _engine(*_dirs(args), _pending(args)).claims(source=args.source, kb_version=args.kb_version)
     if args.json:
         print_json(d)
     else:
@@ -264,7 +264,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
-    d = models.build("sources", _engine(*_dirs(args), _pending(args)).sources())
+    d = _engine(*_dirs(args), _pending(args)).sources()
     if args.json:
         print_json(d)
     else:
@@ -336,7 +336,7 @@ def cmd_openapi(args: argparse.Namespace) -> int:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    d = models.build("versions", _engine(*_dirs(args), _pending(args)).versions())
+    d = _engine(*_dirs(args), _pending(args)).versions()
     if args.json:
         print_json(d)
     else:
@@ -346,7 +346,7 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     kb = _engine(*_dirs(args), _pending(args))
-    d = models.build("diff", _method(kb, "diff", "comparing releases")(args.a, args.b))
+    d = _method(kb, "diff", "comparing releases")(args.a, args.b)
     if args.json:
         print_json(d)
     else:

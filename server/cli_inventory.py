@@ -36,16 +36,16 @@ def add_commands(command: Callable[[str, str], argparse.ArgumentParser]) -> None
 
 
 def run(kb: Any, args: argparse.Namespace) -> int:
-    kind, list_name, entry_name = COMMANDS[args.command]
+    kind = COMMANDS[args.command][0]
     if args.name:
         if getattr(args, "provider", None) or getattr(args, "gpu", None):
             from gpukb.engine.core.errors import BadInput
             raise BadInput("--provider and --gpu filter the list; give them without a NAME")
-        d = m.build(entry_name, kb.catalog_entry(kind, args.name, kb_version=args.kb_version))
+        d = kb.catalog_entry(kind, args.name, kb_version=args.kb_version)
         print_json(d) if args.json else print(render_entry(d))
         return 0
     filters = {"provider": args.provider, "gpu": args.gpu} if kind == "instance" else {}
-    d = m.build(list_name, kb.catalog(kind, kb_version=args.kb_version, **filters))
+    d = kb.catalog(kind, kb_version=args.kb_version, **filters)
     print_json(d) if args.json else print(render_list(kind, d))
     return 0
 

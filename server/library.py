@@ -1,7 +1,8 @@
 """gpukb as a Python library: open a KB and ask it what the CLI and the HTTP API answer, as typed models.
 
-Every method returns the model the API serialises (:mod:`gpukb.engine.models`), built from the answer
-and checked against its declared shape; ``.to_json()`` gives the API's JSON object back. Bad input
+Every method returns the model the API serialises (:mod:`gpukb.engine.models`), checked against its
+declared shape (built by the engine where it is made, as ``explain``'s, or here from the answer's JSON
+object); ``.to_json()`` gives the API's JSON object back. Bad input
 raises :class:`gpukb.engine.core.errors.BadInput` (its ``issues`` name each field and what is allowed).
 
 >>> import gpukb
@@ -60,7 +61,7 @@ class KB:
 
     def explain(self, conclusion_id: str, lang: str = "en") -> models.Explanation:
         """The proof tree of a conclusion id (a sizing ``Q-`` id, a finding ``A-`` id or a fact id)."""
-        return models.build("explain", self._state.explain(conclusion_id, "json", lang))
+        return self._state.explain(conclusion_id, "json", lang)
 
     @property
     def releases(self) -> list[str]:

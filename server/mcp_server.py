@@ -52,6 +52,7 @@ from mcp.shared.exceptions import MCPError
 from gpukb.engine.service.state import GpuKB
 from gpukb.engine.core.errors import BadInput, GpukbError, Issue, NotFound
 from gpukb.engine.core.terms import FINDING_KINDS, LANGS
+from gpukb.engine.models import to_json
 
 from . import mcp_text as render
 from .api import check_id
@@ -186,7 +187,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("explain", "Explain a conclusion",
              "Why (or why not) a conclusion holds, down to the quoted sentences and cited reference facts: give a "
              "conclusion_id from ask/query (Q-...), a finding id from audit (A-...) or a claim / reference id.",
-             explain_schema, lambda kb, a: kb.explain(check_id(a["conclusion_id"]), a.get("format", "json"), a.get("lang", "en")),
+             explain_schema, lambda kb, a: to_json(kb.explain(check_id(a["conclusion_id"]), a.get("format", "json"), a.get("lang", "en"))),
              render.explanation),
     ToolSpec("audit", "Audit the sources' claims",
              "Which claims of the source articles are wrong, and why: findings of the kinds "
@@ -197,7 +198,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("claim", "Look up one claim",
              "One claim of a source: its verbatim quote with source id and span, its value, its audit status and "
              "the findings about it.",
-             claim_schema, lambda kb, a: kb.claim(check_id(a["id"]), kb_version=a.get("kb_version")),
+             claim_schema, lambda kb, a: kb.claim(check_id(a["id"]), kb_version=a.get("kb_version")).to_json(),
              render.claim),
     ToolSpec("fact", "Look up one fact",
              "The reference value of one attribute of one entity (e.g. subject gpu:T4, attribute memory_gb) with "
@@ -269,13 +270,13 @@ def read_resource(kb: GpuKB, uri: str) -> tuple[str, str]:
     prefix = "gpukb://"
     parts = uri[len(prefix):].split("/") if uri.startswith(prefix) else []
     if parts == ["sources"]:
-        return "application/json", json.dumps(kb.sources(), ensure_ascii=False)
+        return "application/json", json.dumps(kb.sources().to_json(), ensure_ascii=False)
     if len(parts) == 2 and parts[0] == "sources":
-        return "text/plain", kb.source(check_id(parts[1]))["text"]
+        return "text/plain", kb.source(check_id(parts[1])).text
     if len(parts) == 3 and parts[0] == "sources" and parts[2] == "claims":
-        return "application/json", json.dumps(kb.claims(source=check_id(parts[1], "source")), ensure_ascii=False)
+        return "application/json", json.dumps(kb.claims(source=check_id(parts[1], "source")).to_json(), ensure_ascii=False)
     if len(parts) == 2 and parts[0] == "conclusions":
-        return "application/json", json.dumps(kb.explain(check_id(parts[1]), "json", "en"), ensure_ascii=False)
+        return "application/json", json.dumps(kb.explain(check_id(parts[1]), "json", "en").to_json(), ensure_ascii=False)
     shown = uri[:200]
     raise NotFound(f"no resource {shown!r}", [Issue(f"no resource {shown!r}", field="uri",
                                                      allowed=["gpukb://sources"] + [t.uri_template for t in RESOURCE_TEMPLATES])])

@@ -317,7 +317,7 @@ def conclusion(cid: str):
     arg("lang", 5, LANGS)
     lang = ui_lang()
     try:
-        doc = get_kb().explain(cid, "json", lang)
+        doc = get_kb().explain(cid, "json", lang).to_json()
     except GpukbError as exc:
         if exc.status in (400, 404):
             shown = cid if len(cid) <= 80 else cid[:80] + "…"

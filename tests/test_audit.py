@@ -112,7 +112,7 @@ def test_each_source_gets_a_summary(audit):
 
 def test_resolution_is_explainable_like_any_conclusion(kb, audit):
     f = next(f for f in audit.findings_for("S002-C055") if f["kind"] == "misattributed")
-    doc = kb.explain(f["id"])
+    doc = kb.explain(f["id"]).to_json()
     assert doc["kind"] == "finding" and doc["tree"]["rule"].startswith("audit.ref.vendor.misattributed")
     leaves = [n for n in _walk(doc["tree"]) if n.get("given")]
     assert any(n.get("tier") == "claim" and n.get("quote") for n in leaves)

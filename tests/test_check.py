@@ -105,7 +105,7 @@ def test_nothing_checkable_returns_no_claims_and_the_whole_text_as_not_understoo
 def test_every_finding_can_be_explained(gpukb):
     r = gpukb.check("The T4 has 32 GB of memory.")
     fid = r["claims"][0]["findings"][0]["id"]
-    doc = gpukb.explain(fid, "json")
+    doc = gpukb.explain(fid, "json").to_json()
     assert doc["conclusion_id"] == fid and doc["kind"] == "finding"
 
 

@@ -58,7 +58,7 @@ def test_shared_sub_proofs_are_shown_once(kb):
 
 
 def test_why_not_is_computed_for_the_conclusion_that_does_not_hold(kb):
-    doc = kb.explain(kb.ask(QUESTIONS[0])["conclusion_id"])
+    doc = kb.explain(kb.ask(QUESTIONS[0])["conclusion_id"]).to_json()
     wn = doc["why_not"]
     assert wn["candidates"] and all(c["rule"].startswith("sizing.verdict.fits") for c in wn["candidates"])
     assert wn["smallest_changes"] and all(c["fits"] for c in wn["smallest_changes"])
@@ -87,7 +87,7 @@ def test_exports_text_dot_prov(kb):
     assert "放不下" in zh
     dot = kb.explain(cid, "dot")
     assert dot.startswith("digraph")
-    prov = kb.explain(cid, "prov")
+    prov = kb.explain(cid, "prov").to_json()
     from prov.model import ProvDocument
     doc = ProvDocument.deserialize(content=json.dumps(prov), format="json")
     assert doc.get_records() and "entity" in prov and "activity" in prov
@@ -98,9 +98,9 @@ def test_exports_text_dot_prov(kb):
 
 def test_explain_findings_and_facts(kb):
     f = kb.audit(kind="overstated")["findings"][0]
-    doc = kb.explain(f["id"], "json")
+    doc = kb.explain(f["id"], "json").to_json()
     assert doc["kind"] == "finding" and doc["tree"]["rule"]
-    fact = kb.explain("S001-C041")
+    fact = kb.explain("S001-C041").to_json()
     assert fact["kind"] == "fact" and fact["status"]["status"] == "incorrect"
 
 
@@ -119,7 +119,7 @@ def test_an_inference_conclusion_explains_from_its_own_id(kb):
     # the id carries the normalised scenario, whose optimizer for inference is "none"
     ans = kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "T4"})
     cid = ans["conclusion_id"]
-    out = kb.explain(cid)
+    out = kb.explain(cid).to_json()
     assert out["conclusion_id"] == cid and out["tree"]
     with pytest.raises(BadInput):
         kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "T4", "optimizer": "adamw"})

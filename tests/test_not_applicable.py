@@ -29,7 +29,7 @@ def test_a_rate_the_card_has_is_not_called_missing(gpukb):
 
 def test_the_proof_ends_in_the_vendor_statement_and_zh_is_chinese(gpukb):
     en = _status(gpukb, "The Tesla T4 offers 260 TFLOPS of FP8 compute.")
-    proof = gpukb.explain(en[0]["findings"][0]["id"])
+    proof = gpukb.explain(en[0]["findings"][0]["id"]).to_json()
     leaves = [p for p in proof["tree"]["premises"] if p.get("type") == "na"]
     assert leaves and leaves[0]["tier"] == "reference" and "Turing" in leaves[0]["citation"]
     zh = _status(gpukb, "T4 的 FP8 算力为 260 TFLOPS。", lang="zh")

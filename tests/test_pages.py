@@ -221,7 +221,7 @@ def test_html_is_escaped(web):
 
 def test_audit_marks_every_claim(audit_page, kb):
     page, _ = audit_page
-    claims = kb.claims()["claims"]
+    claims = kb.claims().to_json()["claims"]
     status = {c["id"]: c["audit"]["status"] for c in claims}
     marks = [m for m in page.find_all("mark", data_claim_id=True)
              if any("doc" in a.classes() for a in m.ancestors())]
@@ -251,10 +251,10 @@ def test_audit_shows_each_source_rendered_from_its_markdown(audit_page, kb):
     and its tables are tables with marks inside their cells."""
     page, _ = audit_page
     docs = page.find_all("div", class_="doc")
-    assert [d.get("data-source") for d in docs] == [s["id"] for s in kb.sources()["sources"]]
+    assert [d.get("data-source") for d in docs] == [s["id"] for s in kb.sources().to_json()["sources"]]
     for d in docs:
         assert d.get("lang") == "zh-Hans" and d.get("data-view") == "rendered"
-        assert d.text == kb.source(d.get("data-source"))["text"]
+        assert d.text == kb.source(d.get("data-source")).text
     s001 = docs[1]
     tables = [e for e in page.all if e.tag == "table" and s001 in e.ancestors()]
     assert len(tables) == 4
@@ -268,10 +268,10 @@ def test_audit_source_view_shows_the_raw_text_with_the_same_marks(web, kb):
     page, _ = get_page(web, "/audit?source=S001&view=source")
     doc = page.find_all("div", class_="doc")[0]
     assert doc.get("data-view") == "source" and "doc-source" in doc.classes()
-    assert doc.text == kb.source("S001")["text"]
+    assert doc.text == kb.source("S001").text
     assert not [t for t in page.all if t.tag == "table" and doc in t.ancestors()]
     marked = {m.get("data-claim-id") for m in page.all if m.tag == "mark" and doc in m.ancestors()}
-    assert marked == {c["id"] for c in kb.claims()["claims"] if c["source"] == "S001"}
+    assert marked == {c["id"] for c in kb.claims().to_json()["claims"] if c["source"] == "S001"}
     toggle = [a for a in page.find_all("a") if a.get("data-view-link") == "rendered"]
     assert toggle and toggle[0].get("href").startswith("/audit?source=S001")
 
@@ -280,7 +280,7 @@ def test_audit_source_view_shows_the_raw_text_with_the_same_marks(web, kb):
 def test_audit_mark_spans_match_the_claims(web, kb, view):
     """Each claim's pieces (the links whose mark lists it) start at its span and spell out its quote."""
     page, _ = get_page(web, f"/audit?view={view}")
-    claims = {c["id"]: c for c in kb.claims()["claims"]}
+    claims = {c["id"]: c for c in kb.claims().to_json()["claims"]}
     seen = set()
     for d in page.find_all("div", class_="doc"):
         pieces: dict[str, list[tuple[int, str]]] = {}
@@ -329,7 +329,7 @@ def test_audit_findings_show_evidence(audit_page, kb):
 
 
 def test_audit_filters(web, kb):
-    claims = kb.claims()["claims"]
+    claims = kb.claims().to_json()["claims"]
     page, body = get_page(web, "/audit?source=S001&status=incorrect")
     want = {c["id"] for c in claims if c["source"] == "S001" and c["audit"]["status"] == "incorrect"}
     assert want
@@ -493,7 +493,7 @@ def test_pages_have_skip_link_and_landmarks(web):
 # -- filters by finding kind, and one claim's page ----------------------------------------------------------
 
 def test_audit_filter_by_finding_kind(web, kb):
-    claims = kb.claims()["claims"]
+    claims = kb.claims().to_json()["claims"]
     kinds = {f["id"]: f["kind"] for f in kb.audit()["findings"]}
     want = {c["id"] for c in claims if "contradiction" in {kinds.get(f) for f in c["audit"]["findings"]}}
     assert want
@@ -510,7 +510,7 @@ def test_audit_filter_by_finding_kind(web, kb):
 
 
 def test_claim_page(web, kb):
-    c = kb.claim("S000-C002")
+    c = kb.claim("S000-C002").to_json()
     page, body = get_page(web, "/claims/S000-C002")
     assert len(page.find_all("h1")) == 1 and "S000-C002" in page.find_all("h1")[0].text
     quote = page.by_id("quote")
@@ -519,7 +519,7 @@ def test_claim_page(web, kb):
     assert "Incorrect" in badge.text and "✗" in badge.text
     # the context is the rendered block around the claim, with the claim marked at its span
     ctx = page.find_all("div", class_="doc-context")[0]
-    text = kb.source("S000")["text"]
+    text = kb.source("S000").text
     assert ctx.text in text and c["quote"] in ctx.text
     pieces = [m for m in page.all if m.tag == "mark" and ctx in m.ancestors()]
     assert "".join(m.text for m in pieces) == c["quote"]
@@ -533,7 +533,7 @@ def test_claim_page(web, kb):
 
 
 def test_claim_page_of_a_table_claim_shows_the_table(web, kb):
-    claims = [c for c in kb.claims(source="S001")["claims"] if "|" in c["quote"] and "\n" in c["quote"]]
+    claims = [c for c in kb.claims(source="S001").to_json()["claims"] if "|" in c["quote"] and "\n" in c["quote"]]
     assert claims
     cid = claims[0]["id"]
     page, _ = get_page(web, f"/claims/{cid}")

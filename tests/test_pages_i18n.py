@@ -145,7 +145,7 @@ def test_status_names_symbols_and_numbers_in_chinese(web, kb):
     for st in pages.STATUSES:
         sample = [m for m in page.find_all("mark", class_="sample") if m.get("data-status") == st.id][0]
         assert st.label_zh in sample.text and st.symbol in sample.text and st.label not in sample.text
-    n = len(kb.claims()["claims"])
+    n = len(kb.claims().claims)
     assert f"3 篇来源中共 {n} 条说法" in page.find_all("p", class_="counts")[0].text
     marks = [m for m in page.find_all("mark") if m.get("data-claim-id") == "S000-C002"]
     assert marks[0].get("title") == "S000-C002：错误"

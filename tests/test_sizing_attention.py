@@ -52,7 +52,7 @@ def test_eager_when_asked_is_sized_as_before(kb):
     # "eager" and "not given" are two questions: two conclusion ids, each explained as asked
     default = kb.query(dict(BASE))
     assert eager["conclusion_id"] != default["conclusion_id"]
-    again = kb.explain(eager["conclusion_id"], "json", "en")
+    again = kb.explain(eager["conclusion_id"], "json", "en").to_json()
     assert again["scenario"].get("flash_attention") is False
     assert any((n.get("rule") or "") == "sizing.attention.asked_eager@1" for n in proof_nodes(again["tree"]))
     flash = kb.query({**BASE, "flash_attention": True})

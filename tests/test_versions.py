@@ -14,7 +14,7 @@ def kb():
 
 
 def test_versions_list_oldest_first_with_counts(kb):
-    v = kb.versions()["versions"]
+    v = kb.versions().to_json()["versions"]
     import yaml
     from gpukb.engine.core.paths import BUNDLED_KB
     written = [r["name"] for r in yaml.safe_load((BUNDLED_KB / "versions.yaml").read_text())["releases"]]
@@ -53,7 +53,7 @@ def test_audit_before_and_after_the_2026_09_16_article(kb):
 
 
 def test_diff_names_facts_rules_and_the_conclusions_that_changed(kb):
-    d = kb.diff("2026.09", "2026.12")
+    d = kb.diff("2026.09", "2026.12").to_json()
     assert d["from"] == "2026.09" and d["to"] == "2026.12"
     assert any(x["id"].startswith("S002-") for x in d["added"])
     assert [r["id"] for r in d["revised"]] == ["R-T4-memory_bandwidth"]
@@ -69,7 +69,7 @@ def test_diff_names_facts_rules_and_the_conclusions_that_changed(kb):
 
 
 def test_diff_of_a_release_with_itself_is_empty(kb):
-    d = kb.diff("2026.10", "2026.10")
+    d = kb.diff("2026.10", "2026.10").to_json()
     assert not (d["added"] or d["revised"] or d["retired"] or d["conclusions"])
 
 

@@ -125,10 +125,10 @@ def test_query_and_explain_in_chinese(cli, gpukb, names):
     assert_chinese([ln for ln in out.splitlines() if not ln.startswith("解释：")], names, "gpukb query --lang zh")
     a = gpukb.query({"model": "llama-2-7b", "gpu": "T4"})
     assert "method not given: assumed full fine-tuning" in a["notes"]          # the API's query is English
-    doc = gpukb.explain(a["conclusion_id"], "json", "zh")
+    doc = gpukb.explain(a["conclusion_id"], "json", "zh").to_json()
     assert_chinese(doc["summary"]["caveats"], names, "explain --lang zh")
     assert any(c.startswith("容量：T4 在 nvidia-smi 中显示") for c in doc["summary"]["caveats"])
-    en = gpukb.explain(a["conclusion_id"], "json", "en")["summary"]["caveats"]
+    en = gpukb.explain(a["conclusion_id"], "json", "en").to_json()["summary"]["caveats"]
     assert any(c.startswith("capacity: T4 reports") for c in en) and len(en) == len(doc["summary"]["caveats"])
 
 
@@ -339,9 +339,9 @@ def test_proof_trees_of_chinese_answers_are_chinese(api, names, q):
 
 def test_explain_in_chinese_and_english_unchanged(gpukb, names):
     a = gpukb.query({"model": "llama-2-13b", "gpu": "T4", "method": "full"})
-    zh = gpukb.explain(a["conclusion_id"], "json", "zh")
+    zh = gpukb.explain(a["conclusion_id"], "json", "zh").to_json()
     assert_tree_chinese(zh["tree"], names, "explain --lang zh")
-    en = gpukb.explain(a["conclusion_id"], "json", "en")
+    en = gpukb.explain(a["conclusion_id"], "json", "en").to_json()
     notes = {n["fact"]: n.get("note") for n in proof_nodes(en["tree"]) if n.get("note")}
     assert notes["R-T4-memory_gb@1"] == "16 GB GDDR6 on a 256-bit bus."
     zh_notes = {n["fact"]: n.get("note") for n in proof_nodes(zh["tree"]) if n.get("note")}

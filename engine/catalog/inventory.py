@@ -1,15 +1,19 @@
 """What the KB knows: its GPUs, instance sizes and models, listed and one by one with every reference fact,
 its citation, and the values recorded as unknown with their reasons (``gpukb gpus|instances|models``,
-``GET /v1/gpus[/<id>]``, ``/v1/instances[/<id>]``, ``/v1/models[/<id>]``).
+``GET /v1/gpus[/<id>]``, ``/v1/instances[/<id>]``, ``/v1/models[/<id>]``). Each answer is built here as its
+typed model (:mod:`gpukb.engine.models.inventory`); the faces only serialise it.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput, Issue, short
-from ..kb.store import Fact, ReleaseView
+from ..kb.store import Fact, ReleaseView, Unknown
 from ..kb.vocabulary import Interval, Vocabulary
 from ..kb.names import known, name_of, resolve
+from ..models.base import OMIT
+from ..models.inventory import (EntryFact, EntryUnknown, GpuDetail, GpuItem, GpuList, InstanceDetail, InstanceItem,
+                                InstanceList, ModelDetail, ModelItem, ModelList)
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -30,30 +34,21 @@ PRICE_ATTRIBUTES = {"price_hourly_usd": "USD", "price_hourly_cny": "CNY"}
 
 # -- facts of an entity -------------------------------------------------------------------------------------
 
-def _fact_entry(f: Fact, vocab: Vocabulary, via: str | None = None) -> dict[str, Any]:
-    attr = vocab.attributes.get(f.attribute)
-    d: dict[str, Any] = {"id": f.id, "key": f.key, "attribute": f.attribute,
-                         "attribute_label": {"en": attr.en, "zh": attr.zh} if attr else {"en": f.attribute, "zh": f.attribute},
-                         "value": f.value, "text": f.value_text(vocab)}
-    if f.unit is not None:
-        d["unit"] = f.unit
-    d["qualifiers"] = {k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in f.qualifiers.items()}
-    d["citation"] = f.citation or ""
-    d["confidence"] = f.confidence or ""
-    if f.note:
-        d["note"] = f.note
-    if via:
-        d["via"] = via
-    return d
+def _label(vocab: Vocabulary, attribute: str) -> dict[str, str]:
+    attr = vocab.attributes.get(attribute)
+    return {"en": attr.en, "zh": attr.zh} if attr else {"en": attribute, "zh": attribute}
 
 
-def _unknown_entry(u: Any, vocab: Vocabulary, via: str | None = None) -> dict[str, Any]:
-    attr = vocab.attributes.get(u.attribute)
-    d = {**u.as_dict(), "attribute_label": {"en": attr.en, "zh": attr.zh} if attr else {"en": u.attribute, "zh": u.attribute}}
-    d.pop("subject", None)
-    if via:
-        d["via"] = via
-    return d
+def _fact_entry(f: Fact, vocab: Vocabulary, via: str | None = None) -> EntryFact:
+    return EntryFact.of(id=f.id, key=f.key, attribute=f.attribute, attribute_label=_label(vocab, f.attribute),
+                        value=f.value, text=f.value_text(vocab), unit=OMIT if f.unit is None else f.unit,
+                        qualifiers={k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in f.qualifiers.items()},
+                        citation=f.citation or "", confidence=f.confidence or "", note=f.note or OMIT, via=via or OMIT)
+
+
+def _unknown_entry(u: Unknown, vocab: Vocabulary, via: str | None = None) -> EntryUnknown:
+    return EntryUnknown.of(attribute=u.attribute, kind=u.kind, reason=u.reason, citation=u.citation,
+                           qualifiers=dict(u.qualifiers), attribute_label=_label(vocab, u.attribute), via=via or OMIT)
 
 
 def _facts(view: ReleaseView, subject: str) -> list[Fact]:
@@ -144,53 +139,57 @@ def resolve_provider(view: ReleaseView, text: str) -> str:
     raise BadInput(msg, [Issue(msg, field="provider", allowed=allowed)])
 
 
-def gpu_item(view: ReleaseView, eid: str) -> dict[str, Any]:
-    vocab, kb = view.kb.vocab, view.kb
+def _specs(view: ReleaseView, eid: str, attributes: tuple[str, ...]) -> dict[str, str]:
+    return {a: t for a in attributes for t in [_short(view, eid, a)] if t is not None}
+
+
+def _own_facts(view: ReleaseView, eid: str) -> int:
+    return sum(1 for f in view.reference if f.subject == eid)
+
+
+def _gpu_names(view: ReleaseView, eid: str) -> tuple[list[str] | Any, str | Any]:
+    """A GPU's variants and its umbrella as names (OMIT when it has none)."""
+    vocab = view.kb.vocab
     spec = vocab.entities[eid]
-    d: dict[str, Any] = {"id": eid, "name": name_of(eid), "label": vocab.label(eid)}
-    if spec.get("variants"):
-        d["variants"] = [name_of(v) for v in spec["variants"]]
-    if vocab.generic(eid) != eid:
-        d["umbrella"] = name_of(vocab.generic(eid))
-    d["specs"] = {a: t for a in GPU_SUMMARY for t in [_short(view, eid, a)] if t is not None}
-    d["facts"] = sum(1 for f in view.reference if f.subject == eid)
-    d["unknowns"] = len(unknowns_of(kb, eid))
-    return d
+    variants = [name_of(v) for v in spec["variants"]] if spec.get("variants") else OMIT
+    return variants, name_of(vocab.generic(eid)) if vocab.generic(eid) != eid else OMIT
 
 
-def instance_item(view: ReleaseView, eid: str) -> dict[str, Any]:
-    vocab = view.kb.vocab
-    fam = family_of(view, eid)
-    d: dict[str, Any] = {"id": eid, "name": name_of(eid), "label": vocab.label(eid),
-                         "provider": provider_of(view, eid), "family": name_of(fam) if fam else None,
-                         "gpu": [name_of(g) for g in gpus_of(view, eid)]}
-    d["specs"] = {a: t for a in INSTANCE_SUMMARY for t in [_short(view, eid, a)] if t is not None}
-    ps = prices(view, eid)
-    d["prices"] = ps
-    if not ps:
-        d["price_note"] = price_note(view, eid)
-    return d
-
-
-def model_item(view: ReleaseView, eid: str) -> dict[str, Any]:
-    vocab = view.kb.vocab
-    d: dict[str, Any] = {"id": eid, "name": name_of(eid), "label": vocab.label(eid)}
+def _params(view: ReleaseView, eid: str) -> float | None:
     p = view.ref(eid, "params")
-    d["params"] = float(p.norm.point()) if p is not None and isinstance(p.norm, Interval) and p.norm.point() else None
-    d["specs"] = {a: t for a in MODEL_SUMMARY for t in [_short(view, eid, a)] if t is not None}
-    d["facts"] = sum(1 for f in view.reference if f.subject == eid)
-    return d
+    return float(p.norm.point()) if p is not None and isinstance(p.norm, Interval) and p.norm.point() else None
+
+
+def gpu_item(view: ReleaseView, eid: str) -> GpuItem:
+    variants, umbrella = _gpu_names(view, eid)
+    return GpuItem.of(id=eid, name=name_of(eid), label=view.kb.vocab.label(eid), variants=variants, umbrella=umbrella,
+                      specs=_specs(view, eid, GPU_SUMMARY), facts=_own_facts(view, eid),
+                      unknowns=len(unknowns_of(view.kb, eid)))
+
+
+def instance_item(view: ReleaseView, eid: str) -> InstanceItem:
+    fam = family_of(view, eid)
+    ps = prices(view, eid)
+    return InstanceItem.of(id=eid, name=name_of(eid), label=view.kb.vocab.label(eid), provider=provider_of(view, eid),
+                           family=name_of(fam) if fam else None, gpu=[name_of(g) for g in gpus_of(view, eid)],
+                           specs=_specs(view, eid, INSTANCE_SUMMARY), prices=ps,
+                           price_note=OMIT if ps else price_note(view, eid))
+
+
+def model_item(view: ReleaseView, eid: str) -> ModelItem:
+    return ModelItem.of(id=eid, name=name_of(eid), label=view.kb.vocab.label(eid), params=_params(view, eid),
+                        specs=_specs(view, eid, MODEL_SUMMARY), facts=_own_facts(view, eid))
 
 
 def listing(state: Session, kind: str, provider: str | None = None, gpu: str | None = None,
-            kb_version: str | None = None) -> dict[str, Any]:
+            kb_version: str | None = None) -> GpuList | InstanceList | ModelList:
     """Every GPU, instance size (of one provider, carrying one GPU) or model the release knows."""
     view = state.view(kb_version)
     vocab = view.kb.vocab
     if kind == "gpu":
-        return {"kb_version": view.name, "gpus": [gpu_item(view, e) for e in known(vocab, "gpu")]}
+        return GpuList.of(kb_version=view.name, gpus=[gpu_item(view, e) for e in known(vocab, "gpu")])
     if kind == "model":
-        return {"kb_version": view.name, "models": [model_item(view, e) for e in known(vocab, "model")]}
+        return ModelList.of(kb_version=view.name, models=[model_item(view, e) for e in known(vocab, "model")])
     want_p = resolve_provider(view, provider) if provider else None
     want_g: set[str] | None = None
     if gpu:
@@ -204,12 +203,10 @@ def listing(state: Session, kind: str, provider: str | None = None, gpu: str | N
         if want_g is not None and not want_g & (carried | {vocab.generic(x) for x in carried}):
             continue
         items.append(instance_item(view, e))
-    items.sort(key=lambda d: (d["provider"] or "~", d["family"] or "", _num(view, d["id"], "gpu_count"),
-                              _num(view, d["id"], "vcpu"), d["name"]))
-    out: dict[str, Any] = {"kb_version": view.name, "instances": items}
-    if want_p or gpu:
-        out["filters"] = {k: v for k, v in (("provider", want_p), ("gpu", gpu)) if v}
-    return out
+    items.sort(key=lambda i: (i.provider or "~", i.family or "", _num(view, i.id, "gpu_count"),
+                              _num(view, i.id, "vcpu"), i.name))
+    filters = {k: v for k, v in (("provider", want_p), ("gpu", gpu)) if v} if want_p or gpu else OMIT
+    return InstanceList.of(kb_version=view.name, instances=items, filters=filters)
 
 
 def _num(view: ReleaseView, subject: str, attr: str) -> float:
@@ -219,39 +216,40 @@ def _num(view: ReleaseView, subject: str, attr: str) -> float:
 
 # -- one entry ------------------------------------------------------------------------------------------
 
-def entry(state: Session, kind: str, name: str, kb_version: str | None = None) -> dict[str, Any]:
+def entry(state: Session, kind: str, name: str, kb_version: str | None = None
+          ) -> GpuDetail | InstanceDetail | ModelDetail:
     """One GPU, instance size or model: every reference fact with its citation, the unknowns with their
     reasons, and (for a GPU) the attributes of issue #32 that have neither."""
     view = state.view(kb_version)
     vocab, kb = view.kb.vocab, view.kb
     eid = resolve(vocab, kind, name, "id")
     spec = vocab.entities[eid]
-    aliases = sorted({a for v in (spec.get("aliases") or {}).values() for a in (v or [])})
+    head = {"kind": kind, "id": eid, "name": name_of(eid), "label": vocab.label(eid),
+            "aliases": sorted({a for v in (spec.get("aliases") or {}).values() for a in (v or [])}),
+            "kb_version": view.name}
     facts = [_fact_entry(f, vocab) for f in _facts(view, eid)]
     unknowns = [_unknown_entry(u, vocab) for u in unknowns_of(kb, eid)]
-    d: dict[str, Any] = {"kind": kind, "id": eid, "name": name_of(eid), "label": vocab.label(eid), "aliases": aliases,
-                         "kb_version": view.name}
+    own = {f.attribute for f in facts}
     if kind == "gpu":
-        d.update(gpu_item(view, eid))
         generic = vocab.generic(eid)
         if generic != eid:          # what the umbrella states holds for each of its variants
-            own = {f["attribute"] for f in facts}
             facts += [_fact_entry(f, vocab, generic) for f in _facts(view, generic) if f.attribute not in own]
-            unknowns += [_unknown_entry(u, vocab, generic) for u in unknowns_of(kb, generic)
-                         if u.attribute not in own]
-        have = {f["attribute"] for f in facts if not f["qualifiers"].get("sparsity")} | {u["attribute"] for u in unknowns}
-        d["missing"] = [a for a in GPU_ATTRIBUTES if a not in have] if not spec.get("variants") else []
-        d["instances"] = [name_of(i) for i in known(vocab, "instance")
-                          if eid in gpus_of(view, i) or generic in gpus_of(view, i) and generic != eid]
-    elif kind == "instance":
-        d.update(instance_item(view, eid))
+            unknowns += [_unknown_entry(u, vocab, generic) for u in unknowns_of(kb, generic) if u.attribute not in own]
+        have = {f.attribute for f in facts if not f.qualifiers.get("sparsity")} | {u.attribute for u in unknowns}
+        variants, umbrella = _gpu_names(view, eid)
+        return GpuDetail.of(**head, variants=variants, umbrella=umbrella, facts=facts, unknowns=unknowns,
+                            missing=[a for a in GPU_ATTRIBUTES if a not in have] if not spec.get("variants") else [],
+                            instances=[name_of(i) for i in known(vocab, "instance")
+                                       if eid in gpus_of(view, i) or generic in gpus_of(view, i) and generic != eid],
+                            fact_count=len(facts), unknown_count=len(unknowns))
+    if kind == "instance":
         fam = family_of(view, eid)
         if fam:
-            own = {f["attribute"] for f in facts}
             facts += [_fact_entry(f, vocab, fam) for f in _facts(view, fam) if f.attribute not in own]
-    else:
-        d.update(model_item(view, eid))
-    d["facts"], d["unknowns"] = facts, unknowns
-    d["fact_count"], d["unknown_count"] = len(facts), len(unknowns)
-    d.pop("specs", None)
-    return d
+        ps = prices(view, eid)
+        return InstanceDetail.of(**head, provider=provider_of(view, eid), family=name_of(fam) if fam else None,
+                                 gpu=[name_of(g) for g in gpus_of(view, eid)], prices=ps,
+                                 price_note=OMIT if ps else price_note(view, eid), facts=facts, unknowns=unknowns,
+                                 fact_count=len(facts), unknown_count=len(unknowns))
+    return ModelDetail.of(**head, params=_params(view, eid), facts=facts, unknowns=unknowns,
+                          fact_count=len(facts), unknown_count=len(unknowns))

@@ -13,6 +13,7 @@ from ..core.errors import Issue, ValidationError
 from ..kb.ids import bare
 from .trees import leaves
 from ..core.yamlio import load_file
+from ..models.knowledge import Diff
 
 
 def load_watchlist(path: Path) -> list[dict[str, Any]]:
@@ -54,8 +55,9 @@ def fact_changes(kb, a: str, b: str) -> dict[str, Any]:
     }
 
 
-def diff(service, a: str, b: str) -> dict[str, Any]:
-    """Everything that changed between releases ``a`` and ``b`` (either order)."""
+def diff(service: Any, a: str, b: str) -> Diff:
+    """Everything that changed between releases ``a`` and ``b`` (either order), as its typed model;
+    ``service`` is the loaded state (a Session that also answers queries and has the watch list)."""
     kb = service.kb
     ra, rb = kb.get_release(a), kb.get_release(b)
     facts = fact_changes(kb, ra.name, rb.name)
@@ -103,9 +105,9 @@ def diff(service, a: str, b: str) -> dict[str, Any]:
                                 "from": {k: before.get(k) for k in keys}, "to": {k: after.get(k) for k in keys},
                                 "flipped": before.get("verdict") != after.get("verdict"),
                                 "causes": [{"fact": c} for c in causes]})
-    return {"from": ra.name, "to": rb.name, **facts, "rules": rules, "conclusions": conclusions,
-            "counts": {"added": len(facts["added"]), "revised": len(facts["revised"]), "retired": len(facts["retired"]),
-                       "rules": len(rules), "conclusions": len(conclusions)}}
+    return Diff.of(from_=ra.name, to=rb.name, **facts, rules=rules, conclusions=conclusions,
+                   counts={"added": len(facts["added"]), "revised": len(facts["revised"]), "retired": len(facts["retired"]),
+                           "rules": len(rules), "conclusions": len(conclusions)})
 
 
 def _watch(service, q: dict, release: str) -> dict[str, Any]:

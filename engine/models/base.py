@@ -104,6 +104,27 @@ class Model:
         return obj
 
     @classmethod
+    def of(cls: type[T], **fields: Any) -> T:
+        """The model an answer's producer makes from its field values (attribute names: ``from_`` for
+        "from"), checked as :meth:`build` checks a JSON object, so a producer's bug fails where it is made.
+        Values may be models or their JSON objects; a value of :data:`OMIT` leaves the field out, and
+        :meth:`to_json` writes the fields in the order given here.
+
+        >>> from dataclasses import dataclass
+        >>> @dataclass
+        ... class Pair(Model):
+        ...     en: str
+        ...     zh: str = OMIT
+        >>> Pair.of(zh="是", en="yes").to_json()
+        {'zh': '是', 'en': 'yes'}
+        >>> Pair.of(en=1)
+        Traceback (most recent call last):
+        ...
+        gpukb.engine.models.base.ModelError: Pair.en: expected a string, got int
+        """
+        return cls.build({json_name(k): v for k, v in fields.items() if v is not OMIT})
+
+    @classmethod
     def conform(cls, data: Any) -> dict[str, Any]:
         """``cls.build(data).to_json()`` without building the objects: the same checks and errors, the
         same JSON object (nested values are not copied). What the API runs on every answer it serves."""

@@ -1,4 +1,5 @@
-"""Explanations of one conclusion (a sizing answer, an audit finding or a fact) in json, text, PROV or DOT."""
+"""Explanations of one conclusion (a sizing answer, an audit finding or a fact) in json, text, PROV or DOT;
+the JSON and PROV ones are built here as their typed models."""
 from __future__ import annotations
 
 import re
@@ -6,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..explain import export, dot as export_dot, prov as export_prov
 from ..models import scenario as scen
+from ..models.explain import Explanation, ProvDocument
 from ..core.errors import BadInput, Issue, NotFound
 from ..kb.ids import source_of
 from ..kb.notes import in_lang
@@ -22,14 +24,27 @@ if TYPE_CHECKING:
 CHECKED_CLAIM = re.compile(CHECK_PREFIX + r"[0-9a-f]{6,64}-C\d{1,6}")
 
 
-def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
-    """Why / why-not of a conclusion (Q- sizing id, A- finding id, or a fact id) in one format."""
+def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Explanation | ProvDocument | str:
+    """Why / why-not of a conclusion (Q- sizing id, A- finding id, or a fact id) in one format: the typed
+    :class:`Explanation` (json) or :class:`ProvDocument` (prov), or the text of a text or DOT export."""
     if fmt not in ("json", "text", "prov", "dot"):
         raise BadInput(f"unknown format {fmt!r}", [Issue(f"unknown format {fmt!r}", field="format", allowed=["json", "text", "prov", "dot"])])
     if lang not in ("en", "zh"):
         raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
     if not isinstance(cid, str) or not cid or len(cid) > 2000:
         raise BadInput("a conclusion id is required", [Issue("expected a conclusion id", field="id")])
+    doc = _document(state, cid)
+    if fmt == "json":
+        return Explanation.build(in_lang(doc, lang))   # the notes of a sizing answer (its summary's caveats) in its language
+    if fmt == "text":
+        return export.to_text(doc["tree"], lang)
+    if fmt == "dot":
+        return export_dot.to_dot(doc["tree"], lang)
+    return ProvDocument.build(export_prov.to_prov(doc["tree"], {k: v.as_dict() for k, v in state.kb.sources.items()}))
+
+
+def _document(state: GpuKB, cid: str) -> dict[str, Any]:
+    """The explanation of a conclusion as its JSON object (notes not yet in a language)."""
     if cid.startswith("Q-"):
         release, sc = scen.decode_conclusion_id(cid)
         view = state.view(release)
@@ -64,7 +79,7 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
                            [Issue(f"no finding for {cid!r}", field="id")])
         # the finding that decided the claim's status (its rank and kind), else the most severe
         top = next((f for f in found if f.get("rank") == st.get("rank") and f["kind"] == st["status"]), found[0])
-        doc = explain(state, top["id"], "json", "en")
+        doc = _document(state, top["id"])
         doc.update(conclusion_id=cid, findings=found, status=st)
     elif cid.startswith("NA-"):              # what the vendor says does not apply (an audit finding's evidence)
         view = state.view(None)
@@ -92,10 +107,4 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Any:
         doc = {"conclusion_id": fact.key, "kind": "fact", "kb_version": view.name, "holds": True, "tree": node,
                "status": audit.status_of(fact.id) if fact.tier == "claim" else None,
                "findings": audit.findings_for(fact.id) if fact.tier == "claim" else []}
-    if fmt == "json":
-        return in_lang(doc, lang)           # the notes of a sizing answer (its summary's caveats) in its language
-    if fmt == "text":
-        return export.to_text(doc["tree"], lang)
-    if fmt == "dot":
-        return export_dot.to_dot(doc["tree"], lang)
-    return export_prov.to_prov(doc["tree"], {k: v.as_dict() for k, v in state.kb.sources.items()})
+    return doc

@@ -22,6 +22,7 @@ from ..ask import choice as ask_choice
 from ..audit import gaps as audit_gaps
 from ..ask import price as ask_price
 from ..catalog import inventory
+from .. import models
 from ..models import scenario as scen
 from ..audit import without as without_mod
 from .checks import CheckMemory
@@ -259,29 +260,30 @@ class GpuKB(CheckMemory):
         """Why / why-not of a conclusion (Q- sizing id, A- finding id, or a fact id) in one format."""
         return conclusions.explain(self, cid, fmt, lang)
 
-    def sources(self) -> dict[str, Any]:
+    def sources(self) -> models.SourceList:
         return catalog.sources(self)
 
-    def source(self, sid: str, with_text: bool = True) -> dict[str, Any]:
+    def source(self, sid: str, with_text: bool = True) -> models.SourceDetail | models.Source:
         return catalog.source(self, sid, with_text)
 
-    def claims(self, source: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+    def claims(self, source: str | None = None, kb_version: str | None = None) -> models.ClaimList:
         return catalog.claims(self, source, kb_version)
 
-    def claim(self, cid: str, kb_version: str | None = None) -> dict[str, Any]:
+    def claim(self, cid: str, kb_version: str | None = None) -> models.ClaimDetail:
         return catalog.claim(self, cid, kb_version)
 
     def catalog(self, kind: str, provider: str | None = None, gpu: str | None = None,
-                kb_version: str | None = None) -> dict[str, Any]:
+                kb_version: str | None = None) -> models.GpuList | models.InstanceList | models.ModelList:
         """What the KB knows of a kind ("gpu", "instance" or "model"): every entry, instances of one
         provider or carrying one GPU when asked (see :mod:`inventory`)."""
         return inventory.listing(self, kind, provider, gpu, kb_version)
 
-    def catalog_entry(self, kind: str, name: str, kb_version: str | None = None) -> dict[str, Any]:
+    def catalog_entry(self, kind: str, name: str, kb_version: str | None = None
+                      ) -> models.GpuDetail | models.InstanceDetail | models.ModelDetail:
         """One GPU, instance size or model with every reference fact, its citation and the unknowns."""
         return inventory.entry(self, kind, name, kb_version)
 
-    def cheapest(self, body: dict[str, Any], providers: Any = None, lang: str = "en") -> dict[str, Any]:
+    def cheapest(self, body: dict[str, Any], providers: Any = None, lang: str = "en") -> models.InstanceChoiceAnswer:
         """The instance sizes (of ``providers``, default all) that fit a query body, ranked by hourly list
         price within each currency; sizes without a price in the KB come after (see :mod:`ask_price`)."""
         if not isinstance(body, dict):
@@ -299,7 +301,7 @@ class GpuKB(CheckMemory):
             raise BadInput("the cheapest instance is searched over every instance size: give no " + ", ".join(hardware),
                            [Issue("not allowed here: the search chooses the hardware", field=k) for k in hardware])
         scen.normalise({**scenario, "vram_gb": 80}, self.kb.vocab, view)      # the body's own checks
-        return in_lang(ask_price.cheapest(self, scenario, providers, view, lang), lang)
+        return models.InstanceChoiceAnswer.build(in_lang(ask_price.cheapest(self, scenario, providers, view, lang), lang))
 
     def vocabulary_label(self, what: str, key: str, lang: str = "en") -> str:
         """A label from the vocabulary for pages ("attribute", "entity" or an enum's name) in en or zh."""
@@ -344,7 +346,7 @@ class GpuKB(CheckMemory):
         view = self.view(kb_version)
         return audit_gaps.gaps(self.audit_result(view.name).statuses, view)
 
-    def diff(self, a: str, b: str) -> dict[str, Any]:
+    def diff(self, a: str, b: str) -> models.Diff:
         return self.cached(("diff", a, b), lambda: diff_mod.diff(self, a, b))
 
     def watchlist(self) -> list[dict[str, Any]]:
@@ -358,13 +360,8 @@ class GpuKB(CheckMemory):
                 "reference": sum(1 for f in self.kb.all_facts if f.tier == "reference"),
                 "rules": len(self.rules.rules), "releases": len(self.kb.releases), "sources": len(self.kb.sources)}
 
-    def versions(self) -> dict[str, Any]:
-        out = []
-        for r in self.kb.releases:
-            v = self.view(r.name)
-            out.append({**r.as_dict(), "counts": {"claims": len(v.claims), "reference": len(v.reference),
-                                                   "sources": len(v.source_ids), "rules": len(self.rules.rules)}})
-        return {"versions": out, "latest": self.kb.latest}
+    def versions(self) -> models.Versions:
+        return catalog.versions(self)
 
 
 def validate_dirs(kb_dir: str | Path = DEFAULT_KB, rules_dir: str | Path = DEFAULT_RULES,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import KB_VERSION, SOURCE, check_id, json_response, read_args, shaped
+from . import KB_VERSION, SOURCE, check_id, json_response, read_args
 from .routes import PathParam, route
 from ..state import get_kb
 
@@ -15,7 +15,7 @@ bp = Blueprint("claims", __name__)
        ok=("The claims.", "claims"))
 def claims():
     args = read_args()
-    return json_response(shaped("claims", get_kb().claims(source=args["source"], kb_version=args["kb_version"])))
+    return json_response(get_kb().claims(source=args["source"], kb_version=args["kb_version"]).to_json())
 
 
 @route(bp, "get", "/v1/claims/<cid>", tag="knowledge", errors=(400, 404, 500, 503),
@@ -23,4 +23,4 @@ def claims():
        summary="One claim with its audit findings and every version of it.", ok=("The claim.", "claim"))
 def claim(cid: str):
     args = read_args()
-    return json_response(shaped("claim", get_kb().claim(check_id(cid), kb_version=args["kb_version"])))
+    return json_response(get_kb().claim(check_id(cid), kb_version=args["kb_version"]).to_json())

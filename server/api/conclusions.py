@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import LANG, Param, check_id, json_response, read_args, shaped, text_response
+from . import LANG, Param, check_id, json_response, read_args, text_response
 from .routes import PathParam, route
 from ..state import engine_method
 
@@ -20,7 +20,7 @@ def _explain(cid: str, fmt: str, lang: str):
     result = fn(check_id(cid), fmt, lang)
     if fmt in ("text", "dot"):
         return text_response(result if isinstance(result, str) else str(result))
-    return json_response(shaped("prov" if fmt == "prov" else "explain", result))
+    return json_response(result.to_json())
 
 
 @route(bp, "get", "/v1/conclusions/<cid>/explain", tag="explanations", errors=ERRORS,

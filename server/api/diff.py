@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import Param, json_response, read_args, shaped
+from . import Param, json_response, read_args
 from .routes import route
 from ..state import engine_method
 
@@ -19,4 +19,4 @@ bp = Blueprint("diff", __name__)
 def diff():
     args = read_args()
     fn = engine_method("diff", "comparing releases")
-    return json_response(shaped("diff", fn(args["from"], args["to"])))
+    return json_response(fn(args["from"], args["to"]).to_json())

@@ -21,8 +21,8 @@ def health():
     read_args()
     kb = get_kb()
     v = kb.versions()
-    latest = v["latest"]
-    counts = next((r.get("counts") or {} for r in v["versions"] if r.get("name") == latest), {})
+    latest = v.latest
+    counts = next((r.get("counts") or {} for r in v.versions if r.name == latest), {})
     body = {"status": "ok", "kb_version": latest, "claims": counts.get("claims"), "rules": counts.get("rules")}
     digest = current_app.config.get("GPUKB_DIGEST")
     if digest:

@@ -7,7 +7,7 @@ import json
 
 from flask import Blueprint
 
-from . import KB_VERSION, Param, cached_json, check_id, json_response, read_args, read_json_object, shaped
+from . import KB_VERSION, Param, cached_json, check_id, json_response, read_args, read_json_object
 from .routes import PathParam, route
 from ..state import get_kb
 
@@ -20,7 +20,7 @@ ENTRY = "The entry, with every reference fact, its citation, and the unknowns wi
        summary="Every GPU the KB knows, with its main figures.")
 def gpus():
     args = read_args()
-    return json_response(shaped("gpus", get_kb().catalog("gpu", kb_version=args["kb_version"])))
+    return json_response(get_kb().catalog("gpu", kb_version=args["kb_version"]).to_json())
 
 
 @route(bp, "get", "/v1/gpus/<gid>", tag="catalog", errors=READ, ok=(ENTRY, "gpu"),
@@ -30,7 +30,7 @@ def gpus():
                "ones.")
 def gpu(gid: str):
     args = read_args()
-    return json_response(shaped("gpu", get_kb().catalog_entry("gpu", check_id(gid), kb_version=args["kb_version"])))
+    return json_response(get_kb().catalog_entry("gpu", check_id(gid), kb_version=args["kb_version"]).to_json())
 
 
 @route(bp, "get", "/v1/instances", tag="catalog", errors=READ, ok=("The list.", "instances"),
@@ -41,8 +41,8 @@ def gpu(gid: str):
        summary="Every instance size the KB knows, with its provider, GPUs, figures and hourly list prices.")
 def instances():
     args = read_args()
-    return json_response(shaped("instances", get_kb().catalog("instance", provider=args["provider"], gpu=args["gpu"],
-                                                               kb_version=args["kb_version"])))
+    return json_response(get_kb().catalog("instance", provider=args["provider"], gpu=args["gpu"],
+                                         kb_version=args["kb_version"]).to_json())
 
 
 @route(bp, "get", "/v1/instances/<iid>", tag="catalog", errors=READ, ok=(ENTRY, "instance"),
@@ -50,14 +50,14 @@ def instances():
        summary="One instance size: its facts (and its family's), unknowns, provider, GPUs and list prices.")
 def instance(iid: str):
     args = read_args()
-    return json_response(shaped("instance", get_kb().catalog_entry("instance", check_id(iid), kb_version=args["kb_version"])))
+    return json_response(get_kb().catalog_entry("instance", check_id(iid), kb_version=args["kb_version"]).to_json())
 
 
 @route(bp, "get", "/v1/models", tag="catalog", params=(KB_VERSION,), errors=READ, ok=("The list.", "models"),
        operation_id="models", summary="Every model the KB knows, with its parameter count and shape.")
 def models_():
     args = read_args()
-    return json_response(shaped("models", get_kb().catalog("model", kb_version=args["kb_version"])))
+    return json_response(get_kb().catalog("model", kb_version=args["kb_version"]).to_json())
 
 
 @route(bp, "get", "/v1/models/<mid>", tag="catalog", errors=READ, ok=(ENTRY, "model"),
@@ -65,7 +65,7 @@ def models_():
        summary="One model: every reference fact with its citation and the unknowns.")
 def model(mid: str):
     args = read_args()
-    return json_response(shaped("model", get_kb().catalog_entry("model", check_id(mid), kb_version=args["kb_version"])))
+    return json_response(get_kb().catalog_entry("model", check_id(mid), kb_version=args["kb_version"]).to_json())
 
 
 @route(bp, "post", "/v1/cheapest", tag="answers", body="cheapest", errors=(400, 500, 503),
@@ -80,4 +80,4 @@ def cheapest():
     lang = body.pop("lang", None) or "en"
     kb = get_kb()
     key = ("cheapest", id(kb), json.dumps([body, providers, lang], sort_keys=True, default=str))
-    return cached_json(key, lambda: shaped("cheapest", kb.cheapest(body, providers, lang)))
+    return cached_json(key, lambda: kb.cheapest(body, providers, lang).to_json())

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import check_id, json_response, read_args, shaped
+from . import check_id, json_response, read_args
 from .routes import PathParam, route
 from ..state import get_kb
 
@@ -14,7 +14,7 @@ bp = Blueprint("sources", __name__)
        ok=("The sources (without their text).", "sources"))
 def sources():
     read_args()
-    return json_response(shaped("sources", get_kb().sources()))
+    return json_response(get_kb().sources().to_json())
 
 
 @route(bp, "get", "/v1/sources/<sid>", tag="knowledge", params=(PathParam("sid", "A source id, e.g. S000."),),
@@ -22,4 +22,4 @@ def sources():
        ok=("The source.", "source"))
 def source(sid: str):
     read_args()
-    return json_response(shaped("source", get_kb().source(check_id(sid))))
+    return json_response(get_kb().source(check_id(sid)).to_json())

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import json_response, read_args, shaped
+from . import json_response, read_args
 from .routes import route
 from ..state import get_kb
 
@@ -14,4 +14,4 @@ bp = Blueprint("versions", __name__)
        ok=("The releases.", "versions"))
 def versions():
     read_args()
-    return json_response(shaped("versions", get_kb().versions()))
+    return json_response(get_kb().versions().to_json())

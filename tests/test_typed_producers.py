@@ -1,0 +1,83 @@
+"""Typed answers built where they are made (issue 34): the inventory and knowledge answers are models
+constructed by their producers (engine/catalog, engine/explain/diff.py), checked there, and serialised
+once by the faces with ``.to_json()``, into the same JSON objects, keys in the same order, as before."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pytest
+
+from gpukb.engine import models
+from gpukb.engine.models.base import OMIT, Model, ModelError
+
+
+def _same(a, b) -> bool:
+    """Equal as JSON text: the values and the order of every object's keys."""
+    return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("name, call", [
+    ("gpus", lambda kb: kb.catalog("gpu")),
+    ("instances", lambda kb: kb.catalog("instance", provider="aws")),
+    ("models", lambda kb: kb.catalog("model")),
+    ("gpu", lambda kb: kb.catalog_entry("gpu", "A100-80GB")),
+    ("instance", lambda kb: kb.catalog_entry("instance", "GN7.2XLARGE32")),
+    ("model", lambda kb: kb.catalog_entry("model", "llama-2-7b")),
+    ("claims", lambda kb: kb.claims(source="S000")),
+    ("claim", lambda kb: kb.claim("S000-C002")),
+    ("sources", lambda kb: kb.sources()),
+    ("source", lambda kb: kb.source("S000")),
+    ("versions", lambda kb: kb.versions()),
+    ("diff", lambda kb: kb.diff(kb.kb.releases[-2].name, kb.kb.latest)),
+])
+def test_producers_return_their_answer_models(gpukb, name, call):
+    answer = call(gpukb)
+    assert isinstance(answer, models.ANSWERS[name]), type(answer)
+    j = answer.to_json()
+    assert _same(models.ANSWERS[name].conform(j), j), "the JSON object conforms to its model unchanged"
+
+
+def test_sources_and_claims_are_the_objects_they_were(gpukb):
+    kb = gpukb.kb
+    assert _same(gpukb.sources().to_json(), {"sources": [s.as_dict() for s in kb.sources.values()]})
+    view = gpukb.view(None)
+    audit = gpukb.audit_result(view.name)
+    before = {"kb_version": view.name,
+              "claims": [{**f.as_dict(), "audit": audit.status_of(f.id)}
+                         for f in sorted(view.claims, key=lambda f: f.id) if f.source == "S001"]}
+    assert _same(gpukb.claims(source="S001").to_json(), before)
+
+
+def test_versions_and_entries_keep_their_key_order(gpukb):
+    rules = len(gpukb.rules.rules)
+    before = {"versions": [{**r.as_dict(), "counts": {"claims": len(v.claims), "reference": len(v.reference),
+                                                      "sources": len(v.source_ids), "rules": rules}}
+                           for r in gpukb.kb.releases for v in [gpukb.view(r.name)]],
+              "latest": gpukb.kb.latest}
+    assert _same(gpukb.versions().to_json(), before)
+    head = ["kind", "id", "name", "label", "aliases", "kb_version"]
+    gpu = gpukb.catalog_entry("gpu", "A100-80GB").to_json()
+    assert list(gpu) == head + ["umbrella", "facts", "unknowns", "missing", "instances", "fact_count", "unknown_count"]
+    inst = gpukb.catalog_entry("instance", "GN7.2XLARGE32").to_json()
+    assert list(inst)[:10] == head + ["provider", "family", "gpu", "prices"]
+    assert list(inst)[-4:] == ["facts", "unknowns", "fact_count", "unknown_count"]
+    item = gpukb.catalog("gpu").gpus[0].to_json()
+    assert list(item)[:3] == ["id", "name", "label"] and list(item)[-3:] == ["specs", "facts", "unknowns"]
+
+
+def test_a_producer_bug_fails_where_the_model_is_made():
+    @dataclass(kw_only=True)
+    class Pair(Model):
+        en: str
+        zh: str = OMIT
+
+    assert Pair.of(zh="是", en="yes").to_json() == {"zh": "是", "en": "yes"}
+    assert list(Pair.of(zh="是", en="yes").to_json()) == ["zh", "en"]
+    assert Pair.of(en="yes", zh=OMIT).to_json() == {"en": "yes"}
+    with pytest.raises(ModelError, match="Pair.en: expected a string"):
+        Pair.of(en=3)
+    with pytest.raises(ModelError, match="missing field"):
+        Pair.of(zh="是")
+    with pytest.raises(ModelError, match="unknown field 'fr'"):
+        Pair.of(en="yes", fr="oui")
