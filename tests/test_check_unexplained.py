@@ -11,7 +11,7 @@ WRONG = {"incorrect", "understated", "overstated", "inconsistent_with_derivation
 
 
 def _claim(gpukb, text: str, attribute: str) -> dict:
-    (c,) = [c for c in gpukb.check(text)["claims"] if c["attribute"] == attribute]
+    (c,) = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == attribute]
     return c
 
 
@@ -56,7 +56,7 @@ def test_the_with_sparsity_rate_given_as_dense_stays_wrong(gpukb):
     "8x H100 SXM deliver 7916 TFLOPS of FP16 with sparsity.",
 ])
 def test_n_times_one_cards_figure_beside_n_cards_is_their_total(gpukb, text):
-    (c,) = [c for c in gpukb.check(text)["claims"] if c["attribute"] in ("tdp_w", "fp16_tensor_tflops")]
+    (c,) = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] in ("tdp_w", "fp16_tensor_tflops")]
     assert c["status"] == "unclear" and "total_of_cards" in _codes(c), c
 
 
@@ -80,13 +80,13 @@ def test_a_stated_minimum_count_is_still_judged(gpukb):
     "It features 94GB of HBM3 memory per GPU - 14GB more than the standard H100 SXM.",
 ])
 def test_a_figure_followed_by_more_than_is_a_difference(gpukb, text):
-    small = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "memory_gb" and c["value"] in (61.0, 14.0)]
+    small = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "memory_gb" and c["value"] in (61.0, 14.0)]
     assert small and all(c["status"] == "unclear" and "difference" in _codes(c) for c in small), small
 
 
 def test_a_vendor_named_for_its_gpus_is_not_the_vendor_of_a_cloud_product(gpukb):
     text = "The instance uses NVIDIA Blackwell GPUs. It reaches Amazon FSx for Lustre through EFA."
-    claims = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "vendor"]
+    claims = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "vendor"]
     assert claims and all(c["status"] == "unclear" and "carried_vendor" in _codes(c) for c in claims), claims
 
 
@@ -108,3 +108,34 @@ def test_a_verdict_beside_several_cards_total_is_about_them(gpukb, text):
 def test_a_verdict_on_one_card_is_still_judged(gpukb):
     c = _claim(gpukb, "The H100 NVL with 94 GB is ideal for serving 70B models in FP16.", "suitability")
     assert c["status"] in WRONG, c
+
+
+# --- words that lead into the next figure, counts of processors, architectures said as adjectives
+
+@pytest.mark.parametrize("text", [
+    "A100 的 TF32 Tensor 为 156 TFLOPS（稀疏 312）。",
+    "The A100 delivers 156 TFLOPS of TF32 (sparse: 312).",
+])
+def test_a_sparsity_word_before_the_next_figure_is_that_figures(gpukb, text):
+    c = _claim(gpukb, text, "tf32_tensor_tflops")
+    assert c["status"] == "supported" and "sparsity" not in c["qualifiers"], c
+
+
+def test_a_sparsity_word_after_its_own_figure_still_qualifies_it(gpukb):
+    c = _claim(gpukb, "L4 的 FP16 算力为 242 TFLOPS（稀疏）。", "fp16_tensor_tflops")
+    assert c["qualifiers"].get("sparsity") is True and c["status"] == "supported", c
+
+
+def test_a_count_of_vcpus_is_no_count_of_cards(gpukb):
+    text = "p4d.24xlarge: 96 vCPUs, 1,152 GiB of RAM and 320 GB of GPU memory across its eight A100s."
+    c = _claim(gpukb, text, "memory_gb")
+    assert c["status"] == "unclear" and "multiple_of_one_card" in _codes(c), c
+
+
+@pytest.mark.parametrize("text, status", [
+    ("The RTX 4090 is an Ampere-generation card.", "incorrect"),
+    ("The H100 is Hopper-based.", "supported"),
+])
+def test_an_architecture_said_as_generation_or_base_is_read(gpukb, text, status):
+    c = _claim(gpukb, text, "architecture")
+    assert c["status"] == status, c

@@ -16,7 +16,7 @@ vocabulary has the claim's subject and attribute. Per split the report gives:
 A reported claim matches a gold claim when the subject (or the GPU a family carries) and the
 attribute agree and the reported span overlaps the gold quote.
 
-Two more parts measure the same on spec sentences (kb/gold/spec_check_dev.yaml, part ``spec-dev``, and the
+Two more parts measure the same on spec sentences (kb/gold/spec_check_dev*.yaml, part ``spec-dev``, and the
 held-out kb/gold/spec_check.yaml, part ``spec``): one sentence each, with the claims a careful reader takes
 from it and the status each deserves. There a reported claim matches an expected one by subject and
 attribute (no spans), and the report adds ``right``: expected claims judged right (``supported`` for a true
@@ -41,7 +41,8 @@ from .check import _same_attribute, _same_subject
 
 SPLITS = ("dev", "heldout")
 #: the spec-sentence parts and their gold files under kb/gold/ (dev first; ``spec`` is held out)
-SPEC_PARTS = {"spec-dev": "spec_check_dev.yaml", "spec": "spec_check.yaml"}
+#: the spec parts and the gold files (glob patterns under kb/gold/) each part reads, in name order
+SPEC_PARTS = {"spec-dev": "spec_check_dev*.yaml", "spec": "spec_check.yaml"}
 PARTS = SPLITS + tuple(SPEC_PARTS)
 #: the parts whose rows (wrong flags, misses) may be shown: never a held-out one
 DEV_PARTS = ("dev", "spec-dev")
@@ -202,6 +203,11 @@ def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = Non
                                    "goals_met": {k: _meets(k, v) for k, v in measures.items()},
                                    "rows": rows if split in DEV_PARTS else []}
     return report
+
+
+def spec_files(gold_dir: str | Path, part: str) -> list[Path]:
+    """The gold files of spec part ``part`` under ``gold_dir`` (:data:`SPEC_PARTS`), in name order."""
+    return sorted(Path(gold_dir).glob(SPEC_PARTS[part]))
 
 
 def load_spec(path: str | Path) -> list[dict[str, Any]]:

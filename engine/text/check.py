@@ -190,7 +190,11 @@ def _sparsity_reader(vocab):
         # the words after the figure up to the next figure or clause, and those just before it back to the
         # previous figure or clause ("624 TOPS，稀疏时为 1248 TOPS": the cue is the second figure's)
         after = low[c.end:min(len(low), c.end + SPARSITY_REACH)]
-        after = after[:min([m.start() for m in _STOP.finditer(after)] or [len(after)])]
+        cut = min([m.start() for m in _STOP.finditer(after)] or [len(after)])
+        if cut < len(after) and after[cut].isdigit():
+            # "156 TFLOPS（稀疏 312）", "(sparse: 312)": a word that leads into the next figure is that figure's
+            after = _LEADS_IN.sub("", after[:cut])
+        after = after[:cut]
         before = low[max(0, at - SPARSITY_REACH):at]
         before = before[max([m.end() for m in _STOP.finditer(before)] or [0]):]
         after = low[at:c.end] + " " + after       # a word right after the figure is its own ("1,979 TFLOPS with
@@ -200,6 +204,9 @@ def _sparsity_reader(vocab):
                                                        and not any(rx.search(before) for rx in no))
     return read
 
+
+#: a sparsity word that only a separator parts from the next figure (it introduces that figure)
+_LEADS_IN = re.compile(r"(?:with\s+(?:structured\s+)?sparsity|sparse|稀疏性?|稀疏时)\s*(?:[:：=]|为|是|约|~)?\s*$")
 
 #: where a sparsity word stops reaching: another figure, a clause or sentence break
 _STOP = re.compile(r"(?<![a-z\d.,])\d|[，;；。\n|]|,(?!\d{3})")

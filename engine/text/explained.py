@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from ..kb.interval import Interval
 from .figure_guards import near_claimed_figure, unit_quantities
-from .guard_base import Context, own_ids, point_of, vocab_cues
+from .guard_base import Context, counts_cards, own_ids, point_of, vocab_cues
 from .readings import SUMMED_DIMENSIONS, _names, _stated
 from .tokens import tables
 from .workload import label_attribute
@@ -116,7 +116,7 @@ def unexplained_figure(ctx: Context) -> dict[str, Any] | None:
 def _card_counts(ctx: Context) -> set[float]:
     """The counts of cards the claim's sentence names: "4 张", "8 GPUs", "4×L20" (a multiplier written onto a
     product's name)."""
-    out = {q.lo for q in unit_quantities(ctx) if q.lo == q.hi and q.lo and (q.dimension == "count" or (
+    out = {q.lo for q in unit_quantities(ctx) if q.lo == q.hi and q.lo and (counts_cards(ctx.low, q) or (
         q.dimension == "ratio" and q.unit == "x" and any(0 <= a - q.end <= 2 for a, _ in ctx.mentions)))}
     for a, _ in ctx.mentions:           # "4×L20", glued to the name: no figure of its own to the reader
         m = _MULTIPLIER.search(ctx.low, max(ctx.unit[0], a - 8), a)

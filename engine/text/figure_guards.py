@@ -6,7 +6,7 @@ import re
 from typing import Any
 from ..kb.vocabulary import Interval
 from .tokens import quantities, tables
-from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, cue_in_unit, last_figure, vocab_cues, own_ids, point_of, references
+from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, counts_cards, cue_in_unit, last_figure, vocab_cues, own_ids, point_of, references
 
 
 def same_value(ctx: Context) -> bool:
@@ -113,7 +113,7 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total, unless said
     # of each card ("… 32 GB of memory each") or of a count of cards it is not the total of ("8 卡 … 320GB")
     qs = unit_quantities(ctx)
-    counts = {q.lo for q in qs if q.lo == q.hi and (q.dimension == "count" or (     # "8 卡", "8x H100"
+    counts = {q.lo for q in qs if q.lo == q.hi and (counts_cards(ctx.low, q) or (     # "8 卡", "8x H100"
         q.dimension == "ratio" and q.unit == "x" and any(0 <= a - q.end <= 2 for a, _ in ctx.mentions)))}
     if (several or hosts) and not each and not (counts and round(k) not in counts):
         return {"n": str(round(k)), "card": ref.value_text(ctx.vocab)}

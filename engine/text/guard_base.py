@@ -158,3 +158,12 @@ def size_in_name(low: str, name_end: int, figure_start: int) -> bool:
     the size that names the product's variant ("A100 80GB", "A100（80GB）")? One test for the extractor's
     tables and the check's guards."""
     return name_end <= figure_start and NAME_SIZE_GAP.fullmatch(low, name_end, figure_start) is not None
+
+
+#: what a count that is not of cards counts: processors, cores, threads ("96 vCPUs", "80 核")
+_NOT_CARDS = re.compile(r"cpu|core|核|线程|thread|socket")
+
+
+def counts_cards(low: str, q: Any) -> bool:
+    """Is quantity ``q`` a count that may be of cards (not "96 vCPUs", "80 核")?"""
+    return q.dimension == "count" and _NOT_CARDS.search(low, q.start, q.end) is None
