@@ -144,3 +144,9 @@ def test_a_count_of_vcpus_is_no_count_of_cards(gpukb):
 def test_an_architecture_said_as_generation_or_base_is_read(gpukb, text, status):
     c = _claim(gpukb, text, "architecture")
     assert c["status"] == status, c
+
+
+@pytest.mark.parametrize("text", ["The RTX 4090 has been on sale since October 2022.", "RTX 4090 于 2022 年 10 月开售。"])
+def test_on_sale_since_is_a_launch(gpukb, text):
+    c = _claim(gpukb, text, "launch_year")
+    assert c["value"] == 2022 and c["status"] == "supported", c
