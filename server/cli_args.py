@@ -315,6 +315,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the sharded run uses PyTorch's FullyShardedDataParallel wrapper (FSDP1), not FSDP2's "
                         "fully_shard nor DeepSpeed: with --offload params its CPU offload keeps every gradient shard "
                         "on the GPU until the backward pass ends")
+    p.add_argument("--layer-split", action=argparse.BooleanOptionalAction, default=None,
+                   help="the model's layers are split over the GPUs in one process (Hugging Face Accelerate / "
+                        "transformers device_map=\"auto\", naive pipeline): each GPU holds about 1/N of the weights, "
+                        "trained states, activations and KV cache; no data parallelism, no ZeRO")
     p.add_argument("--master-weights", action=argparse.BooleanOptionalAction, default=None,
                    help="BF16 full training: FP32 master weights, gradient partitions and optimizer states beside the "
                         "BF16 weights, as DeepSpeed's bf16 mode keeps them (default with --zero 1-3 without --fsdp1); "

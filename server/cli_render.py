@@ -65,7 +65,7 @@ def _scenario_text(s: Scenario, lang: str = "en") -> str:
         parts.append(f"× {s.gpus}")
     extras = [f"{k}={m.to_json(s.get(k))}" for k in ("precision", "optimizer", "zero", "seq_len", "batch", "lora_rank")
               if s.get(k) is not None]
-    extras += [k for k in ("gradient_checkpointing", "flash_attention") if s.get(k)]
+    extras += [k for k in ("gradient_checkpointing", "flash_attention", "layer_split") if s.get(k)]
     return " ".join(parts) + (f" ({', '.join(extras)})" if extras else "")
 
 

@@ -57,6 +57,9 @@ QUERIES = [
     # DeepSpeed's bf16 mode with ZeRO keeps FP32 master weights and optimizer states (release 2026.12.17)
     {"model": "qwen2.5-7b", "method": "full", "precision": "bf16", "gpu": "A100-80GB", "gpus": 4, "zero": 2,
      "seq_len": 2048, "batch": 1, "gradient_checkpointing": True},
+    # the layers split over the GPUs in one process (Accelerate's device_map="auto", release 2026.12.18)
+    {"model": "llama-2-70b", "method": "lora", "precision": "bf16", "gpu": "A100-80GB", "gpus": 4, "layer_split": True,
+     "seq_len": 2048, "batch": 1, "gradient_checkpointing": True},
 ]
 SOLVES = [
     {"model": "llama-2-7b", "method": "inference", "gpu": "T4", "target": "seq_len"},

@@ -57,6 +57,11 @@ AUDIT_CASES = [
     ("all_covered(['a|d'], ['a', 'b'])", False),
     ("none_covered(['d|e', 'f'], ['a', 'b'])", True),
     ("none_covered(['a|d'], ['a'])", False),
+    # a single figure said of a generic product against its variants' figures ([lo, hi, approx, qsig, key])
+    ("variant_figure(52, 52, 0, '', [[40, 40, 0, '', 'R-40@1'], [80, 80, 0, '', 'R-80@1']])", None),
+    ("variant_figure(3350, 3350, 0, '', [[2000, null, 0, '', 'R-pcie@1'], [3350, 3350, 0, '', 'R-sxm@1']])", "R-sxm@1"),
+    ("nearest_figure(52, 52, '', [[40, 40, 0, '', 'R-40@1'], [80, 80, 0, '', 'R-80@1']])", "R-40@1"),
+    ("nearest_figure(1935, 1935, 'form_factor=SXM', [[1935, 1935, 0, 'form_factor=PCIe', 'R-pcie@1']])", None),
 ]
 
 

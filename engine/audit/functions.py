@@ -149,6 +149,47 @@ def stated_tolerance(c_lo: Any, c_hi: Any, c_approx: Any, r_lo: Any, r_hi: Any, 
     return min(HEDGED_TOLERANCE, max(half / abs(r_lo) * (1 + 1e-9), FLOOR_TOLERANCE))
 
 
+def _figures(qsig: Any, figures: Any) -> list[list]:
+    """The figures of a ``vfigures`` record ([lo, hi, approx, qsig, key] each) whose scope does not conflict
+    with ``qsig`` (a PCIe card's figure is not an SXM claim's; a dense one not a with-sparsity claim's)."""
+    return [x for x in ranges.as_list(figures) if isinstance(x, (list, tuple)) and len(x) == 5 and not qdiff(x[3], qsig)]
+
+
+def _nearest(c_lo: Any, c_hi: Any, figures: list[list]) -> str | None:
+    """The key of the figure nearest [c_lo, c_hi] (a figure it falls in: the narrowest, a point before a bound)."""
+    def order(x: list) -> tuple[float, float]:
+        lo, hi = x[0], x[1]
+        gap = lo - c_hi if c_hi is not None and c_hi < lo else c_lo - hi if c_lo is not None and hi is not None and c_lo > hi else 0.0
+        return (gap, float("inf") if hi is None else hi - lo)
+    best = min(figures, key=order, default=None)
+    return None if best is None else best[4]
+
+
+def variant_figure(c_lo: Any, c_hi: Any, c_approx: Any, c_qsig: Any, figures: Any) -> str | None:
+    """The key of the variant figure in the claim's scope that the claimed figure agrees with as
+    audit.ref.quantity.agrees compares a figure with a reference (within :func:`stated_tolerance`; the
+    nearest, when several do), else None.
+
+    >>> variant_figure(3350, 3350, 0, "", [[2000, None, 0, "", "R-PCIe@1"], [3350, 3350, 0, "", "R-SXM@1"]])
+    'R-SXM@1'
+    >>> variant_figure(52, 52, 0, "", [[40, 40, 0, "", "R-40@1"], [80, 80, 0, "", "R-80@1"]]) is None
+    True
+    """
+    return _nearest(c_lo, c_hi, [x for x in _figures(c_qsig, figures)
+                                 if ranges.agrees(c_lo, c_hi, x[0], x[1], stated_tolerance(c_lo, c_hi, c_approx, x[0], x[1], x[2]))])
+
+
+def nearest_figure(c_lo: Any, c_hi: Any, c_qsig: Any, figures: Any) -> str | None:
+    """The key of the variant figure in the claim's scope nearest the claimed figure (None when there is none).
+
+    >>> nearest_figure(52, 52, "", [[40, 40, 0, "", "R-40@1"], [80, 80, 0, "", "R-80@1"]])
+    'R-40@1'
+    >>> nearest_figure(52, 52, "form_factor=SXM", [[40, 40, 0, "form_factor=PCIe", "R-40@1"]]) is None
+    True
+    """
+    return _nearest(c_lo, c_hi, _figures(c_qsig, figures))
+
+
 def _fixed_arity(*fns: Callable[..., Any]) -> dict[str, tuple[Callable[..., Any], int, int]]:
     """Functions of fixed positional parameters as a function table: name -> (function, n, n)."""
     return {fn.__name__: (fn, n, n) for fn in fns for n in [len(inspect.signature(fn).parameters)]}
@@ -156,7 +197,7 @@ def _fixed_arity(*fns: Callable[..., Any]) -> dict[str, tuple[Callable[..., Any]
 
 # name: (function, fewest and most arguments), as expr.register takes them
 FUNCTIONS = _fixed_arity(qhas, qitems, all_covered, none_covered, qdiff, qonly, scope_diff, scope_conflict,
-                         stated_tolerance)
+                         stated_tolerance, variant_figure, nearest_figure)
 
 
 def register() -> None:

@@ -16,8 +16,9 @@ from ..kb import facts as factrec
 from ..kb.lexicon import per_vocabulary
 from ..kb import qualifiers as qual
 from ..kb.store import Fact, ReleaseView
+from ..kb.variants import is_variant_span, variant_figures
 from ..kb.vocabulary import Interval
-from .functions import stated_tolerance
+from .functions import qdiff, stated_tolerance
 
 
 # -- records -----------------------------------------------------------------------------------
@@ -59,8 +60,8 @@ def fact_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any]]:
 
 def context_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any]]:
     """The sizes, variants, effects and not-applicable facts the rules read beside the reference facts."""
-    return size_records(view, refs) + variant_records(refs) + [effect_record(view)] + \
-        na_records(view, {f.subject for f in refs})
+    return size_records(view, refs) + variant_records(refs) + variant_span_records(view, refs) + \
+        [effect_record(view)] + na_records(view, {f.subject for f in refs})
 
 
 def not_applicable(view: ReleaseView) -> dict[tuple[str, str], Any]:
@@ -296,6 +297,35 @@ def variant_records(refs: list[Fact]) -> list[dict[str, Any]]:
                     "scopes": [";".join(f"{k}={v}" for k, v in sorted(f.qualifiers.items())) for f in facts],
                     "n": len(facts)})
     return out
+
+
+def variant_span_records(view: ReleaseView, refs: list[Fact]) -> list[dict[str, Any]]:
+    """One ``vfigures`` record per span of a generic product's variants' figures among ``refs``
+    (R-A100-memory_gb, 40-80 GB): those figures as the rules compare them, ``[lo, hi, approx, qsig, key]``
+    each (audit.ref.variant_span.*: a single figure said of the product must be one of them)."""
+    vocab = view.kb.vocab
+    spans = [f for f in refs if is_variant_span(f, vocab)]
+    if not spans:
+        return []
+    wanted = {v for f in spans for v in vocab.entities[f.subject]["variants"]}
+    near = [f for f in refs if f.subject in wanted]
+    out = []
+    for f in spans:
+        figs = fact_records(view, variant_figures(near, vocab, f.subject, f.attribute))
+        out.append({"t": "vfigures", "fk": f"vfigures:{f.key}", "span": f.key, "subject": f.subject,
+                    "attribute": f.attribute, "figures": [[r["lo"], r["hi"], r["approx"], r["qsig"], r["fk"]] for r in figs],
+                    "n": len(figs)})
+    return out
+
+
+def scoped_variant_figures(view: ReleaseView, c: Fact) -> list[Fact]:
+    """The figures of the variants of a claim's generic product for its attribute that are in the claim's
+    scope (as the rules' ``variant_figure`` reads them), for the explanation that names them."""
+    vocab = view.kb.vocab
+    figs = variant_figures([f for v in vocab.entities.get(c.subject, {}).get("variants") or ()
+                            for f in view.by_subject_attr.get((str(v), c.attribute), [])], vocab, c.subject, c.attribute)
+    sig = factrec.record(c, vocab)["qsig"]
+    return [f for f in figs if not qdiff(factrec.record(f, vocab)["qsig"], sig)]
 
 
 def size_records(view: ReleaseView, reference: list[Fact] | None = None) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..kb.labels import fact_label, shown_value
-from .inputs import not_applicable
+from .inputs import not_applicable, scoped_variant_figures
 from ..kb.ids import bare
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Interval
@@ -121,6 +121,16 @@ class _Context(dict):
         ev = self.d.facts.get(self.f.get("evidence") or "", {})
         return fact_label(ev, self.view, self.vocab)[self.lang] if ev else "?"
 
+    def variant_figures(self) -> str:
+        """Each variant of the claim's generic product with its figure of the claim's attribute (in the
+        claim's scope) and citation: "NVIDIA A100 40GB: 40 GB [...]; NVIDIA A100 80GB: 80 GB [...]"."""
+        zh = self.lang == "zh"
+        parts = []
+        for f in scoped_variant_figures(self.view, self.c):
+            scope = f" ({scope_text(f)})" if f.qualifiers else ""
+            parts.append(f"{self.name(f)}{scope}{'：' if zh else ': '}{self.written(f)} [{f.citation}]")
+        return ("；" if zh else "; ").join(parts) or "?"
+
     def vendor(self) -> str:
         v = self.view.ref(self.other.subject, "vendor") if self.other is not None else None
         return self.vocab.label(v.value) if v is not None else "?"
@@ -159,4 +169,5 @@ _FIELDS: dict[str, Callable[[_Context], str]] = {
     "word": lambda x: x.word(),
     "na_reason": lambda x: x.na().reason if x.na() else "?",
     "na_cite": lambda x: x.na().citation if x.na() else "?",
+    "variant_figures": lambda x: x.variant_figures(),
 }

@@ -43,13 +43,15 @@ FINDING_KINDS: tuple[str, ...] = ("misattributed", "incorrect", "inconsistent_wi
 #: or nothing), the context the claim is judged in, the computed value (``computed``, ``sizing``: the
 #: sizing verdict in words, ``pick``: the scope computed), the differing scope keys (``differences``),
 #: the claim's verdict in words (``verdict``), the effects the claim says a technique is for (``purpose``),
-#: the other fact's vendor, and the template's ``word`` for the finding's kind.
+#: the other fact's vendor, the template's ``word`` for the finding's kind, and the figures of the claim's
+#: generic product's variants in its scope, each with its citation (``variant_figures``).
 FINDING_FIELDS: tuple[str, ...] = (
     "subject", "attribute", "claim", "claim_text", "source", "scope", "context",
     "own", "own_subject", "own_attribute", "own_cite",
     "other", "other_text", "other_subject", "other_attribute", "other_cite", "other_source", "other_scope",
     "via_subject", "via_cite", "via_note", "vendor",
-    "computed", "sizing", "pick", "differences", "verdict", "purpose", "word", "na_reason", "na_cite")
+    "computed", "sizing", "pick", "differences", "verdict", "purpose", "word", "na_reason", "na_cite",
+    "variant_figures")
 
 #: Why a claim is unverifiable.
 UNVERIFIABLE_REASONS: tuple[str, ...] = ("advice", "workload", "no_reference", "not_expressible", "open_world",

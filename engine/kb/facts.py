@@ -11,6 +11,7 @@ from typing import Any
 
 from .store import Fact
 from .qualifiers import canon as _canon, flat_chain, flat_list
+from .variants import is_variant_span
 from .vocabulary import Interval, Vocabulary
 
 
@@ -50,6 +51,8 @@ def record(f: Fact, vocab: Vocabulary) -> dict[str, Any]:
     if f.tier != "claim":
         r["inh"] = 1 if r["skind"] == "gpu" and "family" in attr.inherited_by else 0
         r["closed"] = 1 if attr.closed else 0
+        if is_variant_span(f, vocab):
+            r["vspan"] = 1               # the span of a generic product's variants' figures (engine/kb/variants.py)
     for k, v in sorted(f.qualifiers.items()):
         if k == "condition" and vocab.general_condition(v):
             r["q_condition"] = v             # shown, but a claim meant in general is not narrowed by it

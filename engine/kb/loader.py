@@ -13,6 +13,7 @@ from .releases import load_releases
 from .store import KB, Fact, Source, Unknown
 from .vocabulary import Vocabulary
 from .unknowns import check_restates, check_unknowns, load_unknowns, restates
+from .variants import check_variant_spans
 
 MODALITIES = ("spec", "estimate", "verdict", "recommendation", "product-name")
 CONFIDENCES = ("high", "medium", "low")
@@ -51,6 +52,7 @@ def load_kb(root: str | Path, fill_spans: bool = False, include_pending: bool = 
         facts += _load_reference_file(root / name, rel(root / name), vocab, issues, unknowns)
     check_restates(facts, issues)
     check_unknowns(unknowns, facts, issues)
+    check_variant_spans(facts, vocab, issues)
     releases = load_releases(root / "versions.yaml", rel(root / "versions.yaml"), sources, facts, issues)
     seen: dict[str, Fact] = {}
     for f in facts:

@@ -106,6 +106,11 @@ FIELDS: tuple[Field, ...] = (
           "ZeRO-3), not FSDP2's fully_shard nor DeepSpeed: with offload=params its CPU offload keeps every gradient "
           "shard on the GPU until the backward pass ends", "sharded with PyTorch FSDP1 (FullyShardedDataParallel), "
           "whose CPU offload keeps the gradient shards on the GPU during the backward pass"),
+    Field("layer_split", "boolean", "the model's layers are split over the gpus in one process (Hugging Face "
+          "Accelerate / transformers device_map=\"auto\", naive pipeline): each GPU holds about 1/N of the weights, "
+          "of the trained layers' gradients and optimizer states, of the activations and of the KV cache, the last one "
+          "also the loss's logits; no data parallelism, no ZeRO (from release 2026.12.18)", "layers split over the GPUs "
+          "in one process (Accelerate device_map=\"auto\"): each GPU holds about 1/N of the model"),
     Field("master_weights", "boolean", "BF16 full training: FP32 master weights, gradient partitions and optimizer "
           "states beside the BF16 weights (DeepSpeed's bf16 mode: its ZeRO optimizer keeps them in FP32, about 16 bytes "
           "per parameter over the shards); false = pure BF16 (8 bytes: torchtune, FSDP over a bf16 model, DeepSpeed's "

@@ -18,7 +18,7 @@ from ..core.terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
 # the query's keys, ranges, vocabularies and defaults are declared once, in .query (FIELDS)
 from .query import ENGINES, FIELD, KEYS, KV_CACHE_DTYPES, LIMITS
 # what the release and the hardware decide of a scenario (native BF16, vLLM's token budget, DeepSpeed's FP32 master)
-from .scenario_defaults import _input_tokens, _native_bf16, _vllm_batched_tokens, master_weights
+from .scenario_defaults import _input_tokens, _native_bf16, _vllm_batched_tokens, layer_split, master_weights
 
 #: the shape defaults every scenario states in its notes (seq_len 512, batch 1)
 DEFAULTS = {k: FIELD[k].default for k in ("seq_len", "batch")}
@@ -201,7 +201,14 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         notes.append(note("lora_rank_ignored", method=method))
         del s["lora_rank"]
     one_gpu = s.get("gpus") == 1 or ("gpus" not in s and "instance" not in s)
-    if "zero" not in s and method != "inference" and not one_gpu and (s.get("gpus") or 0) > 1:
+    if "layer_split" in b and not isinstance(b["layer_split"], bool):
+        issues.append(Issue(f"expected true or false, got {b['layer_split']!r}", field="layer_split", allowed=["true", "false"]))
+    split, why = layer_split(b, view, one_gpu)
+    if why:
+        notes.append(note(why))
+    if split:
+        s["layer_split"] = True     # one process, no data parallelism: no ZeRO stage to assume
+    if "zero" not in s and method != "inference" and not one_gpu and (s.get("gpus") or 0) > 1 and not split:
         s["zero"] = 3
         notes.append(note("zero_default"))
     if s.get("zero") and method in ("full", "pretrain") and one_gpu:
@@ -323,7 +330,7 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "offload": s.get("offload", "none"), "oib": int(bool(s.get("optimizer_in_backward"))),
          "cce": int(bool(s.get("chunked_cross_entropy"))), "ao": int(bool(s.get("activation_offloading"))),
          "tc": int(bool(s.get("torch_compile"))), "ldl": int(bool(s.get("logits_dtype_loss"))),
-         "fsdp1": int(bool(s.get("fsdp1"))),
+         "fsdp1": int(bool(s.get("fsdp1"))), "split": int(bool(s.get("layer_split"))),
          "kbp": int(s["method"] == "qlora" and bool(s.get("kbit_preparation"))),
          "paged": int(s["optimizer"].startswith("paged_")),
          "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),

@@ -66,3 +66,25 @@ def master_weights(b: dict[str, Any], s: dict[str, Any], view: Any) -> tuple[boo
     if not bf16_full or "zero" not in b or not s.get("zero") or s.get("fsdp1") or view is None or not known:
         return None, None
     return True, "master_weights_deepspeed"
+
+
+#: the reference fact whose release sizes a model split layer by layer over GPUs (Accelerate's device_map="auto")
+LAYER_SPLIT = "R-ACCEL-layer-split"
+
+
+def layer_split(b: dict[str, Any], view: Any, one_gpu: bool) -> tuple[bool, str | None]:
+    """Whether the model's layers are split over the GPUs in one process (Hugging Face Accelerate's
+    device_map="auto", R-ACCEL-layer-split), and the note that says why a split asked for is not sized so.
+
+    Only when the query says so (layer_split true): a run on several GPUs that says nothing is sharded
+    (zero). A split needs several GPUs and a release that has the fact; it is one process, so a ZeRO stage
+    or CPU offload given with it is what the run does instead."""
+    if b.get("layer_split") is not True:
+        return False, None
+    if view is not None and LAYER_SPLIT not in view.facts:
+        return False, "layer_split_release"
+    if one_gpu:
+        return False, "layer_split_one_gpu"
+    if b.get("zero") or b.get("offload", "none") != "none":
+        return False, "layer_split_sharded"
+    return True, None

@@ -37,6 +37,7 @@ class Scenario(Model):
     logits_dtype_loss: bool = spec(OMIT, "Cross-entropy computed on the logits in their own dtype (no FP32 upcast): 16-bit logits, log-probabilities and gradient.")
     kbit_preparation: bool = spec(OMIT, "QLoRA: PEFT's prepare_model_for_kbit_training upcasts the embeddings, the output head and the norms to FP32.")
     fsdp1: bool = spec(OMIT, "Sharded with PyTorch's FullyShardedDataParallel wrapper (FSDP1), not FSDP2 or DeepSpeed: with parameter offload the gradient shards stay on the GPU until the backward pass ends.")
+    layer_split: bool = spec(OMIT, "The model's layers split over the GPUs in one process (Accelerate device_map=\"auto\"): each GPU holds about 1/N of the layers, their states, activations and KV cache.")
     master_weights: bool = spec(OMIT, "BF16 full training keeps FP32 master weights, gradient partitions and optimizer states beside the BF16 weights (DeepSpeed's bf16 mode with ZeRO); false: pure BF16.")
     torch_compile: bool = spec(OMIT, "The training step is compiled with torch.compile: pointwise activations are recomputed, not saved.")
     activation_offloading: bool = spec(OMIT, "Activation offloading: with checkpointing the per-layer checkpoints are kept in host memory.")

@@ -118,6 +118,9 @@ OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
 #: unless its framework shards with FSDP2's fully_shard: torchtune's recipes (torchtune/training/_distributed.py,
 #: shard_model) and torchtitan, or a row that says FSDP2
 FSDP2_WORDS = ("torchtune", "torchtitan", "fsdp2")
+#: a run on several GPUs that shards nothing but whose framework or note says the model's layers were split over them
+#: (Accelerate's device_map="auto", naive model parallelism in one process: R-ACCEL-layer-split)
+LAYER_SPLIT_WORDS = ("device_map", "naive model parallel", "layer split", "split across gpus")
 #: what a training framework does unless told otherwise: torchtune's recipes compute the loss with
 #: CEWithChunkedOutputLoss (R-LOGITS-chunked); lit-gpt's / litgpt's fine-tuning scripts run the head in chunks of
 #: 128 tokens and the loss chunk by chunk (Lightning-AI/lit-gpt finetune/lora.py: model(input_ids,
@@ -212,6 +215,9 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     fw = str(row.get("framework") or "").lower()
     if row.get("gpus"):
         body["gpus"] = int(row["gpus"])
+    said = f"{fw} {row.get('note') or ''}".lower()
+    if shard == "none" and int(row.get("gpus") or 1) > 1 and any(w in said for w in LAYER_SPLIT_WORDS):
+        body["layer_split"] = True
     if shard in SHARDING and row["method"] != "inference":
         body["zero"] = SHARDING[shard]
         if shard == "fsdp" and not any(w in fw for w in FSDP2_WORDS):
