@@ -1,5 +1,5 @@
 """The cheapest instance that fits a scenario, across cloud providers: every instance size of the providers
-asked is sized with the same answer as ``/v1/query``, and the sizes that fit are ranked by their hourly
+asked is sized with the same rules as ``/v1/query`` (each verdict's conclusion id explains it), and the sizes that fit are ranked by their hourly
 list price (kb/reference ``price_hourly_usd`` / ``price_hourly_cny`` facts, each with its region and the
 date it was read). Prices are never converted between currencies: sizes are ranked within a currency and
 the answer says so when more than one is involved. Sizes that fit but have no price in the KB are listed
@@ -15,7 +15,8 @@ from ..kb.store import ReleaseView
 from ..core.terms import gb
 from ..catalog import inventory as inv
 from ..kb import names
-from .choice import HARDWARE_KEYS, _option
+from .choice import HARDWARE_KEYS
+from ..sizing.answer import verdicts
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -61,10 +62,10 @@ def cheapest(state: Session, scenario: dict[str, Any], providers: list[str] | No
     if not sizes:
         raise BadInput(f"no instance sizes of {', '.join(provs)} in release {view.name}")
     options = []
-    with state.staged(view):
-        for e in sizes:
+    with state.staged(view):        # every size's verdict from one engine run (no proof is built until asked)
+        found = verdicts(state, [{**base, "instance": names.name_of(e)} for e in sizes], view)
+        for e, opt in zip(sizes, found):
             name = names.name_of(e)
-            opt = _option(state, {**base, "instance": name}, view)
             o: dict[str, Any] = {"instance": name, "provider": inv.provider_of(view, e),
                                  "gpu": [names.name_of(g) for g in inv.gpus_of(view, e)], "verdict": opt["verdict"],
                                  "prices": inv.prices(view, e)}

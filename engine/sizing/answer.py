@@ -42,6 +42,43 @@ def query(state: Session, body: dict[str, Any], without: Any = None) -> dict[str
     return state.cached(key, answer)
 
 
+def verdict_of(r: Any, view: ReleaseView) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The verdict and capacity facts of a scenario's run; BadInput when the KB cannot size it (no memory
+    figure for the hardware, no parameter count for the model)."""
+    verdict, cap = r.one("verdict"), r.one("capacity")
+    if verdict is None or cap is None:
+        missing = "data on the GPU's memory" if cap is None else "data to estimate this model's memory (its parameter count)"
+        vocab = view.kb.vocab
+        raise BadInput(vocab.wording.note("cannot_size", vocab, release=view.name, missing="memory" if cap is None else "model"),
+                       [Issue(f"no {missing} in release {view.name}", field="gpu" if cap is None else "model")])
+    return verdict, cap
+
+
+def verdicts(state: Session, bodies: list[dict[str, Any]], view: ReleaseView) -> list[dict[str, Any]]:
+    """Each query body's verdict, memory need and capacity, as its sizing answer gives them, from one engine
+    run of every scenario (a search over many candidates needs no proof, recommendations or largest
+    model; each keeps the conclusion id whose explanation recomputes them)."""
+    todo, out = [], []
+    for body in bodies:
+        try:
+            s, notes = scen.normalise({k: v for k, v in body.items() if k != "kb_version"}, state.kb.vocab, view)
+            todo.append((s, notes))
+            out.append({})
+        except BadInput as exc:
+            out.append({"verdict": None, "error": exc.message})
+    runs = iter(state.run_scenarios(todo, view, "probe") if todo else [])
+    for o, (s, _) in zip((o for o in out if "error" not in o), todo):
+        r = next(runs)
+        try:
+            verdict, cap = verdict_of(r, view)
+        except BadInput as exc:
+            o.update(verdict=None, error=exc.message)
+            continue
+        o.update(verdict=verdict["verdict"], need_gb=sizing.memory_breakdown(r)["total"],
+                 usable_gb_per_gpu=round(cap["gb"], 3), gpus=cap["gpus"], conclusion_id=scen.conclusion_id(s, view.name))
+    return out
+
+
 def sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: ReleaseView,
                   audit: AuditResult | None = None) -> dict[str, Any]:
     """The sizing answer of one normalised scenario; ``audit``: the audit its sources and disagreeing
@@ -54,13 +91,7 @@ def sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Rel
 def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: ReleaseView,
                    audit: AuditResult | None) -> dict[str, Any]:
     r = state.run_scenario(s, notes, view)
-    verdict = r.one("verdict")
-    cap = r.one("capacity")
-    if verdict is None or cap is None:
-        missing = "data on the GPU's memory" if cap is None else "data to estimate this model's memory (its parameter count)"
-        vocab = view.kb.vocab
-        raise BadInput(vocab.wording.note("cannot_size", vocab, release=view.name, missing="memory" if cap is None else "model"),
-                       [Issue(f"no {missing} in release {view.name}", field="gpu" if cap is None else "model")])
+    verdict, cap = verdict_of(r, view)
     cid = scen.conclusion_id(s, view.name)
     notes = list(notes) + capacity_notes(cap, view)
     corr = corroboration(state, view, audit)
