@@ -26,7 +26,7 @@ def check():
         if text.strip():
             try:
                 with gate_of(current_app.extensions, current_app.config).turn():
-                    result = within_budget(lambda: get_kb().check(text, lang=text_lang))
+                    result = within_budget(lambda: get_kb().check(text, lang=text_lang)).to_json()
             except GpukbError as exc:
                 if exc.status in (400, 413, 422):
                     raise PageError(exc.status, exc.message, [], [(tr("site.check"), url("pages.check"))]) from None

@@ -218,7 +218,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     kb = _engine(*_dirs(args), _pending(args))
     text = sys.stdin.read() if args.text == "-" else args.text
-    d = models.build("check", _method(kb, "check", "checking texts")(text, lang=args.lang, kb_version=args.kb_version))
+    d = _method(kb, "check", "checking texts")(text, lang=args.lang, kb_version=args.kb_version)
     if args.json:
         print_json(d)
     else:
@@ -279,9 +279,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
             raise BadInput("--gaps lists the gaps of a whole release; it takes no --source, --kind, --format or --without")
         d = _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version)
         if args.json or args.jsonl:
-            _write_stream("gaps", d, args.jsonl, "gaps")
+            _write_stream("gaps", d.to_json(), args.jsonl, "gaps")
         else:
-            print(render_gaps(models.build("gaps", d)))
+            print(render_gaps(d))
         return 0
     with bar(args) as progress:
         # how this command audits (the engine may be shared by later commands of the process: reset after)

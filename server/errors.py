@@ -80,15 +80,14 @@ def error_body(status: int, message: str, issues: Iterable[Any] = ()) -> dict[st
     errors = [_issue_dict(i) for i in issues]
     if not errors:
         errors = [{"message": message}]
-    body = {"ok": False, "status": int(status), "error": message, "errors": errors}
     try:
-        return models.Error.build(body).to_json()
+        return models.Error.of(ok=False, status=int(status), error=message, errors=errors).to_json()
     except models.ModelError:
         # An issue with a field of the wrong type is a bug, but the error path must still answer in the
         # one shape: keep each issue's message only.
         log.exception("error body does not fit the Error model")
-        body["errors"] = [{"message": str(e.get("message", ""))} for e in errors]
-        return body
+        return {"ok": False, "status": int(status), "error": message,
+                "errors": [{"message": str(e.get("message", ""))} for e in errors]}
 
 
 def error_response(status: int, message: str, issues: Iterable[Any] = (),

@@ -1,8 +1,8 @@
 """gpukb as a Python library: open a KB and ask it what the CLI and the HTTP API answer, as typed models.
 
 Every method returns the model the API serialises (:mod:`gpukb.engine.models`), checked against its
-declared shape (built by the engine where it is made, as ``explain``'s, or here from the answer's JSON
-object); ``.to_json()`` gives the API's JSON object back. Bad input
+declared shape (built by the engine where it is made, as ``check``'s and ``explain``'s, or here from the
+answer's JSON object); ``.to_json()`` gives the API's JSON object back. Bad input
 raises :class:`gpukb.engine.core.errors.BadInput` (its ``issues`` name each field and what is allowed).
 
 >>> import gpukb
@@ -52,7 +52,7 @@ class KB:
 
     def check(self, text: str, lang: str | None = None, kb_version: str | None = None) -> models.CheckAnswer:
         """The claims a text states, each judged against the reference tier with its evidence."""
-        return models.build("check", self._state.check(text, lang, kb_version))
+        return self._state.check(text, lang, kb_version)
 
     def audit(self, source: str | None = None, kind: str | None = None,
               kb_version: str | None = None) -> models.FindingList:

@@ -139,7 +139,7 @@ def call_fact(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
 
 def call_check(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
     from .engine_gate import within_budget
-    return within_budget(lambda: kb.check(a["text"], lang=a.get("lang"), kb_version=a.get("kb_version")))
+    return to_json(within_budget(lambda: kb.check(a["text"], lang=a.get("lang"), kb_version=a.get("kb_version"))))
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ def _one(result, attribute):
     ("T4 的显存大约 15GB。", "memory_gb", "gpu:T4", "supported", "R-T4-memory_gb"),
 ])
 def test_spec_statements_get_the_status_and_evidence(gpukb, text, attribute, subject, status, evidence):
-    c = _one(gpukb.check(text), attribute)
+    c = _one(gpukb.check(text).to_json(), attribute)
     assert c["subject"] == subject
     assert c["status"] == status, c["findings"]
     top = next(f for f in c["findings"] if f["kind"] == status)
@@ -62,17 +62,17 @@ def test_spec_statements_get_the_status_and_evidence(gpukb, text, attribute, sub
 
 
 def test_a_misattributed_gpu_is_named_with_the_family_that_has_it(gpukb):
-    c = _one(gpukb.check("GN7 instances carry A100 GPUs."), "gpu")
+    c = _one(gpukb.check("GN7 instances carry A100 GPUs.").to_json(), "gpu")
     assert c["status"] == "misattributed"
     assert "T4" in c["correction"]["en"] and "A100" in c["correction"]["en"]
 
 
 def test_a_workload_verdict_is_checked_against_the_sizing(gpukb):
-    wrong = _one(gpukb.check("单张 T4 可以全量微调 Llama-2-13B。"), "memory_verdict")
+    wrong = _one(gpukb.check("单张 T4 可以全量微调 Llama-2-13B。").to_json(), "memory_verdict")
     assert wrong["qualifiers"]["method"] == "method:full"
     assert wrong["status"] == "inconsistent_with_derivation"
     assert wrong["correction"] is not None
-    right = _one(gpukb.check("A single T4 cannot fully fine-tune Llama-2-13B."), "memory_verdict")
+    right = _one(gpukb.check("A single T4 cannot fully fine-tune Llama-2-13B.").to_json(), "memory_verdict")
     assert right["status"] == "supported"
 
 
@@ -83,19 +83,19 @@ def test_a_workload_verdict_is_checked_against_the_sizing(gpukb):
     ("GN7.5XLARGE80 can serve Llama-2-7B in FP16.", "supported", "15.6 GB"),   # nvidia-smi 15,360 MiB less the CUDA context
 ])
 def test_a_workload_verdict_on_an_instance_size_uses_its_share_of_the_gpu(gpukb, text, status, usable):
-    c = _one(gpukb.check(text), "memory_verdict")
+    c = _one(gpukb.check(text).to_json(), "memory_verdict")
     assert c["subject"].startswith("instance:GN7.") and c["status"] == status, c["findings"]
     assert any(usable in f["explanation"]["en"] for f in c["findings"]), c["findings"]
 
 
 def test_a_requirement_with_a_bound_is_read_as_a_bound(gpukb):
-    c = _one(gpukb.check("7B 模型全量微调至少需要 112GB 显存。"), "memory_required")
+    c = _one(gpukb.check("7B 模型全量微调至少需要 112GB 显存。").to_json(), "memory_required")
     assert c["value"] == ">= 112" and c["qualifiers"]["params"]["lo"] == 7e9
 
 
 def test_nothing_checkable_returns_no_claims_and_the_whole_text_as_not_understood(gpukb):
     text = "Hello there. 今天天气不错。"
-    r = gpukb.check(text)
+    r = gpukb.check(text).to_json()
     assert r["claims"] == []
     covered = sorted(tuple(x["span"]) for x in r["not_understood"])
     assert covered[0][0] == 0 and covered[-1][1] == len(text)
@@ -103,7 +103,7 @@ def test_nothing_checkable_returns_no_claims_and_the_whole_text_as_not_understoo
 
 
 def test_every_finding_can_be_explained(gpukb):
-    r = gpukb.check("The T4 has 32 GB of memory.")
+    r = gpukb.check("The T4 has 32 GB of memory.").to_json()
     fid = r["claims"][0]["findings"][0]["id"]
     doc = gpukb.explain(fid, "json").to_json()
     assert doc["conclusion_id"] == fid and doc["kind"] == "finding"
@@ -261,12 +261,12 @@ def test_the_block_audit_finds_what_the_whole_tier_finds(gpukb):
 
 def test_out_of_scope_statements_are_not_understood_or_unverifiable(gpukb):
     # a card the KB does not know (a consumer GPU of 2019): listed as not understood, nothing invented
-    r = gpukb.check("The RTX 2060 has 6 GB of memory. GN7 is the best value on the market.")
+    r = gpukb.check("The RTX 2060 has 6 GB of memory. GN7 is the best value on the market.").to_json()
     assert [x["quote"] for x in r["not_understood"]][:1] == ["The RTX 2060 has 6 GB of memory."]
     assert not any(c["attribute"] == "memory_gb" for c in r["claims"])     # nothing invented for an unknown GPU
-    zh = gpukb.check("RTX 2060 有 6GB 显存。")
+    zh = gpukb.check("RTX 2060 有 6GB 显存。").to_json()
     assert zh["claims"] == [] and zh["not_understood"]
-    known = gpukb.check("The RTX 4090 has 24 GB of memory.")                # a card the tier now knows
+    known = gpukb.check("The RTX 4090 has 24 GB of memory.").to_json()                # a card the tier now knows
     assert [c["status"] for c in known["claims"] if c["attribute"] == "memory_gb"] == ["supported"]
 
 
@@ -297,7 +297,7 @@ def test_eval_check_refuses_a_malformed_gold_file(tmp_path):
     ("The L4 has 300 GB/s of memory bandwidth.", "supported"),
 ])
 def test_a_figure_agrees_within_the_rounding_it_states(gpukb, text, status):
-    [c] = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "memory_bandwidth"]
+    [c] = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "memory_bandwidth"]
     assert c["status"] == status, c
 
 

@@ -7,7 +7,7 @@ import pytest
 
 
 def _read(gpukb, text: str, attribute: str) -> dict[str, dict]:
-    return {c["subject"]: c for c in gpukb.check(text)["claims"] if c["attribute"] == attribute}
+    return {c["subject"]: c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == attribute}
 
 
 @pytest.mark.parametrize("text,attribute,subject,value,status", [

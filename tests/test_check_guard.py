@@ -8,7 +8,7 @@ from gpukb.engine.text.tokens import MAX_SENTENCE, sentences
 
 
 def _claims(gpukb, text: str, lang: str | None = None) -> list[dict]:
-    return gpukb.check(text, lang)["claims"]
+    return gpukb.check(text, lang).to_json()["claims"]
 
 
 def _one(gpukb, text: str, attribute: str, subject: str | None = None) -> dict:
@@ -25,7 +25,7 @@ def _one(gpukb, text: str, attribute: str, subject: str | None = None) -> dict:
 def test_a_plainly_wrong_figure_is_still_called_wrong_with_a_correction(gpukb, text, attribute):
     c = _one(gpukb, text, attribute)
     assert c["status"] == "incorrect" and c["correction"], c
-    answer = gpukb.check(text)
+    answer = gpukb.check(text).to_json()
     assert any(w["claim"] == c["id"] for w in answer["wrong"])          # and listed first, as what is wrong
 
 

@@ -12,7 +12,7 @@ WRONG = {"incorrect", "understated", "overstated", "inconsistent_with_derivation
 
 
 def _claims(gpukb, text: str) -> list[dict]:
-    return gpukb.check(text)["claims"]
+    return gpukb.check(text).to_json()["claims"]
 
 
 @pytest.mark.parametrize("text", [

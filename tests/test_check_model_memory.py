@@ -10,7 +10,7 @@ WRONG = {"incorrect", "understated", "overstated", "inconsistent_with_derivation
 
 
 def _memory(gpukb, text: str) -> list[dict]:
-    return [c for c in gpukb.check(text)["claims"] if c["attribute"] == "memory_required"]
+    return [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "memory_required"]
 
 
 @pytest.mark.parametrize("text", [

@@ -70,7 +70,7 @@ def test_a_size_several_variants_share_is_one_claim(vocab, text):
 
 # -- the same number in GB and GiB is the same figure ----------------------------------------------------
 def test_a_figure_in_gb_equal_to_a_reference_in_gib_is_unclear_not_wrong(gpukb):
-    claims = gpukb.check("Standard_NC24ads_A100_v4 has 80 GB of total GPU memory.")["claims"]
+    claims = gpukb.check("Standard_NC24ads_A100_v4 has 80 GB of total GPU memory.").to_json()["claims"]
     c = next(c for c in claims if c["attribute"] == "gpu_memory_total_gb")
     assert c["status"] in ("unclear", "supported"), c
     if c["status"] == "unclear":
@@ -78,6 +78,6 @@ def test_a_figure_in_gb_equal_to_a_reference_in_gib_is_unclear_not_wrong(gpukb):
 
 
 def test_a_figure_plainly_off_in_either_unit_is_still_wrong(gpukb):
-    claims = gpukb.check("Standard_NC24ads_A100_v4 has 40 GB of total GPU memory.")["claims"]
+    claims = gpukb.check("Standard_NC24ads_A100_v4 has 40 GB of total GPU memory.").to_json()["claims"]
     c = next(c for c in claims if c["attribute"] == "gpu_memory_total_gb")
     assert c["status"] == "incorrect", c

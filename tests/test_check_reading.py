@@ -7,7 +7,7 @@ import pytest
 
 
 def _claims(gpukb, text: str, lang: str | None = None) -> list[dict]:
-    return gpukb.check(text, lang)["claims"]
+    return gpukb.check(text, lang).to_json()["claims"]
 
 
 def _find(gpukb, text: str, subject: str, attribute: str, lang: str | None = None) -> list[dict]:
@@ -131,7 +131,7 @@ def test_a_stated_memory_size_of_a_variant_is_still_a_claim(gpukb):
 
 @pytest.mark.parametrize("text,word", [("H20 集群仍配套 IB 网络 400G。", "IB"), ("Each H100 node has a RoCE 200G link.", "RoCE")])
 def test_a_bare_g_figure_beside_network_words_is_a_link_speed_not_memory(gpukb, text, word):
-    answer = gpukb.check(text)
+    answer = gpukb.check(text).to_json()
     assert not [c for c in answer["claims"] if c["attribute"] == "memory_gb"], answer["claims"]
     assert any("network speed" in n["reason"] and word in n["reason"] for n in answer["not_understood"])
 
@@ -586,10 +586,10 @@ def test_figures_without_an_announced_unit_before_their_colon_are_not_read(gpukb
     ("入门可以选MI300X显卡。", "MI300X"),
 ])
 def test_an_unknown_name_glued_to_chinese_text_is_named(gpukb, text, name):
-    reasons = " ".join(n["reason"] for n in gpukb.check(text, "zh")["not_understood"])
+    reasons = " ".join(n["reason"] for n in gpukb.check(text, "zh").to_json()["not_understood"])
     assert f"called {name}" in reasons, reasons
 
 
 def test_glued_chinese_text_makes_no_precision_or_size_a_product(gpukb):
-    reasons = " ".join(n["reason"] for n in gpukb.check("显存为80GB，支持FP16和INT8，采用7nm工艺。", "zh")["not_understood"])
+    reasons = " ".join(n["reason"] for n in gpukb.check("显存为80GB，支持FP16和INT8，采用7nm工艺。", "zh").to_json()["not_understood"])
     assert "knows no" not in reasons, reasons

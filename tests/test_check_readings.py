@@ -10,7 +10,7 @@ WRONG = {"incorrect", "understated", "overstated", "inconsistent_with_derivation
 
 
 def _claim(gpukb, text: str, attribute: str) -> dict:
-    (c,) = [c for c in gpukb.check(text)["claims"] if c["attribute"] == attribute]
+    (c,) = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == attribute]
     return c
 
 
@@ -54,7 +54,7 @@ def test_a_figure_near_no_true_one_stays_wrong(gpukb):
     ("| Spec | HGX B200 |\n|---|---|\n| Total FP8 Tensor Core | 72 PFLOPS |", "fp8_tensor_tflops"),
 ])
 def test_a_figure_far_above_every_figure_of_its_kind_is_unclear(gpukb, text, attribute):
-    claims = [c for c in gpukb.check(text)["claims"] if c["attribute"] == attribute]
+    claims = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == attribute]
     assert claims and all(c["status"] not in WRONG for c in claims), claims
     assert any("beyond_figures" in _codes(c) for c in claims), claims
 
@@ -65,7 +65,7 @@ def test_a_figure_far_above_every_figure_of_its_kind_is_unclear(gpukb, text, att
     "The T4 is a 250 W card.",
 ])
 def test_a_figure_far_above_but_said_in_so_many_words_is_judged(gpukb, text):
-    (c,) = gpukb.check(text)["claims"][:1]
+    (c,) = gpukb.check(text).to_json()["claims"][:1]
     assert c["status"] in WRONG and "beyond_figures" not in _codes(c), c
 
 
@@ -91,7 +91,7 @@ def test_a_card_memory_near_the_products_sizes_is_still_checked(gpukb, text, val
     "H100 80GB 上该任务实测占用 27 GB。",
 ])
 def test_a_memory_figure_beside_a_card_named_by_its_size_is_not_the_cards(gpukb, text):
-    for c in gpukb.check(text)["claims"]:
+    for c in gpukb.check(text).to_json()["claims"]:
         if c["attribute"] == "memory_gb":
             assert c["status"] not in WRONG, c
 
@@ -106,7 +106,7 @@ def test_a_size_in_a_name_that_is_not_a_size_is_no_size(gpukb):
     "参考：RTX 4090 是 1008GB/s，5090 是 1.7TB/s。",
 ])
 def test_a_figure_beside_the_products_own_is_another_products(gpukb, text):
-    claims = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "memory_bandwidth"]
+    claims = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "memory_bandwidth"]
     assert any(c["status"] == "supported" and c["value"] == 1008.0 for c in claims), claims
     others = [c for c in claims if c["value"] != 1008.0]
     assert others and all(c["status"] == "unclear" and "own_figure_elsewhere" in _codes(c) for c in others), claims
@@ -114,13 +114,13 @@ def test_a_figure_beside_the_products_own_is_another_products(gpukb, text):
 
 def test_a_figure_beside_another_products_figure_is_still_judged(gpukb):
     text = "无论你手上有24GB A100、12GB 3090，都能跑。"     # the 24 GB is the A100's, not the 3090's own
-    (c,) = [c for c in gpukb.check(text)["claims"] if c["subject"] == "gpu:RTX-3090" and c["attribute"] == "memory_gb"]
+    (c,) = [c for c in gpukb.check(text).to_json()["claims"] if c["subject"] == "gpu:RTX-3090" and c["attribute"] == "memory_gb"]
     assert c["status"] in WRONG, c
 
 
 def test_a_requirement_said_of_a_count_the_scenario_lacks_is_unclear(gpukb):
     text = "因此 128 卡 A100 80GB 可以安全跑下 175B 模型，且最小显存占用为 27 GB 左右。"
-    claims = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "memory_required"]
+    claims = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "memory_required"]
     assert claims and all(c["status"] == "unclear" and "count_unread" in _codes(c) for c in claims), claims
 
 
@@ -149,14 +149,14 @@ def test_a_count_said_to_be_enough_is_no_minimum(gpukb, text, status):
 def test_the_cells_of_an_unknown_products_column_are_no_others(gpukb):
     text = ("| Spec | GB200 NVL72 | HGX B200 |\n|---|---|---|\n| FP4 Tensor Core | 20 PFLOPS | 18 PFLOPS |\n"
             "| GPU Memory | 186 GB | 180 GB |")
-    claims = gpukb.check(text)["claims"]
+    claims = gpukb.check(text).to_json()["claims"]
     assert {(c["attribute"], c["value"]) for c in claims if c["attribute"] in ("memory_gb", "fp4_tensor_tflops")} == \
         {("memory_gb", 180.0), ("fp4_tensor_tflops", 18.0)}, claims
 
 
 def test_an_fp8_fp6_row_is_fp8(gpukb):
     text = "| Spec | HGX B200 |\n|---|---|\n| FP8/FP6 Tensor Core | 9 PFLOPS |"
-    assert [c["attribute"] for c in gpukb.check(text)["claims"]] == ["fp8_tensor_tflops"]
+    assert [c["attribute"] for c in gpukb.check(text).to_json()["claims"]] == ["fp8_tensor_tflops"]
 
 
 @pytest.mark.parametrize("text", [
@@ -164,7 +164,7 @@ def test_an_fp8_fp6_row_is_fp8(gpukb):
     "The A100 delivers up to 19.5 TFLOPS.",
 ])
 def test_a_throughput_without_its_precision_is_not_judged_for_a_guessed_one(gpukb, text):
-    claims = [c for c in gpukb.check(text)["claims"] if c["attribute"].endswith(("tflops", "tops"))]
+    claims = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"].endswith(("tflops", "tops"))]
     assert claims and all(c["status"] not in WRONG for c in claims), claims
 
 
@@ -180,7 +180,7 @@ def test_a_throughput_with_its_precision_is_judged(gpukb):
     "H100 的显存比 A100 40GB 多出 40GB。",
 ])
 def test_a_difference_is_not_the_products_figure(gpukb, text):
-    for c in gpukb.check(text)["claims"]:
+    for c in gpukb.check(text).to_json()["claims"]:
         if c["attribute"] == "memory_gb" and c["value"] in (6.7, 40.0) and c["status"] == "unclear":
             assert "difference" in _codes(c), c
         assert not (c["attribute"] == "memory_gb" and c["value"] in (6.7, 40.0) and c["status"] in WRONG), c
@@ -188,18 +188,18 @@ def test_a_difference_is_not_the_products_figure(gpukb, text):
 
 def test_a_figure_of_another_model_size_in_its_clause_is_not_checked_for_the_first(gpukb):
     text = "A 13B model in FP16 needs about 26 GB, while a 70B model (4-bit) still needs 300 GB."
-    for c in gpukb.check(text)["claims"]:
+    for c in gpukb.check(text).to_json()["claims"]:
         if c["value"] == 300.0:
             assert c["status"] not in WRONG, c
 
 
 def test_a_figure_labelled_with_another_precision_is_that_ones(gpukb):
-    claims = gpukb.check("Each parameter takes 2 bytes (FP16) or 4 bytes (FP32).")["claims"]
+    claims = gpukb.check("Each parameter takes 2 bytes (FP16) or 4 bytes (FP32).").to_json()["claims"]
     assert not [c for c in claims if c["status"] in WRONG], claims
 
 
 def test_a_parameter_count_beside_a_model_named_by_its_size_is_another_models(gpukb):
-    claims = gpukb.check("中小参数模型（如 Llama 3-8B 或 70B 量化版）适合双卡。")["claims"]
+    claims = gpukb.check("中小参数模型（如 Llama 3-8B 或 70B 量化版）适合双卡。").to_json()["claims"]
     assert not [c for c in claims if c["attribute"] == "params" and c["status"] in WRONG], claims
 
 
@@ -208,14 +208,14 @@ def test_a_parameter_count_beside_a_model_named_by_its_size_is_another_models(gp
     ("在 T4 上全量微调 13B 模型不可行。", "unsuitable"),
 ])
 def test_not_feasible_is_a_negative_verdict(gpukb, text, value):
-    (c,) = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "suitability"]
+    (c,) = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "suitability"]
     assert c["value"] == value and c["status"] == "supported", c
 
 
 # --- a list item's figure takes the attribute its list's label names
 
 def test_a_list_items_figure_takes_its_labels_attribute(gpukb):
-    claims = gpukb.check("V100 的双精度浮点运算性能:\n- 7.8 TFLOPS\n- 40 TFLOPS\n")["claims"]
+    claims = gpukb.check("V100 的双精度浮点运算性能:\n- 7.8 TFLOPS\n- 40 TFLOPS\n").to_json()["claims"]
     assert [c["attribute"] for c in claims] == ["fp64_tflops", "fp64_tflops"], claims
     assert claims[1]["status"] in WRONG, claims
 
@@ -223,6 +223,6 @@ def test_a_list_items_figure_takes_its_labels_attribute(gpukb):
 def test_a_long_paragraph_before_a_list_is_no_label(gpukb):
     text = ("The A100 Tensor Core GPU comes as PCIe and SXM4 boards. Below is what four PCIe cards give together:\n"
             "- A100 PCIe 40GB: 19.5 TFLOPS each, 78 TFLOPS for the four.\n")
-    for c in gpukb.check(text)["claims"]:
+    for c in gpukb.check(text).to_json()["claims"]:
         if c["value"] == 78.0:
             assert c["status"] not in WRONG, c

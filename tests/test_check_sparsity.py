@@ -8,7 +8,7 @@ from gpukb.engine.text.tokens import MAX_SENTENCE, sentences
 
 
 def _tflops(gpukb, text: str) -> list[dict]:
-    return [c for c in gpukb.check(text)["claims"] if c["attribute"].endswith("_tflops")]
+    return [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"].endswith("_tflops")]
 
 
 @pytest.mark.parametrize("text", [
@@ -71,15 +71,15 @@ def test_a_with_sparsity_figure_is_worded_as_such(gpukb):
 def test_a_figure_the_vendor_published_twice_agrees_from_the_release_that_says_so(gpukb):
     # NVIDIA gives the B200 180 GB (shipping boards) and 192 GB (its announcement): from 2026.12.11 on either agrees
     text = "The B200 has 192 GB of HBM3e memory."
-    (new,) = [c for c in gpukb.check(text)["claims"] if c["attribute"] == "memory_gb"]
-    (old,) = [c for c in gpukb.check(text, None, "2026.12.10")["claims"] if c["attribute"] == "memory_gb"]
+    (new,) = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "memory_gb"]
+    (old,) = [c for c in gpukb.check(text, None, "2026.12.10").to_json()["claims"] if c["attribute"] == "memory_gb"]
     assert new["status"] == "supported" and old["status"] == "incorrect", (new, old)
-    (far,) = [c for c in gpukb.check("The B200 has 240 GB of HBM3e memory.")["claims"] if c["attribute"] == "memory_gb"]
+    (far,) = [c for c in gpukb.check("The B200 has 240 GB of HBM3e memory.").to_json()["claims"] if c["attribute"] == "memory_gb"]
     assert far["status"] == "incorrect", far
 
 
 def test_a_with_sparsity_claim_names_its_attribute_as_such(gpukb):
-    (c,) = [c for c in gpukb.check("The H100 SXM reaches 1,979 TFLOPS of FP16 with sparsity.")["claims"]
+    (c,) = [c for c in gpukb.check("The H100 SXM reaches 1,979 TFLOPS of FP16 with sparsity.").to_json()["claims"]
             if c["attribute"] == "fp16_tensor_tflops"]
     assert c["attribute_label"]["en"] == "FP16 tensor throughput with sparsity", c
     assert c["attribute_label"]["zh"].endswith("（稀疏）"), c

@@ -21,7 +21,7 @@ def vocab() -> Vocabulary:
 
 
 def _claims(gpukb, text: str, lang: str | None = None) -> list[dict]:
-    return gpukb.check(text, lang)["claims"]
+    return gpukb.check(text, lang).to_json()["claims"]
 
 
 def _of(gpukb, text: str, attribute: str) -> list[dict]:
@@ -127,7 +127,7 @@ def test_words_that_are_not_all_names_are_not_split(vocab, text):
 
 
 def test_a_yes_no_value_is_worded_in_chinese(gpukb):
-    answer = gpukb.check("T4 原生支持 BF16。", "zh")
+    answer = gpukb.check("T4 原生支持 BF16。", "zh").to_json()
     c = next(c for c in answer["claims"] if c["attribute"] == "bf16_native")
     assert c["status"] == "incorrect"
     assert "否" in c["correction"]["zh"] and "false" not in c["correction"]["zh"] and "true" not in c["correction"]["zh"]

@@ -31,7 +31,7 @@ def _claims(result, attribute=None):
     ("L20 没有 96 GB 显存。", "denied"),
 ])
 def test_asked_supposed_or_denied_figures_are_no_claims(gpukb, text, why):
-    res = gpukb.check(text)
+    res = gpukb.check(text).to_json()
     assert not [c for c in _claims(res) if c["attribute"] in ("memory_gb", "memory_bandwidth")], res["claims"]
     assert res["wrong"] == []
     if why is not None:                 # listed as not checked (with the reason when a claim was read)
@@ -45,8 +45,8 @@ def test_asked_supposed_or_denied_figures_are_no_claims(gpukb, text, why):
     ("The A10 has no less than 24 GB of memory.", "gpu:A10", 24),      # a bound, not a denial
 ])
 def test_statements_next_to_negation_or_condition_words_are_kept(gpukb, text, subject, value):
-    mem = [c for c in _claims(gpukb.check(text), "memory_gb") if c["subject"] == subject]
-    assert mem, gpukb.check(text)["claims"]
+    mem = [c for c in _claims(gpukb.check(text).to_json(), "memory_gb") if c["subject"] == subject]
+    assert mem, gpukb.check(text).to_json()["claims"]
     assert str(value) in str(mem[0]["value"])
     assert mem[0]["status"] == "supported"
 
@@ -57,14 +57,14 @@ def test_statements_next_to_negation_or_condition_words_are_kept(gpukb, text, su
     ("The H100 PCIe supports FP8.", "gpu:H100-PCIe", True, "supported"),
 ])
 def test_a_denied_yes_no_is_the_opposite_value(gpukb, text, subject, value, status):
-    (c,) = _claims(gpukb.check(text), "fp8_native")
+    (c,) = _claims(gpukb.check(text).to_json(), "fp8_native")
     assert (c["subject"], c["value"], c["status"]) == (subject, value, status)
 
 
 # -- sparsity, optimizer, totals, another attribute's figure ----------------------------------------------
 
 def test_sparsity_before_the_second_figure(gpukb):
-    res = gpukb.check("A30 的 INT8 Tensor 算力为 330 TOPS，稀疏时为 661 TOPS。")
+    res = gpukb.check("A30 的 INT8 Tensor 算力为 330 TOPS，稀疏时为 661 TOPS。").to_json()
     by_value = {c["value"]: c for c in _claims(res, "int8_tops")}
     assert not by_value[330.0]["qualifiers"].get("sparsity")
     assert by_value[661.0]["qualifiers"].get("sparsity") is True
@@ -72,7 +72,7 @@ def test_sparsity_before_the_second_figure(gpukb):
 
 
 def test_a_stated_8bit_optimizer_is_sized_not_read_as_int8_weights(gpukb):
-    res = gpukb.check("Full fine-tuning a 13B model in BF16 with 8-bit optimizers needs about 130 GB of VRAM.")
+    res = gpukb.check("Full fine-tuning a 13B model in BF16 with 8-bit optimizers needs about 130 GB of VRAM.").to_json()
     (c,) = _claims(res, "memory_required")
     assert c["qualifiers"]["optimizer"] == "optimizer:adamw8bit"
     assert "precision:int8" not in (c["qualifiers"].get("precision") or [])
@@ -81,7 +81,7 @@ def test_a_stated_8bit_optimizer_is_sized_not_read_as_int8_weights(gpukb):
 def test_a_total_column_is_the_instances_total_gpu_memory(gpukb):
     text = ("| Instance | GPU | GPUs | Total GPU memory |\n|---|---|---|---|\n"
             "| g5.24xlarge | NVIDIA A10G | 4 | 96 GB |\n| p3.8xlarge | NVIDIA V100 | 4 | 64 GB |\n")
-    res = gpukb.check(text)
+    res = gpukb.check(text).to_json()
     totals = {c["subject"]: c for c in _claims(res, "gpu_memory_total_gb")}
     assert set(totals) == {"instance:g5.24xlarge", "instance:p3.8xlarge"}
     assert not [c for c in _claims(res, "memory_gb") if c["subject"].startswith("instance:")]
@@ -90,10 +90,10 @@ def test_a_total_column_is_the_instances_total_gpu_memory(gpukb):
 
 def test_another_attributes_figure_among_several_is_unclear_not_wrong(gpukb):
     # 9.7 is the A100's plain FP64 rate and 19.5 its FP64 Tensor (and FP32) rate: the words decide, not gpukb
-    res = gpukb.check("The A100 gives 9.7 TFLOPS of FP64 Tensor and 19.5 TFLOPS of FP64.")
+    res = gpukb.check("The A100 gives 9.7 TFLOPS of FP64 Tensor and 19.5 TFLOPS of FP64.").to_json()
     assert res["wrong"] == []
     # one figure alone that is another attribute's stays wrong (a dense BF16 rate given as TF32's)
-    one = gpukb.check("The A40 delivers 149.7 TFLOPS of TF32 Tensor Core throughput without sparsity.")
+    one = gpukb.check("The A40 delivers 149.7 TFLOPS of TF32 Tensor Core throughput without sparsity.").to_json()
     assert [c["attribute"] for c in one["claims"] if c["status"] == "incorrect"] == ["tf32_tensor_tflops"]
 
 

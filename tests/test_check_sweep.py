@@ -299,7 +299,7 @@ FALSE_TOTALS = [
 
 
 def _flags(gpukb, text: str) -> list[tuple]:
-    return [(c["subject"], c["attribute"], c["value"], c["status"]) for c in gpukb.check(text)["claims"]
+    return [(c["subject"], c["attribute"], c["value"], c["status"]) for c in gpukb.check(text).to_json()["claims"]
             if c["status"] in WRONG]
 
 
@@ -315,6 +315,6 @@ def test_a_false_sentence_is_called_wrong(gpukb, text):
 
 @pytest.mark.parametrize("text", FALSE_TOTALS)
 def test_a_servers_total_is_not_judged_as_one_cards_memory(gpukb, text):
-    claims = gpukb.check(text)["claims"]
+    claims = gpukb.check(text).to_json()["claims"]
     assert not _flags(gpukb, text), claims
     assert any(c.get("unclear_because") for c in claims if c["attribute"] == "memory_gb"), claims

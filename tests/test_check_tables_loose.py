@@ -14,7 +14,7 @@ from gpukb.engine.text.tokens import layout
     "We compared two cards.\n指标 | T4 | A10 |\n:--|:--:|--:|\n显存 | 32GB | 24GB |\n显存带宽 | 320 GB/s | 600 GB/s |\n",
 ])
 def test_a_table_without_outer_pipes_gives_each_column_its_product(gpukb, text):
-    claims = gpukb.check(text)["claims"]
+    claims = gpukb.check(text).to_json()["claims"]
     mem = {c["subject"]: c for c in claims if c["attribute"] == "memory_gb"}
     assert mem["gpu:T4"]["value"] == 32 and mem["gpu:T4"]["status"] == "incorrect", claims
     assert mem["gpu:A10"]["value"] == 24 and mem["gpu:A10"]["status"] == "supported", claims

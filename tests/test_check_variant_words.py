@@ -9,7 +9,7 @@ import pytest
 
 
 def _claims(gpukb, text: str) -> list[dict]:
-    return gpukb.check(text)["claims"]
+    return gpukb.check(text).to_json()["claims"]
 
 
 @pytest.mark.parametrize("text,subject,attr,value", [

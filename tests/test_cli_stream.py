@@ -46,7 +46,7 @@ def test_claimreview_and_gaps_are_byte_for_byte_too(kb):
     review = kb.audit(fmt="claimreview")
     assert review["@graph"]
     assert _streamed("claimreview", review) == _whole("claimreview", review)
-    gaps = kb.audit_gaps()
+    gaps = kb.audit_gaps().to_json()
     assert _streamed("gaps", gaps) == _whole("gaps", gaps)
 
 
@@ -90,4 +90,4 @@ def test_cli_json_and_jsonl(cli, kb):
     code, out, err = cli("audit", "--gaps", "--jsonl")
     assert code == 0, err
     lines = [json.loads(x) for x in out.splitlines()]
-    assert lines[:-1] == kb.audit_gaps()["gaps"] and "unverifiable" in lines[-1]
+    assert lines[:-1] == kb.audit_gaps().to_json()["gaps"] and "unverifiable" in lines[-1]

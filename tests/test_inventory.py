@@ -68,7 +68,7 @@ def test_no_unknown_name_is_seen_in_questions_about_known_things(gpukb):
 
 
 def test_check_says_which_product_it_does_not_know(gpukb):
-    d = gpukb.check("The B300 has 288 GB of HBM3e memory. The T4 has 16 GB of memory.")
+    d = gpukb.check("The B300 has 288 GB of HBM3e memory. The T4 has 16 GB of memory.").to_json()
     assert any(x["reason"] == "gpukb knows no GPU called B300" and "B300" in x["quote"] for x in d["not_understood"])
     assert [c["subject"] for c in d["claims"]] == ["gpu:T4"]
 

@@ -7,7 +7,7 @@ import pytest
 
 
 def _status(gpukb, text: str, lang: str = "en") -> list[dict]:
-    return gpukb.check(text, lang=lang)["claims"]
+    return gpukb.check(text, lang=lang).to_json()["claims"]
 
 
 @pytest.mark.parametrize("text, cite", [

@@ -1,6 +1,8 @@
-"""Typed answers built where they are made (issue 34): the inventory and knowledge answers are models
-constructed by their producers (engine/catalog, engine/explain/diff.py), checked there, and serialised
-once by the faces with ``.to_json()``, into the same JSON objects, keys in the same order, as before."""
+"""Typed answers built where they are made (issue 34): the inventory, knowledge, check and audit-gaps
+answers are models constructed by their producers (engine/catalog, engine/explain/diff.py,
+engine/text/check.py, engine/audit/gaps.py), checked there, and serialised once by the faces with
+``.to_json()``, into the same JSON objects, keys in the same order, as before; /health and the error
+body are built as their models where the API makes them."""
 from __future__ import annotations
 
 import json
@@ -30,6 +32,8 @@ def _same(a, b) -> bool:
     ("source", lambda kb: kb.source("S000")),
     ("versions", lambda kb: kb.versions()),
     ("diff", lambda kb: kb.diff(kb.kb.releases[-2].name, kb.kb.latest)),
+    ("check", lambda kb: kb.check("The T4 has 32 GB of memory. 单张 T4 可以全量微调 Llama-2-13B。 Hello.")),
+    ("gaps", lambda kb: kb.audit_gaps()),
 ])
 def test_producers_return_their_answer_models(gpukb, name, call):
     answer = call(gpukb)
@@ -64,6 +68,51 @@ def test_versions_and_entries_keep_their_key_order(gpukb):
     assert list(inst)[-4:] == ["facts", "unknowns", "fact_count", "unknown_count"]
     item = gpukb.catalog("gpu").gpus[0].to_json()
     assert list(item)[:3] == ["id", "name", "label"] and list(item)[-3:] == ["specs", "facts", "unknowns"]
+
+
+CLAIM_KEYS = ["id", "span", "quote", "subject", "subject_label", "attribute", "attribute_label", "value", "value_text",
+              "qualifiers", "modality", "confidence", "status", "findings", "correction"]
+
+
+def test_the_check_answer_keeps_its_key_order_and_its_json_for_ask(gpukb):
+    from gpukb.engine.text import check as text_check
+    text = "The T4 has 32 GB of memory. The A100 has 80 GB of memory. Nothing here."
+    answer = gpukb.check(text)
+    assert isinstance(answer.claims[0], models.CheckedClaim) and answer.summary.en.startswith("2 checkable claims")
+    j = answer.to_json()
+    assert list(j) == ["kb_version", "text_id", "lang", "wrong", "claims", "not_understood", "summary"]
+    wrong, right = j["claims"]
+    assert list(wrong) == CLAIM_KEYS + ["unit"] and wrong["status"] == "incorrect"
+    assert list(wrong["findings"][0])[:2] == ["id", "kind"] and list(wrong["findings"][0])[-1] == "explain"
+    assert list(j["wrong"][0]) == ["claim", "span", "quote", "status", "en", "zh"]
+    assert j["wrong"][0]["en"].startswith(f"“{wrong['quote']}” is incorrect: ") and right["status"] == "supported"
+    assert list(j["not_understood"][0]) == ["span", "quote", "reason"]
+    # the JSON object an ask claim check embeds is the same answer, serialised once
+    assert _same(text_check.check(gpukb, text), j)
+
+
+def test_an_unclear_claim_carries_the_audit_status_last(gpukb):
+    text = "The A100 has 80 GB HBM2e and 2 TB/s bandwidth; 8 A100s give 16 TB/s."
+    unclear = [c.to_json() for c in gpukb.check(text).claims if c.status.value == "unclear"]
+    assert unclear, "the total of eight cards is no figure of one"
+    assert list(unclear[0])[-2:] == ["audit_status", "unclear_because"]
+
+
+def test_gaps_health_and_errors_keep_their_key_order(gpukb, client):
+    gaps = gpukb.audit_gaps()
+    assert gaps.gaps and all(isinstance(g, models.Gap) for g in gaps.gaps)
+    assert list(gaps.gaps[0].to_json()) == ["subject", "attribute", "subject_label", "attribute_label", "claims", "count"]
+    assert [g.count for g in gaps.gaps] == sorted((g.count for g in gaps.gaps), reverse=True)
+    assert list(client.get("/health").get_json()) == ["status", "kb_version", "claims", "rules"]
+    from gpukb.server.errors import error_body
+    assert list(error_body(400, "bad", [{"message": "m", "field": "f"}])) == ["ok", "status", "error", "errors"]
+    assert error_body(400, "bad", [{"message": "m", "line": "x"}])["errors"] == [{"message": "m"}]   # still one shape
+
+
+def test_the_library_returns_the_producers_check_model(gpukb):
+    from gpukb.server.library import KB
+    answer = KB(gpukb).check("The NVIDIA T4 has 16 GB of GDDR6 memory.")
+    assert type(answer) is models.CheckAnswer and answer.claims[0].status.value == "supported"
 
 
 def test_a_producer_bug_fails_where_the_model_is_made():

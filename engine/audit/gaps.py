@@ -1,5 +1,6 @@
 """Why a claim stays unverifiable, and the curator's to-do list of the reference facts that would decide
-the most claims (``gpukb audit --gaps``, ``GET /v1/audit/gaps``).
+the most claims (``gpukb audit --gaps``, ``GET /v1/audit/gaps``), built here as its typed model
+(:class:`gpukb.engine.models.audit.AuditGaps`); the faces only serialise it.
 
 The reasons are a small closed set, named with their wording in both languages in
 :mod:`gpukb.engine.core.terms` (``UNVERIFIABLE_REASONS``); each reason names the fact (subject and attribute) that would decide
@@ -12,6 +13,7 @@ from typing import Any
 
 from ..kb.store import Fact, ReleaseView
 from ..core.terms import label
+from ..models.audit import AuditGaps, Gap
 
 ADVICE_MODALITIES = ("recommendation",)
 TEXT_TYPES = ("text",)
@@ -42,7 +44,7 @@ def reason(c: Fact, findings: list[dict[str, Any]], view: ReleaseView) -> dict[s
     return {"code": code, "en": label("reason", code, "en"), "zh": label("reason", code, "zh"), "decided_by": needs}
 
 
-def gaps(statuses: dict[str, dict[str, Any]], view: ReleaseView) -> dict[str, Any]:
+def gaps(statuses: dict[str, dict[str, Any]], view: ReleaseView) -> AuditGaps:
     """The reference facts missing for unverifiable claims, by subject and attribute, most claims first."""
     rows: dict[tuple[str, str], list[str]] = defaultdict(list)
     reasons: dict[str, int] = defaultdict(int)
@@ -54,10 +56,10 @@ def gaps(statuses: dict[str, dict[str, Any]], view: ReleaseView) -> dict[str, An
         if why["code"] in ("no_reference", "open_world"):
             rows[(why["decided_by"]["subject"], why["decided_by"]["attribute"])].append(cid)
     vocab = view.kb.vocab
-    out = [{"subject": s, "attribute": a, "subject_label": vocab.label(s),
-            "attribute_label": {"en": vocab.attributes[a].en, "zh": vocab.attributes[a].zh} if a in vocab.attributes else {"en": a, "zh": a},
-            "claims": ids, "count": len(ids)}
+    out = [Gap.of(subject=s, attribute=a, subject_label=vocab.label(s),
+                  attribute_label={"en": vocab.attributes[a].en, "zh": vocab.attributes[a].zh} if a in vocab.attributes
+                  else {"en": a, "zh": a}, claims=ids, count=len(ids))
            for (s, a), ids in rows.items()]
-    out.sort(key=lambda r: (-r["count"], r["subject"], r["attribute"]))
-    return {"kb_version": view.name, "gaps": out, "reasons": dict(sorted(reasons.items())),
-            "unverifiable": sum(reasons.values()), "claims": len(statuses)}
+    out.sort(key=lambda r: (-r.count, r.subject, r.attribute))
+    return AuditGaps.of(kb_version=view.name, gaps=out, reasons=dict(sorted(reasons.items())),
+                        unverifiable=sum(reasons.values()), claims=len(statuses))

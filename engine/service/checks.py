@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..models.check import CheckAnswer
 from ..text import check as check_mod
 
 
@@ -21,10 +22,11 @@ class CheckMemory:
     check_store: Path | None = None
     CHECK_STORE_BYTES = 64 * 1024 * 1024
 
-    def check(self, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
-        """The claims a free text states, each judged by the audit's rules (see :mod:`check`)."""
-        out = check_mod.check(self, text, lang, kb_version)
-        sid = out.get("text_id")
+    def check(self, text: str, lang: str | None = None, kb_version: str | None = None) -> CheckAnswer:
+        """The claims a free text states, each judged by the audit's rules (see :mod:`check`), as the
+        typed answer its producer builds."""
+        out = check_mod.check_answer(self, text, lang, kb_version)
+        sid = out.text_id
         if sid:
             with self._lock:
                 self._check_chars = getattr(self, "_check_chars", {})
@@ -33,7 +35,7 @@ class CheckMemory:
                                         or len(self._checks) > self.CHECKS_KEPT) and next(iter(self._checks)) != sid:
                     old, _ = self._checks.popitem(last=False)
                     self._check_chars.pop(old, None)
-            self._store_check(sid, text, lang, out.get("kb_version"))
+            self._store_check(sid, text, lang, out.kb_version)
         return out
 
     def _store_check(self, sid: str, text: str, lang: str | None, kb_version: str | None) -> None:

@@ -341,7 +341,7 @@ class GpuKB(CheckMemory):
             raise BadInput("name a model or give a parameter count", [Issue("missing model", field="model")])
         return in_lang({"kb_version": view.name, **ask_choice.inverse(self, scenario, target, view, lang)}, lang)
 
-    def audit_gaps(self, kb_version: str | None = None) -> dict[str, Any]:
+    def audit_gaps(self, kb_version: str | None = None) -> models.AuditGaps:
         """The reference facts that would decide the most unverifiable claims (the curator's to-do list)."""
         view = self.view(kb_version)
         return audit_gaps.gaps(self.audit_result(view.name).statuses, view)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import BadInput, Issue, NotFound, TooLarge, require_text
 from ..kb.ids import bare, finding_source
 from ..kb.store import Fact, ReleaseView
-from ..kb.vocabulary import Interval
+from ..kb.vocabulary import Interval, Vocabulary
 from ..core.terms import FINDING_KINDS, label as term_label
 from ..audit.result import AuditResult, audit_block
 from ..audit.blocks import reachable_reference
@@ -27,7 +27,10 @@ from ..kb.labels import shown_value
 from ..kb.names import name_unknowns_in_check
 from .tokens import aligned_lower
 
+from ..models.base import OMIT
 from ..models.check import MAX_CHECK_CHARS  # noqa: F401  (the limit is declared with the check body)
+from ..models.check import CheckAnswer, CheckedClaim, CheckFinding, WrongLine
+from ..models.vocab import Bilingual
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -219,8 +222,8 @@ def audit_claims(state: Session, view: ReleaseView, claims: list[Fact], whole_ti
     return audit_block(state, block, None if whole_tier else reachable_reference(view, claims))
 
 
-def check(state: Session, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
-    """The answer of ``gpukb check`` and ``POST /v1/check``."""
+def check_answer(state: Session, text: str, lang: str | None = None, kb_version: str | None = None) -> CheckAnswer:
+    """The answer of ``gpukb check`` and ``POST /v1/check``, built here as its typed model."""
     _check_input(text)
     if lang is not None and lang not in ("en", "zh"):
         raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
@@ -230,52 +233,52 @@ def check(state: Session, text: str, lang: str | None = None, kb_version: str | 
     claims, skipped, text_lang = claims_of(text, sid, view, lang, guards)
     res = audit_claims(state, view, claims)
     state.remember_check(sid, res)
-    vocab = view.kb.vocab
     statuses = judged(text, view, claims, res, guards)
-    out = []
-    for c in claims:
-        st = statuses[c.id]
-        findings = [_finding(f) for f in res.findings_for(c.id)]
-        item: dict[str, Any] = {
-            "id": c.id, "span": list(c.span or []), "quote": c.quote, "subject": c.subject,
-            "subject_label": vocab.label(c.subject), "attribute": c.attribute,
-            "attribute_label": {lang: vocab.attribute_label(c.attribute, lang, c.qualifiers) for lang in ("en", "zh")},
-            "value": c.value, "value_text": shown_value(c, vocab, lang or text_lang),
-            "qualifiers": {k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in c.qualifiers.items()},
-            "modality": c.modality, "confidence": float(c.confidence or 0), "status": st["status"],
-            "findings": findings, "correction": correction(c, st["status"], res, view),
-        }
-        if c.unit is not None:
-            item["unit"] = c.unit
-        if st.get("reason"):
-            item["reason"] = st["reason"]
-        if st["status"] == UNCLEAR:
-            item["audit_status"] = st["audit_status"]
-            item["unclear_because"] = st["unclear_because"]
-        out.append(item)
-    return {"kb_version": view.name, "text_id": sid, "lang": lang or text_lang, "wrong": what_is_wrong(out, vocab),
-            "claims": out, "not_understood": skipped, "summary": summary(out, skipped)}
+    out = [_checked(c, statuses[c.id], res, view, lang or text_lang) for c in claims]
+    return CheckAnswer.of(kb_version=view.name, text_id=sid, lang=lang or text_lang, wrong=what_is_wrong(out, view.kb.vocab),
+                          claims=out, not_understood=skipped, summary=summary(out, skipped))
 
 
-def what_is_wrong(claims: list[dict[str, Any]], vocab) -> list[dict[str, Any]]:
+def check(state: Session, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
+    """:func:`check_answer` as its JSON object (for an answer that carries a check as JSON, such as ask's
+    claim check)."""
+    return check_answer(state, text, lang, kb_version).to_json()
+
+
+def _checked(c: Fact, st: dict[str, Any], res: AuditResult, view: ReleaseView, lang: str) -> CheckedClaim:
+    """One claim of the text as the answer reports it: what it says, its status, findings and correction."""
+    vocab = view.kb.vocab
+    unclear = st["status"] == UNCLEAR
+    return CheckedClaim.of(
+        id=c.id, span=list(c.span or []), quote=c.quote, subject=c.subject, subject_label=vocab.label(c.subject),
+        attribute=c.attribute,
+        attribute_label={lg: vocab.attribute_label(c.attribute, lg, c.qualifiers) for lg in ("en", "zh")},
+        value=c.value, value_text=shown_value(c, vocab, lang),
+        qualifiers={k: (v.as_dict() if isinstance(v, Interval) else v) for k, v in c.qualifiers.items()},
+        modality=c.modality, confidence=float(c.confidence or 0), status=st["status"],
+        findings=[_finding(f) for f in res.findings_for(c.id)], correction=correction(c, st["status"], res, view),
+        unit=OMIT if c.unit is None else c.unit, reason=st.get("reason") or OMIT,
+        audit_status=st["audit_status"] if unclear else OMIT, unclear_because=st["unclear_because"] if unclear else OMIT)
+
+
+def what_is_wrong(claims: list[CheckedClaim], vocab: Vocabulary) -> list[WrongLine]:
     """The answer's first part: each claim found wrong, one line per language with its correction."""
     out = []
     for c in claims:
-        if c["status"] not in WRONG:
+        status = c.status.value
+        if status not in WRONG:
             continue
-        fix = c.get("correction") or {}
-        label = {lang: term_label("finding", c["status"], lang) for lang in ("en", "zh")}
-        out.append({"claim": c["id"], "span": c["span"], "quote": c["quote"], "status": c["status"],
-                    "en": f"“{c['quote']}” is {label['en']}" + (f": {fix['en']}" if fix.get("en") else "."),
-                    "zh": f"“{c['quote']}”{label['zh']}" + (f"：{fix['zh']}" if fix.get("zh") else "。")})
+        fix = c.correction
+        label = {lang: term_label("finding", status, lang) for lang in ("en", "zh")}
+        out.append(WrongLine.of(claim=c.id, span=c.span, quote=c.quote, status=status,
+                                en=f"“{c.quote}” is {label['en']}" + (f": {fix.en}" if fix and fix.en else "."),
+                                zh=f"“{c.quote}”{label['zh']}" + (f"：{fix.zh}" if fix and fix.zh else "。")))
     return out
 
 
-def _finding(f: dict[str, Any]) -> dict[str, Any]:
+def _finding(f: dict[str, Any]) -> CheckFinding:
     keep = ("id", "kind", "basis", "evidence", "explanation", "rule", "premises", "grounds", "via")
-    d = {k: f[k] for k in keep if k in f}
-    d["explain"] = f"/v1/conclusions/{f['id']}/explain"
-    return d
+    return CheckFinding.of(**{k: f[k] for k in keep if k in f}, explain=f"/v1/conclusions/{f['id']}/explain")
 
 
 def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dict[str, str] | None:
@@ -300,9 +303,9 @@ def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dic
     return {"en": top["explanation"]["en"], "zh": top["explanation"]["zh"]}
 
 
-def summary(claims: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict[str, str]:
+def summary(claims: list[CheckedClaim], skipped: list[dict[str, Any]]) -> Bilingual:
     """One sentence per language: how many claims, their statuses, and what was not understood."""
-    counts = {k: sum(1 for c in claims if c["status"] == k) for k in FINDING_KINDS + (UNCLEAR,)}
+    counts = {k: sum(1 for c in claims if c.status.value == k) for k in FINDING_KINDS + (UNCLEAR,)}
     parts_en = [f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n]
     parts_zh = [f"{term_label('finding', k, 'zh') if k != UNCLEAR else '存疑未判'} {n} 条" for k, n in counts.items() if n]
     en = f"{len(claims)} checkable claim{'s' if len(claims) != 1 else ''} found" + (f": {', '.join(parts_en)}" if parts_en else "")
@@ -310,7 +313,7 @@ def summary(claims: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict
     if skipped:
         en += f"; {len(skipped)} passage{'s' if len(skipped) != 1 else ''} not understood"
         zh += f"；{len(skipped)} 段未能解析"
-    return {"en": en + ".", "zh": zh + "。"}
+    return Bilingual.of(en=en + ".", zh=zh + "。")
 
 
 def check_of(state: Session, sid: str, cid: str) -> AuditResult:

@@ -106,8 +106,10 @@ def unexplained_figure(ctx: Context) -> dict[str, Any] | None:
     if ctx.products == (vocab.generic(c.subject),) and _names(vocab, c.attribute, ctx.low[ctx.unit[0]:ctx.unit[1]]):
         return None                  # "## NVIDIA T4 … It has 32 GB of memory", "T4 规格：\n- 显存：32GB": the one card, the attribute's word
     best = min(mine, key=lambda f: abs(f - xs[0]))
-    ref = next(r for e in own for r in ctx.view.by_subject_attr.get((e, c.attribute), ())
-               if r.tier == "reference" and point_of(r) == best or (isinstance(r.norm, Interval) and r.norm.hi == best))
+    # the fact that figure is (a point before a span's end; by subject id, so the reason reads the same every run)
+    ref = min((r for e in own for r in ctx.view.by_subject_attr.get((e, c.attribute), ()) if r.tier == "reference"
+               and (point_of(r) == best or (isinstance(r.norm, Interval) and r.norm.hi == best))),
+              key=lambda r: (point_of(r) is None, r.subject, r.id))
     generic = vocab.generic(c.subject)
     return {"figure": c.value_text(vocab), "own": ref.value_text(vocab), "attribute": spec.en, "attribute_zh": spec.zh,
             "product": vocab.label(generic), "product_zh": vocab.label(generic, "zh")}

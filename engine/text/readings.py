@@ -158,7 +158,7 @@ def beyond_figures(ctx: Context) -> dict[str, str] | None:
             if r.tier == "reference" and isinstance(r.norm, Interval) and r.norm.hi]
     if not tops or not any(r.attribute == c.attribute for r in tops):
         return None
-    top = max(tops, key=lambda r: r.norm.hi)
+    top = max(tops, key=lambda r: (r.norm.hi, r.norm.lo == r.norm.hi, r.subject, r.id))   # a point before a span, the same every run
     if c.norm.lo <= BEYOND * top.norm.hi:
         return None
     tspec, sparse = vocab.attributes[top.attribute], top.qualifiers.get("sparsity") is True

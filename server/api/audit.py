@@ -39,4 +39,4 @@ def audit():
                "claims first; with the count of unverifiable claims by reason.")
 def audit_gaps():
     args = read_args()
-    return json_response(shaped("gaps", engine_method("audit_gaps", "the audit's gaps")(kb_version=args["kb_version"])))
+    return json_response(engine_method("audit_gaps", "the audit's gaps")(kb_version=args["kb_version"]).to_json())

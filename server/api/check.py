@@ -8,7 +8,7 @@ from flask import Blueprint
 
 from gpukb.engine.models import BODIES
 
-from . import cached_json, read_args, read_json_object, shaped
+from . import cached_json, read_args, read_json_object
 from .routes import route
 from ..engine_gate import within_budget
 from ..errors import BadInput, Issue
@@ -37,5 +37,5 @@ def check():
             raise BadInput(f"{k} must be a string", [Issue(f"expected a string, got {type(body[k]).__name__}", field=k)])
     fn = engine_method("check", "checking texts")
     key = ("check", id(getattr(fn, "__self__", fn)), json.dumps(body, sort_keys=True, ensure_ascii=False))
-    return cached_json(key, lambda: shaped("check", within_budget(
-        lambda: fn(body["text"], lang=body.get("lang"), kb_version=body.get("kb_version")))))
+    return cached_json(key, lambda: within_budget(
+        lambda: fn(body["text"], lang=body.get("lang"), kb_version=body.get("kb_version"))).to_json())

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app
 
-from . import json_response, read_args, shaped
+from gpukb.engine.models import OMIT, Health
+
+from . import json_response, read_args
 from .routes import route
 from ..state import get_kb, reload_status
 
@@ -23,11 +25,6 @@ def health():
     v = kb.versions()
     latest = v.latest
     counts = next((r.get("counts") or {} for r in v.versions if r.name == latest), {})
-    body = {"status": "ok", "kb_version": latest, "claims": counts.get("claims"), "rules": counts.get("rules")}
     digest = current_app.config.get("GPUKB_DIGEST")
-    if digest:
-        body["kb_digest"] = str(digest)[:16]
-    reload = reload_status()
-    if reload:
-        body["reload"] = reload
-    return json_response(shaped("health", body))
+    return json_response(Health.of(status="ok", kb_version=latest, claims=counts.get("claims"), rules=counts.get("rules"),
+                                   kb_digest=str(digest)[:16] if digest else OMIT, reload=reload_status() or OMIT).to_json())
