@@ -319,6 +319,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the model's layers are split over the GPUs in one process (Hugging Face Accelerate / "
                         "transformers device_map=\"auto\", naive pipeline): each GPU holds about 1/N of the weights, "
                         "trained states, activations and KV cache; no data parallelism, no ZeRO")
+    p.add_argument("--tensor-parallel", type=int, metavar="T",
+                   help="training: Megatron-style tensor-parallel group size (--tensor-model-parallel-size); --gpus a "
+                        "multiple of T: each GPU holds about 1/T of the weights, states and logits and the activations "
+                        "s·b·h·(10 + 24/T + 5·a·s/(h·T)) per layer (Korthikanti et al. 2022); default 1 (ZeRO data "
+                        "parallelism over several GPUs)")
+    p.add_argument("--sequence-parallel", action=argparse.BooleanOptionalAction, default=None,
+                   help="with --tensor-parallel: Megatron's sequence parallelism, a layer's activations all split over "
+                        "the group (s·b·h/T·(34 + 5·a·s/h))")
     p.add_argument("--master-weights", action=argparse.BooleanOptionalAction, default=None,
                    help="BF16 full training: FP32 master weights, gradient partitions and optimizer states beside the "
                         "BF16 weights, as DeepSpeed's bf16 mode keeps them (default with --zero 1-3 without --fsdp1); "

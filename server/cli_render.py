@@ -63,9 +63,9 @@ def _scenario_text(s: Scenario, lang: str = "en") -> str:
     parts = [_t("scenario", lang, method=method, what=what, hw=hw)]
     if s.get("gpus"):
         parts.append(f"× {s.gpus}")
-    extras = [f"{k}={m.to_json(s.get(k))}" for k in ("precision", "optimizer", "zero", "seq_len", "batch", "lora_rank")
-              if s.get(k) is not None]
-    extras += [k for k in ("gradient_checkpointing", "flash_attention", "layer_split") if s.get(k)]
+    keys = ("precision", "optimizer", "zero", "tensor_parallel", "seq_len", "batch", "lora_rank")
+    extras = [f"{k}={m.to_json(s.get(k))}" for k in keys if s.get(k) is not None]
+    extras += [k for k in ("gradient_checkpointing", "flash_attention", "layer_split", "sequence_parallel") if s.get(k)]
     return " ".join(parts) + (f" ({', '.join(extras)})" if extras else "")
 
 

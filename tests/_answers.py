@@ -60,6 +60,9 @@ QUERIES = [
     # the layers split over the GPUs in one process (Accelerate's device_map="auto", release 2026.12.18)
     {"model": "llama-2-70b", "method": "lora", "precision": "bf16", "gpu": "A100-80GB", "gpus": 4, "layer_split": True,
      "seq_len": 2048, "batch": 1, "gradient_checkpointing": True},
+    # Megatron-style tensor-parallel training with sequence parallelism (release 2026.12.20)
+    {"model": "llama-2-13b", "method": "pretrain", "precision": "bf16", "gpu": "H100-80GB", "gpus": 8, "tensor_parallel": 4,
+     "sequence_parallel": True, "seq_len": 4096, "batch": 1},
 ]
 SOLVES = [
     {"model": "llama-2-7b", "method": "inference", "gpu": "T4", "target": "seq_len"},

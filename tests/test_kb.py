@@ -66,9 +66,13 @@ def test_releases_tell_the_history(kb):
     names = kb.release_names()
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
                      "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14",
-                     "2026.12.15", "2026.12.16", "2026.12.17", "2026.12.18", "2026.12.19"]
+                     "2026.12.15", "2026.12.16", "2026.12.17", "2026.12.18", "2026.12.19", "2026.12.20"]
     (first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi,
-     sharded, deepspeed, split, pcie) = (kb.release(n) for n in names)
+     sharded, deepspeed, split, pcie, megatron) = (kb.release(n) for n in names)
+    # 2026.12.20 adds Megatron-style tensor-parallel training (Shoeybi et al.; Korthikanti et al.'s Table 2)
+    assert "R-MEGATRON-tp" not in pcie.facts and "R-MEGATRON-tp" in megatron.facts
+    assert "1909.08053" in megatron.facts["R-MEGATRON-tp"].citation
+    assert "2205.05198" in megatron.facts["R-ACT-coef-tp"].citation and megatron.facts["R-ACT-coef-tp"].value == 24
     # 2026.12.19 gives the H100 PCIe's memory bandwidth as the datasheet's 2TB/s, not a lower bound
     assert split.facts["R-H100-PCIe-memory_bandwidth"].version == 1 and pcie.facts["R-H100-PCIe-memory_bandwidth"].version == 2
     assert pcie.facts["R-H100-PCIe-memory_bandwidth"].norm.lo == pcie.facts["R-H100-PCIe-memory_bandwidth"].norm.hi

@@ -111,6 +111,15 @@ FIELDS: tuple[Field, ...] = (
           "of the trained layers' gradients and optimizer states, of the activations and of the KV cache, the last one "
           "also the loss's logits; no data parallelism, no ZeRO (from release 2026.12.18)", "layers split over the GPUs "
           "in one process (Accelerate device_map=\"auto\"): each GPU holds about 1/N of the model"),
+    Field("tensor_parallel", "integer", "training: the size t of a Megatron-style tensor-parallel group (Megatron-LM / "
+          "Megatron-Core --tensor-model-parallel-size); gpus must be a multiple of t, plain data parallelism over the "
+          "rest. Each GPU holds about 1/t of the weights, gradients and optimizer states, of the vocabulary-parallel "
+          "logits, and the activations s·b·h·(10 + 24/t + 5·a·s/(h·t)) bytes per layer (Korthikanti et al. 2022). "
+          "Default 1: several training GPUs are sized as ZeRO data parallelism (from release 2026.12.20)",
+          "training: Megatron-style tensor-parallel group size t (gpus a multiple of t)", limits=(1, 1024)),
+    Field("sequence_parallel", "boolean", "with tensor_parallel > 1: Megatron's sequence parallelism also splits the "
+          "norms' and dropouts' activations along the sequence, so a layer keeps s·b·h/t·(34 + 5·a·s/h) bytes "
+          "(Korthikanti et al. 2022; from release 2026.12.20)", "with tensor_parallel: Megatron sequence parallelism"),
     Field("master_weights", "boolean", "BF16 full training: FP32 master weights, gradient partitions and optimizer "
           "states beside the BF16 weights (DeepSpeed's bf16 mode: its ZeRO optimizer keeps them in FP32, about 16 bytes "
           "per parameter over the shards); false = pure BF16 (8 bytes: torchtune, FSDP over a bf16 model, DeepSpeed's "

@@ -18,7 +18,8 @@ from ..core.terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
 # the query's keys, ranges, vocabularies and defaults are declared once, in .query (FIELDS)
 from .query import ENGINES, FIELD, KEYS, KV_CACHE_DTYPES, LIMITS
 # what the release and the hardware decide of a scenario (native BF16, vLLM's token budget, DeepSpeed's FP32 master)
-from .scenario_defaults import _input_tokens, _native_bf16, _vllm_batched_tokens, layer_split, master_weights
+from .scenario_defaults import (_input_tokens, _native_bf16, _vllm_batched_tokens, layer_split, master_weights,
+                                tensor_parallel)
 
 #: the shape defaults every scenario states in its notes (seq_len 512, batch 1)
 DEFAULTS = {k: FIELD[k].default for k in ("seq_len", "batch")}
@@ -185,7 +186,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             notes.append(note("qlora_optimizer"))
         s["optimizer"] = opt
     # counts and shapes
-    for key in ("gpus", "zero", "seq_len", "batch", "lora_rank", "tokens"):
+    for key in ("gpus", "zero", "seq_len", "batch", "lora_rank", "tokens", "tensor_parallel"):
         if key in b:
             s[key] = _number(key, b[key], issues)
     for key, val in DEFAULTS.items():
@@ -201,14 +202,26 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         notes.append(note("lora_rank_ignored", method=method))
         del s["lora_rank"]
     one_gpu = s.get("gpus") == 1 or ("gpus" not in s and "instance" not in s)
-    if "layer_split" in b and not isinstance(b["layer_split"], bool):
-        issues.append(Issue(f"expected true or false, got {b['layer_split']!r}", field="layer_split", allowed=["true", "false"]))
+    for key in ("layer_split", "sequence_parallel"):
+        if key in b and not isinstance(b[key], bool):
+            issues.append(Issue(f"expected true or false, got {b[key]!r}", field=key, allowed=["true", "false"]))
     split, why = layer_split(b, view, one_gpu)
     if why:
         notes.append(note(why))
     if split:
         s["layer_split"] = True     # one process, no data parallelism: no ZeRO stage to assume
-    if "zero" not in s and method != "inference" and not one_gpu and (s.get("gpus") or 0) > 1 and not split:
+    tp, why = tensor_parallel(b, s, view, split)
+    s.pop("tensor_parallel", None)
+    if why:
+        notes.append(note(why))
+    if tp > 1:
+        s["tensor_parallel"] = tp   # Megatron: tensor-parallel groups, plain data parallelism over them
+        if b.get("sequence_parallel") is True:
+            s["sequence_parallel"] = True
+    elif b.get("sequence_parallel") is True:
+        notes.append(note("sequence_parallel_ignored"))
+    if "zero" not in s and method != "inference" and not one_gpu and (s.get("gpus") or 0) > 1 and not split \
+            and tp == 1:
         s["zero"] = 3
         notes.append(note("zero_default"))
     if s.get("zero") and method in ("full", "pretrain") and one_gpu:
@@ -331,6 +344,7 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "cce": int(bool(s.get("chunked_cross_entropy"))), "ao": int(bool(s.get("activation_offloading"))),
          "tc": int(bool(s.get("torch_compile"))), "ldl": int(bool(s.get("logits_dtype_loss"))),
          "fsdp1": int(bool(s.get("fsdp1"))), "split": int(bool(s.get("layer_split"))),
+         "tp": int(s.get("tensor_parallel") or 1), "sp": int(bool(s.get("sequence_parallel"))),
          "kbp": int(s["method"] == "qlora" and bool(s.get("kbit_preparation"))),
          "paged": int(s["optimizer"].startswith("paged_")),
          "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),

@@ -88,3 +88,29 @@ def layer_split(b: dict[str, Any], view: Any, one_gpu: bool) -> tuple[bool, str 
     if b.get("zero") or b.get("offload", "none") != "none":
         return False, "layer_split_sharded"
     return True, None
+
+
+#: the reference fact whose release sizes Megatron-style tensor-parallel training (Shoeybi et al. 2019)
+TENSOR_PARALLEL = "R-MEGATRON-tp"
+
+
+def tensor_parallel(b: dict[str, Any], s: dict[str, Any], view: Any, split: bool) -> tuple[int, str | None]:
+    """The size of a training run's Megatron-style tensor-parallel group (R-MEGATRON-tp), and the note that says
+    why a group asked for is not sized so.
+
+    Only when the query gives tensor_parallel > 1, for training, in a release that has the fact, with gpus given
+    as a multiple of it; the groups are plain data parallel, so a ZeRO stage, CPU offload or a layer split given
+    with it is what the run does instead."""
+    t = s.get("tensor_parallel")
+    if not t or t <= 1:
+        return 1, None
+    if s["method"] == "inference":
+        return 1, "tensor_parallel_inference"
+    if view is not None and TENSOR_PARALLEL not in view.facts:
+        return 1, "tensor_parallel_release"
+    gpus = s.get("gpus")
+    if not gpus or int(gpus) % int(t):
+        return 1, "tensor_parallel_gpus"
+    if b.get("zero") or b.get("offload", "none") != "none" or split:
+        return 1, "tensor_parallel_sharded"
+    return int(t), None

@@ -38,6 +38,8 @@ class Scenario(Model):
     kbit_preparation: bool = spec(OMIT, "QLoRA: PEFT's prepare_model_for_kbit_training upcasts the embeddings, the output head and the norms to FP32.")
     fsdp1: bool = spec(OMIT, "Sharded with PyTorch's FullyShardedDataParallel wrapper (FSDP1), not FSDP2 or DeepSpeed: with parameter offload the gradient shards stay on the GPU until the backward pass ends.")
     layer_split: bool = spec(OMIT, "The model's layers split over the GPUs in one process (Accelerate device_map=\"auto\"): each GPU holds about 1/N of the layers, their states, activations and KV cache.")
+    tensor_parallel: int = spec(OMIT, "Training: the size of a Megatron-style tensor-parallel group; each GPU holds about 1/t of the weights, states and logits and the activations Korthikanti et al. give for t-way tensor parallelism.")
+    sequence_parallel: bool = spec(OMIT, "With tensor_parallel: Megatron's sequence parallelism, which splits every activation of a layer over the group.")
     master_weights: bool = spec(OMIT, "BF16 full training keeps FP32 master weights, gradient partitions and optimizer states beside the BF16 weights (DeepSpeed's bf16 mode with ZeRO); false: pure BF16.")
     torch_compile: bool = spec(OMIT, "The training step is compiled with torch.compile: pointwise activations are recomputed, not saved.")
     activation_offloading: bool = spec(OMIT, "Activation offloading: with checkpointing the per-layer checkpoints are kept in host memory.")

@@ -118,6 +118,11 @@ OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
 #: unless its framework shards with FSDP2's fully_shard: torchtune's recipes (torchtune/training/_distributed.py,
 #: shard_model) and torchtitan, or a row that says FSDP2
 FSDP2_WORDS = ("torchtune", "torchtitan", "fsdp2")
+#: a training row's optimizer "none" (forward and backward only, no optimizer step) keeps no optimizer state: sized
+#: with plain SGD without momentum, whose update is in place and which keeps none (R-OPT-sgd_nomomentum-states)
+NO_STEP = "sgd_nomomentum"
+#: a tensor-parallel training row's group size as its framework says it (Megatron's TP=8, --tensor-model-parallel-size 8)
+TP_SIZE = re.compile(r"\b(?:tp|tensor[-_ ]model[-_ ]parallel[-_ ]size|tensor[-_ ]parallel(?:[-_ ]size)?)\s*[=:]?\s*(\d+)")
 #: a run on several GPUs that shards nothing but whose framework or note says the model's layers were split over them
 #: (Accelerate's device_map="auto", naive model parallelism in one process: R-ACCEL-layer-split)
 LAYER_SPLIT_WORDS = ("device_map", "naive model parallel", "layer split", "split across gpus")
@@ -198,7 +203,9 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     if row.get("precision"):
         body["precision"] = row["precision"]
     opt = row.get("optimizer")
-    if opt and opt != "none" and row["method"] != "inference":
+    if opt == "none" and row["method"] != "inference":
+        body["optimizer"] = NO_STEP     # a benchmark without an optimizer step holds no optimizer state
+    elif opt and opt != "none" and row["method"] != "inference":
         name, in_bwd = OPTIMIZER.get(opt, (opt, False))
         body["optimizer"] = name
         if in_bwd:
@@ -218,6 +225,9 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     said = f"{fw} {row.get('note') or ''}".lower()
     if shard == "none" and int(row.get("gpus") or 1) > 1 and any(w in said for w in LAYER_SPLIT_WORDS):
         body["layer_split"] = True
+    if shard == "tensor_parallel" and row["method"] != "inference" and row.get("gpus"):
+        m = TP_SIZE.search(fw)      # Megatron's group size as the row's framework states it, else all its GPUs
+        body["tensor_parallel"] = int(m.group(1)) if m else int(row["gpus"])
     if shard in SHARDING and row["method"] != "inference":
         body["zero"] = SHARDING[shard]
         if shard == "fsdp" and not any(w in fw for w in FSDP2_WORDS):
