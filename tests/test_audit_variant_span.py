@@ -17,13 +17,8 @@ KB = Path(__file__).resolve().parents[1] / "kb"
 WRONG = ("incorrect", "unclear")
 
 
-def _answer(gpukb, text: str) -> dict:
-    res = gpukb.check(text)
-    return res.to_json() if hasattr(res, "to_json") else res
-
-
 def _claims(gpukb, text: str, attribute: str) -> list[dict]:
-    return [c for c in _answer(gpukb, text)["claims"] if c["attribute"] == attribute]
+    return [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == attribute]
 
 
 @pytest.mark.parametrize("text", [
@@ -152,5 +147,5 @@ def test_a_range_that_does_not_span_its_variants_figures_is_refused(tmp_path):
 @pytest.mark.parametrize("text", ["The V100 delivers 15 TFLOPS of FP32.", "The A100 has 1.8 TB/s of memory bandwidth."])
 def test_a_figure_within_ten_percent_of_a_variants_is_not_called_wrong(gpukb, text):
     # a rounded launch figure ("15 TFLOPS" for the V100 SXM2's 15.7) is no error the checker should correct
-    claims = [c for c in _answer(gpukb, text)["claims"] if c["attribute"] in ("fp32_tflops", "memory_bandwidth")]
+    claims = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] in ("fp32_tflops", "memory_bandwidth")]
     assert claims and all(c["status"] != "incorrect" for c in claims), claims

@@ -10,13 +10,8 @@ import pytest
 WRONG = {"incorrect", "understated", "overstated", "inconsistent_with_derivation", "misattributed"}
 
 
-def _check(gpukb, text: str) -> dict:
-    res = gpukb.check(text)
-    return res.to_json() if hasattr(res, "to_json") else res
-
-
 def _claim(gpukb, text: str, attribute: str) -> dict:
-    (c,) = [c for c in _check(gpukb, text)["claims"] if c["attribute"] == attribute]
+    (c,) = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == attribute]
     return c
 
 
@@ -61,7 +56,7 @@ def test_the_with_sparsity_rate_given_as_dense_stays_wrong(gpukb):
     "8x H100 SXM deliver 7916 TFLOPS of FP16 with sparsity.",
 ])
 def test_n_times_one_cards_figure_beside_n_cards_is_their_total(gpukb, text):
-    (c,) = [c for c in _check(gpukb, text)["claims"] if c["attribute"] in ("tdp_w", "fp16_tensor_tflops")]
+    (c,) = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] in ("tdp_w", "fp16_tensor_tflops")]
     assert c["status"] == "unclear" and "total_of_cards" in _codes(c), c
 
 
@@ -85,13 +80,13 @@ def test_a_stated_minimum_count_is_still_judged(gpukb):
     "It features 94GB of HBM3 memory per GPU - 14GB more than the standard H100 SXM.",
 ])
 def test_a_figure_followed_by_more_than_is_a_difference(gpukb, text):
-    small = [c for c in _check(gpukb, text)["claims"] if c["attribute"] == "memory_gb" and c["value"] in (61.0, 14.0)]
+    small = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "memory_gb" and c["value"] in (61.0, 14.0)]
     assert small and all(c["status"] == "unclear" and "difference" in _codes(c) for c in small), small
 
 
 def test_a_vendor_named_for_its_gpus_is_not_the_vendor_of_a_cloud_product(gpukb):
     text = "The instance uses NVIDIA Blackwell GPUs. It reaches Amazon FSx for Lustre through EFA."
-    claims = [c for c in _check(gpukb, text)["claims"] if c["attribute"] == "vendor"]
+    claims = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "vendor"]
     assert claims and all(c["status"] == "unclear" and "carried_vendor" in _codes(c) for c in claims), claims
 
 

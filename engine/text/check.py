@@ -196,8 +196,9 @@ def _sparsity_reader(vocab):
         cut = min([m.start() for m in _STOP.finditer(after)] or [len(after)])
         if cut < len(after) and after[cut].isdigit():
             # "156 TFLOPS（稀疏 312）", "(sparse: 312)": a word that leads into the next figure is that figure's
-            after = _LEADS_IN.sub("", after[:cut])
-        after = after[:cut]
+            after = _before_lead(after[:cut], yes)
+        else:
+            after = after[:cut]
         before = low[max(0, at - SPARSITY_REACH):at]
         before = before[max([m.end() for m in _STOP.finditer(before)] or [0]):]
         after = low[at:c.end] + " " + after       # a word right after the figure is its own ("1,979 TFLOPS with
@@ -208,8 +209,18 @@ def _sparsity_reader(vocab):
     return read
 
 
-#: a sparsity word that only a separator parts from the next figure (it introduces that figure)
-_LEADS_IN = re.compile(r"(?:with\s+(?:structured\s+)?sparsity|sparse|稀疏性?|稀疏时)\s*(?:[:：=]|为|是|约|~)?\s*$")
+#: what may stand between a sparsity word and the figure it introduces ("稀疏时为 ", "sparse: ")
+_LEAD_GAP = re.compile(r"(?:时|性)?\s*(?:[:：=]|为|是|约|~)?\s*")
+
+
+def _before_lead(seg: str, cues: list[re.Pattern[str]]) -> str:
+    """``seg`` (the words up to the next figure) without a sparsity cue that only a separator parts from that
+    figure: such a word introduces the next figure, not the one before it."""
+    for rx in cues:
+        for m in rx.finditer(seg):
+            if _LEAD_GAP.fullmatch(seg, m.end()):
+                return seg[:m.start()]
+    return seg
 
 #: where a sparsity word stops reaching: another figure, a clause or sentence break
 _STOP = re.compile(r"(?<![a-z\d.,])\d|[，;；。\n|]|,(?!\d{3})")

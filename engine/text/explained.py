@@ -26,8 +26,8 @@ import re
 from typing import Any, Iterable
 
 from ..kb.interval import Interval
-from .figure_guards import near_claimed_figure, unit_quantities
-from .guard_base import Context, counts_cards, own_ids, point_of, vocab_cues
+from .figure_guards import card_counts, near_claimed_figure
+from .guard_base import Context, family_ids, point_of, vocab_cues
 from .readings import SUMMED_DIMENSIONS, _names, _stated
 from .tokens import tables
 from .workload import label_attribute
@@ -49,12 +49,6 @@ def near(x: float, figures: Iterable[float]) -> bool:
 def same(x: float, figures: Iterable[float]) -> bool:
     """Is ``x`` within :data:`SAME` of one of ``figures``?"""
     return any(f and abs(x - f) <= SAME * max(abs(x), abs(f)) for f in figures)
-
-
-def _ids(ctx: Context, eid: str) -> set[str]:
-    vocab = ctx.vocab
-    generic = vocab.generic(eid)
-    return own_ids(vocab, eid) | own_ids(vocab, generic)
 
 
 def _figures(ctx: Context, ids: set[str], attributes: Iterable[str]) -> list[float]:
@@ -85,7 +79,7 @@ def unexplained_figure(ctx: Context) -> dict[str, Any] | None:
     xs = [x for x in {lo, hi} if x]
     if not xs:
         return None
-    own = _ids(ctx, c.subject)
+    own = family_ids(vocab, c.subject)
     mine = _figures(ctx, own, (c.attribute,))
     if not mine:
         return None                  # nothing to measure the figure against: other guards judge it
@@ -95,7 +89,7 @@ def unexplained_figure(ctx: Context) -> dict[str, Any] | None:
     named: set[str] = set()
     for p in ctx.text_products:
         if vocab.kind_of(p) == "gpu":
-            named |= _ids(ctx, p)
+            named |= family_ids(vocab, p)
     if any(same(x, _figures(ctx, own, kin)) or same(x, _figures(ctx, named, (c.attribute,))) for x in xs):
         return None
     if _stated(ctx) or label_attribute(ctx.low, ctx.unit[0], [c.attribute], tables(vocab)) == c.attribute:
@@ -116,10 +110,9 @@ def unexplained_figure(ctx: Context) -> dict[str, Any] | None:
 
 
 def _card_counts(ctx: Context) -> set[float]:
-    """The counts of cards the claim's sentence names: "4 张", "8 GPUs", "4×L20" (a multiplier written onto a
-    product's name)."""
-    out = {q.lo for q in unit_quantities(ctx) if q.lo == q.hi and q.lo and (counts_cards(ctx.low, q) or (
-        q.dimension == "ratio" and q.unit == "x" and any(0 <= a - q.end <= 2 for a, _ in ctx.mentions)))}
+    """The counts of cards the claim's sentence names (:func:`.figure_guards.card_counts`), and a multiplier
+    written onto a product's name ("4×L20")."""
+    out = card_counts(ctx)
     for a, _ in ctx.mentions:           # "4×L20", glued to the name: no figure of its own to the reader
         m = _MULTIPLIER.search(ctx.low, max(ctx.unit[0], a - 8), a)
         if m:
@@ -142,7 +135,7 @@ def total_of_cards(ctx: Context) -> dict[str, Any] | None:
         return None
     x = c.norm.point()
     counts = _card_counts(ctx) if x else set()
-    for f in _figures(ctx, _ids(ctx, c.subject), (c.attribute,)) if counts else ():
+    for f in _figures(ctx, family_ids(vocab, c.subject), (c.attribute,)) if counts else ():
         k = x / f if f else 0
         if round(k) >= 2 and round(k) in counts and abs(k - round(k)) <= SAME * k:
             return {"n": str(round(k)), "figure": c.value_text(vocab), "attribute": spec.en, "attribute_zh": spec.zh,

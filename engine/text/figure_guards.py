@@ -112,9 +112,7 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
         any(rx.search(ctx.low[ctx.unit[0]:(c.span or [0])[0]]) for rx in words["per_gpu_before"])
     # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total, unless said
     # of each card ("… 32 GB of memory each") or of a count of cards it is not the total of ("8 卡 … 320GB")
-    qs = unit_quantities(ctx)
-    counts = {q.lo for q in qs if q.lo == q.hi and (counts_cards(ctx.low, q) or (     # "8 卡", "8x H100"
-        q.dimension == "ratio" and q.unit == "x" and any(0 <= a - q.end <= 2 for a, _ in ctx.mentions)))}
+    counts = card_counts(ctx)
     if (several or hosts) and not each and not (counts and round(k) not in counts):
         return {"n": str(round(k)), "card": ref.value_text(ctx.vocab)}
     return None
@@ -151,6 +149,12 @@ def interconnect_bandwidth(ctx: Context) -> dict[str, str] | None:
 def dimension(ctx: Context) -> str | None:
     spec = ctx.vocab.attributes.get(ctx.claim.attribute)
     return spec.dimension if spec is not None else None
+
+
+def card_counts(ctx: Context) -> set[Any]:
+    """The counts of cards the claim's sentence writes as figures: "8 卡", "8 GPUs", "8x H100" (not "96 vCPUs")."""
+    return {q.lo for q in unit_quantities(ctx) if q.lo == q.hi and (counts_cards(ctx.low, q) or (
+        q.dimension == "ratio" and q.unit == "x" and any(0 <= a - q.end <= 2 for a, _ in ctx.mentions)))}
 
 
 def unit_quantities(ctx: Context) -> list:

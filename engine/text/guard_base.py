@@ -129,6 +129,13 @@ def own_ids(vocab: Vocabulary, eid: str) -> set[str]:
     return {eid, vocab.generic(eid), *(vocab.entities.get(eid, {}).get("variants") or ())}
 
 
+def family_ids(vocab: Vocabulary, eid: str) -> set[str]:
+    """A product's id, its generic product's and every variant of that: all its versions' figures go by these
+    ("A100-40GB": gpu:A100 and the 80 GB card too)."""
+    generic = vocab.generic(eid)
+    return {eid, generic, *(vocab.entities.get(generic, {}).get("variants") or ())}
+
+
 def names_of(ctx: Context, ids: list[str] | tuple[str, ...]) -> str:
     return ", ".join(ctx.vocab.label(e) for e in ids)
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..kb.interval import Interval
 from ..kb.store import Fact, ReleaseView
-from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, last_figure, own_ids, point_of, references, vocab_cues
+from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, vocab_cues
 from .figure_guards import figures, unit_quantities
 from .tokens import tables
 from .workload import label_attribute
@@ -150,7 +150,7 @@ def beyond_figures(ctx: Context) -> dict[str, str] | None:
             or not isinstance(c.norm, Interval) or c.norm.lo is None:
         return None
     generic = vocab.generic(c.subject)
-    ids = {c.subject, generic, *(vocab.entities.get(generic, {}).get("variants") or ())}
+    ids = family_ids(vocab, c.subject)
     # every figure of the kind, not only the attribute's: an FP64 rate that is the FP64 Tensor one is a
     # neighbouring confusion, judged; one beyond every figure of its kind is not the card's
     kin = [k for k, x in vocab.attributes.items() if x.dimension == spec.dimension]
