@@ -287,6 +287,10 @@ class Guards:
         "H100 (80 GB)")? Not when the sentence pairs lists of products and figures ("respectively", "vs")."""
         vocab = self.view.kb.vocab
         span = claim.span or [0, 0]
+        own = own_ids(vocab, claim.subject)
+        if any(m.start == span[0] and m.end == span[1] and (m.eid in own or vocab.generic(m.eid) in own)
+               for m in self.mentions):
+            return True                 # read at its name, one of a list a value heads ("Ampere (A100/A800)")
         fig = last_figure(self.low, span)
         if fig is None:
             return False
@@ -294,7 +298,6 @@ class Guards:
         seg = self.low[unit[0]:unit[1]]
         if any(rx.search(seg) for rx in vocab_cues(vocab, "paired")):
             return False
-        own = own_ids(vocab, claim.subject)
         lead = _SIZE_FIRST.match(self.low, span[0], span[1])
         after = next((m for m in self.mentions if lead is not None and m.start == lead.end()), None)
         if after is not None and (after.eid in own or vocab.generic(after.eid) in own):

@@ -6,7 +6,7 @@ import re
 
 from ..kb.names import unknown_mentions
 from .figure_guards import claimed_figures, figures, near_claimed_figure
-from .guard_base import Context, cue_in_unit, own_ids, vocab_cues
+from .guard_base import CLAUSE_BREAK, DIGITS, Context, cue_in_unit, own_ids, point_of, vocab_cues
 from .tokens import tables
 
 __all__ = ["bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "unknown_product", "versus", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
@@ -115,15 +115,35 @@ def from_to(ctx: Context) -> dict[str, str] | None:
         m = rx.search(text)
         if m and _named_at(ctx, u0 + m.start(), u0 + m.end()):
             return {"word": ctx.text[u0 + m.start():u0 + m.end()].strip()}
+    at = _figure_at(ctx) - u0
     for rx in vocab_cues(ctx.vocab, "change_to"):
         # "…相比于RTX 4090低了450W, 另外显存从GDDR6X换成GDDR6": a change in a clause that does not name the
-        # claim's product; whose change it is, the clause leaves to what came before
-        m = rx.search(text)
-        if m:
+        # claim's product; whose change it is, the clause leaves to what came before. Only the change whose
+        # target the figure is: "带宽从4TB/s降至2.5TB/s，FP16算力从296 TFLOPS砍至…" has 296 as a start, after a break
+        for m in rx.finditer(text):
+            if m.end() > at or CLAUSE_BREAK.search(text, m.end(), at):
+                continue
             clause = u0 + max(text.rfind(x, 0, m.start()) for x in ",，;；。")
             if not _named_at(ctx, clause, span[1]):
                 return {"word": ctx.text[u0 + m.start():u0 + m.end()].strip()}
     return None
+
+
+def _figure_at(ctx: Context) -> int:
+    """Where the claim's value is written in its span: the first number equal to it ("296 TFLOPS砍至180 TFLOPS"
+    is a claim of 296), else its word ("GDDR6"), else the span's start."""
+    a, b = (ctx.claim.span or (0, 0))[:2]
+    x = point_of(ctx.claim)
+    for m in DIGITS.finditer(ctx.low, a, b):
+        try:
+            y = float(m.group().replace(",", "").rstrip("."))
+        except ValueError:
+            continue
+        if x is not None and abs(y - x) <= 1e-9 * max(1.0, abs(x)) or x is not None and abs(y * 1000 - x) < 1e-6 * abs(x):
+            return m.start()
+    word = str(ctx.claim.value).lower()
+    i = ctx.low.find(word, a, b) if word and not isinstance(ctx.claim.value, (int, float)) else -1
+    return i if i >= 0 else a
 
 
 def _named_at(ctx: Context, a: int, b: int) -> bool:

@@ -53,6 +53,11 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
     for attr, value, rxs in t["text_values"]:
         words = t["attribute"].get(attr, ())
         for m in (m for rx in rxs for m in rx.finditer(masked, s, e)):
+            listed = _listed_after(masked, m.end(), e, words, ents, vocab.attributes[attr].applies_to)
+            if listed:
+                out += [Candidate(x.start, x.end, x.eid, attr, value, modality="spec", confidence=0.75) for x in listed
+                        if (attr, x.start) not in taken and not taken.add((attr, x.start))]
+                continue
             gap = _GAP_AFTER.match(masked, m.end(), e)
             after = gap is not None and any(w.match(masked, gap.end(), e) for w in words)
             before = any(re.search(rf"(?:{w.pattern})\s*[:：=]\s*$", masked[max(s, m.start() - 40):m.start()]) for w in words)
@@ -85,6 +90,24 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
                 continue                      # "more than 4 MIG instances" states no figure of the maximum
             add(attr, x, a, noun.end(), unit_of(vocab, attr))
     return out
+
+
+#: a parenthesised list of names only, as the mask leaves it: "(\ue000\ue000/\ue000、\ue000)"
+_NAME_LIST = re.compile(r"\s*[(（]\s*[\ue000-\ue003]+(?:\s*(?:[/、,，&+]|and|和|与|及)\s*[\ue000-\ue003]+)*\s*[)）]")
+
+
+def _listed_after(masked: str, at: int, e: int, words: tuple[re.Pattern[str], ...], ents: list[_Match],
+                  kinds: tuple[str, ...]) -> list[_Match]:
+    """The products a text value heads in parentheses, with or without the attribute's word between
+    ("Ampere(A100/A800)", "Hopper 架构（H100、H200）", "Ampere architecture (A100, A10)"): the value is each
+    one's. Only a list of names and nothing else, each of a kind the attribute applies to."""
+    gap = _GAP_AFTER.match(masked, at, e)
+    word = next((w for w in words for w in [w.match(masked, gap.end(), e)] if w), None) if gap else None
+    lst = _NAME_LIST.match(masked, word.end() if word else at, e)
+    if lst is None:
+        return []
+    inside = [m for m in ents if lst.start() <= m.start and m.end <= lst.end()]
+    return inside if inside and all(m.kind in kinds for m in inside) else []
 
 
 def size_named_variants(low: str, qs: list[Quantity], ents: list[_Match], vocab: Vocabulary,

@@ -1,0 +1,64 @@
+"""`check` reads a value heading a parenthesised list of products as each product's ("Ampere (A100/A800)"),
+gives a change's target figure, not its start, to the product the clause leaves open, and ends an English
+sentence at a stop that carries citation marks ("… on the T4.[3][5] Next …"). Sentences written for these
+tests, not taken from any gold passage."""
+from __future__ import annotations
+
+import pytest
+
+WRONG = {"incorrect", "understated", "overstated", "inconsistent_with_derivation", "misattributed"}
+
+
+def _claims(gpukb, text: str, attribute: str) -> dict[str, dict]:
+    return {c["subject"]: c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == attribute}
+
+
+@pytest.mark.parametrize("text", [
+    "The lineage runs Volta (V100), Ampere (A100/A800) and Hopper (H100, H800).",
+    "架构演进：Volta(V100)、Ampere架构(A100/A800)、Hopper架构(H100、H800)。",
+])
+def test_each_product_of_the_list_gets_the_architecture(gpukb, text):
+    got = _claims(gpukb, text, "architecture")
+    assert {s: c["value"] for s, c in got.items()} == {
+        "gpu:V100": "Volta", "gpu:A100": "Ampere", "gpu:A800": "Ampere", "gpu:H100": "Hopper", "gpu:H800": "Hopper"}
+    assert all(c["status"] == "supported" for c in got.values()), got
+
+
+@pytest.mark.parametrize("text", [
+    "Blackwell (B200/H200) is the newest generation.",
+    "最新一代是 Blackwell 架构（B200、H200）。",
+])
+def test_a_product_listed_under_the_wrong_architecture_is_wrong(gpukb, text):
+    got = _claims(gpukb, text, "architecture")
+    assert got["gpu:B200"]["status"] == "supported", got
+    assert got["gpu:H200"]["status"] in WRONG and "Hopper" in got["gpu:H200"]["findings"][0]["explanation"]["en"], got
+
+
+@pytest.mark.parametrize("text", [
+    "Hopper (H100 or the new chip) leads.",     # a list that is not only names gives nobody the value
+    "Ampere (2020) brought TF32.",
+])
+def test_a_parenthesis_that_is_not_a_list_of_names_gives_no_one_the_value(gpukb, text):
+    got = _claims(gpukb, text, "architecture")
+    assert "gpu:A100" not in got and all(c["status"] not in WRONG for c in got.values()), got
+
+
+def test_a_figure_that_starts_a_later_change_is_the_products_own(gpukb):
+    text = "H20 的变化：显存带宽从4.0TB/s降至3.0TB/s，FP16算力从296 TFLOPS降至200 TFLOPS。"
+    fp16 = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "fp16_tensor_tflops"
+            and c["value"] == 296.0]
+    assert fp16 and fp16[0]["status"] in WRONG, fp16
+    assert "from_to" not in [u["code"] for u in fp16[0].get("unclear_because", [])]
+
+
+def test_a_changes_target_in_a_clause_that_names_no_product_stays_unclear(gpukb):
+    text = "这款 RTX 4090 的功耗低了 50W，另外显存从GDDR6X换成GDDR6。"
+    (c,) = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == "memory_type" and c["value"] == "GDDR6"]
+    assert c["status"] == "unclear" and "from_to" in [u["code"] for u in c["unclear_because"]], c
+
+
+def test_a_stop_with_citation_marks_ends_the_sentence():
+    from gpukb.engine.text.tokens import sentences
+    low = "the l4 draws 72 w while the t4 draws 70 w.[3][5] the a100 has 80 gb. see [2] above."
+    got = [low[a:b] for a, b in sentences(low)]
+    assert got == ["the l4 draws 72 w while the t4 draws 70 w.[3][5]", "the a100 has 80 gb.", "see [2] above."], got
