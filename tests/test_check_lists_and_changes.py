@@ -62,3 +62,16 @@ def test_a_stop_with_citation_marks_ends_the_sentence():
     low = "the l4 draws 72 w while the t4 draws 70 w.[3][5] the a100 has 80 gb. see [2] above."
     got = [low[a:b] for a, b in sentences(low)]
     assert got == ["the l4 draws 72 w while the t4 draws 70 w.[3][5]", "the a100 has 80 gb.", "see [2] above."], got
+
+
+@pytest.mark.parametrize("text, verdict, ok", [
+    ("单卡 A100 80GB 可承载 70B 模型的 FP16 推理。", "sufficient", False),
+    ("一张 RTX 4090 可以容纳 7B 模型的 FP16 推理。", "sufficient", True),
+    ("The L4 can host a 7B model in FP16 for inference.", "sufficient", True),
+    ("一张 T4 承载不了 70B 模型的 FP16 推理。", "insufficient", True),
+    ("The T4 cannot accommodate a 70B model in FP16 for inference.", "insufficient", True),
+])
+def test_host_and_carry_words_state_a_memory_verdict(gpukb, text, verdict, ok):
+    (c,) = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] in ("memory_verdict", "suitability")]
+    assert c["value"] == verdict, c
+    assert (c["status"] == "supported") is ok and (c["status"] in WRONG) is not ok, c
