@@ -153,7 +153,7 @@ def dimension(ctx: Context) -> str | None:
 
 def card_counts(ctx: Context) -> set[Any]:
     """The counts of cards the claim's sentence writes as figures: "8 卡", "8 GPUs", "8x H100" (not "96 vCPUs")."""
-    return {q.lo for q in unit_quantities(ctx) if q.lo == q.hi and (counts_cards(ctx.low, q) or (
+    return {q.lo for q in unit_quantities(ctx) if q.lo == q.hi and (counts_cards(ctx.vocab, ctx.low, q) or (
         q.dimension == "ratio" and q.unit == "x" and any(0 <= a - q.end <= 2 for a, _ in ctx.mentions)))}
 
 

@@ -167,10 +167,6 @@ def size_in_name(low: str, name_end: int, figure_start: int) -> bool:
     return name_end <= figure_start and NAME_SIZE_GAP.fullmatch(low, name_end, figure_start) is not None
 
 
-#: what a count that is not of cards counts: processors, cores, threads ("96 vCPUs", "80 核")
-_NOT_CARDS = re.compile(r"cpu|core|核|线程|thread|socket")
-
-
-def counts_cards(low: str, q: Any) -> bool:
-    """Is quantity ``q`` a count that may be of cards (not "96 vCPUs", "80 核")?"""
-    return q.dimension == "count" and _NOT_CARDS.search(low, q.start, q.end) is None
+def counts_cards(vocab: Vocabulary, low: str, q: Any) -> bool:
+    """Is quantity ``q`` a count that may be of cards (not "96 vCPUs", "80 核": cues ``check_guard.not_cards``)?"""
+    return q.dimension == "count" and not any(rx.search(low, q.start, q.end) for rx in vocab_cues(vocab, "not_cards"))

@@ -29,6 +29,7 @@ import re
 from typing import Any
 
 from ..kb.interval import Interval
+from ..kb.lexicon import match_entities
 from ..kb.store import Fact, ReleaseView
 from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, vocab_cues
 from .figure_guards import figures, unit_quantities
@@ -303,9 +304,6 @@ def carried_vendor(ctx: Context) -> dict[str, str] | None:
     vendor = str(c.value)
     if any(str(f.value) == vendor and vocab.kind_of(f.subject) == kind for f in references(ctx.view, "vendor")):
         return None
-    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
-    spec = vocab.entities.get(vendor, {})
-    names = [spec.get("name", "")] + [a for lang in (spec.get("aliases") or {}).values() for a in lang]
-    if any(n and re.search(r"(?<![a-z])" + re.escape(str(n).lower()) + r"(?![a-z])", seg) for n in names):
+    if any(m.eid == vendor for m in match_entities(ctx.low[ctx.unit[0]:ctx.unit[1]], vocab)):
         return None             # "NVIDIA's EFA": the sentence itself places it with the vendor
     return {"vendor": vocab.label(vendor), "vendor_zh": vocab.label(vendor, "zh"), "product": vocab.label(c.subject)}
