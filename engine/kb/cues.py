@@ -17,8 +17,9 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # the question parser's: a fact question's attribute (specific words, then bare ones) and
               # optimizer words beyond the optimizers' aliases
               "question_fact", "question_fact_fallback", "optimizer",
-              # the serving engine a question names; the words that make a question a check of a statement
-              "engine", "claim_check",
+              # the serving engine a question names; the words that make a question a check of a statement; a
+              # method named only as what came before or is not used
+              "engine", "claim_check", "method_contrast",
               # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
               # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
               "attribute", "unit", "negation", "bound", "approx", "per_second", "launch", "verdict", "carries", "require", "possess", "advice",
@@ -103,14 +104,14 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "verdict": set(vocab.enums.get("verdict") or {}),
         "bound": {">=", "<=", ">", "<"},
         "engine": set(ENGINES), "claim_check": {"lead", "reported", "tail"},
-        "negation": {"before", "after", "not"},
+        "negation": {"before", "after", "not"}, "method_contrast": {"before", "after"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
         "approx": {"hedge"}, "per_second": {"before"}, "launch": {"verb", "not_by"}, "carries": {"verb"}, "require": {"verb", "usage", "load", "weights", "weights_part", "other_part"}, "possess": {"verb"},
         "advice": {"verb", "use", "not_before", "not_after", "upgrade"},
         "comparison": {"before", "metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup", "multiple"},
         "coreference": {"plural", "singular", "joiner"},
-        "instance_words": {"host_memory", "gpu_share", "per_gpu_after", "per_gpu_before"},
+        "instance_words": {"host_memory", "gpu_share", "per_gpu_after", "per_gpu_before", "storage_after", "partition_before"},
         "text_value": {f"{a}:{v}" for a, spec in vocab.attributes.items() if spec.type == "text"
                        for v in [k.split(":", 1)[1] for k in (vocab.cues.get("text_value") or {}) if ":" in k]}
         | {f"{a}:{v}" for a, spec in vocab.attributes.items() if spec.type == "enum"

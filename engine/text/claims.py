@@ -1,6 +1,6 @@
 """Claim builders for the extractor, one per kind of statement: a product's name and vendor, advice,
-roles, a quantity's attribute, bottlenecks, a technique's effects, what memory depends on, table columns headed
-by an attribute, sized GPU variants and the GPU a keyed line names (who: :mod:`.subject`; workloads: :mod:`.workload`)."""
+roles, bottlenecks, a technique's effects, what memory depends on, table columns headed
+by an attribute, sized GPU variants and the GPU a keyed line names (who: :mod:`.subject`; workloads: :mod:`.workload`; a figure's attribute: :mod:`.attributes`)."""
 from __future__ import annotations
 
 import re
@@ -8,10 +8,10 @@ from typing import Any
 
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match
-from .subject import HARDWARE, PRODUCTS, Candidate, locative_gpu, subject_of, topic as _topic, topic_concept, vendor_prefix, widen
-from .tokens import GPU_AFTER, NAME_MARKS, Quantity, Row, any_match, negated, segment, spans_of, tables
+from .subject import HARDWARE, PRODUCTS, Candidate, subject_of, topic as _topic, topic_concept, vendor_prefix, widen
+from .tokens import NAME_MARKS, Quantity, Row, any_match, negated, segment, spans_of, tables
 from .mentions import advised
-from .workload import label_attribute, qualifiers_of
+from .workload import qualifiers_of
 TECHNIQUES = ("technique", "precision", "method", "software")
 
 
@@ -148,65 +148,6 @@ def roles(masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _M
 
 
 #: an attribute word followed by its own figure ("TF32 989", "显存 80G"), or trailing one ("9.7 TFLOPS of FP64")
-_OWN_FIGURE, _TRAILS = re.compile(r"(?:\s|[(（)）:：=~≈约]|tensor|core|cores){0,6}\d"), re.compile(r"\d[\d,.]*\s*[a-z/%]{0,8}\s*of\s+$")
-
-
-def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: int, e: int, ents: list[_Match],
-                   carried: dict[str, _Match], vocab: Vocabulary, t: dict[str, Any]) -> tuple[str | None, float]:
-    """The attribute a quantity states: its dimension's whose word is nearest in the clause, else in the sentence,
-    else in the label of the list it is an item of; a lone attribute of that dimension when no word names one."""
-    cands = [a for a in t["attribute"] if vocab.attributes[a].type == "quantity" and vocab.attributes[a].dimension == q.dimension]
-    if q.dimension == "count" and "gpu_count" in cands and GPU_AFTER.match(masked, q.end):
-        return "gpu_count", 0.85                  # "4 张 T4", "8x A100": a count followed by a GPU name
-    if not cands:
-        return None, 0.0
-    if q.dimension == "memory" and "memory_gb" in cands and re.search(r"\ue000\s*[（(]\s*$", masked[max(s, q.start - 8):q.start]):
-        return "memory_gb", 0.85                  # "A10（24GB）": the memory of the GPU just named
-    unit_text = low[q.unit_at:q.end] if q.unit_at else ""
-    for a in cands:                               # "8 vCPUs", "4 张卡": the unit's own word names the attribute
-        if unit_text and any(rx.search(unit_text) for rx in t["attribute"][a]):
-            if a == "gpu_count" and not re.search(r"gpu|卡|card", unit_text):
-                continue                          # "张" or "块" alone count anything
-            return a, 0.85
-    best: tuple[int, int, int, int] | None = None     # (outside the clause, distance, -length, order in the cues)
-    word = ""
-    for order, a in enumerate(cands):
-        for rx in t["attribute"][a]:
-            for m in rx.finditer(low, s, e):
-                if q.start <= m.start() < q.end or masked[m.start()] in NAME_MARKS:
-                    continue                      # the unit itself ("16 张") or a hardware or model name
-                if m.start() >= q.end and _OWN_FIGURE.match(low, m.end(), min(e, m.end() + 24)) and \
-                        not _TRAILS.fullmatch(low[q.start:m.start()] + " "):   # "733 TFLOPS of FP8 (1,466 …)": its own
-                    continue                      # "…1,979 TFLOPS, TF32 989 TFLOPS": it leads a figure of its own
-                if m.end() <= q.start and _TRAILS.search(low, max(s, m.start() - 24), m.start()) and \
-                        not _OWN_FIGURE.match(low, m.end(), min(e, m.end() + 24)):
-                    continue                      # "19.5 TFLOPS of FP64 on its Tensor Cores and 9.7": the earlier's
-                dist = max(m.start() - q.end if m.start() >= q.end else q.start - m.end(), 0)
-                key = (0 if seg[0] <= m.start() < seg[1] else 1, dist, -(m.end() - m.start()), order)
-                if best is None or key < best:
-                    best, word = key, m.group(0)
-    if best is not None:
-        attr, conf = cands[best[3]], 0.9 if best[0] == 0 else 0.7
-        if attr == "memory_gb" and "host_memory_gb" in cands and any_match(t["instance_words"]["host_memory"], word.strip()):
-            # "GN7.5XLARGE80 has 20 vCPUs and 80 GB of memory": a bare "memory" said of an instance is its RAM
-            near = [m for m in ents if s <= m.start and m.end <= q.start]
-            if near and near[-1].kind in ("instance", "family") and locative_gpu(low, near) is None:
-                return "host_memory_gb", conf
-        return attr, conf
-    if q.dimension in ("count", "params", "ratio"):
-        return None, 0.0                          # a bare number of things (or of parameters) could be anything
-    if (above := label_attribute(low, s, cands, t)) is not None:
-        return above, 0.8                         # a list item's figure: the attribute its list's label names
-    # no word names the attribute: the dimension's first attribute (in the cues' order) that applies to the
-    # nearest entity that can have such a quantity ("the T4 has 16GB", "T4 | AI推理 | 8000(14G)": the T4's)
-    before = [m for m in ents if m.end <= q.start]
-    near = [m for m in before if any(m.kind in vocab.attributes[a].applies_to for a in cands)] if before \
-        else ents or list(carried.values())
-    kind = near[-1].kind if near else None
-    fitting = [a for a in cands if kind in vocab.attributes[a].applies_to]
-    return (fitting[0], 0.55) if fitting else (None, 0.0)
-
-
 _OF, _AND = re.compile(r"的"), re.compile(r"和|与|及|以及|、|(?<![a-z])and(?![a-z])")
 _BULLET = re.compile(r"[\s\-–•*·▪●#>|0-9.、)）]*")
 _HEAD_COLON = re.compile(r"\s*(?:[（(][^）)\n]{0,40}[）)])?\s*[：:]")

@@ -244,16 +244,23 @@ BINARY_OF = {"GB": "GiB", "TB": "TiB", "MB": "MiB"}
 
 
 def binary_prefix(ctx: Context) -> dict[str, str] | None:
-    """The figure is the reference's own number in the unit's binary (or decimal) twin: vendors write "GB"
-    for GiB of memory, so "80 GB" against a reference of 80 GiB is the same figure loosely named."""
+    """The figure is the reference's own number in the unit's binary (or decimal) twin, as written: vendors
+    write "GB" for GiB of memory, so "80 GB" against a reference of 80 GiB is the same figure loosely named."""
     c = ctx.claim
-    units = {c.unit, *(u for u in (BINARY_OF.get(c.unit or ""),) if u)} | {k for k, v in BINARY_OF.items() if v == c.unit}
-    if len(units) < 2 or not isinstance(c.value, (int, float)):
+    twin = BINARY_OF.get(c.unit or "") or next((k for k, v in BINARY_OF.items() if v == c.unit), None)
+    if twin is None or not isinstance(c.value, (int, float)) or isinstance(c.value, bool):
         return None
+    vocab, x, f_twin = ctx.vocab, float(c.value), ctx.vocab.unit_factor("memory", twin)
+    written = f"{x:g}"          # "1.1 TB" (2 or more significant digits) is any figure that rounds to it, in TiB
+    half = 0.5 * 10 ** -len(written.partition(".")[2]) if len(written.replace(".", "").lstrip("0")) >= 2 else 0.0
+    own = {c.subject} | {r.subject for r in references(ctx.view, "family") if r.value == c.subject}   # a family: its sizes
     for ref in references(ctx.view, c.attribute):
-        if ref.subject == c.subject and ref.unit in units and ref.unit != c.unit \
-                and isinstance(ref.value, (int, float)) and float(ref.value) == float(c.value):
-            return {"figure": ref.value_text(ctx.vocab), "unit": c.unit or ""}
+        f_ref = vocab.unit_factor("memory", ref.unit) if ref.unit != c.unit else None
+        if ref.subject not in own or not isinstance(ref.value, (int, float)) or f_ref is None or f_twin is None:
+            continue
+        y = float(ref.value) * f_ref / f_twin          # the reference in the twin unit
+        if abs(x - y) <= max(half, 1e-9 * max(x, y)):
+            return {"figure": ref.value_text(vocab), "unit": c.unit or ""}
     return None
 
 

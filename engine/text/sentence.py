@@ -8,9 +8,10 @@ from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, cue_patterns as _question_cues, generic_model as _generic_model
 from .compare import per_compared
 from .relations import upgrades
-from .claims import attribute_for, bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
+from .attributes import attribute_for
+from .claims import bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
 from .subject import HARDWARE, Candidate, carries, host_of, locative_gpu, subject_of, vendor_prefix, widen
-from .workload import LINE_LABEL, gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
+from .workload import LINE_LABEL, contrasted, gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
 from .specs import (announced_figures, cards_of_size, counts_cards, named_specs, per_gpu_owner, per_param,
                     size_named_variants, form_named_variants)
 from .tokens import CLAUSE, NAME_MARKS, Quantity, Row, any_match, first_match, negated, quantities, segment
@@ -186,6 +187,8 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             continue                            # "单张 40GB/80GB 的显存绰绰有余": sizes in a verdict, of no product named
         if "family" in vocab.attributes[attr].inherited_by:
             subj = host_of(subj, ents, masked, s, q.start, t) or subj
+        if attr == "memory_gb" and any_match(t["instance_words"]["partition_before"], low[max(s, q.start - 80):q.start]):
+            continue                            # "two GPU instances, each with 12 GB": a MIG partition's, not the card's
         if attr == "memory_gb" and any_match(t["instance_words"]["gpu_share"], low[seg[0]:seg[1]]):
             # "half a T4, that is 8 GB of vGPU memory": a vGPU share is the instance size's, not the GPU's
             share, share_conf = subject_of(("instance", "family"), q.start, ents, carried, seg)
@@ -374,8 +377,9 @@ def method_before(low: str, s: int, at: int, vocab: Vocabulary) -> str | None:
     """The method named nearest before ``at`` in [s, at): the one whose name ends last (of two that end
     together, the more specific: "4-bit LoRA" is QLoRA), a generic fine-tuning word right after a
     method's name counting as that method's ("LoRA fine-tuning of a 7B model needs 16 GB": LoRA)."""
-    found = sorted(((m.start(), m.end(), i, val) for i, (val, rx) in enumerate(_question_cues(vocab).get("method", ()))
-                    for m in rx.finditer(low, s, at)), key=lambda x: (x[1], -x[2]))
+    cues = _question_cues(vocab)        # a method named as what came before is none ("Before QLoRA, fine-tuning …")
+    found = sorted(((m.start(), m.end(), i, val) for i, (val, rx) in enumerate(cues.get("method", ()))
+                    for m in rx.finditer(low, s, at) if not contrasted(low, m, cues)), key=lambda x: (x[1], -x[2]))
     if not found:
         return None
     start, _, _, val = found[-1]

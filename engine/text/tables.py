@@ -21,7 +21,7 @@ from typing import Any
 
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, resolve_variant as _resolve_variant
-from .claims import attribute_for
+from .attributes import attribute_for
 from .subject import HARDWARE, Candidate
 from .guard_base import size_in_name
 from .specs import unit_of

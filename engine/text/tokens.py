@@ -95,7 +95,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "compared": comp((cues.get("comparison") or {}).get("before", ())),
             "cmp": {k: comp((cues.get("comparison") or {}).get(k, ())) for k in ("metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup", "multiple")},
             "coref": {k: comp((cues.get("coreference") or {}).get(k, ())) for k in ("plural", "singular", "joiner")},
-            "instance_words": {k: comp((cues.get("instance_words") or {}).get(k, ())) for k in ("host_memory", "gpu_share", "per_gpu_after", "per_gpu_before")},
+            "instance_words": {k: comp((cues.get("instance_words") or {}).get(k, ())) for k in ("host_memory", "gpu_share", "per_gpu_after", "per_gpu_before", "storage_after", "partition_before")},
             "text_values": tuple((k.split(":", 1)[0], k.split(":", 1)[1], comp(ps)) for k, ps in (cues.get("text_value") or {}).items()),
             "figure_after": tuple((a, comp(ps)) for a, ps in (cues.get("figure_after") or {}).items()),
             "counted": tuple((a, comp(ps)) for a, ps in (cues.get("counted") or {}).items()),

@@ -17,13 +17,20 @@ METHOD_CONCEPT = {"full": "concept:llm-full-finetune", "lora": "concept:llm-peft
 _TRAIN_TASK = re.compile(r"(?<![a-z])train(?:s|ed|ing)?(?![a-z])|训练")
 _INFER_TASK = re.compile(r"(?<![a-z])(?:inference|serv(?:e|es|ing)|deploy\w*)(?![a-z])|推理|部署")
 
+def contrasted(text: str, m: re.Match[str], cues: dict[str, Any]) -> bool:
+    """A method named only as what came before or what is not used ("Before QLoRA, …", "不用 LoRA"; cues
+    ``method_contrast``)."""
+    return any(rx.search(text[max(0, m.start() - 24):m.start()]) if side == "before" else rx.match(text[m.end():m.end() + 24])
+               for side, rx in cues.get("method_contrast", ()))
+
+
 def workload_of(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab: Vocabulary,
               qs: list[Quantity]) -> dict[str, Any]:
     """The workload a sentence speaks of: method (or task), model or parameter count, precision."""
     text = low[s:e]
     w: dict[str, Any] = {}
     cues = _question_cues(vocab)
-    named = [val for val, rx in cues.get("method", ()) if rx.search(text)]
+    named = [val for val, rx in cues.get("method", ()) if any(not contrasted(text, m, cues) for m in rx.finditer(text))]
     # the tasks named by the task enum's labels (a label inside a longer one, "训练" in "预训练", is not one)
     spans = [(m.start(), m.end(), task) for task, rx in tables(vocab)["tasks"] if rx.pattern for m in rx.finditer(text)]
     tasks = list(dict.fromkeys(t for a, b, t in spans if not any(x <= a and b <= y and (x, y) != (a, b) for x, y, _ in spans)))

@@ -1,0 +1,74 @@
+"""`check` reads what a figure is of before judging it: a size of local storage is no memory, a memory figure
+of a MIG partition is no card's memory, a method named as what came before ("Before QLoRA, …") is not the
+method of the sentence's figures, and "1.1 TB" of RAM is any figure that rounds to it, in TB or TiB.
+Sentences written for these tests, not taken from any gold passage."""
+from __future__ import annotations
+
+import pytest
+
+WRONG = {"incorrect", "understated", "overstated", "inconsistent_with_derivation", "misattributed"}
+
+
+def _claims(gpukb, text: str) -> list[dict]:
+    return gpukb.check(text).to_json()["claims"]
+
+
+@pytest.mark.parametrize("text", [
+    "The p4d instance type comes with 8 TB of local NVMe storage.",
+    "The p4d.24xlarge pairs 1,152 GiB of RAM with 8 TB of NVMe SSD storage.",
+    "GN10Xp 配备 3.2TB 本地 NVMe SSD 存储。",
+])
+def test_a_storage_size_is_no_memory_figure(gpukb, text):
+    got = [c for c in _claims(gpukb, text) if c["attribute"] in ("memory_gb", "gpu_memory_total_gb")]
+    assert got == [], got
+
+
+def test_a_memory_figure_followed_by_other_words_is_still_memory(gpukb):
+    (c,) = [c for c in _claims(gpukb, "The T4 has 16 GB of memory, and it reads data from disk.")
+            if c["attribute"] == "memory_gb"]
+    assert c["value"] == 16.0 and c["status"] == "supported", c
+
+
+@pytest.mark.parametrize("text", [
+    "The A30 can be split into four GPU instances, each with 6 GB of memory.",
+    "An A100 80GB can be partitioned into seven MIG slices of 10 GB.",
+    "A100 可切分为 7 个 MIG 实例，每个 10GB 显存。",
+])
+def test_a_partitions_memory_is_not_the_cards(gpukb, text):
+    wrong = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_gb" and c["status"] in WRONG]
+    assert wrong == [], wrong
+
+
+def test_the_cards_memory_before_its_partitions_is_still_read(gpukb):
+    text = "The A100 80GB has 80 GB of memory and supports up to seven MIG instances."
+    got = {c["attribute"]: c for c in _claims(gpukb, text)}
+    assert got["memory_gb"]["value"] == 80.0 and got["memory_gb"]["status"] == "supported", got
+
+
+@pytest.mark.parametrize("text", [
+    "Before QLoRA, fine-tuning a 13B model required at least 100 GB of GPU memory.",
+    "在 QLoRA 出现之前，微调 13B 模型至少需要 100GB 显存。",
+    "Without LoRA, fine-tuning a 7B model needs more than 100 GB.",
+])
+def test_a_method_named_as_what_came_before_is_not_the_sentences(gpukb, text):
+    got = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_required"]
+    assert got and all(c["qualifiers"].get("method") not in ("method:qlora", "method:lora") for c in got), got
+    assert all(c["status"] not in WRONG for c in got), got
+
+
+def test_a_method_the_sentence_uses_is_still_its_own(gpukb):
+    (c,) = [c for c in _claims(gpukb, "With QLoRA, fine-tuning a 13B model needs at least 100 GB.")
+            if c["attribute"] == "memory_required"]
+    assert c["qualifiers"]["method"] == "method:qlora" and c["status"] in WRONG, c
+
+
+@pytest.mark.parametrize("text, ok", [
+    ("The p4d.24xlarge has 1.1 TB of RAM.", True),        # 1,152 GiB = 1.125 TiB: "1.1 TB" as written
+    ("The p4d comes with 96 vCPUs and 1.1 TB of RAM.", True),   # a family: its sizes' figure
+    ("The p4d.24xlarge has 3 TB of RAM.", False),
+])
+def test_a_rounded_figure_in_the_binary_twin_unit_is_not_called_wrong(gpukb, text, ok):
+    (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "host_memory_gb"]
+    assert (c["status"] in WRONG) is not ok, c
+    if ok and c["status"] == "unclear":
+        assert "binary_prefix" in [u["code"] for u in c["unclear_because"]], c
