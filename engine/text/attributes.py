@@ -1,7 +1,7 @@
 """Which attribute a figure states: the word of its dimension nearest to it in its clause, else in its sentence,
 else in the label of the list it is an item of, else the one attribute of that dimension its product can have.
-Words are the vocabulary's ``attribute`` cues; a figure said of storage ("8 TB of local NVMe storage",
-cues ``instance_words.storage_after``) states no attribute of memory."""
+Words are the vocabulary's ``attribute`` cues; a size said of storage ("8 TB of local NVMe storage", cues
+``instance_words.storage_after``) is a disk's, named by a disk's own word, never a memory's."""
 from __future__ import annotations
 
 import re
@@ -13,6 +13,9 @@ from .subject import locative_gpu
 from .tokens import GPU_AFTER, NAME_MARKS, Quantity, any_match
 from .workload import label_attribute
 
+#: the attributes of the memory dimension that are sizes of storage, not of memory
+STORAGE_ATTRIBUTES = ("system_disk_gb",)
+
 _OWN_FIGURE, _TRAILS = re.compile(r"(?:\s|[(（)）:：=~≈约]|tensor|core|cores){0,6}\d"), re.compile(r"\d[\d,.]*\s*[a-z/%]{0,8}\s*of\s+$")
 
 
@@ -23,8 +26,11 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
     cands = [a for a in t["attribute"] if vocab.attributes[a].type == "quantity" and vocab.attributes[a].dimension == q.dimension]
     if q.dimension == "count" and "gpu_count" in cands and GPU_AFTER.match(masked, q.end):
         return "gpu_count", 0.85                  # "4 张 T4", "8x A100": a count followed by a GPU name
-    if not cands or (q.dimension == "memory" and any_match(t["instance_words"]["storage_after"], low[q.end:q.end + 48])):
-        return None, 0.0                          # "8 TB of local NVMe storage": a disk, not memory
+    # "8 TB of local NVMe storage": a disk, not memory; only a disk's own word ("| 系统盘 | 100–500GB SSD |") names it
+    storage = q.dimension == "memory" and any_match(t["instance_words"]["storage_after"], low[q.end:q.end + 48])
+    cands = [a for a in cands if a in STORAGE_ATTRIBUTES] if storage else cands
+    if not cands:
+        return None, 0.0
     if q.dimension == "memory" and "memory_gb" in cands and re.search(r"\ue000\s*[（(]\s*$", masked[max(s, q.start - 8):q.start]):
         return "memory_gb", 0.85                  # "A10（24GB）": the memory of the GPU just named
     unit_text = low[q.unit_at:q.end] if q.unit_at else ""
@@ -58,7 +64,7 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
             if near and near[-1].kind in ("instance", "family") and locative_gpu(low, near) is None:
                 return "host_memory_gb", conf
         return attr, conf
-    if q.dimension in ("count", "params", "ratio"):
+    if q.dimension in ("count", "params", "ratio") or storage:
         return None, 0.0                          # a bare number of things (or of parameters) could be anything
     if (above := label_attribute(low, s, cands, t)) is not None:
         return above, 0.8                         # a list item's figure: the attribute its list's label names
