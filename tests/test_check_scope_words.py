@@ -72,3 +72,32 @@ def test_a_rounded_figure_in_the_binary_twin_unit_is_not_called_wrong(gpukb, tex
     assert (c["status"] in WRONG) is not ok, c
     if ok and c["status"] == "unclear":
         assert "binary_prefix" in [u["code"] for u in c["unclear_because"]], c
+
+
+@pytest.mark.parametrize("text, ok", [
+    ("p4d.24xlarge: 8× A100 40GB.", True),
+    ("p4d.24xlarge: 8× A100 80GB.", False),
+    ("GN10Xp.20XLARGE320：8 张 V100 32GB，80 核 vCPU。", True),
+    ("GN10Xp.20XLARGE320：8 张 V100 16GB，80 核 vCPU。", False),
+])
+def test_an_instances_gpu_after_a_count_of_cards_is_its_gpu(gpukb, text, ok):
+    (c,) = [c for c in _claims(gpukb, text) if c["subject"].startswith("instance:") and c["attribute"] == "gpu"]
+    assert (c["status"] == "supported") is ok and (c["status"] in WRONG) is not ok, c
+
+
+@pytest.mark.parametrize("text, year", [
+    ("RTX 4090 使用 GDDR6X 显存，2022 年发布。", 2022),
+    ("RTX 4090: 24GB GDDR6X, 450W, on sale since October 2022.", 2022),
+])
+def test_a_launch_year_after_a_comma_or_on_sale_since(gpukb, text, year):
+    (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "launch_year"]
+    assert c["value"] == year and c["status"] == "supported", c
+
+
+@pytest.mark.parametrize("text, value", [
+    ("a3-highgpu-8g ships 8× H100 80GB with 208 vCPUs and 1,872 GB of memory.", 1872.0),
+    ("Tencent GT4.41XLARGE948: eight A100 40GB, 164 vCPUs, 948 GB of memory.", 948.0),
+])
+def test_a_bare_memory_beside_an_instances_vcpus_is_its_host_memory(gpukb, text, value):
+    got = [c for c in _claims(gpukb, text) if c["value"] == value]
+    assert [(c["attribute"], c["status"]) for c in got] == [("host_memory_gb", "supported")], got

@@ -140,3 +140,24 @@ def test_real_passages_list_the_dev_claims_not_found_and_never_heldout_rows(gpuk
     assert [r["attribute"] for r in rows if r["kind"] == "not_found"] == ["tdp_w"]
     assert rep["splits"]["heldout"]["rows"] == []
     assert rep["splits"]["dev"]["measures"]["coverage"] == 0.5
+
+
+def test_an_instances_sized_gpu_counts_as_its_memory_per_card(gpukb):
+    # "p4d.24xlarge: 8× A100 80GB" says the p4d's cards are the 80 GB A100: gpukb's `gpu` claim of that variant
+    # and a labeller's memory_gb 80 of the instance are one statement; another size or attribute is not
+    from gpukb.engine.evals.real import evaluate
+
+    text = "p4d.24xlarge: 8× A100 80GB."
+    span = (0, len(text) - 1)
+    def gold(value, attribute="memory_gb"):
+        return [{"id": "MINE", "split": "dev", "lang": "en", "text": text, "claims": [
+            {"quote": text[:-1], "subject": "instance:p4d.24xlarge", "attribute": attribute, "value": value,
+             "label": "false", "span": span, "in_domain": True}]}]
+    caught = evaluate(gpukb, gold(80), splits=("dev",))["splits"]["dev"]["counts"]
+    assert caught["caught"] == 1 and caught["right_flags"] == 1, caught
+    other = evaluate(gpukb, gold(40), splits=("dev",))["splits"]["dev"]["counts"]
+    assert other.get("caught", 0) == 0 and other.get("right_flags", 0) == 0, other
+    spec = [{"text": text, "lang": "en", "expect": [{"subject": "instance:p4d.24xlarge", "attribute": "memory_gb",
+                                                     "status": "incorrect"}]}]
+    m = evaluate(gpukb, [], splits=("spec-dev",), spec={"spec-dev": spec})["splits"]["spec-dev"]["measures"]
+    assert m["error_recall"] == 1.0, m

@@ -120,6 +120,19 @@ def _method_memory(gold: dict[str, Any], c) -> bool:
         and (c.qualifiers or {}).get("method") == f"method:{method}"
 
 
+def _sized_gpu(gold: dict[str, Any], c, view) -> bool:
+    """Whether claim ``c`` gives an instance a GPU variant named by its size ("p4d.24xlarge: 8× A100 80GB") and gold
+    labels the same words as that instance's memory per card (``memory_gb``) of that size: one statement."""
+    value, vocab = c.value if isinstance(c.value, list) else [], view.kb.vocab
+    if gold.get("attribute") != "memory_gb" or c.attribute != "gpu" or len(value) != 1 or vocab.generic(str(value[0])) == value[0]:
+        return False
+    try:                            # a spec sentence's expectation gives no value: the variant is named by a size
+        sized = gold.get("value") is None or vocab.names_size(str(value[0]), float(gold["value"]))
+    except (TypeError, ValueError):
+        return False
+    return sized and _same_subject(str(gold.get("subject")), c.subject, view)
+
+
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
@@ -148,8 +161,9 @@ def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = Non
             for c in claims:
                 span = tuple(c.span or (0, 0))
                 hits = [i for i, g in enumerate(gold) if _overlaps(span, g["span"])
-                        and _same_attribute(str(g.get("attribute")), c.attribute)
-                        and (_same_subject(str(g.get("subject")), c.subject, view) or _method_memory(g, c))]
+                        and ((_same_attribute(str(g.get("attribute")), c.attribute)
+                              and (_same_subject(str(g.get("subject")), c.subject, view) or _method_memory(g, c)))
+                             or _sized_gpu(g, c, view))]
                 st = status[c.id]
                 n["reported"] += 1
                 labels = {gold[i]["label"] for i in hits}
@@ -231,8 +245,8 @@ def _evaluate_spec(state, view, statements: list[dict[str, Any]], show_rows: boo
         got_for: dict[int, str] = {}
         expected_of: dict[str, dict[str, Any]] = {}
         for i, e in enumerate(st["expect"]):
-            hit = next((c for c in claims if c.id not in expected_of and _same_attribute(e["attribute"], c.attribute)
-                        and _same_subject(e["subject"], c.subject, view)), None)
+            hit = next((c for c in claims if c.id not in expected_of and ((_same_attribute(e["attribute"], c.attribute)
+                        and _same_subject(e["subject"], c.subject, view)) or _sized_gpu(e, c, view))), None)
             if hit is not None:
                 expected_of[hit.id] = e
                 got_for[i] = status[hit.id]

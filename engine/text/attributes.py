@@ -63,6 +63,11 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
             near = [m for m in ents if s <= m.start and m.end <= q.start]
             if near and near[-1].kind in ("instance", "family") and locative_gpu(low, near) is None:
                 return "host_memory_gb", conf
+            # "a3-highgpu-8g ships 8× H100 80GB with 208 vCPUs and 1,872 GB of memory": beside the instance's
+            # vCPUs, a bare memory is the host's whatever GPU the size lists before
+            host = next((m for m in near if m.kind in ("instance", "family", "gpu")), None)
+            if host is not None and host.kind != "gpu" and any(rx.search(low, host.end, q.start) for rx in t["attribute"]["vcpu"]):
+                return "host_memory_gb", conf
         return attr, conf
     if q.dimension in ("count", "params", "ratio") or storage:
         return None, 0.0                          # a bare number of things (or of parameters) could be anything

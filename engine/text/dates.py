@@ -14,8 +14,9 @@ from .subject import Candidate
 
 __all__ = ["launch_years"]
 
-#: a calendar year of the GPU era, not part of a longer number or a model name ("H2002023" is read by tables)
-_YEAR = re.compile(r"(?<![\d.,])(19[89]\d|20[0-4]\d)(?!\d|[.,]\d|\s*(?:gb|tb|w\b|mhz|tflops|tops|年代|s\b))")
+#: a calendar year of the GPU era, not part of a longer number ("1,2022") or a model name ("H2002023" is read by
+#: tables); a comma before it ("显存,2022 年发布": a Chinese comma, normalised) ends the clause before it
+_YEAR = re.compile(r"(?<![\d.])(?<!\d,)(19[89]\d|20[0-4]\d)(?!\d|[.,]\d|\s*(?:gb|tb|w\b|mhz|tflops|tops|年代|s\b))")
 #: a year in brackets right after a name ("V100 (2017):")
 _BRACKET_YEAR = re.compile(r"\s*[（(]\s*(19[89]\d|20[0-4]\d)\s*[)）]")
 #: how far a year may stand from the word saying the GPU was launched

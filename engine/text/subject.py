@@ -95,8 +95,13 @@ def widen(c: Candidate, ents: list[_Match], seg: tuple[int, int]) -> None:
             c.start, c.end = min(c.start, m.start), max(c.end, m.end)
 
 
+#: between an instance and the GPU it carries: a colon or parenthesis, then maybe a count of cards ("p4d.24xlarge: 8× A100")
+_CARRIED_AFTER = re.compile(r"\s*(?:实例|系列|instances?|series)?\s*[（(:：]\s*(?:\d{1,2}\s*(?:[×x*]|张|块|颗|卡)\s*)?(?:nvidia\s*)?")
+
+
 def carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) -> list[Candidate]:
-    """"GN7 is based on the T4", "GN7 实例搭载 T4": the GPU of an instance family or size."""
+    """"GN7 is based on the T4", "GN7 实例搭载 T4", "p4d.24xlarge: 8× A100 40GB": the GPU of an instance family or
+    size (a variant when its size is named)."""
     out = []
     hosts = [m for m in ents if m.kind in ("family", "instance")]
     for h in hosts:
@@ -107,7 +112,7 @@ def carries(masked: str, s: int, e: int, ents: list[_Match], t: dict[str, Any]) 
             continue
         g = gpus[0]
         between = masked[h.end:g.start]
-        if not any_match(t["carries"], between) and not re.fullmatch(r"\s*(?:实例|系列|instances?|series)?\s*[（(:：]\s*(?:nvidia\s*)?", between):
+        if not any_match(t["carries"], between) and not _CARRIED_AFTER.fullmatch(between):
             continue                  # "GN7-T4" is a product name, "GN7 vs T4" a comparison
         value = [g.eid] + [m.eid for m in gpus[1:] if re.fullmatch(r"\s*(?:/|或|or|and|和|、)\s*", masked[gpus[0].end:m.start]) ]
         if negated(masked, h.end, g.start, g.end, min(e, g.end + 8), t) and "\ue000" not in between:
