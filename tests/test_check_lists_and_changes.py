@@ -75,3 +75,28 @@ def test_host_and_carry_words_state_a_memory_verdict(gpukb, text, verdict, ok):
     (c,) = [c for c in gpukb.check(text).to_json()["claims"] if c["attribute"] in ("memory_verdict", "suitability")]
     assert c["value"] == verdict, c
     assert (c["status"] == "supported") is ok and (c["status"] in WRONG) is not ok, c
+
+
+@pytest.mark.parametrize("text, subject, attribute, ok", [
+    ("The A800 keeps the A100's 600 GB/s NVLink bandwidth.", "gpu:A800", "nvlink_bandwidth", False),   # A800: 400
+    ("The H200 keeps the H100's 700W power envelope.", "gpu:H200", "tdp_w", True),
+    ("L20 的 FP32 算力与 L40S 相同，都是约 91.6 TFLOPS。", "gpu:L20", "fp32_tflops", False),
+    ("L20 的显存和 L40S 一样，都是 48GB。", "gpu:L20", "memory_gb", True),
+    ("L20 vs L40S: the same 48GB of GDDR6 at 864 GB/s, but the L20 is a 275W card.", "gpu:L20", "memory_bandwidth", True),
+])
+def test_a_figure_said_to_be_the_same_for_two_products_is_each_ones(gpukb, text, subject, attribute, ok):
+    got = _claims(gpukb, text, attribute)
+    assert subject in got, got
+    assert (got[subject]["status"] == "supported") is ok and (got[subject]["status"] in WRONG) is not ok, got
+
+
+@pytest.mark.parametrize("text, absent", [
+    ("L20 的功耗和 L40S 不一样，L40S 是 350W。", ("gpu:L20", "tdp_w")),            # denied: not the same
+    ("The H100 SXM is the same Hopper chip and is ~3× faster than the A100.", ("gpu:A100", "performance_gain")),
+    ("The A800 is the Ampere counterpart to the Hopper-based H800, introduced through the same strategy.",
+     ("gpu:H800", "architecture")),                                          # "same" far from the figure
+    ("L20 vs L40S: the same 48GB of GDDR6, but the L20 is a 275W card.", ("gpu:L40S", "tdp_w")),   # after "but"
+])
+def test_sameness_is_not_spread_where_it_is_denied_far_or_a_comparison(gpukb, text, absent):
+    got = {(c["subject"], c["attribute"]): c for c in gpukb.check(text).to_json()["claims"]}
+    assert absent not in got or got[absent]["status"] not in WRONG | {"supported"}, got.get(absent)

@@ -23,7 +23,7 @@ from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, generic_model, match_entities as _match_entities, resolve_variant as _resolve_variant
 from .compare import advantages, comparisons
 from .tables import covered, table_claims, unread_cells
-from .lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_to_referents
+from .lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_same, spread_to_referents
 from .claims import product_names
 from .glued import glued
 from .subject import HARDWARE, HEADING, Candidate, topic_concept, vendor_prefix
@@ -137,6 +137,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             if not runs and plural:           # "they", "二者": the products the previous sentences named
                 found += spread_to_referents(found, last_run)
             found += spread(low, found, runs)   # "A 和 B 都支持 X": the statement of each
+            found += spread_same(low, s, e, found, named_all, vocab)   # "X 的功耗和 Y 一样，都是 450W": each's
             referents = last_run if not runs and (plural or any_match(t["coref"]["singular"], low[s:e])) else []
             hardware = [m for m in named_all if m.kind in HARDWARE]
             found += comparisons(low, s, e, hardware, ents, referents, carried, t)

@@ -10,10 +10,12 @@ from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, 
 
 
 def same_value(ctx: Context) -> bool:
-    """The clause of the claim's figure says the products named have the same figure (cues
-    ``check_guard.same_value``: "与 H100 相比，其显存（96GB）保持不变", "the same 16 GB as the A2"): each has it,
-    whoever the sentence is about."""
+    """The clause of the claim's figure, or the one it continues ("…与 L40S 相同，都是 91.6 TFLOPS": cues
+    ``check_guard.both_lead``), says the products named have the same figure (``check_guard.same_value``: "与 H100
+    相比，其显存（96GB）保持不变", "the same 16 GB as the A2"): each has it, whoever the sentence is about."""
     a, b = clause_of(ctx)
+    if any(rx.match(ctx.low, a, b) for rx in vocab_cues(ctx.vocab, "both_lead")) and a > ctx.unit[0]:
+        a = clause_of(ctx, a - 1)[0]
     return any(rx.search(ctx.low, a, b) for rx in vocab_cues(ctx.vocab, "same_value"))
 
 
@@ -119,8 +121,7 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
 
 
 def _instance_total(ctx: Context) -> dict[str, str] | None:
-    """An instance size's "GPU memory" that is its GPUs' total ("g5.12xlarge | 4 | 96 GB"), as catalogs list
-    it (the figure as the reference writes it: AWS gives GiB)."""
+    """An instance size's "GPU memory" that is its GPUs' total ("g5.12xlarge | 4 | 96 GB", as written: AWS gives GiB)."""
     x, view = point_of(ctx.claim), ctx.view
     total, count = view.ref(ctx.claim.subject, "gpu_memory_total_gb"), view.ref(ctx.claim.subject, "gpu_count")
     n = point_of(count) if count is not None else None
@@ -131,8 +132,7 @@ def _instance_total(ctx: Context) -> dict[str, str] | None:
 
 
 def pcie_link(ctx: Context) -> dict[str, str] | None:
-    """An interconnect bandwidth read as NVLink's in a sentence (or row) that names PCIe and not NVLink:
-    cards without NVLink talk over PCIe, and "互联带宽" may be that link's."""
+    """NVLink bandwidth in a sentence (or row) naming PCIe, not NVLink: "互联带宽" may be the PCIe link's."""
     if ctx.claim.attribute != "nvlink_bandwidth":
         return None
     seg = ctx.low[ctx.unit[0]:ctx.unit[1]]

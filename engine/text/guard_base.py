@@ -63,13 +63,13 @@ def vocab_cues(vocab: Vocabulary, name: str) -> tuple[re.Pattern[str], ...]:
 
 
 def cue_in_unit(ctx: Context, name: str) -> dict[str, str] | None:
-    """The first word of the ``check_guard`` cue ``name`` in the claim's sentence or row, as a guard's
-    detail ({"word": ...}), or None."""
-    seg = ctx.low[ctx.unit[0]:ctx.unit[1]]
+    """The first word of the ``check_guard`` cue ``name`` in the claim's sentence or row, outside the names of
+    products ("H100 PCIe" is no PCIe link), as a guard's detail ({"word": ...}), or None."""
+    a0, b0 = ctx.unit
     for rx in vocab_cues(ctx.vocab, name):
-        m = rx.search(seg)
-        if m:
-            return {"word": ctx.text[ctx.unit[0] + m.start():ctx.unit[0] + m.end()]}
+        for m in rx.finditer(ctx.low, a0, b0):
+            if not any(a <= m.start() and m.end() <= b for a, b in ctx.mentions):
+                return {"word": ctx.text[m.start():m.end()]}
     return None
 
 

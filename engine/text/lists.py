@@ -1,7 +1,8 @@
 """Lists and pronouns for the claim extractor: the runs of product names that one statement is made of
 ("A、B 和 C 都支持 X", "GI3/GI3N", "neither the A nor the B"), the products a pronoun stands for ("它们",
 "they": the list the previous sentences named), a statement of one member spread to its whole list,
-abbreviated lists of variants ("ZeRO-2/3": ZeRO-2 and ZeRO-3) and a heading line that states a verdict
+a figure two products are said to share ("与 L40S 相同"), abbreviated lists of variants ("ZeRO-2/3": ZeRO-2 and
+ZeRO-3) and a heading line that states a verdict
 of the product it names or the passage is about. The list words and pronouns are vocabulary data
 (``cues.coreference``)."""
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, per_vocabulary
 from .subject import HARDWARE, Candidate, subject_of
 from .tokens import any_match
+from .guard_base import vocab_cues
 from .workload import verdict_attributes
 
 #: claims about a name itself (it exists, its vendor): said of each mention, never spread to a list
@@ -55,6 +57,45 @@ def spread(low: str, found: list[Candidate], runs: list[list[_Match]]) -> list[C
             if m.eid != c.subject:
                 out.append(replace(c, subject=m.eid, qualifiers=dict(c.qualifiers), start=min(c.start, m.start)))
     return out
+
+
+#: right before a word of sameness: it is denied ("不一样", "not the same")
+_DENIED = re.compile(r"(?:不|没有?|并非|并不|not\s+(?:quite\s+)?)\s*$")
+#: where a clause turns to another statement ("…, but the L20 is a 275W card", "，但")
+#: how far (in characters) before the figure it shares a word of sameness may stand
+_SAME_REACH = 48
+_TURN = re.compile(r"[,，;；]\s*(?:but|while|whereas|though|although)(?![a-z])|[,，;；]\s*(?:但|但是|而|不过)|[;；]")
+
+
+def spread_same(low: str, s: int, e: int, found: list[Candidate], hardware: list[_Match], vocab: Vocabulary) -> list[Candidate]:
+    """"L20 的 FP32 算力与 L40S 相同，都是约 91.6 TFLOPS", "the A800 keeps the A100's 600 GB/s NVLink bandwidth":
+    a sentence that names two products of one kind and says, next to a figure, that it is the same for both
+    (cues ``check_guard.same_value``, not denied, before the figure and within ``_SAME_REACH`` of it, no turn
+    of the sentence between) states it of each. Only a product's own figure is shared, never a comparison's."""
+    kinds = {vocab.generic(m.eid): m.kind for m in hardware if s <= m.start < e and m.kind in HARDWARE}
+    if len(kinds) != 2 or len(set(kinds.values())) != 1:
+        return []
+    cues = [m for rx in vocab_cues(vocab, "same_value") for m in rx.finditer(low, s, e)
+            if not _DENIED.search(low, max(s, m.start() - 8), m.start())]
+    one, other = kinds
+    have = {(vocab.generic(c.subject), c.attribute) for c in found}
+    out: list[Candidate] = []
+    for c in found:
+        own, spec = vocab.generic(c.subject), vocab.attributes.get(c.attribute)
+        if own not in kinds or c.attribute in _OWN or spec is None or spec.dimension == "ratio" or spec.enum == "verdict" \
+                or any(str(v).split(":")[0] in HARDWARE for v in _flat(c.qualifiers.values())):
+            continue
+        near = [m for m in cues if m.end() <= c.end and c.end - m.end() <= _SAME_REACH
+                and not _TURN.search(low, m.end(), max(m.end(), c.start))]
+        twin = other if own == one else one
+        if near and (twin, c.attribute) not in have:
+            have.add((twin, c.attribute))
+            out.append(replace(c, subject=twin, qualifiers=dict(c.qualifiers), confidence=c.confidence * 0.9))
+    return out
+
+
+def _flat(values) -> list[Any]:
+    return [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
 
 
 def pronoun_list(low: str, s: int, e: int, t: dict[str, Any]) -> bool:
