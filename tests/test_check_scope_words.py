@@ -101,3 +101,19 @@ def test_a_launch_year_after_a_comma_or_on_sale_since(gpukb, text, year):
 def test_a_bare_memory_beside_an_instances_vcpus_is_its_host_memory(gpukb, text, value):
     got = [c for c in _claims(gpukb, text) if c["value"] == value]
     assert [(c["attribute"], c["status"]) for c in got] == [("host_memory_gb", "supported")], got
+
+
+@pytest.mark.parametrize("text, ok", [
+    ("The A100 supports MIG.", True),
+    ("The A16 supports MIG partitioning.", False),       # the A16 has no MIG
+    ("L40S 不支持 MIG。", True),                          # denied: none, as the datasheet says
+    ("A100 不支持 MIG。", False),
+])
+def test_a_feature_had_or_denied_is_its_count_at_least_one_or_zero(gpukb, text, ok):
+    (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "mig_max_instances"]
+    assert (c["status"] == "supported") is ok and (c["status"] in WRONG) is not ok, c
+
+
+def test_a_feature_named_without_having_it_states_nothing(gpukb):
+    got = [c for c in _claims(gpukb, "MIG instances of 10 GB are available.") if c["attribute"] == "mig_max_instances"]
+    assert got == [], got

@@ -54,6 +54,8 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # the values of a text attribute by their words (keys attribute:value), unitless figures after
               # their attribute's word, and the nouns a count written before them counts (keys attributes)
               "text_value", "figure_after", "counted",
+              # a feature whose count attribute says whether the hardware has it ("supports MIG": at least one)
+              "featured",
               # a component's generation as an ordinal ("third-generation"), keyed by the number, and the
               # components it is read before (keys: count attributes such as tensor_core_generation)
               "ordinal", "generation")
@@ -118,6 +120,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
            for v in (vocab.enums.get(spec.enum) or {})},
         "figure_after": {a for a, spec in vocab.attributes.items() if spec.type == "quantity"},
         "counted": {a for a, spec in vocab.attributes.items() if spec.type == "quantity" and spec.dimension == "count"},
+        "featured": {a for a, spec in vocab.attributes.items() if spec.type == "quantity" and spec.dimension == "count"},
         "generation": {a for a, spec in vocab.attributes.items() if spec.type == "quantity" and spec.dimension == "count"},
         "host_link": set(vocab.enums.get("host_link") or {}),
         "task": set(vocab.enums.get("task") or {}), "bottleneck": set(vocab.enums.get("bottleneck") or {}),

@@ -9,16 +9,18 @@ audit judges it."""
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any
 
 from ..kb.vocabulary import Vocabulary
-from ..kb.lexicon import Match as _Match
+from ..kb.lexicon import Match as _Match, per_vocabulary
 from .subject import Candidate, subject_of, widen
 from .workload import qualifiers_of
 from .claims import sized_variants
 from .guard_base import vocab_cues
 from .tokens import GPU_AFTER, NAME_MARKS, Quantity, any_match, negated, segment
 
+_FEATURED: "weakref.WeakKeyDictionary[Vocabulary, Any]" = weakref.WeakKeyDictionary()
 #: a figure without a unit: digits with at most one decimal part, not the start of a longer number
 _FIGURE = re.compile(r"(\d{1,2}(?:\.\d{1,2})?)(?![0-9]|\.\d)")
 #: a count in digits (never inside a longer number or a name)
@@ -79,6 +81,19 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
                 noun = next((n for rx in crx for n in [rx.match(masked, m.end(), e)] if n), None)
                 if noun is not None and attr in vocab.attributes:
                     add(attr, x, m.start(), noun.end(), unit_of(vocab, attr), named=True)
+    # a feature had or denied ("supports MIG": at least one; "不支持 MIG": none)
+    for attr, rxs in _featured(vocab):
+        for m in (m for rx in rxs for m in rx.finditer(masked, s, e)):
+            seg = segment(masked, s, e, m.start())
+            denied = negated(masked, seg[0], m.start(), m.end(), seg[1], t)
+            if (attr, m.start()) in taken or not (denied or any_match(t["possess"], low[max(seg[0], m.start() - 16):m.start()])):
+                continue                      # named, neither had nor denied ("MIG instances of 10 GB")
+            subj, conf = subject_of(vocab.attributes[attr].applies_to, m.start(), ents, carried, seg)
+            if subj is not None:
+                taken.add((attr, m.start()))
+                c = Candidate(m.start(), m.end(), subj, attr, 0.0 if denied else ">= 1", modality="spec", confidence=conf * 0.85)
+                widen(c, ents, seg)
+                out.append(c)
     # a count right before the noun of what it counts
     counts = [(m.start(), m.end(), float(m.group(1))) for m in _DIGITS.finditer(masked, s, e)]
     counts += [(m.start(), m.end(), x) for x, rxs in t["number_words"] for rx in rxs for m in rx.finditer(low, s, e)
@@ -108,6 +123,11 @@ def _listed_after(masked: str, at: int, e: int, words: tuple[re.Pattern[str], ..
         return []
     inside = [m for m in ents if lst.start() <= m.start and m.end <= lst.end()]
     return inside if inside and all(m.kind in kinds for m in inside) else []
+
+
+def _featured(vocab: Vocabulary) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    return per_vocabulary(_FEATURED, vocab, lambda v: tuple((a, tuple(re.compile(p) for p in ps))
+                                                            for a, ps in (v.cues.get("featured") or {}).items()))
 
 
 def size_named_variants(low: str, qs: list[Quantity], ents: list[_Match], vocab: Vocabulary,
