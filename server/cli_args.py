@@ -315,6 +315,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the sharded run uses PyTorch's FullyShardedDataParallel wrapper (FSDP1), not FSDP2's "
                         "fully_shard nor DeepSpeed: with --offload params its CPU offload keeps every gradient shard "
                         "on the GPU until the backward pass ends")
+    p.add_argument("--fsdp-orig-params", action=argparse.BooleanOptionalAction, default=None,
+                   help="LoRA with --zero 3 --fsdp1 and use_orig_params=True, the adapters wrapped in the same FSDP "
+                        "units as the frozen layers (Lightning Fabric / LitGPT): the frozen base gets gradients as if "
+                        "it were not frozen, sharded over the GPUs (PEFT through Accelerate wraps the adapters apart)")
     p.add_argument("--layer-split", action=argparse.BooleanOptionalAction, default=None,
                    help="the model's layers are split over the GPUs in one process (Hugging Face Accelerate / "
                         "transformers device_map=\"auto\", naive pipeline): each GPU holds about 1/N of the weights, "

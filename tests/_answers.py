@@ -60,6 +60,9 @@ QUERIES = [
     # the layers split over the GPUs in one process (Accelerate's device_map="auto", release 2026.12.18)
     {"model": "llama-2-70b", "method": "lora", "precision": "bf16", "gpu": "A100-80GB", "gpus": 4, "layer_split": True,
      "seq_len": 2048, "batch": 1, "gradient_checkpointing": True},
+    # LoRA under FSDP1 use_orig_params with the adapters in the frozen layers' units (release 2026.12.22)
+    {"model": "llama-2-13b", "method": "lora", "precision": "bf16", "gpu": "A100-40GB", "gpus": 4, "zero": 3, "fsdp1": True,
+     "fsdp_orig_params": True, "seq_len": 1024, "batch": 1},
     # Megatron-style tensor-parallel training with sequence parallelism (release 2026.12.20)
     {"model": "llama-2-13b", "method": "pretrain", "precision": "bf16", "gpu": "H100-80GB", "gpus": 8, "tensor_parallel": 4,
      "sequence_parallel": True, "seq_len": 4096, "batch": 1},

@@ -66,9 +66,18 @@ def test_releases_tell_the_history(kb):
     names = kb.release_names()
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
                      "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14",
-                     "2026.12.15", "2026.12.16", "2026.12.17", "2026.12.18", "2026.12.19", "2026.12.20"]
+                     "2026.12.15", "2026.12.16", "2026.12.17", "2026.12.18", "2026.12.19", "2026.12.20", "2026.12.21",
+                     "2026.12.22"]
     (first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi,
-     sharded, deepspeed, split, pcie, megatron) = (kb.release(n) for n in names)
+     sharded, deepspeed, split, pcie, megatron, groups, frozen) = (kb.release(n) for n in names)
+    # 2026.12.22 gives a LoRA run's frozen base gradients under FSDP1's use_orig_params with mixed units (PyTorch docs)
+    assert "R-FSDP-frozen-grads" not in groups.facts and "R-FSDP-frozen-grads" in frozen.facts
+    assert "pytorch.org/docs/stable/fsdp.html" in frozen.facts["R-FSDP-frozen-grads"].citation
+    # 2026.12.21 sizes a tensor-parallel question's minimum as the smallest group that fits (Megatron Core's head
+    # divisibility; Narayanan et al.'s Takeaway #1: tensor parallelism within one 8-GPU server)
+    for fid in ("R-MEGATRON-tp-heads", "R-PTDP-tp-node"):
+        assert fid not in megatron.facts and fid in groups.facts
+    assert "2104.04473" in groups.facts["R-PTDP-tp-node"].citation and groups.facts["R-PTDP-tp-node"].value == 8
     # 2026.12.20 adds Megatron-style tensor-parallel training (Shoeybi et al.; Korthikanti et al.'s Table 2)
     assert "R-MEGATRON-tp" not in pcie.facts and "R-MEGATRON-tp" in megatron.facts
     assert "1909.08053" in megatron.facts["R-MEGATRON-tp"].citation

@@ -106,6 +106,12 @@ FIELDS: tuple[Field, ...] = (
           "ZeRO-3), not FSDP2's fully_shard nor DeepSpeed: with offload=params its CPU offload keeps every gradient "
           "shard on the GPU until the backward pass ends", "sharded with PyTorch FSDP1 (FullyShardedDataParallel), "
           "whose CPU offload keeps the gradient shards on the GPU during the backward pass"),
+    Field("fsdp_orig_params", "boolean", "LoRA sharded with FSDP1 (zero 3, fsdp1) with use_orig_params=True and the "
+          "adapters wrapped in the same FSDP units as the frozen layers they adapt (Lightning Fabric's FSDPStrategy and "
+          "LitGPT, which wraps each transformer block): the frozen base gets gradients as if it were not frozen, as "
+          "large as the weights and sharded over the GPUs (PyTorch's FSDP documentation). PEFT through Accelerate or the "
+          "Trainer wraps the adapters apart: leave it unset (from release 2026.12.22)", "LoRA under FSDP1 "
+          "use_orig_params with the adapters in the frozen layers' units (LitGPT): the frozen base gets gradients"),
     Field("layer_split", "boolean", "the model's layers are split over the gpus in one process (Hugging Face "
           "Accelerate / transformers device_map=\"auto\", naive pipeline): each GPU holds about 1/N of the weights, "
           "of the trained layers' gradients and optimizer states, of the activations and of the KV cache, the last one "

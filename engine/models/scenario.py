@@ -18,8 +18,8 @@ from ..core.terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
 # the query's keys, ranges, vocabularies and defaults are declared once, in .query (FIELDS)
 from .query import ENGINES, FIELD, KEYS, KV_CACHE_DTYPES, LIMITS
 # what the release and the hardware decide of a scenario (native BF16, vLLM's token budget, DeepSpeed's FP32 master)
-from .scenario_defaults import (_input_tokens, _native_bf16, _vllm_batched_tokens, layer_split, master_weights,
-                                tensor_parallel)
+from .scenario_defaults import (_input_tokens, _native_bf16, _vllm_batched_tokens, fsdp_orig_params, layer_split,
+                                master_weights, tensor_parallel)
 
 #: the shape defaults every scenario states in its notes (seq_len 512, batch 1)
 DEFAULTS = {k: FIELD[k].default for k in ("seq_len", "batch")}
@@ -202,7 +202,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         notes.append(note("lora_rank_ignored", method=method))
         del s["lora_rank"]
     one_gpu = s.get("gpus") == 1 or ("gpus" not in s and "instance" not in s)
-    for key in ("layer_split", "sequence_parallel"):
+    for key in ("layer_split", "sequence_parallel", "fsdp_orig_params"):
         if key in b and not isinstance(b[key], bool):
             issues.append(Issue(f"expected true or false, got {b[key]!r}", field=key, allowed=["true", "false"]))
     split, why = layer_split(b, view, one_gpu)
@@ -321,6 +321,9 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         s["master_weights"] = mw
     if why:
         notes.append(note(why, zero=s.get("zero", 0)))
+    fop, why = fsdp_orig_params(b, s, view)
+    s.update({"fsdp_orig_params": True} if fop else {})
+    notes.extend([note(why)] if why else [])
     if "kb_version" in b and not isinstance(b["kb_version"], str):
         issues.append(Issue("expected a release name", field="kb_version"))
     if issues:
@@ -345,6 +348,7 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "tc": int(bool(s.get("torch_compile"))), "ldl": int(bool(s.get("logits_dtype_loss"))),
          "fsdp1": int(bool(s.get("fsdp1"))), "split": int(bool(s.get("layer_split"))),
          "tp": int(s.get("tensor_parallel") or 1), "sp": int(bool(s.get("sequence_parallel"))),
+         "fop": int(bool(s.get("fsdp_orig_params"))),
          "kbp": int(s["method"] == "qlora" and bool(s.get("kbit_preparation"))),
          "paged": int(s["optimizer"].startswith("paged_")),
          "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),

@@ -114,3 +114,21 @@ def tensor_parallel(b: dict[str, Any], s: dict[str, Any], view: Any, split: bool
     if b.get("zero") or b.get("offload", "none") != "none" or split:
         return 1, "tensor_parallel_sharded"
     return int(t), None
+
+
+#: the reference fact whose release sizes LoRA under FSDP1 with use_orig_params and mixed frozen/trained units
+FSDP_FROZEN_GRADS = "R-FSDP-frozen-grads"
+
+
+def fsdp_orig_params(b: dict[str, Any], s: dict[str, Any], view: Any) -> tuple[bool, str | None]:
+    """Whether a LoRA run's frozen base gets gradients because FSDP1 (use_orig_params=True) wraps its adapters in
+    the same units as the frozen layers (R-FSDP-frozen-grads), and the note that says why one asked for is not sized
+    so. Only when the query says so (fsdp_orig_params true), for LoRA sharded with FSDP1's full shard (zero 3 with
+    fsdp1), in a release that has the fact."""
+    if b.get("fsdp_orig_params") is not True:
+        return False, None
+    if view is not None and FSDP_FROZEN_GRADS not in view.facts:
+        return False, "fsdp_orig_params_release"
+    if s.get("method") != "lora" or s.get("zero") != 3 or not s.get("fsdp1"):
+        return False, "fsdp_orig_params_ignored"
+    return True, None

@@ -37,6 +37,7 @@ class Scenario(Model):
     logits_dtype_loss: bool = spec(OMIT, "Cross-entropy computed on the logits in their own dtype (no FP32 upcast): 16-bit logits, log-probabilities and gradient.")
     kbit_preparation: bool = spec(OMIT, "QLoRA: PEFT's prepare_model_for_kbit_training upcasts the embeddings, the output head and the norms to FP32.")
     fsdp1: bool = spec(OMIT, "Sharded with PyTorch's FullyShardedDataParallel wrapper (FSDP1), not FSDP2 or DeepSpeed: with parameter offload the gradient shards stay on the GPU until the backward pass ends.")
+    fsdp_orig_params: bool = spec(OMIT, "LoRA under FSDP1 with use_orig_params=True and the adapters in the same units as the frozen layers (LitGPT): the frozen base gets gradients as if it were not frozen, sharded over the GPUs.")
     layer_split: bool = spec(OMIT, "The model's layers split over the GPUs in one process (Accelerate device_map=\"auto\"): each GPU holds about 1/N of the layers, their states, activations and KV cache.")
     tensor_parallel: int = spec(OMIT, "Training: the size of a Megatron-style tensor-parallel group; each GPU holds about 1/t of the weights, states and logits and the activations Korthikanti et al. give for t-way tensor parallelism.")
     sequence_parallel: bool = spec(OMIT, "With tensor_parallel: Megatron's sequence parallelism, which splits every activation of a layer over the group.")

@@ -161,7 +161,8 @@ def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Re
 
 def parallel_and_kernel_notes(r: Any, mg: dict[str, Any] | None, view: ReleaseView) -> list[str]:
     """What the answer says about how inference is split (a given GPU count no tensor-parallel group can
-    use; a minimum count that needs pipeline stages) and about kernels the GPU does not run natively."""
+    use; a minimum count that needs pipeline stages), about the smallest tensor-parallel group a Megatron-style
+    training question needs, and about kernels the GPU does not run natively."""
     vocab = view.kb.vocab
     out = []
     tp = r.one("tp_note")
@@ -171,6 +172,8 @@ def parallel_and_kernel_notes(r: Any, mg: dict[str, Any] | None, view: ReleaseVi
     if mg and plan and (mg.get("pp") or 1) > 1 and mg.get("n"):
         out.append(vocab.wording.note("min_gpus_split", vocab, n=int(mg["n"]), tp=int(mg["tp"]), pp=int(mg["pp"]),
                                       heads=int(plan["heads"])))
+    elif mg and mg.get("n") and mg.get("tp") and r.one("tp_act") and r.one("arch"):
+        out.append(vocab.wording.note("min_gpus_tp", vocab, n=int(mg["n"]), heads=int(r.one("arch")["heads"])))
     att = r.one("attention")         # the attention the release assumes when the question does not say
     if att and att.get("basis") == "default":
         key = "default_off" if att["kernel"] == "eager" else "attention_" + att["kernel"]

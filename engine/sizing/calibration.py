@@ -118,6 +118,10 @@ OPTIMIZER = {"fused_backward_adamw": ("adamw", True)}
 #: unless its framework shards with FSDP2's fully_shard: torchtune's recipes (torchtune/training/_distributed.py,
 #: shard_model) and torchtitan, or a row that says FSDP2
 FSDP2_WORDS = ("torchtune", "torchtitan", "fsdp2")
+#: an FSDP1 LoRA run whose framework wraps each transformer block, adapters and frozen weights together, with
+#: use_orig_params=True: LitGPT's finetune/lora.py (FSDPStrategy(auto_wrap_policy={Block}); Lightning Fabric's
+#: FSDPStrategy sets use_orig_params=True), so the frozen base gets gradients (R-FSDP-frozen-grads)
+ORIG_PARAMS_WORDS = ("litgpt",)
 #: a training row's optimizer "none" (forward and backward only, no optimizer step) keeps no optimizer state: sized
 #: with plain SGD without momentum, whose update is in place and which keeps none (R-OPT-sgd_nomomentum-states)
 NO_STEP = "sgd_nomomentum"
@@ -232,6 +236,8 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
         body["zero"] = SHARDING[shard]
         if shard == "fsdp" and not any(w in fw for w in FSDP2_WORDS):
             body["fsdp1"] = True    # the FullyShardedDataParallel wrapper: its CPU offload keeps gradient shards
+            if row["method"] == "lora" and any(w in fw.replace("-", "") for w in ORIG_PARAMS_WORDS):
+                body["fsdp_orig_params"] = True     # adapters in the frozen blocks' units (R-FSDP-frozen-grads)
         if shard == "fsdp" and row.get("precision") == "bf16" and row["method"] in ("full", "pretrain"):
             # FSDP shards the module's own parameters and the optimizer builds its states on them: a BF16 model
             # trains in pure BF16 (R-TORCHTUNE-pure-bf16), not with DeepSpeed's FP32 master copy (R-DS-bf16-master)
