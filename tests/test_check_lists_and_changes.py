@@ -100,3 +100,18 @@ def test_a_figure_said_to_be_the_same_for_two_products_is_each_ones(gpukb, text,
 def test_sameness_is_not_spread_where_it_is_denied_far_or_a_comparison(gpukb, text, absent):
     got = {(c["subject"], c["attribute"]): c for c in gpukb.check(text).to_json()["claims"]}
     assert absent not in got or got[absent]["status"] not in WRONG | {"supported"}, got.get(absent)
+
+
+@pytest.mark.parametrize("text, subject, ok", [
+    ("You can use a 24GB RTX 3090 or RTX 4090 for this.", "gpu:RTX-4090", True),
+    ("Pick a 24GB RTX 4090 or A100 for the job.", "gpu:A100", False),
+])
+def test_a_size_before_a_list_of_cards_is_each_ones(gpukb, text, subject, ok):
+    got = _claims(gpukb, text, "memory_gb")
+    assert subject in got, got
+    assert (got[subject]["status"] == "supported") is ok, got     # an A100 has no 24 GB card: never supported
+
+
+def test_a_size_before_a_list_is_not_given_twice_to_a_sized_variant(gpukb):
+    got = [c for c in gpukb.check("Rent an 80GB A100 or H100.").to_json()["claims"] if c["attribute"] == "memory_gb"]
+    assert sorted(c["subject"] for c in got) == ["gpu:A100-80GB", "gpu:H100-80GB"], got

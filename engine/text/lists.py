@@ -22,6 +22,7 @@ from .workload import verdict_attributes
 #: claims about a name itself (it exists, its vendor): said of each mention, never spread to a list
 _OWN = ("exists", "vendor", "family")
 _PAREN = re.compile(r"[（(][^（(）)]{0,40}[）)]")
+_SIZE_FIRST = re.compile(r"\d+(?:\.\d+)?\s*g(?:b|ib)?[\s\-]*(?:nvidia\s+)?")
 _ABBREV = re.compile(r"\s*/\s*(\d{1,2})(?![0-9a-z])")
 _TAIL_DIGITS = re.compile(r"(\d{1,2})$")
 _SEP = re.compile(r"[\s\-_.]+")
@@ -51,6 +52,14 @@ def spread(low: str, found: list[Candidate], runs: list[list[_Match]]) -> list[C
         if c.attribute in _OWN:
             continue
         run = next((r for r in reversed(runs) if len(r) > 1 and r[-1].eid == c.subject and r[-1].end <= c.end), None)
+        # "a 24GB RTX 3090 or RTX 4090": a size written before the first name of a list is each one's
+        lead = next((r for r in runs if len(r) > 1 and r[0].eid == c.subject and c.attribute == "memory_gb"
+                     and _SIZE_FIRST.fullmatch(low, c.start, r[0].start)), None)
+        if lead is not None:
+            out += [replace(c, subject=m.eid, qualifiers=dict(c.qualifiers), end=max(c.end, m.end)) for m in lead[1:]
+                    if m.eid != c.subject and not any(x.attribute == c.attribute and x.subject in (m.eid, *_sized(m.eid, x))
+                                                      for x in found)]
+            continue
         if run is None or any(_PAREN.search(low, a.end, b.start) for a, b in zip(run, run[1:])):
             continue                  # "A（24GB）、B（40GB）": each name with a figure of its own
         for m in run[:-1]:
@@ -96,6 +105,11 @@ def spread_same(low: str, s: int, e: int, found: list[Candidate], hardware: list
 
 def _flat(values) -> list[Any]:
     return [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
+
+
+def _sized(eid: str, x: Candidate) -> tuple[str, ...]:
+    """``x``'s subject when it is a sized variant of ``eid`` ("gpu:H100-80GB" of "gpu:H100")."""
+    return (x.subject,) if x.subject.startswith(eid + "-") and x.subject[len(eid) + 1:].lower().endswith("gb") else ()
 
 
 def pronoun_list(low: str, s: int, e: int, t: dict[str, Any]) -> bool:
