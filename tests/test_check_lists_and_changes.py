@@ -115,3 +115,16 @@ def test_a_size_before_a_list_of_cards_is_each_ones(gpukb, text, subject, ok):
 def test_a_size_before_a_list_is_not_given_twice_to_a_sized_variant(gpukb):
     got = [c for c in gpukb.check("Rent an 80GB A100 or H100.").to_json()["claims"] if c["attribute"] == "memory_gb"]
     assert sorted(c["subject"] for c in got) == ["gpu:A100-80GB", "gpu:H100-80GB"], got
+
+
+@pytest.mark.parametrize("text, subject, value", [
+    ("The A100 is fast. It is based on the Ampere architecture.", "gpu:A100", "Ampere"),
+    ("英伟达推出了 H20 和 H800。这两款芯片均基于 Hopper 架构。", "gpu:H20", "Hopper"),
+])
+def test_a_pronoun_names_the_product_an_architecture_is_said_of(gpukb, text, subject, value):
+    got = _claims(gpukb, text, "architecture")
+    assert got[subject]["value"] == value and got[subject]["status"] in ("supported", "unclear"), got
+
+
+def test_an_architecture_spoken_of_without_a_product_is_no_claim(gpukb):
+    assert _claims(gpukb, "Hopper 架构首次引入 Transformer 引擎。", "architecture") == {}

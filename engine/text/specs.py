@@ -37,8 +37,11 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
     out: list[Candidate] = []
     taken: set[tuple[str, int]] = set()
 
+    # "这三款芯片均基于 Hopper 架构", "it is based on Ampere": a pronoun names the products spoken of before
+    refers = any_match(t["coref"]["plural"], low[s:e]) or any_match(t["coref"]["singular"], low[s:e])
+
     def add(attr: str, value: Any, a: int, b: int, unit: str | None = None, named: bool = False) -> None:
-        if (attr, a) in taken or (named and not any(m.kind in vocab.attributes[attr].applies_to for m in ents)):
+        if (attr, a) in taken or (named and not refers and not any(m.kind in vocab.attributes[attr].applies_to for m in ents)):
             return                            # "Hopper 架构首次引入…": the architecture spoken of, no product
         seg = segment(masked, s, e, a)
         if negated(masked, seg[0], a, b, seg[1], t):
