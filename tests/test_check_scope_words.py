@@ -117,3 +117,18 @@ def test_a_feature_had_or_denied_is_its_count_at_least_one_or_zero(gpukb, text, 
 def test_a_feature_named_without_having_it_states_nothing(gpukb):
     got = [c for c in _claims(gpukb, "MIG instances of 10 GB are available.") if c["attribute"] == "mig_max_instances"]
     assert got == [], got
+
+
+@pytest.mark.parametrize("text, attribute, value", [
+    ("H100 SXM GPUs are linked by fourth-generation NVLink at 900 GB/s per GPU.", "nvlink_bandwidth", 900.0),
+    ("The A100 has NVLink 3.0 at 600 GB/s.", "nvlink_bandwidth", 600.0),
+])
+def test_a_bandwidth_right_after_nvlink_is_nvlinks(gpukb, text, attribute, value):
+    got = [c for c in _claims(gpukb, text) if c["value"] == value]
+    assert [(c["attribute"], c["status"]) for c in got] == [(attribute, "supported")], got
+
+
+def test_a_word_that_leads_another_products_figure_does_not_name_a_later_one(gpukb):
+    text = "H100 SXM: 80 GB @ 3.35 TB/s, NVLink 900 GB/s, 700 W H200 SXM: 141 GB @ 4.8 TB/s, NVLink 900 GB/s"
+    got = {(c["subject"], c["value"]): c["attribute"] for c in _claims(gpukb, text) if c["unit"] in ("TB/s", "GB/s")}
+    assert got.get(("gpu:H200", 4.8)) == "memory_bandwidth", got

@@ -10,7 +10,7 @@ from typing import Any
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match
 from .subject import locative_gpu
-from .tokens import GPU_AFTER, NAME_MARKS, Quantity, any_match
+from .tokens import GPU_AFTER, NAME_MARKS, Quantity, any_match, quantities
 from .workload import label_attribute
 
 #: the attributes of the memory dimension that are sizes of storage, not of memory
@@ -52,6 +52,10 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
                 if m.end() <= q.start and _TRAILS.search(low, max(s, m.start() - 24), m.start()) and \
                         not _OWN_FIGURE.match(low, m.end(), min(e, m.end() + 24)):
                     continue                      # "19.5 TFLOPS of FP64 on its Tensor Cores and 9.7": the earlier's
+                lead = _OWN_FIGURE.match(low, m.end(), min(e, m.end() + 24)) if m.end() <= q.start else None
+                if lead is not None and lead.end() <= q.start and any(ch in NAME_MARKS for ch in masked[lead.end():q.start]) \
+                        and any(x.dimension == q.dimension for x in quantities(low, lead.end() - 1, min(e, lead.end() + 24), vocab)[:1]):
+                    continue                      # "NVLink 900 GB/s, 700 W H200 SXM: 141 GB @ 4.8 TB/s": another's row
                 dist = max(m.start() - q.end if m.start() >= q.end else q.start - m.end(), 0)
                 key = (0 if seg[0] <= m.start() < seg[1] else 1, dist, -(m.end() - m.start()), order)
                 if best is None or key < best:
