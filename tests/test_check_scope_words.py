@@ -132,3 +132,15 @@ def test_a_word_that_leads_another_products_figure_does_not_name_a_later_one(gpu
     text = "H100 SXM: 80 GB @ 3.35 TB/s, NVLink 900 GB/s, 700 W H200 SXM: 141 GB @ 4.8 TB/s, NVLink 900 GB/s"
     got = {(c["subject"], c["value"]): c["attribute"] for c in _claims(gpukb, text) if c["unit"] in ("TB/s", "GB/s")}
     assert got.get(("gpu:H200", 4.8)) == "memory_bandwidth", got
+
+
+@pytest.mark.parametrize("text, ok", [
+    ("The B200 is two dies joined by a custom high-bandwidth interface (NV-HBI) running at 10 TB/s.", None),
+    ("The RTX 4090 has a 384-bit memory interface and 1,008 GB/s of bandwidth.", True),
+])
+def test_a_bandwidth_of_an_interface_between_dies_is_not_memorys(gpukb, text, ok):
+    (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_bandwidth"]
+    if ok is None:
+        assert c["status"] == "unclear" and "interconnect_bandwidth" in [u["code"] for u in c["unclear_because"]], c
+    else:
+        assert c["status"] == "supported", c
