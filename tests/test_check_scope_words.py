@@ -144,3 +144,14 @@ def test_a_bandwidth_of_an_interface_between_dies_is_not_memorys(gpukb, text, ok
         assert c["status"] == "unclear" and "interconnect_bandwidth" in [u["code"] for u in c["unclear_because"]], c
     else:
         assert c["status"] == "supported", c
+
+
+@pytest.mark.parametrize("text, status", [
+    ("The A100 uses HBM2e memory.", "scope_dependent"),       # 80GB: HBM2e; 40GB: HBM2
+    ("The A100 uses GDDR6 memory.", "incorrect"),             # no A100 has GDDR6
+    ("The H100 uses HBM3 memory.", "scope_dependent"),        # SXM: HBM3; PCIe: HBM2e
+    ("The A100 40GB uses HBM2e memory.", "incorrect"),        # a variant named: its own reference
+])
+def test_a_word_claimed_for_a_gpu_of_several_variants_is_judged_per_variant(gpukb, text, status):
+    (c,) = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_type"]
+    assert c["status"] == status, c

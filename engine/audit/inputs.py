@@ -198,6 +198,12 @@ def claim_context(view: ReleaseView, c: Fact) -> dict[str, Any]:
             out["var_key"] = (missed or held)[0]
             if scope:
                 out["var_scoped"] = 1
+        elif isinstance(c.value, str) and refs and all(r is not None and isinstance(r.value, str) for r in refs) \
+                and view.ref(c.subject, c.attribute) is None:
+            # a text value of a generic GPU ("the A100 uses HBM2e"): which variants have it (40GB: HBM2, 80GB: HBM2e)
+            held = [r.key for r in refs if r.value.lower() == c.value.lower()]
+            missed = [r.key for r in refs if r.key not in held]
+            out["var_n"], out["var_held"], out["var_key"], out["var_text"] = len(refs), len(held), (missed or held)[0], 1
     # the figure of one version of the product ("144 GB" of the GH200's HBM3e version, a fact with a condition):
     # a claim that does not name the version is right of that one, whatever the other versions have
     # (not when the product's unconditioned figure agrees: that one is the claim's, as the rules compare them)
