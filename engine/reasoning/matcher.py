@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from . import expr
+from .expr_compile import all_hold, compile_node
 from .rules import Condition, Rule
 
 
@@ -71,6 +72,51 @@ def blocked(rule: Rule, env: dict[str, dict], by_type: dict[str, list[dict]], de
                 if all(truth(c, local_env(defaults, p.type, f, env)) for c in p.conditions):
                     return True
     return False
+
+
+class Absent:
+    """A rule's absent patterns as :func:`blocked` reads them, compiled once (``expr_compile``: the same
+    values and errors as ``expr.evaluate``): per pattern its type, the field and compiled expression of
+    the equality :func:`equality_key` picks for the rule's bindings ``binds``, and its conditions."""
+
+    def __init__(self, rule: Rule, binds: set[str]):
+        env = dict.fromkeys(binds)          # equality_key reads only which names are bound
+        self.patterns = [(p.type, _equality_of(p, env), [compile_node(c.node) for c in p.conditions])
+                         for p in rule.patterns if p.absent]
+
+    def blocks(self, env: dict[str, dict], by_type: dict[str, list[dict]], defaults: dict[str, dict],
+               index: "FieldIndex | None") -> bool:
+        """:func:`blocked` of the rule for a match ``env``."""
+        for ptype, key, conds in self.patterns:
+            facts = by_type.get(ptype, ())
+            if key is not None and index is not None and facts:
+                try:
+                    value = key[1](env)
+                    hash(value)
+                except (expr.ExprError, TypeError):
+                    pass
+                else:
+                    facts = index.lookup(ptype, key[0], value, facts)
+            nulls = defaults.get(ptype, {})
+            for f in facts:
+                if all_hold(conds, {**nulls, **f, **env}):
+                    return True
+        return False
+
+
+def _equality_of(p: Any, env: dict[str, Any]) -> tuple[str, Any] | None:
+    """The (field, compiled expression) of the condition :func:`equality_key` evaluates, for bindings ``env``."""
+    for c in p.conditions:
+        node = c.node
+        if node[0] != "cmp" or node[1] != "==":
+            continue
+        for own, other in ((node[2], node[3]), (node[3], node[2])):
+            if own[0] != "name" or len(own[1]) != 1 or own[1][0] in env:
+                continue
+            if any(len(n) < 2 or n[0] not in env for n in expr.names(other)):
+                continue
+            return own[1][0], compile_node(other)
+    return None
 
 
 def equality_key(p: Any, env: dict[str, dict]) -> tuple[str, Any] | None:

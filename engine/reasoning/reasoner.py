@@ -143,7 +143,8 @@ class Reasoner:
         # its premises (as durable names them, b_<bind>), whether gpukb must check conditions or a guard (matcher.holds) or absent patterns
         # (its guard and conditions, and its derived values, as closures: expr_compile)
         self._plan = {name: (r, r.key, tuple("b_" + p.bind for p in r.patterns if not p.absent), _checker(r, self._defaults),
-                             any(p.absent for p in r.patterns),
+                             matcher.Absent(r, {p.bind for p in r.patterns if not p.absent})
+                             if any(p.absent for p in r.patterns) else None,
                              tuple((field, compile_node(node)) for field, node in r.derive.items()), self._reads[r.key])
                       for name, r in self._by_name.items()}
 
@@ -205,7 +206,7 @@ class Reasoner:
             if check is not None and not check(env):
                 n_reject[key] += 1
                 continue
-            if absent and matcher.blocked(rule, env, by_type, defaults, field_index):
+            if absent is not None and absent.blocks(env, by_type, defaults, field_index):
                 n_block[key] += 1
                 continue
             try:
