@@ -717,14 +717,14 @@ def test_absent_patterns_found_by_the_field_index_are_those_a_scan_finds():
     blocks.append({"t": "block", "fk": "bx"})                  # no name at all: reads as null
     by_type = {"block": []}
     index, compiled_index = matcher.FieldIndex(), matcher.FieldIndex()
-    absent = matcher.Absent(rule, {p.bind for p in rule.patterns if not p.absent})
+    absent = matcher.Absent(rule, {p.bind for p in rule.patterns if not p.absent}, defaults)
     for grown in range(len(blocks) + 1):                      # the index catches up as the list grows
         by_type["block"] = blocks[:grown]
         for name in ["a", "b", "c", 3, 3.0, None, "z", True]:
             env = {"i": {"t": "item", "fk": "i", "name": name}}
             scan = matcher.blocked(rule, env, by_type, defaults)
             assert matcher.blocked(rule, env, by_type, defaults, index) == scan, (grown, name)
-            assert absent.blocks(env, by_type, defaults, compiled_index) == scan == absent.blocks(env, by_type, defaults, None)
+            assert absent.blocks(env, by_type, compiled_index) == scan == absent.blocks(env, by_type, None)
 
 
 def test_a_staged_snapshot_reads_only_the_facts_derived_before_it():

@@ -20,6 +20,14 @@ def defaults_of(types: dict[str, Any]) -> dict[str, dict[str, None]]:
     return {t: {f: None for f in ft.fields} for t, ft in types.items()}
 
 
+def nulls_read(nulls: dict[str, None], nodes: Iterable[tuple]) -> dict[str, None]:
+    """The part of a type's nulls (:func:`defaults_of`) that expressions ``nodes`` can read: a scope built
+    with it reads every name of those expressions as one built with all the nulls does (names are looked up
+    by their first part), at a fraction of the cost for a type of many fields."""
+    read = {n[0] for node in nodes for n in expr.names(node)}
+    return {f: None for f in nulls if f in read}
+
+
 def truth(cond: Condition, env: dict) -> bool:
     """A condition's truth in ``env``; an evaluation error counts as false."""
     try:
@@ -77,17 +85,18 @@ def blocked(rule: Rule, env: dict[str, dict], by_type: dict[str, list[dict]], de
 class Absent:
     """A rule's absent patterns as :func:`blocked` reads them, compiled once (``expr_compile``: the same
     values and errors as ``expr.evaluate``): per pattern its type, the field and compiled expression of
-    the equality :func:`equality_key` picks for the rule's bindings ``binds``, and its conditions."""
+    the equality :func:`equality_key` picks for the rule's bindings ``binds``, its conditions, and the
+    nulls of its type that they read (:func:`nulls_read`; ``defaults``: :func:`defaults_of`)."""
 
-    def __init__(self, rule: Rule, binds: set[str]):
+    def __init__(self, rule: Rule, binds: set[str], defaults: dict[str, dict]):
         env = dict.fromkeys(binds)          # equality_key reads only which names are bound
-        self.patterns = [(p.type, _equality_of(p, env), [compile_node(c.node) for c in p.conditions])
+        self.patterns = [(p.type, _equality_of(p, env), [compile_node(c.node) for c in p.conditions],
+                          nulls_read(defaults.get(p.type, {}), [c.node for c in p.conditions]))
                          for p in rule.patterns if p.absent]
 
-    def blocks(self, env: dict[str, dict], by_type: dict[str, list[dict]], defaults: dict[str, dict],
-               index: "FieldIndex | None") -> bool:
+    def blocks(self, env: dict[str, dict], by_type: dict[str, list[dict]], index: "FieldIndex | None") -> bool:
         """:func:`blocked` of the rule for a match ``env``."""
-        for ptype, key, conds in self.patterns:
+        for ptype, key, conds, nulls in self.patterns:
             facts = by_type.get(ptype, ())
             if key is not None and index is not None and facts:
                 try:
@@ -97,7 +106,6 @@ class Absent:
                     pass
                 else:
                     facts = index.lookup(ptype, key[0], value, facts)
-            nulls = defaults.get(ptype, {})
             for f in facts:
                 if all_hold(conds, {**nulls, **f, **env}):
                     return True
