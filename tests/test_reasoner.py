@@ -707,7 +707,8 @@ def test_a_firings_values_are_read_lazily_and_pickle_with_them():
 
 def test_absent_patterns_found_by_the_field_index_are_those_a_scan_finds():
     """matcher.blocked with the FieldIndex (a lookup by the pattern's equality) and without (every fact
-    of the type tested): the same answer for names that are blocked, not blocked, lists and missing."""
+    of the type tested), and the compiled form the reasoner runs (matcher.Absent): the same answer for
+    names that are blocked, not blocked, lists and missing."""
     from gpukb.engine.reasoning import matcher
     r = reasoner("rules_absent")
     rule = next(x for x in r.ruleset.rules if any(p.absent for p in x.patterns))
@@ -715,12 +716,15 @@ def test_absent_patterns_found_by_the_field_index_are_those_a_scan_finds():
     blocks = [{"t": "block", "fk": f"b{i}", "name": n} for i, n in enumerate(["a", "b", 3, None, ["c"], "a"])]
     blocks.append({"t": "block", "fk": "bx"})                  # no name at all: reads as null
     by_type = {"block": []}
-    index = matcher.FieldIndex()
+    index, compiled_index = matcher.FieldIndex(), matcher.FieldIndex()
+    absent = matcher.Absent(rule, {p.bind for p in rule.patterns if not p.absent}, defaults)
     for grown in range(len(blocks) + 1):                      # the index catches up as the list grows
         by_type["block"] = blocks[:grown]
         for name in ["a", "b", "c", 3, 3.0, None, "z", True]:
             env = {"i": {"t": "item", "fk": "i", "name": name}}
-            assert matcher.blocked(rule, env, by_type, defaults, index) == matcher.blocked(rule, env, by_type, defaults), (grown, name)
+            scan = matcher.blocked(rule, env, by_type, defaults)
+            assert matcher.blocked(rule, env, by_type, defaults, index) == scan, (grown, name)
+            assert absent.blocks(env, by_type, compiled_index) == scan == absent.blocks(env, by_type, None)
 
 
 def test_a_staged_snapshot_reads_only_the_facts_derived_before_it():

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from ..core.casefold import lower_aligned
 from ..core.errors import require_text
 from ..kb.vocabulary import Vocabulary
 from ..core.terms import METHODS, OPTIMIZERS, PRECISIONS
@@ -79,7 +80,7 @@ def _normalise(text: str) -> tuple[str, str]:
     """NFKC text (full-width digits and letters become ASCII) and a same-length lower-cased copy."""
     norm = unicodedata.normalize("NFKC", text)
     norm = _PRIVATE_USE.sub(" ", norm).replace("\u2019", "'").replace("\u2018", "'")
-    low = "".join(c.lower() if len(c.lower()) == 1 else c for c in norm)
+    low = lower_aligned(norm)
     return norm, low
 
 

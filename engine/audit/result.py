@@ -182,7 +182,7 @@ def _collect(view: ReleaseView, d: Derivation, premises_named: bool = True, rule
     by_claim: dict[str, list[dict]] = defaultdict(list)
     seen_pairs: dict[tuple, dict] = {}
     res_by_finding = {r.get("by"): r for r in resolutions if r.get("by")}
-    ref_keys = {f.key for f in view.reference}
+    ref_keys = view.reference_keys
     premises: dict[str, list[dict]] = defaultdict(list)
     crefs: dict[str, dict[str, Any]] = {}     # a claim's reference, one object for all the findings naming it
 
@@ -285,7 +285,7 @@ def name_premises(findings: list[dict[str, Any]], statuses: dict[str, dict[str, 
             item["explanation"] = {lang: item["explanation"][lang] + more[lang] for lang in ("en", "zh")}
 
 
-def grounds(d: Derivation, fk: str, ref_keys: set[str]) -> list[str]:
+def grounds(d: Derivation, fk: str, ref_keys: "set[str] | frozenset[str]") -> list[str]:
     """The reference facts a derived fact finally rests on (the leaves of its proof), sorted."""
     seen, stack, out = {fk}, [fk], set()
     while stack:

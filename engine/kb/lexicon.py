@@ -26,7 +26,8 @@ class Match:
     kind: str
 
 
-_LEXICONS: "weakref.WeakKeyDictionary[Vocabulary, tuple[tuple[str, re.Pattern[str], str], ...]]" = weakref.WeakKeyDictionary()
+_LEXICONS: "weakref.WeakKeyDictionary[Vocabulary, tuple[tuple[str, tuple[tuple[re.Pattern[str], str, bool, str], ...]], ...]]" = \
+    weakref.WeakKeyDictionary()
 
 
 def _alias_pattern(alias: str) -> str:
@@ -70,11 +71,16 @@ def _anchor(alias: str) -> str:
     return _DIGIT_LETTER.split(first)[0]
 
 
-def _lexicon(vocab: Vocabulary) -> tuple[tuple[str, re.Pattern[str], str], ...]:
-    """Compiled alias patterns with their literal anchors, longest alias first; cached per vocabulary object."""
-    def build(v: Vocabulary) -> tuple[tuple[str, re.Pattern[str], str], ...]:
-        items = sorted(v.aliases().items(), key=lambda kv: (-len(kv[0]), kv[0]))
-        return tuple((_anchor(a), re.compile(_alias_pattern(a)), eid) for a, eid in items if a.strip() and _SEP.sub("", a))
+def _lexicon(vocab: Vocabulary) -> tuple[tuple[str, tuple[tuple[re.Pattern[str], str, bool, str], ...]], ...]:
+    """Compiled alias patterns by their literal anchor: (anchor, ((pattern, entity id, whether the id ends in
+    a digit, its kind), ...)); cached per vocabulary object."""
+    def build(v: Vocabulary) -> tuple[tuple[str, tuple[tuple[re.Pattern[str], str, bool, str], ...]], ...]:
+        by_anchor: dict[str, list[tuple[re.Pattern[str], str, bool, str]]] = {}
+        for a, eid in sorted(v.aliases().items(), key=lambda kv: (-len(kv[0]), kv[0])):
+            if a.strip() and _SEP.sub("", a):
+                by_anchor.setdefault(_anchor(a), []).append((re.compile(_alias_pattern(a)), eid, eid[-1:].isdigit(),
+                                                             v.kind_of(eid) or ""))
+        return tuple((anchor, tuple(entries)) for anchor, entries in by_anchor.items())
     return per_vocabulary(_LEXICONS, vocab, build)
 
 
@@ -103,14 +109,23 @@ def match_entities(low: str, vocab: Vocabulary) -> list[Match]:
 
 def _match_entities(low: str, vocab: Vocabulary) -> list[Match]:
     found: list[tuple[Match, bool]] = []
-    for anchor, rx, eid in _lexicon(vocab):
-        if anchor not in low:
+    for anchor, entries in _lexicon(vocab):
+        i = low.find(anchor)
+        if i < 0:
             continue
-        digit_end = eid[-1:].isdigit()
-        for m in rx.finditer(low):
-            if m.end() > m.start():
-                plural = digit_end and low[m.end() - 1] == "s"
-                found.append((Match(m.start(), m.end(), eid, vocab.kind_of(eid) or ""), plural))
+        at = []                                # the anchor's places (overlapping ones too)
+        while i >= 0:
+            at.append(i)
+            i = low.find(anchor, i + 1)
+        for rx, eid, digit_end, kind in entries:
+            after = 0
+            for i in at:
+                # every match begins with its anchor: trying the pattern at the anchor's places, left to right
+                # and past the last match, finds what rx.finditer(low) finds, without scanning the whole text
+                m = rx.match(low, i) if i >= after else None
+                if m is not None and m.end() > m.start():
+                    after = m.end()
+                    found.append((Match(m.start(), m.end(), eid, kind), digit_end and low[m.end() - 1] == "s"))
     found.sort(key=lambda xp: (-(xp[0].end - xp[0].start), xp[1], xp[0].start, xp[0].eid))
     found = [x for x, _ in found]
     taken = [False] * len(low)

@@ -4,9 +4,12 @@ closest names first"), and the product names in a text that no vocabulary entry 
 from __future__ import annotations
 
 import difflib
+from bisect import bisect_right
+from itertools import accumulate
 import re
 from typing import Any, Iterable
 
+from ..core.casefold import lower_aligned
 from ..core.errors import BadInput, Issue, NotFound
 from .vocabulary import Vocabulary
 
@@ -125,13 +128,15 @@ def unknown_mentions(text: str, vocab: Vocabulary, known_spans: Iterable[tuple[i
     """Product names in ``text`` shaped like a GPU, an instance size or a model that the KB does not know:
     ``[{"kind", "text", "span", "message", "closest"}]``. ``known_spans`` are the spans of names already
     recognised (never reported)."""
-    whole = list(known_spans)           # a recognised name covering the word: not unknown
+    whole = sorted(known_spans)         # a recognised name covering the word: not unknown
+    starts, reach = [a for a, _ in whole], list(accumulate((b for _, b in whole), max))   # furthest end so far
     spans: list[tuple[int, int]] = []   # the words reported so far
     aliases = vocab.aliases()
     out: list[dict[str, Any]] = []
 
     def taken(s: int, e: int) -> bool:
-        return any(a <= s and e <= b for a, b in whole) or any(s < b and a < e for a, b in spans)
+        i = bisect_right(starts, s)      # some recognised name starting at or before s reaches past e
+        return (i > 0 and reach[i - 1] >= e) or any(s < b and a < e for a, b in spans)
 
     def add(kind: str, m: re.Match, group: int = 1) -> None:
         s, e = m.span(group)
@@ -171,7 +176,7 @@ def name_unknowns_in_check(text: str, skipped: list[dict[str, Any]], claim_spans
     (reason "gpukb knows no GPU called X"); a name outside every passage and every claim's quote (a
     sentence that stated something else) becomes a passage of its own, so no unknown product is skipped
     silently."""
-    low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    low = lower_aligned(text)
     from ..kb.lexicon import match_entities
     found = unknown_mentions(text, vocab, [(m.start, m.end) for m in match_entities(low, vocab)])
     if not found:

@@ -290,6 +290,11 @@ class ReleaseView:
         return [f for f in self.facts.values() if f.tier == "reference"]
 
     @cached_property
+    def reference_keys(self) -> frozenset[str]:
+        """The keys (``id@version``) of :attr:`reference`."""
+        return frozenset(f.key for f in self.reference)
+
+    @cached_property
     def by_subject_attr(self) -> dict[tuple[str, str], list[Fact]]:
         idx: dict[tuple[str, str], list[Fact]] = {}
         for f in self.facts.values():
@@ -317,6 +322,7 @@ class ReleaseView:
             idx[(c.subject, c.attribute)] = idx.get((c.subject, c.attribute), []) + [c]
         block.__dict__["by_subject_attr"] = idx
         block.__dict__["reference"] = self.reference
+        block.__dict__["reference_keys"] = self.reference_keys
         return block
 
     def ref(self, subject: str, attribute: str, qualifiers: dict[str, Any] | None = None) -> Fact | None:

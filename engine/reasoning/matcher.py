@@ -11,12 +11,21 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from . import expr
+from .expr_compile import all_hold, compile_node
 from .rules import Condition, Rule
 
 
 def defaults_of(types: dict[str, Any]) -> dict[str, dict[str, None]]:
     """Per fact type, its declared fields as nulls (what a missing field reads as)."""
     return {t: {f: None for f in ft.fields} for t, ft in types.items()}
+
+
+def nulls_read(nulls: dict[str, None], nodes: Iterable[tuple]) -> dict[str, None]:
+    """The part of a type's nulls (:func:`defaults_of`) that expressions ``nodes`` can read: a scope built
+    with it reads every name of those expressions as one built with all the nulls does (names are looked up
+    by their first part), at a fraction of the cost for a type of many fields."""
+    read = {n[0] for node in nodes for n in expr.names(node)}
+    return {f: None for f in nulls if f in read}
 
 
 def truth(cond: Condition, env: dict) -> bool:
@@ -71,6 +80,51 @@ def blocked(rule: Rule, env: dict[str, dict], by_type: dict[str, list[dict]], de
                 if all(truth(c, local_env(defaults, p.type, f, env)) for c in p.conditions):
                     return True
     return False
+
+
+class Absent:
+    """A rule's absent patterns as :func:`blocked` reads them, compiled once (``expr_compile``: the same
+    values and errors as ``expr.evaluate``): per pattern its type, the field and compiled expression of
+    the equality :func:`equality_key` picks for the rule's bindings ``binds``, its conditions, and the
+    nulls of its type that they read (:func:`nulls_read`; ``defaults``: :func:`defaults_of`)."""
+
+    def __init__(self, rule: Rule, binds: set[str], defaults: dict[str, dict]):
+        env = dict.fromkeys(binds)          # equality_key reads only which names are bound
+        self.patterns = [(p.type, _equality_of(p, env), [compile_node(c.node) for c in p.conditions],
+                          nulls_read(defaults.get(p.type, {}), [c.node for c in p.conditions]))
+                         for p in rule.patterns if p.absent]
+
+    def blocks(self, env: dict[str, dict], by_type: dict[str, list[dict]], index: "FieldIndex | None") -> bool:
+        """:func:`blocked` of the rule for a match ``env``."""
+        for ptype, key, conds, nulls in self.patterns:
+            facts = by_type.get(ptype, ())
+            if key is not None and index is not None and facts:
+                try:
+                    value = key[1](env)
+                    hash(value)
+                except (expr.ExprError, TypeError):
+                    pass
+                else:
+                    facts = index.lookup(ptype, key[0], value, facts)
+            for f in facts:
+                if all_hold(conds, {**nulls, **f, **env}):
+                    return True
+        return False
+
+
+def _equality_of(p: Any, env: dict[str, Any]) -> tuple[str, Any] | None:
+    """The (field, compiled expression) of the condition :func:`equality_key` evaluates, for bindings ``env``."""
+    for c in p.conditions:
+        node = c.node
+        if node[0] != "cmp" or node[1] != "==":
+            continue
+        for own, other in ((node[2], node[3]), (node[3], node[2])):
+            if own[0] != "name" or len(own[1]) != 1 or own[1][0] in env:
+                continue
+            if any(len(n) < 2 or n[0] not in env for n in expr.names(other)):
+                continue
+            return own[1][0], compile_node(other)
+    return None
 
 
 def equality_key(p: Any, env: dict[str, dict]) -> tuple[str, Any] | None:

@@ -143,7 +143,8 @@ class Reasoner:
         # its premises (as durable names them, b_<bind>), whether gpukb must check conditions or a guard (matcher.holds) or absent patterns
         # (its guard and conditions, and its derived values, as closures: expr_compile)
         self._plan = {name: (r, r.key, tuple("b_" + p.bind for p in r.patterns if not p.absent), _checker(r, self._defaults),
-                             any(p.absent for p in r.patterns),
+                             matcher.Absent(r, {p.bind for p in r.patterns if not p.absent}, self._defaults)
+                             if any(p.absent for p in r.patterns) else None,
                              tuple((field, compile_node(node)) for field, node in r.derive.items()), self._reads[r.key])
                       for name, r in self._by_name.items()}
 
@@ -179,7 +180,7 @@ class Reasoner:
                 index: dict | None = None, field_index: matcher.FieldIndex | None = None) -> None:
         steps = 0
         total = sum(counts.values())
-        plan, defaults, mute = self._plan, self._defaults, self.mute
+        plan, mute = self._plan, self.mute
         debug = log.isEnabledFor(logging.DEBUG)
         n_match, n_repeat, n_reject, n_block = (self.stats.counts[k] for k in ("matches", "repeat", "rejected", "blocked"))
         n_fired = self.stats.counts["fired"]
@@ -205,7 +206,7 @@ class Reasoner:
             if check is not None and not check(env):
                 n_reject[key] += 1
                 continue
-            if absent and matcher.blocked(rule, env, by_type, defaults, field_index):
+            if absent is not None and absent.blocks(env, by_type, field_index):
                 n_block[key] += 1
                 continue
             try:
@@ -240,8 +241,8 @@ def _checker(rule: Any, defaults: dict[str, dict[str, None]]) -> Callable[[dict]
     """``matcher.holds`` for one rule with its conditions compiled (None when there is nothing to check):
     the conditions durable_rules could not compile, in each pattern's scope, then the guard; an
     evaluation error counts as false."""
-    pats = [(p.bind, defaults.get(p.type, {}), [compile_node(c.node) for c in p.conditions if c.durable is None])
-            for p in rule.patterns if not p.absent]
+    pats = [(p.bind, matcher.nulls_read(defaults.get(p.type, {}), [c.node for c in p.conditions if c.durable is None]),
+             [compile_node(c.node) for c in p.conditions if c.durable is None]) for p in rule.patterns if not p.absent]
     pats = [x for x in pats if x[2]]
     guard = [compile_node(c.node) for c in rule.guard if c.durable is None]    # the rest durable_rules tests (lift.py)
     if not pats and not guard:

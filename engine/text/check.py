@@ -9,6 +9,7 @@ audit. The result is kept for a while so that each finding can be explained like
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -87,10 +88,11 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None,
                                      for s, e in ex.not_understood]
     sparse = _sparsity_reader(vocab)
     low = aligned_lower(text)
+    breaks = [i for i, ch in enumerate(text) if ch == "\n"]        # a claim's line: the breaks before it
     for c in ex.claims:
         if sparse(low, c) and "sparsity" in vocab.qualifiers:
             c.qualifiers = {**(c.qualifiers or {}), "sparsity": True}
-        line = text.count("\n", 0, c.start) + 1
+        line = bisect_left(breaks, c.start) + 1
         where = {"file": "<text>", "line": line}
         norm, errs = vocab.check_value(c.attribute, c.value, c.unit, where)
         quals, qerrs = vocab.check_qualifiers(c.qualifiers or None, where)

@@ -3,13 +3,13 @@ of the vocabulary, and numbers with units, ranges, bounds and hedges."""
 from __future__ import annotations
 
 import re
-import unicodedata
 import weakref
 from dataclasses import dataclass
 from typing import Any
 
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import per_vocabulary as _per_vocabulary
+from ..core.casefold import nfkc_lower_aligned
 
 _SENTENCE = re.compile(r"[^。！？!?；;\n•▪●]+[。！？!?；;]*")     # a bullet starts a statement of its own
 #: a list item's mark at the start of a line or sentence ("- ", "• ", "1. ", "2、", "3）")
@@ -30,7 +30,7 @@ _BARE_LIST = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*[a-z]{0,3}\s*/\s*(?:\d{1,7}(
 _LIST_JOIN = re.compile(r"\s*(?:or|或|/)\s*")
 _ZH_SCALE = {"千亿": 1e11, "百亿": 1e10, "亿": 1e8}
 _ZH_PARAMS = re.compile(r"^\s*(千亿|百亿|亿)")
-_PRIVATE = re.compile(r"[\ue000-\uf8ff]")
+_PRIVATE, _LAST_ALIGNED = re.compile(r"[\ue000-\uf8ff]"), ("", "")     # see aligned_lower
 # entity mentions are masked, one private-use character per character, so positions stay aligned and
 # numbers inside names ("Llama-2-13B", "A100 80GB") are not read as statements
 PLACEHOLDER = {"gpu": "\ue000", "family": "\ue001", "instance": "\ue002", "model": "\ue003"}
@@ -142,11 +142,11 @@ def _gpu_suffix(v: Vocabulary) -> tuple[re.Pattern[str], dict[str, str]]:
 def aligned_lower(text: str) -> str:
     """A lower-cased, NFKC-normalised copy of ``text`` with the same length (one character for one), so
     spans found in it are spans of the original."""
-    out = []
-    for c in text:
-        n = unicodedata.normalize("NFKC", c).lower()
-        out.append(n if len(n) == 1 else c.lower() if len(c.lower()) == 1 else " ")
-    return _PRIVATE.sub(" ", "".join(out))
+    global _LAST_ALIGNED
+    last = _LAST_ALIGNED        # the last text's copy: a check reads it three times (reader, claims, extract)
+    if last[0] != text:
+        last = _LAST_ALIGNED = (text, _PRIVATE.sub(" ", nfkc_lower_aligned(text)))
+    return last[1]
 
 
 #: the longest span read as one sentence: the readers compare the mentions of a sentence pairwise, so a
