@@ -193,7 +193,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     if getattr(args, "provider", None):
         raise BadInput("--provider goes with --cheapest")
     if args.solve:
-        answer = models.build("solve", _engine(*_dirs(args), _pending(args)).solve(_query_body(args), args.solve, args.lang))
+        answer = _engine(*_dirs(args), _pending(args)).solve(_query_body(args), args.solve, args.lang)
         print_json(answer) if args.json else print(render_choice(answer, args.lang))
         return 0
     raw = _engine(*_dirs(args), _pending(args)).query(_query_body(args))
@@ -206,8 +206,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     kb = _engine(*_dirs(args), _pending(args))
-    answer = models.build("ask", _method(kb, "ask", "answering questions")(args.question, lang=args.lang,
-                                                                          kb_version=args.kb_version))
+    answer = _method(kb, "ask", "answering questions")(args.question, lang=args.lang, kb_version=args.kb_version)
     if args.json:
         print_json(answer)
     else:

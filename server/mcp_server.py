@@ -133,8 +133,7 @@ def call_fact(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
         issues.append(Issue(f"unknown attribute {a['attribute'][:60]!r}", field="attribute", allowed=sorted(v.attributes)))
     if issues:
         raise BadInput("invalid arguments: " + "; ".join(i.message for i in issues), issues)
-    view = kb.view(a.get("kb_version"))
-    return {"kind": "fact", "kb_version": view.name, "lang": lang, **kb.fact(subject, a["attribute"], view, lang)}
+    return kb.fact(subject, a["attribute"], kb.view(a.get("kb_version")), lang).to_json()
 
 
 def call_check(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
@@ -170,7 +169,7 @@ TOOLS: tuple[ToolSpec, ...] = (
              "(\"Does the T4 support BF16?\"). Returns the verdict (fits / does_not_fit) with the memory needed "
              "and available, recommendations, a conclusion_id for `explain`, and numbered citations of the "
              "source quotes and reference facts behind it. kind=unknown says what the question lacks.",
-             ask_schema, lambda kb, a: kb.ask(a["question"], lang=a.get("lang"), kb_version=a.get("kb_version")),
+             ask_schema, lambda kb, a: kb.ask(a["question"], lang=a.get("lang"), kb_version=a.get("kb_version")).to_json(),
              render.answer),
     ToolSpec("query", "Size a training or inference scenario",
              "Size a precise scenario: the model (model or params), the method, the hardware (exactly one of gpu, "
