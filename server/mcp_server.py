@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import contextlib
 
-import inspect
 import json
 import logging
 from dataclasses import dataclass
@@ -104,10 +103,7 @@ def _choice(value: str | None, name: str, allowed: tuple[str, ...] | list[str], 
 def call_audit(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
     """The API's audit; ``status`` keeps the claims with that audit status and the findings about them."""
     status = _choice(a.get("status"), "status", FINDING_KINDS, "audit status")
-    if status is not None and "status" in inspect.signature(kb.audit).parameters:
-        return kb.audit(source=a.get("source"), kind=a.get("kind"), kb_version=a.get("kb_version"), status=status,
-                        without=a.get("without"))
-    res = kb.audit(source=a.get("source"), kind=a.get("kind"), kb_version=a.get("kb_version"), without=a.get("without"))
+    res = kb.audit(source=a.get("source"), kind=a.get("kind"), kb_version=a.get("kb_version"), without=a.get("without")).to_json()
     if status is not None:
         res["statuses"] = [s for s in res.get("statuses", []) if s.get("status") == status]
         keep = {s["claim"] for s in res["statuses"]}

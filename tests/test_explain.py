@@ -97,7 +97,7 @@ def test_exports_text_dot_prov(kb):
 
 
 def test_explain_findings_and_facts(kb):
-    f = kb.audit(kind="overstated")["findings"][0]
+    f = kb.audit(kind="overstated").to_json()["findings"][0]
     doc = kb.explain(f["id"], "json").to_json()
     assert doc["kind"] == "finding" and doc["tree"]["rule"]
     fact = kb.explain("S001-C041").to_json()

@@ -301,7 +301,7 @@ def test_audit_mark_spans_match_the_claims(web, kb, view):
 
 def test_audit_legend_counts_per_source_and_status(audit_page, kb):
     page, body = audit_page
-    summary = kb.audit()["summary"]
+    summary = kb.audit().to_json()["summary"]
     for st in pages.STATUSES:
         count = page.find_all("span", data_status_count=st.id)[0]
         assert int(count.text.replace(",", "")) == sum(s["by_status"].get(st.id, 0) for s in summary.values()), st.id
@@ -494,7 +494,7 @@ def test_pages_have_skip_link_and_landmarks(web):
 
 def test_audit_filter_by_finding_kind(web, kb):
     claims = kb.claims().to_json()["claims"]
-    kinds = {f["id"]: f["kind"] for f in kb.audit()["findings"]}
+    kinds = {f["id"]: f["kind"] for f in kb.audit().to_json()["findings"]}
     want = {c["id"] for c in claims if "contradiction" in {kinds.get(f) for f in c["audit"]["findings"]}}
     assert want
     page, _ = get_page(web, "/audit?kind=contradiction")

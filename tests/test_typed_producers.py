@@ -1,8 +1,8 @@
 """Typed answers built where they are made (issue 34): the inventory, knowledge, check, audit-gaps, ask
 (fact, comparison, instance choice, inverse, claim check, unknown; a sizing question's answer is built
-by ask from the sizing capability's object), solve and cheapest answers are models constructed by their
-producers (engine/catalog, engine/explain/diff.py, engine/text/check.py, engine/audit/gaps.py,
-engine/ask), checked there, and serialised once by the
+by ask from the sizing capability's object), solve, cheapest, audit and ClaimReview answers are models
+constructed by their producers (engine/catalog, engine/explain/diff.py, engine/text/check.py,
+engine/audit/gaps.py, engine/ask, engine/audit/result.py), checked there, and serialised once by the
 faces with ``.to_json()``, into the same JSON objects, keys in the same order, as before; /health and
 the error body are built as their models where the API makes them."""
 from __future__ import annotations
@@ -36,6 +36,8 @@ def _same(a, b) -> bool:
     ("diff", lambda kb: kb.diff(kb.kb.releases[-2].name, kb.kb.latest)),
     ("check", lambda kb: kb.check("The T4 has 32 GB of memory. 单张 T4 可以全量微调 Llama-2-13B。 Hello.")),
     ("gaps", lambda kb: kb.audit_gaps()),
+    ("audit", lambda kb: kb.audit(source="S001")),
+    ("claimreview", lambda kb: kb.audit(fmt="claimreview", source="S001")),
     ("solve", lambda kb: kb.solve({"model": "llama-2-7b", "method": "lora", "gpu": "T4"}, "batch")),
     ("cheapest", lambda kb: kb.cheapest({"model": "llama-2-7b", "method": "qlora"}, ["tencent"], "zh")),
 ])
@@ -183,3 +185,13 @@ def test_replace_sets_fields_as_a_json_object_does():
     with pytest.raises(ModelError, match="unknown field"):
         c.replace(colour="red")
 
+
+def test_the_audit_findings_are_built_one_at_a_time_when_read(gpukb):
+    from gpukb.engine.models.base import Items
+    a = gpukb.audit(kind="incorrect")
+    assert isinstance(a.findings, Items) and isinstance(a.statuses, Items)
+    first = next(iter(a.findings))
+    assert isinstance(first, models.Finding) and first.kind.value == "incorrect"
+    assert first.to_json() == a.findings.raw[0], "each finding is the audit's own object, typed"
+    review = gpukb.audit(fmt="claimreview").to_json()
+    assert list(review) == ["@context", "@graph"]

@@ -3,9 +3,11 @@ from which the OpenAPI document's component schemas are generated (:mod:`.schema
 
 :data:`ANSWERS` names the model of each answer; :func:`build` turns an answer's JSON object into its
 model, strictly, so a field an answer lacks, misnames or adds fails where the answer is produced. The
-producers of the catalog, knowledge, explanation, check, ask, solve and audit-gaps answers (and of
-/health and the error body) construct their models themselves (:meth:`Model.of`, with the same checks);
-the faces serialise those once with ``.to_json()``."""
+producers of the catalog, knowledge, explanation, check, ask, solve, audit, ClaimReview and audit-gaps
+answers (and of /health and the error body) construct their models themselves (:meth:`Model.of`, with
+the same checks; the audit's findings one at a time as they are read, :class:`.base.Items`); the faces
+serialise those once with ``.to_json()``. The sizing answer (``query``) is still a JSON object that the
+faces check with :func:`shaped` or :func:`build`."""
 from __future__ import annotations
 
 from typing import Any

@@ -310,7 +310,7 @@ class GpuKB(CheckMemory):
 
     # -- audit, releases, validation ----------------------------------------------------------------
     def audit(self, source: str | None = None, kind: str | None = None, kb_version: str | None = None,
-              fmt: str | None = None, without: Any = None) -> dict[str, Any]:
+              fmt: str | None = None, without: Any = None) -> models.FindingList | models.ClaimReview:
         """The audit's findings and statuses (or ClaimReview); ``without``: source ids (a list or
         comma-separated) to answer as if they were removed, from the ATMS labels (see :mod:`without`)."""
         if fmt not in (None, "json", "claimreview"):
@@ -321,10 +321,8 @@ class GpuKB(CheckMemory):
             if source is not None and source not in self.kb.sources:
                 raise BadInput(f"unknown source {source!r}", [Issue(f"unknown source {source!r}", field="source", allowed=sorted(self.kb.sources))])
             return claimreview(res, view, source)
-        out = audit_answer(res, view, source, kind)
-        if block is not None:
-            out["without"] = without_mod.filtered(block, source, kind)
-        return out
+        return audit_answer(res, view, source, kind,
+                            without_mod.filtered(block, source, kind) if block is not None else None)
 
     def solve(self, body: dict[str, Any], target: str, lang: str = "en") -> models.InverseAnswer:
         """The largest batch, sequence length or model (``target``: batch, seq_len or params) that fits
