@@ -20,7 +20,6 @@ gpukb.engine.models.base.ModelError: Pair: unknown field 'fr' (known: en, zh)
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import enum
 import types
@@ -178,8 +177,8 @@ class Model:
     def replace(self: T, **fields: Any) -> T:
         """A copy with ``fields`` set, checked as :meth:`of` checks them (OMIT leaves one out); a field
         that was not there is written after the others, as a key added to a JSON object is."""
-        new = copy.copy(self)
-        extra = new.__dict__["__extra__"] = dict(self.extra)
+        new = self._copy({"__extra__": dict(self.extra)})
+        extra = new.__dict__["__extra__"]
         gone = {json_name(k) for k, v in fields.items() if v is OMIT}
         order = [k for k in self.__dict__.get("__order__", ()) if k not in gone]
         checked = {key: value for key, _, value in _checked(type(self), {json_name(k): v for k, v in fields.items()
@@ -199,19 +198,23 @@ class Model:
         """This model with ``fn`` applied to each field's value (and an open model's undeclared ones): a
         copy when ``fn`` changes one (returns another object), else ``self`` (e.g. an answer's notes put
         in its language by :func:`gpukb.engine.kb.notes.in_lang`)."""
+        held = self.__dict__
         changed: dict[str, Any] = {}
-        for name, (attr, _) in _fields(type(self)).items():
-            value = getattr(self, attr)
-            if value is not OMIT:
-                after = fn(value)
-                if after is not value:
-                    changed[attr] = after
-        extra = {k: fn(v) for k, v in self.extra.items()}
-        if not changed and all(extra[k] is v for k, v in self.extra.items()):
-            return self
-        new = copy.copy(self)
+        for attr, _ in _fields(type(self)).values():
+            if (value := held.get(attr, OMIT)) is not OMIT and (after := fn(value)) is not value:
+                changed[attr] = after
+        extra = held.get("__extra__")
+        if extra:
+            after_extra = {k: fn(v) for k, v in extra.items()}
+            if any(after_extra[k] is not v for k, v in extra.items()):
+                changed["__extra__"] = after_extra
+        return self._copy(changed) if changed else self
+
+    def _copy(self: T, changed: dict[str, Any]) -> T:
+        """A shallow copy with some attributes changed (faster than copy.copy)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
         new.__dict__.update(changed)
-        new.__dict__["__extra__"] = extra
         return new
 
 
