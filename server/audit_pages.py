@@ -141,7 +141,7 @@ def _render_audit():
     view = arg("view", 20, VIEWS) or "rendered"
     without = _without_arg(kb, all_sources)
     claims = kb.claims(kb_version=kb_version).to_json()["claims"]
-    audit_doc = kb.audit(kb_version=kb_version, **({"without": without} if without else {}))
+    audit_doc = kb.audit(kb_version=kb_version, **({"without": without} if without else {})).to_json()
     findings = {f["id"]: f for f in audit_doc["findings"]}
     if without:        # the claims of the removed sources go; the others' statuses are the ones that still hold
         statuses = {st["claim"]: st for st in audit_doc["statuses"]}

@@ -193,7 +193,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     if getattr(args, "provider", None):
         raise BadInput("--provider goes with --cheapest")
     if args.solve:
-        answer = models.build("solve", _engine(*_dirs(args), _pending(args)).solve(_query_body(args), args.solve, args.lang))
+        answer = _engine(*_dirs(args), _pending(args)).solve(_query_body(args), args.solve, args.lang)
         print_json(answer) if args.json else print(render_choice(answer, args.lang))
         return 0
     raw = _engine(*_dirs(args), _pending(args)).query(_query_body(args))
@@ -206,8 +206,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     kb = _engine(*_dirs(args), _pending(args))
-    answer = models.build("ask", _method(kb, "ask", "answering questions")(args.question, lang=args.lang,
-                                                                          kb_version=args.kb_version))
+    answer = _method(kb, "ask", "answering questions")(args.question, lang=args.lang, kb_version=args.kb_version)
     if args.json:
         print_json(answer)
     else:
@@ -231,7 +230,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     kb_dir, rules_dir = _dirs(args)
     d = ingest(kb_dir, args.file, args.source, args.title, args.publisher, args.date, args.lang)
     audit = GpuKB(kb_dir, rules_dir, include_pending=True).audit(source=args.source)
-    d["audit"] = audit["summary"].get(args.source, {"claims": 0, "by_status": {}})
+    d["audit"] = audit.summary[args.source].to_json() if args.source in audit.summary else {"claims": 0, "by_status": {}}
     if args.json:
         print_json(d)
         return 0
@@ -279,7 +278,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             raise BadInput("--gaps lists the gaps of a whole release; it takes no --source, --kind, --format or --without")
         d = _method(kb, "audit_gaps", "the audit's gaps")(kb_version=args.kb_version)
         if args.json or args.jsonl:
-            _write_stream("gaps", d.to_json(), args.jsonl, "gaps")
+            _write_stream(d, args.jsonl, "gaps")
         else:
             print(render_gaps(d))
         return 0
@@ -298,25 +297,24 @@ def cmd_audit(args: argparse.Namespace) -> int:
                                                   fmt=args.format, **({"without": args.without} if args.without else {}))
         finally:
             kb.progress, kb.audit_workers, kb.audit_scheduler, kb.audit_keep_proofs = None, 1, None, True
-    name = "claimreview" if args.format else "audit"
     if args.json or args.jsonl or args.format:
         kb.drop_audits()            # a 100k-claim audit's working state goes before its answer is written
-        _write_stream(name, d, args.jsonl, "@graph" if args.format else "findings")
+        _write_stream(d, args.jsonl, "@graph" if args.format else "findings")
     else:
-        print(render_audit(models.build(name, d)))
+        print(render_audit(d))
     return 0
 
 
-def _write_stream(name: str, d: dict[str, Any], jsonl: bool, array: str) -> None:
+def _write_stream(d: models.Model, jsonl: bool, array: str) -> None:
     """A large answer written item by item (:mod:`.cli_stream`): the same bytes as print_json, never
     held whole as one text; ``jsonl``: one item of ``array`` per line, then the rest on a last line."""
     from gpukb.engine.core.memory import collector_paused
     from .cli_stream import write_json, write_jsonl
     with collector_paused():        # the audit's millions of objects are not traversed again while writing
         if jsonl:
-            write_jsonl(name, d, sys.stdout, array)
+            write_jsonl(d, sys.stdout, array)
         else:
-            write_json(name, d, sys.stdout)
+            write_json(d, sys.stdout)
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:

@@ -1,8 +1,9 @@
 """gpukb as a Python library: open a KB and ask it what the CLI and the HTTP API answer, as typed models.
 
 Every method returns the model the API serialises (:mod:`gpukb.engine.models`), checked against its
-declared shape (built by the engine where it is made, as ``check``'s and ``explain``'s, or here from the
-answer's JSON object); ``.to_json()`` gives the API's JSON object back. Bad input
+declared shape (built by the engine where it is made, as ``ask``'s, ``check``'s, ``audit``'s and
+``explain``'s, or here from the answer's JSON object, as ``query``'s); ``.to_json()`` gives the API's JSON
+object back. Bad input
 raises :class:`gpukb.engine.core.errors.BadInput` (its ``issues`` name each field and what is allowed).
 
 >>> import gpukb
@@ -40,10 +41,10 @@ class KB:
     def __init__(self, state: GpuKB) -> None:
         self._state = state
 
-    def ask(self, question: str, lang: str | None = None, kb_version: str | None = None) -> Any:
+    def ask(self, question: str, lang: str | None = None, kb_version: str | None = None) -> models.Asked:
         """A question in English or Chinese: a sizing, fact, comparison, instance-choice or inverse answer
         (``kind`` says which), or what the question is missing."""
-        return models.build("ask", self._state.ask(question, lang, kb_version))
+        return self._state.ask(question, lang, kb_version)
 
     def query(self, **fields: Any) -> models.SizingAnswer:
         """The sizing answer of a scenario given as the API's query fields (``model`` or ``params``,
@@ -57,7 +58,7 @@ class KB:
     def audit(self, source: str | None = None, kind: str | None = None,
               kb_version: str | None = None) -> models.FindingList:
         """The audit of the bundled articles' claims: findings and each claim's status."""
-        return models.build("audit", self._state.audit(source, kind, kb_version))
+        return self._state.audit(source, kind, kb_version)
 
     def explain(self, conclusion_id: str, lang: str = "en") -> models.Explanation:
         """The proof tree of a conclusion id (a sizing ``Q-`` id, a finding ``A-`` id or a fact id)."""

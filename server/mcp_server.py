@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import contextlib
 
-import inspect
 import json
 import logging
 from dataclasses import dataclass
@@ -104,10 +103,7 @@ def _choice(value: str | None, name: str, allowed: tuple[str, ...] | list[str], 
 def call_audit(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
     """The API's audit; ``status`` keeps the claims with that audit status and the findings about them."""
     status = _choice(a.get("status"), "status", FINDING_KINDS, "audit status")
-    if status is not None and "status" in inspect.signature(kb.audit).parameters:
-        return kb.audit(source=a.get("source"), kind=a.get("kind"), kb_version=a.get("kb_version"), status=status,
-                        without=a.get("without"))
-    res = kb.audit(source=a.get("source"), kind=a.get("kind"), kb_version=a.get("kb_version"), without=a.get("without"))
+    res = kb.audit(source=a.get("source"), kind=a.get("kind"), kb_version=a.get("kb_version"), without=a.get("without")).to_json()
     if status is not None:
         res["statuses"] = [s for s in res.get("statuses", []) if s.get("status") == status]
         keep = {s["claim"] for s in res["statuses"]}
@@ -133,8 +129,7 @@ def call_fact(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
         issues.append(Issue(f"unknown attribute {a['attribute'][:60]!r}", field="attribute", allowed=sorted(v.attributes)))
     if issues:
         raise BadInput("invalid arguments: " + "; ".join(i.message for i in issues), issues)
-    view = kb.view(a.get("kb_version"))
-    return {"kind": "fact", "kb_version": view.name, "lang": lang, **kb.fact(subject, a["attribute"], view, lang)}
+    return kb.fact(subject, a["attribute"], kb.view(a.get("kb_version")), lang).to_json()
 
 
 def call_check(kb: GpuKB, a: dict[str, Any]) -> dict[str, Any]:
@@ -170,7 +165,7 @@ TOOLS: tuple[ToolSpec, ...] = (
              "(\"Does the T4 support BF16?\"). Returns the verdict (fits / does_not_fit) with the memory needed "
              "and available, recommendations, a conclusion_id for `explain`, and numbered citations of the "
              "source quotes and reference facts behind it. kind=unknown says what the question lacks.",
-             ask_schema, lambda kb, a: kb.ask(a["question"], lang=a.get("lang"), kb_version=a.get("kb_version")),
+             ask_schema, lambda kb, a: kb.ask(a["question"], lang=a.get("lang"), kb_version=a.get("kb_version")).to_json(),
              render.answer),
     ToolSpec("query", "Size a training or inference scenario",
              "Size a precise scenario: the model (model or params), the method, the hardware (exactly one of gpu, "

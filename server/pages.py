@@ -296,7 +296,7 @@ def index():
     if q and q.strip():
         from .engine_gate import gate_of
         with gate_of(current_app.extensions, current_app.config).turn():
-            raw = get_kb().ask(q.strip(), lang=lang, kb_version=kb_version)
+            raw = get_kb().ask(q.strip(), lang=lang, kb_version=kb_version).to_json()
         answer = views.answer_view(raw, ui_lang(), component_label, audit_href, conclusion_href)
     return render_template("index.html", q=q or "", answer=answer, examples=EXAMPLES, max_q=max_q,
                            kb_version=kb_version)

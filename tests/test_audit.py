@@ -126,18 +126,18 @@ def _walk(t):
 
 
 def test_filters_and_bad_filters(kb):
-    a = kb.audit(source="S002", kind="misattributed")
+    a = kb.audit(source="S002", kind="misattributed").to_json()
     assert a["findings"] and all(f["kind"] == "misattributed" for f in a["findings"])
     assert all(any(c["source"] == "S002" for c in f["claims"]) for f in a["findings"])
     from gpukb.engine.core.errors import BadInput
     with pytest.raises(BadInput):
-        kb.audit(kind="wrongish")
+        kb.audit(kind="wrongish").to_json()
     with pytest.raises(BadInput):
-        kb.audit(source="S999")
+        kb.audit(source="S999").to_json()
 
 
 def test_claimreview_json_ld(kb, audit):
-    doc = kb.audit(fmt="claimreview")
+    doc = kb.audit(fmt="claimreview").to_json()
     assert doc["@context"] == "https://schema.org"
     reviews = doc["@graph"]
     not_supported = [c for c, st in audit.statuses.items() if st["status"] != "supported"]
@@ -152,7 +152,7 @@ def test_claimreview_json_ld(kb, audit):
 
 def test_claimreview_is_valid_json_ld_when_pyld_is_available(kb):
     pyld = pytest.importorskip("pyld", reason="pyld (JSON-LD processor) is not installed")
-    doc = kb.audit(fmt="claimreview")
+    doc = kb.audit(fmt="claimreview").to_json()
     # expand with an inline schema.org-like context so no network is needed
     ctx = {"@vocab": "https://schema.org/"}
     expanded = pyld.jsonld.expand({**doc, "@context": ctx})

@@ -55,7 +55,7 @@ def test_a_gpu_spec_stated_for_a_family_is_judged_for_the_family_and_names_its_p
 
 
 def test_the_claimreview_export_carries_the_premise(kb):
-    reviews = kb.audit(fmt="claimreview")["@graph"]
+    reviews = kb.audit(fmt="claimreview").to_json()["@graph"]
     r = next(r for r in reviews if r["@id"].endswith(":S000-C004"))
     assert r["reviewRating"]["alternateName"] == "incorrect"
     assert "S000-C002" in r["reviewBody"]

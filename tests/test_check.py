@@ -201,7 +201,7 @@ def test_ingest_registers_a_source_with_pending_claims(tmp_path):
     assert text.count("\n    review: pending") == d["claims"]
     assert not any(c.source == "S003" for c in load_kb(kb).release(None).claims)       # not used by default
     pending = GpuKB(kb, ROOT / "rules", include_pending=True)
-    statuses = pending.audit(source="S003")["summary"]["S003"]["by_status"]
+    statuses = pending.audit(source="S003").to_json()["summary"]["S003"]["by_status"]
     assert statuses["incorrect"] >= 1
     with pytest.raises(BadInput):
         ingest(kb, art, "S003")                   # the id is taken; nothing changes

@@ -1,5 +1,6 @@
 """`gpukb audit --json` / `--jsonl` written item by item (server/cli_stream.py): the same bytes as the
-whole-document print, on the bundled KB."""
+whole-document print, on the bundled KB; the audit's findings and statuses are built as their models
+one at a time, as they are written."""
 from __future__ import annotations
 
 import io
@@ -9,7 +10,7 @@ from contextlib import redirect_stdout
 import pytest
 
 from gpukb.engine import models
-from gpukb.engine.models.base import ModelError
+from gpukb.engine.models.base import Items, ModelError
 from gpukb.server import cli as cli_mod
 from gpukb.server.cli_render import print_json
 from gpukb.server.cli_stream import write_json, write_jsonl
@@ -20,17 +21,17 @@ def kb():
     return cli_mod._engine(*cli_mod._dirs(cli_mod.build_parser().parse_args(["audit"])))
 
 
-def _whole(name, d) -> str:
-    """What the CLI printed before streaming: the model built, then one json.dumps of all of it."""
+def _whole(answer) -> str:
+    """What the CLI printed before streaming: one json.dumps of the whole answer."""
     buf = io.StringIO()
     with redirect_stdout(buf):
-        print_json(models.build(name, d))
+        print_json(answer)
     return buf.getvalue()
 
 
-def _streamed(name, d) -> str:
+def _streamed(answer) -> str:
     buf = io.StringIO()
-    write_json(name, d, buf)
+    write_json(answer, buf)
     return buf.getvalue()
 
 
@@ -38,42 +39,42 @@ def _streamed(name, d) -> str:
                                     {"without": "S001"}])
 def test_audit_json_is_byte_for_byte_the_whole_document(kb, kwargs):
     d = kb.audit(**kwargs)
-    assert d["findings"] and d["statuses"]
-    assert _streamed("audit", d) == _whole("audit", d)
+    assert isinstance(d, models.FindingList) and isinstance(d.findings, Items) and d.findings and d.statuses
+    assert _streamed(d) == _whole(d)
+    assert json.loads(_streamed(d)) == models.FindingList.conform(d.to_json())
 
 
 def test_claimreview_and_gaps_are_byte_for_byte_too(kb):
     review = kb.audit(fmt="claimreview")
-    assert review["@graph"]
-    assert _streamed("claimreview", review) == _whole("claimreview", review)
-    gaps = kb.audit_gaps().to_json()
-    assert _streamed("gaps", gaps) == _whole("gaps", gaps)
+    assert isinstance(review, models.ClaimReview) and review.to_json()["@graph"]
+    assert _streamed(review) == _whole(review)
+    gaps = kb.audit_gaps()
+    assert _streamed(gaps) == _whole(gaps)
 
 
 def test_empty_arrays_and_nested_values_are_written_as_json_dumps_does(kb):
-    d = kb.audit(kind="misattributed", source="S002")
-    d = {**d, "findings": []}
-    assert _streamed("audit", d) == _whole("audit", d)
+    d = kb.audit(kind="misattributed", source="S002").replace(findings=[])
+    assert _streamed(d) == _whole(d)
 
 
-def test_a_bad_item_is_a_model_error_like_build(kb):
+def test_a_bad_item_is_a_model_error_when_it_is_built(kb):
     d = kb.audit(kind="contradiction")
-    bad = {**d, "findings": d["findings"][:1] + [{"id": "x"}]}
+    bad = d.replace(findings=Items(models.Finding, d.findings.raw[:1] + [{"id": "x"}]))
     with pytest.raises(ModelError):
-        models.build("audit", bad)
+        _streamed(bad)
+    with pytest.raises(ModelError):      # a whole field of the wrong shape fails where the model is made
+        d.replace(findings=[{"id": "x"}])
     with pytest.raises(ModelError):
-        _streamed("audit", bad)
-    with pytest.raises(ModelError):      # the top level is checked before anything is written
-        write_json("audit", {**d, "surprise": 1}, io.StringIO())
+        d.replace(surprise=1)
 
 
 def test_jsonl_one_finding_per_line_then_the_rest(kb):
     d = kb.audit()
     buf = io.StringIO()
-    write_jsonl("audit", d, buf)
+    write_jsonl(d, buf)
     lines = buf.getvalue().splitlines()
-    assert len(lines) == len(d["findings"]) + 1
-    whole = json.loads(_whole("audit", d))
+    assert len(lines) == len(d.findings) + 1
+    whole = json.loads(_whole(d))
     assert [json.loads(x) for x in lines[:-1]] == whole["findings"]
     last = json.loads(lines[-1])
     assert "findings" not in last and last == {k: v for k, v in whole.items() if k != "findings"}
@@ -82,11 +83,11 @@ def test_jsonl_one_finding_per_line_then_the_rest(kb):
 def test_cli_json_and_jsonl(cli, kb):
     code, out, err = cli("audit", "--json")
     assert code == 0, err
-    assert out == _whole("audit", kb.audit())
+    assert out == _whole(kb.audit())
     code, out, err = cli("audit", "--jsonl", "--kind", "incorrect")
     assert code == 0, err
     lines = [json.loads(x) for x in out.splitlines()]
-    assert lines[:-1] == kb.audit(kind="incorrect")["findings"] and lines[-1]["counts"]["incorrect"] == len(lines) - 1
+    assert lines[:-1] == kb.audit(kind="incorrect").to_json()["findings"] and lines[-1]["counts"]["incorrect"] == len(lines) - 1
     code, out, err = cli("audit", "--gaps", "--jsonl")
     assert code == 0, err
     lines = [json.loads(x) for x in out.splitlines()]

@@ -41,7 +41,7 @@ def _scenarios(vocab_gpus: list[str], models: list[str]) -> list[dict]:
 
 def _digest(kb) -> tuple[str, int]:
     h = hashlib.sha256()
-    audit = kb.audit(fmt=None)
+    audit = kb.audit(fmt=None).to_json()
     h.update(json.dumps(audit, sort_keys=True, ensure_ascii=False, default=str).encode())
     answered = 0
     for body in _scenarios(GPUS, MODELS):

@@ -27,7 +27,7 @@ def walk(t):
 
 @pytest.mark.parametrize("q", QUESTIONS)
 def test_why_not_t4_for_13b_full_fine_tune(kb, q):
-    a = kb.ask(q)
+    a = kb.ask(q).to_json()
     assert a["kind"] == "sizing" and a["verdict"] == "does_not_fit"
     m = a["memory"]
     assert m["model_states"] == pytest.approx(208, abs=0.5)
@@ -58,29 +58,29 @@ def test_shared_sub_proofs_are_shown_once(kb):
 
 
 def test_why_not_is_computed_for_the_conclusion_that_does_not_hold(kb):
-    doc = kb.explain(kb.ask(QUESTIONS[0])["conclusion_id"]).to_json()
+    doc = kb.explain(kb.ask(QUESTIONS[0]).to_json()["conclusion_id"]).to_json()
     wn = doc["why_not"]
     assert wn["candidates"] and all(c["rule"].startswith("sizing.verdict.fits") for c in wn["candidates"])
     assert wn["smallest_changes"] and all(c["fits"] for c in wn["smallest_changes"])
 
 
 def test_a_question_that_is_not_understood_says_what_is_missing(kb):
-    a = kb.ask("can this train my model?")
+    a = kb.ask("can this train my model?").to_json()
     assert a["kind"] == "unknown" and a["missing"] and a["examples"]
     assert "verdict" not in a
 
 
 def test_fact_questions(kb):
-    a = kb.ask("Does the T4 support BF16?")
+    a = kb.ask("Does the T4 support BF16?").to_json()
     assert a["kind"] == "fact" and a["fact"] == {**a["fact"], "subject": "gpu:T4", "attribute": "bf16_native", "value": False}
-    b = kb.ask("GN7 用的是什么 GPU？")
+    b = kb.ask("GN7 用的是什么 GPU？").to_json()
     assert b["kind"] == "fact" and b["fact"]["value"] == ["T4"]
     assert any(c["id"] == "S000-C002" and c["status"] == "incorrect" for c in b["contradictions"])
     assert b["lang"] == "zh" and "T4" in b["answer"]
 
 
 def test_exports_text_dot_prov(kb):
-    cid = kb.ask(QUESTIONS[0])["conclusion_id"]
+    cid = kb.ask(QUESTIONS[0]).to_json()["conclusion_id"]
     text = kb.explain(cid, "text")
     assert "sizing.verdict.does_not_fit@1" in text and "reference:" in text
     zh = kb.explain(cid, "text", "zh")
@@ -97,7 +97,7 @@ def test_exports_text_dot_prov(kb):
 
 
 def test_explain_findings_and_facts(kb):
-    f = kb.audit(kind="overstated")["findings"][0]
+    f = kb.audit(kind="overstated").to_json()["findings"][0]
     doc = kb.explain(f["id"], "json").to_json()
     assert doc["kind"] == "finding" and doc["tree"]["rule"]
     fact = kb.explain("S001-C041").to_json()

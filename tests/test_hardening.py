@@ -248,7 +248,7 @@ SECURITY = ("Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Option
 
 
 def test_security_headers_on_every_page_and_error(client, gpukb):
-    finding = gpukb.audit()["findings"][0]["id"]
+    finding = gpukb.audit().to_json()["findings"][0]["id"]
     paths = ["/", "/?q=why+not+T4+for+13B+full+fine-tune", "/audit", f"/conclusions/{finding}",
              "/static/style.css", "/health", "/openapi.json", "/v1/claims", "/v1/audit", "/v1/sources/S000",
              "/no/such/page", "/v1/claims/NOPE", "/v1/ask?q=" + "x" * 5000, "/conclusions/%00"]

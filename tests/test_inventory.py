@@ -52,19 +52,19 @@ def test_query_names_an_unknown_gpu_with_the_closest_first(client):
 
 
 def test_ask_names_an_unknown_gpu_instead_of_a_generic_refusal(gpukb):
-    a = gpukb.ask("can a B300 serve llama 70B in int4")
+    a = gpukb.ask("can a B300 serve llama 70B in int4").to_json()
     assert a["kind"] == "unknown" and a["answer"].startswith("gpukb knows no GPU called B300; known ones are B100")
     assert a["unknown_names"][0]["kind"] == "gpu"
-    a = gpukb.ask("what is the memory bandwidth of the X100")
+    a = gpukb.ask("what is the memory bandwidth of the X100").to_json()
     assert "gpukb knows no GPU called X100" in a["answer"]
-    a = gpukb.ask("run llama-9-70b on a T4 in int4")
+    a = gpukb.ask("run llama-9-70b on a T4 in int4").to_json()
     assert a["kind"] == "sizing" and "gpukb knows no model called llama-9-70b" in a["answer"]
 
 
 def test_no_unknown_name_is_seen_in_questions_about_known_things(gpukb):
     for q in ("why not T4 for 13B full fine-tune", "Does the T4 support BF16?", "7B QLoRA on an A10G with zero3 in fp16",
               "GN7.2XLARGE32 能跑 Qwen2.5-7B int4 推理吗", "Can I fully fine-tune Llama-2-7B on 4x A100-80GB with ZeRO-3?"):
-        assert "unknown_names" not in gpukb.ask(q), q
+        assert "unknown_names" not in gpukb.ask(q).to_json(), q
 
 
 def test_check_says_which_product_it_does_not_know(gpukb):
@@ -74,7 +74,7 @@ def test_check_says_which_product_it_does_not_know(gpukb):
 
 
 def test_the_cheapest_instance_across_providers_with_price_currency_region_and_date(gpukb):
-    a = gpukb.ask("the cheapest instance that serves a 70B model in int4 on AWS or Tencent")
+    a = gpukb.ask("the cheapest instance that serves a 70B model in int4 on AWS or Tencent").to_json()
     assert a["kind"] == "instance_choice" and a["ranking"] == "price" and set(a["providers"]) == {"aws", "tencent"}
     p = a["price"]
     assert a["choice"] and p["currency"] == "USD" and p["region"] and p["as_of"] and str(p["value"]) in a["answer"]
@@ -96,7 +96,7 @@ def test_prices_in_two_currencies_are_never_ranked_together(gpukb, monkeypatch):
             return [{"value": 3.0, "currency": "CNY", "unit": "CNY/h", "region": "ap-beijing", "as_of": "2024-01-01"}]
         return out
     monkeypatch.setattr(inventory, "prices", fake)
-    a = ask_price.cheapest(gpukb, {"params": 70e9, "method": "inference", "precision": "int4"}, ["tencent"], gpukb.view(), "en")
+    a = ask_price.cheapest(gpukb, {"params": 70e9, "method": "inference", "precision": "int4"}, ["tencent"], gpukb.view(), "en").to_json()
     assert a["choice"] is None and {o["prices"][0]["currency"] for o in a["cheapest"]} == {"USD", "CNY"}
     assert "never converts" in a["note"]["en"]
 

@@ -73,7 +73,7 @@ def test_empty_question_shows_the_home_page(web):
 
 def test_t4_answer_is_rendered_on_the_server(t4_page, kb):
     page, body = t4_page
-    api = kb.ask(T4_Q)
+    api = kb.ask(T4_Q).to_json()
     verdict = page.find_all("p", class_="verdict")[0]
     assert verdict.get("data-verdict") == "does_not_fit" == api["verdict"]
     assert "It does not fit." in verdict.text
@@ -86,7 +86,7 @@ def test_t4_answer_is_rendered_on_the_server(t4_page, kb):
 
 def test_memory_bars_are_proportional_and_labelled(t4_page, kb):
     page, _ = t4_page
-    mem = kb.ask(T4_Q)["memory"]
+    mem = kb.ask(T4_Q).to_json()["memory"]
     rows = {tr.get("data-component"): tr for tr in page.find_all("tr") if tr.get("data-component")}
     for key in ("weights", "gradients", "optimizer", "activations", "overhead", "total", "capacity"):
         assert key in rows, key
@@ -113,7 +113,7 @@ def test_memory_bars_are_proportional_and_labelled(t4_page, kb):
 
 def test_recommendations_and_cited_summary(t4_page, kb):
     page, body = t4_page
-    api = kb.ask(T4_Q)
+    api = kb.ask(T4_Q).to_json()
     lists = page.find_all("ol", class_="recs")
     items = [c for recs in lists for c in recs.children if c.tag == "li"]
     # the changes that fit, then at most three that do not, folded (issue #35)
@@ -156,7 +156,7 @@ def test_proof_tree_is_collapsible_and_ends_in_linked_quotes(t4_page, kb):
         assert re.fullmatch(r"/audit\?source=S\d{3}#S\d{3}-C\d{3}", link.get("href")), link.get("href")
     assert '<a href="/audit?source=S001#S001-C033">' in body
     # and every quote of the answer's sources is in the tree
-    claim_sources = [s for s in kb.ask(T4_Q)["sources"] if s["type"] == "claim"]
+    claim_sources = [s for s in kb.ask(T4_Q).to_json()["sources"] if s["type"] == "claim"]
     for s in claim_sources:
         assert s["quote"] in texts, s["id"]
     # the rule that decided is named
@@ -165,7 +165,7 @@ def test_proof_tree_is_collapsible_and_ends_in_linked_quotes(t4_page, kb):
 
 def test_answer_links_to_its_conclusion_page(t4_page, kb):
     page, _ = t4_page
-    cid = kb.ask(T4_Q)["conclusion_id"]
+    cid = kb.ask(T4_Q).to_json()["conclusion_id"]
     hrefs = {a.get("href") for a in page.find_all("a")}
     assert f"/conclusions/{cid}" in hrefs
     assert f"/v1/conclusions/{cid}/explain?format=prov" in hrefs
@@ -301,7 +301,7 @@ def test_audit_mark_spans_match_the_claims(web, kb, view):
 
 def test_audit_legend_counts_per_source_and_status(audit_page, kb):
     page, body = audit_page
-    summary = kb.audit()["summary"]
+    summary = kb.audit().to_json()["summary"]
     for st in pages.STATUSES:
         count = page.find_all("span", data_status_count=st.id)[0]
         assert int(count.text.replace(",", "")) == sum(s["by_status"].get(st.id, 0) for s in summary.values()), st.id
@@ -401,7 +401,7 @@ def test_mark_source_text_escapes():
 # -- the conclusion page -------------------------------------------------------------------------------------
 
 def test_conclusion_page(web, kb):
-    cid = kb.ask(T4_Q)["conclusion_id"]
+    cid = kb.ask(T4_Q).to_json()["conclusion_id"]
     page, body = get_page(web, f"/conclusions/{cid}")
     assert cid in body
     assert page.find_all("ul", class_="tree") and page.find_all("details")
@@ -494,7 +494,7 @@ def test_pages_have_skip_link_and_landmarks(web):
 
 def test_audit_filter_by_finding_kind(web, kb):
     claims = kb.claims().to_json()["claims"]
-    kinds = {f["id"]: f["kind"] for f in kb.audit()["findings"]}
+    kinds = {f["id"]: f["kind"] for f in kb.audit().to_json()["findings"]}
     want = {c["id"] for c in claims if "contradiction" in {kinds.get(f) for f in c["audit"]["findings"]}}
     assert want
     page, _ = get_page(web, "/audit?kind=contradiction")

@@ -26,7 +26,7 @@ def html_of(web, url: str, status: int = 200, **headers) -> tuple[Page, str]:
 
 
 def zh_pages(kb) -> list[str]:
-    q = kb.ask(T4_Q)["conclusion_id"]
+    q = kb.ask(T4_Q).to_json()["conclusion_id"]
     return ["/", "/?q=" + quote(T4_Q), "/?q=" + quote("Does the T4 support BF16?"), "/?q=hello",
             "/?q=" + quote("为什么 T4 不能全量微调 13B 模型"), "/audit", "/audit?source=S001&view=source",
             "/audit?kind=contradiction", "/claims/S000-C002", "/claims/S001-C017", f"/conclusions/{q}",

@@ -80,7 +80,7 @@ def test_an_english_page_says_no_chinese_outside_what_is_marked_chinese(t4):
 
 def test_at_most_three_changes_that_do_not_fit_folded(t4, kb):
     page, _ = t4
-    recs = kb.ask(T4_Q)["recommendations"]
+    recs = kb.ask(T4_Q).to_json()["recommendations"]
     no_fit = [r for r in recs if not r.get("fits")]
     assert no_fit, "the T4 answer has changes that do not fit"
     folded = page.find_all("details", class_="recs-no-fit")
@@ -92,7 +92,7 @@ def test_at_most_three_changes_that_do_not_fit_folded(t4, kb):
 # -- a conclusion page --------------------------------------------------------------------------------------
 
 def test_a_conclusion_shows_a_short_id_and_labels(web, kb):
-    cid = kb.ask(T4_Q)["conclusion_id"]
+    cid = kb.ask(T4_Q).to_json()["conclusion_id"]
     assert len(cid) > 100
     page, body = page_of(web, "/conclusions/" + cid)
     short = page.find_all("code", class_="cid-short")[0]
@@ -234,7 +234,7 @@ def test_a_yes_no_value_of_a_chinese_text_is_shown_in_the_pages_language(web):
 
 
 def test_a_conclusion_page_gives_its_summary_in_the_pages_language_only(web, kb):
-    cid = kb.ask(T4_Q)["conclusion_id"]
+    cid = kb.ask(T4_Q).to_json()["conclusion_id"]
     zh = web.get(f"/conclusions/{cid}?lang=zh").get_data(as_text=True)
     en = web.get(f"/conclusions/{cid}?lang=en").get_data(as_text=True)
     assert "does not fit: it needs about" not in zh and "放不下" in zh

@@ -8,25 +8,25 @@ from gpukb.engine.evals.ask import evaluate, load_questions
 
 
 def test_run_means_inference_and_the_model_is_known(gpukb):
-    a = gpukb.ask("Can Qwen2.5-72B run on 4 L4s in int4?")
+    a = gpukb.ask("Can Qwen2.5-72B run on 4 L4s in int4?").to_json()
     assert a["kind"] == "sizing"
     assert a["scenario"]["method"] == "inference" and a["scenario"]["model"] == "qwen2.5-72b"
     assert a["scenario"]["precision"] == "int4" and a["scenario"]["gpus"] == 4
 
 
 def test_a_comparison_is_answered_side_by_side(gpukb):
-    a = gpukb.ask("T4 or A10 for 7B LoRA?")
+    a = gpukb.ask("T4 or A10 for 7B LoRA?").to_json()
     assert a["kind"] == "comparison" and [o["gpu"] for o in a["options"]] == ["T4", "A10"]
     verdicts = {o["gpu"]: o["verdict"] for o in a["options"]}
     assert verdicts == {"T4": "does_not_fit", "A10": "fits"}
     assert a["best"] == "A10" and "T4" in a["deciding"]["en"] and "T4" in a["deciding"]["zh"]
     assert all(o["conclusion_id"].startswith("Q-") for o in a["options"])
-    zh = gpukb.ask("A10 还是 T4 更适合 7B 的 LoRA 微调？")
+    zh = gpukb.ask("A10 还是 T4 更适合 7B 的 LoRA 微调？").to_json()
     assert zh["kind"] == "comparison" and zh["best"] == "A10" and "放得下" in zh["answer"]
 
 
 def test_instance_choice_names_the_smallest_size_and_why_smaller_ones_fail(gpukb):
-    a = gpukb.ask("What is the cheapest GN7 size that can QLoRA a 7B model?")
+    a = gpukb.ask("What is the cheapest GN7 size that can QLoRA a 7B model?").to_json()
     assert a["kind"] == "instance_choice" and a["family"] == "GN7"
     assert a["choice"] and a["tried"][-1]["instance"] == a["choice"] and a["tried"][-1]["verdict"] == "fits"
     assert all(t["verdict"] == "does_not_fit" for t in a["tried"][:-1])
@@ -35,14 +35,14 @@ def test_instance_choice_names_the_smallest_size_and_why_smaller_ones_fail(gpukb
 
 
 def test_a_named_model_is_used_with_its_published_shape(gpukb):
-    a = gpukb.ask("Llama-3-70B 推理需要几张 A10？")
+    a = gpukb.ask("Llama-3-70B 推理需要几张 A10？").to_json()
     assert a["kind"] == "sizing" and a["scenario"]["model"] == "llama-3-70b"
     assert a["parsed"]["ask_min_gpus"] and a["min_gpus"] >= 6
     assert "Llama-3-70B" in a["answer"] and "卡" in a["answer"]
 
 
 def test_inverse_question(gpukb):
-    a = gpukb.ask("longest context for Llama-3-8B inference on one A10")
+    a = gpukb.ask("longest context for Llama-3-8B inference on one A10").to_json()
     assert a["kind"] == "inverse" and a["target"] == "seq_len"
     best, above = a["fits"], a["first_not_fitting"]
     assert best["verdict"] == "fits" and above["verdict"] == "does_not_fit"
@@ -50,7 +50,7 @@ def test_inverse_question(gpukb):
 
 
 def test_a_generic_name_is_an_assumption_that_is_said(gpukb):
-    a = gpukb.ask("A100 or H100 for 13B LoRA?")
+    a = gpukb.ask("A100 or H100 for 13B LoRA?").to_json()
     assert {x["value"] for x in a["assumed"]} == {"A100-40GB", "H100-80GB"}
     assert any("A100-80GB" in x["alternatives"] for x in a["assumed"])
 
@@ -74,7 +74,7 @@ def test_the_parser_meets_its_goal_on_the_gold_corpus_and_the_held_out_set(gpukb
 
 
 def test_an_ambiguous_question_offers_its_other_readings(gpukb, client):
-    a = gpukb.ask("Can an A100 train a 7B model?")
+    a = gpukb.ask("Can an A100 train a 7B model?").to_json()
     readings = {(x["field"], x["value"]) for x in a["alternatives"]}
     assert {("method", "lora"), ("method", "qlora"), ("method", "inference"), ("gpu", "A100-80GB")} <= readings
     assert all(x["conclusion_id"].startswith("Q-") for x in a["alternatives"])
@@ -89,7 +89,7 @@ def test_an_ambiguous_question_offers_its_other_readings(gpukb, client):
     ("GN7 的显卡有 ECC 吗", "zh", "family:GN7", True),
 ])
 def test_a_family_property_that_comes_from_its_gpu(gpukb, q, lang, subject, value):
-    a = gpukb.ask(q)
+    a = gpukb.ask(q).to_json()
     assert a["kind"] == "fact" and a["fact"]["subject"] == subject and a["fact"]["value"] is value
     assert a["fact"]["via"].startswith("R-GN7-gpu")          # answered through the GPU the family carries
     assert "T4" in a["answer"] and "reference tier has no" not in a["answer"]
@@ -97,7 +97,7 @@ def test_a_family_property_that_comes_from_its_gpu(gpukb, q, lang, subject, valu
 
 @pytest.mark.parametrize("q", ["GN7 支持 BF16 吗？", "T4 的显存带宽是多少", "OSS 是哪家的产品？", "GN7 用的是什么 GPU？"])
 def test_chinese_fact_answers_are_in_chinese(gpukb, q):
-    a = gpukb.ask(q)
+    a = gpukb.ask(q).to_json()
     assert a["kind"] == "fact"
     for english in ("confidence", "Missing", "source claim", "true", "false", "The reference tier"):
         assert english not in a["answer"], (english, a["answer"])

@@ -378,13 +378,13 @@ def test_facts_no_rule_can_match_stay_out_of_durable_and_change_no_answer(kb, mo
     sent = sent_to_durable(monkeypatch, "t")
     kb._cache.clear()
     quiet = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies] + \
-        [json.dumps(kb.ask("why not T4 for 13B"), sort_keys=True)]
+        [json.dumps(kb.ask("why not T4 for 13B").to_json(), sort_keys=True)]
     n_quiet = len(sent)
     kb._cache.clear()
     sent.clear()
     monkeypatch.setattr(kb.question_reasoner, "mute", None)
     loud = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies] + \
-        [json.dumps(kb.ask("why not T4 for 13B"), sort_keys=True)]
+        [json.dumps(kb.ask("why not T4 for 13B").to_json(), sort_keys=True)]
     kb._cache.clear()
     assert quiet == loud
     assert n_quiet < len(sent) and "verdict" in sent

@@ -93,7 +93,7 @@ def test_a_generic_gpu_is_the_smaller_card(kb):
 
 
 def test_the_headline_question_offers_a_change_that_fits_one_t4(kb):
-    a = kb.ask("why not T4 for 13B full fine-tune")
+    a = kb.ask("why not T4 for 13B full fine-tune").to_json()
     first = next(r for r in a["recommendations"] if r.get("fits"))
     assert first["action"] != "more_gpus" and "gpus" not in first["change"]
     assert first["change"].get("method") == "qlora"
@@ -356,7 +356,7 @@ def test_recommendations_fitting_first_then_at_most_three_that_do_not(kb):
         assert fits.count(False) <= 3
         needed = [r["gpus_needed"] for r in recs if r.get("fits")]
         assert needed == sorted(needed)
-    a = kb.ask("why not T4 for 13B full fine-tune")
+    a = kb.ask("why not T4 for 13B full fine-tune").to_json()
     assert a["verdict"] == "does_not_fit" and a["recommendations"][0]["gpus_needed"] == 1
 
 
@@ -464,7 +464,7 @@ def test_a_context_beyond_the_trained_one_is_said(kb):
 
 
 def test_the_longest_context_answer_says_when_it_is_beyond_the_trained_context(kb):
-    a = kb.ask("the longest context for Llama-2-7B inference on an A100-80GB")
+    a = kb.ask("the longest context for Llama-2-7B inference on an A100-80GB").to_json()
     assert a["largest"] > 4096 and "4,096 tokens" in a["text"]["en"] and "4,096" in a["text"]["zh"]
-    b = kb.ask("the longest context for Llama-3.1-8B inference on an A100-80GB")
+    b = kb.ask("the longest context for Llama-3.1-8B inference on an A100-80GB").to_json()
     assert "trained for" not in b["text"]["en"] or b["largest"] > 131072

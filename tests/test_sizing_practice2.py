@@ -79,7 +79,7 @@ def test_a_token_budget_bounds_the_gated_buffers_too(kb):
 def test_training_is_not_touched(kb):
     body = {"model": "qwen2.5-7b", "method": "lora", "gpu": "A100-80GB", "seq_len": 4096, "batch": 2}
     assert kb.query(body)["memory"] == kb.query({**body, "kb_version": "2026.12.10"})["memory"]
-    a = kb.ask("why not T4 for 13B full fine-tune")
+    a = kb.ask("why not T4 for 13B full fine-tune").to_json()
     assert a["verdict"] == "does_not_fit"
 
 

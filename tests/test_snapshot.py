@@ -24,11 +24,11 @@ def test_a_loaded_snapshot_gives_the_same_audits(saved):
     fresh = GpuKB(ROOT / "kb", ROOT / "rules")
     assert snapshot.load(fresh, saved)
     for release in fresh.kb.release_names():
-        a = json.dumps(fresh.audit(kb_version=release), sort_keys=True, default=str)
-        b = json.dumps(bundled().audit(kb_version=release), sort_keys=True, default=str)
+        a = json.dumps(fresh.audit(kb_version=release).to_json(), sort_keys=True, default=str)
+        b = json.dumps(bundled().audit(kb_version=release).to_json(), sort_keys=True, default=str)
         assert a == b
     # explanations of findings work from the loaded derivations
-    f = fresh.audit(kind="misattributed")["findings"][0]
+    f = fresh.audit(kind="misattributed").to_json()["findings"][0]
     assert fresh.explain(f["id"]).tree.get("rule")
 
 

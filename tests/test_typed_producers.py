@@ -1,8 +1,10 @@
-"""Typed answers built where they are made (issue 34): the inventory, knowledge, check and audit-gaps
-answers are models constructed by their producers (engine/catalog, engine/explain/diff.py,
-engine/text/check.py, engine/audit/gaps.py), checked there, and serialised once by the faces with
-``.to_json()``, into the same JSON objects, keys in the same order, as before; /health and the error
-body are built as their models where the API makes them."""
+"""Typed answers built where they are made (issue 34): the inventory, knowledge, check, audit-gaps, ask
+(fact, comparison, instance choice, inverse, claim check, unknown; a sizing question's answer is built
+by ask from the sizing capability's object), solve, cheapest, audit and ClaimReview answers are models
+constructed by their producers (engine/catalog, engine/explain/diff.py, engine/text/check.py,
+engine/audit/gaps.py, engine/ask, engine/audit/result.py), checked there, and serialised once by the
+faces with ``.to_json()``, into the same JSON objects, keys in the same order, as before; /health and
+the error body are built as their models where the API makes them."""
 from __future__ import annotations
 
 import json
@@ -34,6 +36,10 @@ def _same(a, b) -> bool:
     ("diff", lambda kb: kb.diff(kb.kb.releases[-2].name, kb.kb.latest)),
     ("check", lambda kb: kb.check("The T4 has 32 GB of memory. 单张 T4 可以全量微调 Llama-2-13B。 Hello.")),
     ("gaps", lambda kb: kb.audit_gaps()),
+    ("audit", lambda kb: kb.audit(source="S001")),
+    ("claimreview", lambda kb: kb.audit(fmt="claimreview", source="S001")),
+    ("solve", lambda kb: kb.solve({"model": "llama-2-7b", "method": "lora", "gpu": "T4"}, "batch")),
+    ("cheapest", lambda kb: kb.cheapest({"model": "llama-2-7b", "method": "qlora"}, ["tencent"], "zh")),
 ])
 def test_producers_return_their_answer_models(gpukb, name, call):
     answer = call(gpukb)
@@ -130,3 +136,62 @@ def test_a_producer_bug_fails_where_the_model_is_made():
         Pair.of(zh="是")
     with pytest.raises(ModelError, match="unknown field 'fr'"):
         Pair.of(en="yes", fr="oui")
+
+
+ASK_HEAD = ["question", "lang", "kb_version", "parsed", "kind"]
+
+
+@pytest.mark.parametrize("question, model, lang", [
+    ("why not T4 for 13B full fine-tune", "SizingAnswer", None),
+    ("Does the T4 support BF16?", "FactAnswer", "zh"),
+    ("T4 or A10 for 7B LoRA?", "ComparisonAnswer", None),
+    ("which GN7 size can QLoRA a 7B model?", "InstanceChoiceAnswer", "zh"),
+    ("cheapest instance for Llama-2-7B inference", "InstanceChoiceAnswer", None),
+    ("the longest context for Llama-2-7B inference on a T4", "InverseAnswer", None),
+    ("Is it true that the T4 supports BF16?", "ClaimCheckAnswer", None),
+    ("hello", "UnknownAnswer", "zh"),
+    ("Can an RTX 9090 run Llama-2-7B?", "UnknownAnswer", None),
+])
+def test_ask_returns_the_model_of_its_kind_built_by_its_producer(gpukb, question, model, lang):
+    a = gpukb.ask(question, lang=lang)
+    assert type(a).__name__ == model, type(a)
+    j = a.to_json()
+    assert list(j)[:5] == ASK_HEAD, list(j)
+    assert _same(models.ANSWERS["ask"].conform(j), j), "the JSON object conforms to its model unchanged"
+    nested = {"ComparisonAnswer": "options", "InstanceChoiceAnswer": "tried", "FactAnswer": "support"}.get(model)
+    if nested:
+        assert all(isinstance(x, Model) for x in getattr(a, nested))
+
+
+def test_a_chinese_answer_has_its_notes_in_chinese_inside_its_models(gpukb):
+    from gpukb.engine.kb.notes import Note, in_lang
+    c = models.Candidate.of(verdict=None, error=Note("cannot be sized", "无法计算"))
+    parent = models.InverseAnswer.of(kind="inverse", target="batch", answer="a", checked=[c])
+    zh = in_lang(parent, "zh")
+    assert zh.checked[0].error == "无法计算" and parent.checked[0].error == "cannot be sized"
+    assert in_lang(parent, "en") is parent and in_lang(models.Candidate.of(verdict=None), "zh").verdict is None
+    unknown = gpukb.ask("hello", lang="zh").to_json()
+    assert not any(m.isascii() for m in unknown["missing"]), unknown["missing"]
+
+
+def test_replace_sets_fields_as_a_json_object_does():
+    c = models.Candidate.of(verdict="fits", need_gb=1.0)
+    d = c.replace(error="x", verdict=None)
+    assert list(d.to_json()) == ["verdict", "need_gb", "error"] and d.verdict is None
+    assert c.to_json() == {"verdict": "fits", "need_gb": 1.0}, "the original is unchanged"
+    assert d.replace(need_gb=OMIT).to_json() == {"verdict": None, "error": "x"}
+    with pytest.raises(ModelError, match="Candidate.need_gb"):
+        c.replace(need_gb="a lot")
+    with pytest.raises(ModelError, match="unknown field"):
+        c.replace(colour="red")
+
+
+def test_the_audit_findings_are_built_one_at_a_time_when_read(gpukb):
+    from gpukb.engine.models.base import Items
+    a = gpukb.audit(kind="incorrect")
+    assert isinstance(a.findings, Items) and isinstance(a.statuses, Items)
+    first = next(iter(a.findings))
+    assert isinstance(first, models.Finding) and first.kind.value == "incorrect"
+    assert first.to_json() == a.findings.raw[0], "each finding is the audit's own object, typed"
+    review = gpukb.audit(fmt="claimreview").to_json()
+    assert list(review) == ["@context", "@graph"]

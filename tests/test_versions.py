@@ -24,8 +24,8 @@ def test_versions_list_oldest_first_with_counts(kb):
 
 
 def test_revised_fact_keeps_its_old_value_in_the_earlier_release(kb):
-    old = kb.ask("What is the memory bandwidth of the T4?", kb_version="2026.09")
-    new = kb.ask("What is the memory bandwidth of the T4?", kb_version="2026.12")
+    old = kb.ask("What is the memory bandwidth of the T4?", kb_version="2026.09").to_json()
+    new = kb.ask("What is the memory bandwidth of the T4?", kb_version="2026.12").to_json()
     assert old["kind"] == new["kind"] == "fact"
     assert old["fact"]["value"] == 300 and new["fact"]["value"] == 320
     assert old["kb_version"] == "2026.09" and new["kb_version"] == "2026.12"
@@ -42,12 +42,12 @@ def test_retired_fact_no_longer_supports_anything(kb):
 def test_answers_say_which_release_they_used(kb):
     assert kb.query({"params": 13e9, "gpu": "T4"})["kb_version"] == kb.kb.latest
     assert kb.query({"params": 13e9, "gpu": "T4", "kb_version": "2026.09"})["kb_version"] == "2026.09"
-    assert kb.audit(kb_version="2026.09")["kb_version"] == "2026.09"
+    assert kb.audit(kb_version="2026.09").to_json()["kb_version"] == "2026.09"
 
 
 def test_audit_before_and_after_the_2026_09_16_article(kb):
-    before = kb.audit(kb_version="2026.09")
-    after = kb.audit(kb_version="2026.10")
+    before = kb.audit(kb_version="2026.09").to_json()
+    after = kb.audit(kb_version="2026.10").to_json()
     assert not any(c["claim"].startswith("S002") for c in before["statuses"])
     assert any(c["claim"].startswith("S002") for c in after["statuses"])
 
@@ -76,8 +76,8 @@ def test_diff_of_a_release_with_itself_is_empty(kb):
 @pytest.mark.parametrize("call", [
     lambda kb: kb.diff("2026.09", "nope"),
     lambda kb: kb.query({"params": 13e9, "gpu": "T4", "kb_version": "nope"}),
-    lambda kb: kb.audit(kb_version="nope"),
-    lambda kb: kb.ask("does the T4 support BF16?", kb_version="nope"),
+    lambda kb: kb.audit(kb_version="nope").to_json(),
+    lambda kb: kb.ask("does the T4 support BF16?", kb_version="nope").to_json(),
 ])
 def test_unknown_release_is_a_clear_error(kb, call):
     with pytest.raises(UnknownRelease) as e:

@@ -14,13 +14,17 @@ from .parser import parse_question
 from ..catalog.sources import claim_brief
 from ..sizing.answer import query
 from ..models import scenario as scen
+from ..models.ask import FactAnswer, FactValue, Support, UnknownAnswer
+from ..models.base import OMIT
+from ..models.sizing import Alternative, Asked, Contradiction, SizingAnswer
 
 if TYPE_CHECKING:
     from ..core.session import Session
 
 
-def ask(state: Session, q: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
-    """Answer an English or Chinese question: a sizing answer, a fact answer, or what is missing."""
+def ask(state: Session, q: str, lang: str | None = None, kb_version: str | None = None) -> Asked:
+    """Answer an English or Chinese question: a sizing answer, a fact answer, or what is missing, built as
+    the model of its kind (:data:`gpukb.engine.models.ask.AskAnswer`)."""
     if lang is not None and lang not in ("en", "zh"):
         raise BadInput(f"unknown language {lang!r}", [Issue(f"unknown language {lang!r}", field="lang", allowed=["en", "zh"])])
     view = state.view(kb_version)
@@ -28,10 +32,9 @@ def ask(state: Session, q: str, lang: str | None = None, kb_version: str | None 
     lang = lang or parsed.lang
     base = {"question": q, "lang": lang, "kb_version": view.name, "parsed": parsed.as_dict()}
     statement = claimcheck.statement_of(q, state.kb.vocab)
-    checked = claimcheck.answer(state, statement, lang, kb_version) if statement else None
-    out = _unknown_names({**base, **checked} if checked else _ask(state, q, parsed, base, view, lang),
-                         q, state.kb.vocab, lang)
-    return in_lang(_missing_notes(out, state.kb.vocab), lang)     # a Chinese answer says its notes in Chinese
+    checked = claimcheck.answer(state, statement, lang, kb_version, base) if statement else None
+    out = _unknown_names(checked or _ask(state, q, parsed, base, view, lang), q, state.kb.vocab, lang)
+    return in_lang(out, lang)     # a Chinese answer says its notes in Chinese
 
 
 #: what a question can lack (the parser's words), and the note that says it (labels.note of the vocabulary)
@@ -39,14 +42,12 @@ _MISSING = {ap.MISSING_WORKLOAD: "missing_workload", ap.MISSING_HARDWARE: "missi
             ap.MISSING_LOOKUP: "missing_lookup", ap.MISSING_SUBJECT: "missing_subject"}
 
 
-def _missing_notes(out: dict[str, Any], vocab: Any) -> dict[str, Any]:
-    """The answer with what it lacks as notes (English, with their Chinese)."""
-    if out.get("missing"):
-        out["missing"] = [vocab.wording.note(_MISSING[x], vocab) if x in _MISSING else x for x in out["missing"]]
-    return out
+def _notes(missing: list[Any], vocab: Any) -> list[Any]:
+    """What a question lacks as notes (English, with their Chinese)."""
+    return [vocab.wording.note(_MISSING[x], vocab) if x in _MISSING else x for x in missing]
 
 
-def _unknown_names(out: dict[str, Any], q: str, vocab: Any, lang: str) -> dict[str, Any]:
+def _unknown_names(out: Asked, q: str, vocab: Any, lang: str) -> Asked:
     """Names the question uses that the KB does not know, said in the answer (first when it could not answer)."""
     from .parser import _normalise
     from ..kb.lexicon import match_entities
@@ -54,42 +55,39 @@ def _unknown_names(out: dict[str, Any], q: str, vocab: Any, lang: str) -> dict[s
     found = names.unknown_mentions(norm, vocab, [(m.start, m.end) for m in match_entities(low, vocab)])
     if not found:
         return out
-    out["unknown_names"] = found
     said = "; ".join(names.unknown_text(vocab, x["kind"], x["text"], lang) for x in found)
     if lang == "zh":                # each name's sentence in the answer's language
         found = [{**x, "message": names.unknown_text(vocab, x["kind"], x["text"], lang)} for x in found]
-        out["unknown_names"] = found
+    out = out.replace(unknown_names=found)
     if out.get("kind") == "unknown":
-        out["missing"] = [x["message"] for x in found] + list(out.get("missing") or [])
-        out["answer"] = said + ("。" if lang == "zh" else ".")
-    elif isinstance(out.get("answer"), str):
-        out["answer"] = out["answer"] + (f"（注意：{said}。）" if lang == "zh" else f" (Note: {said}.)")
+        return out.replace(missing=[x["message"] for x in found] + list(out.get("missing") or []),
+                           answer=said + ("。" if lang == "zh" else "."))
+    if isinstance(out.get("answer"), str):
+        return out.replace(answer=out.answer + (f"（注意：{said}。）" if lang == "zh" else f" (Note: {said}.)"))
     return out
 
 
-def _refused(base: dict[str, Any], parsed: Any, exc: BadInput) -> dict[str, Any]:
-    """A question the engine cannot answer as asked: what it understood, and why not."""
-    return {**base, "kind": "unknown", "understood": parsed.understood, "missing": [exc.message],
-            "examples": parsed.examples, "answer": exc.message}
+def _unknown(base: dict[str, Any], parsed: Any, missing: list[Any], answer: str = OMIT) -> UnknownAnswer:
+    """A question the engine cannot answer as asked: what it understood, what is missing, and examples."""
+    return UnknownAnswer.of(**base, kind="unknown", understood=parsed.understood, missing=missing,
+                            examples=parsed.examples, answer=answer)
 
 
-def _answered(base: dict[str, Any], parsed: Any, out: dict[str, Any]) -> dict[str, Any]:
-    """An answer with the question's common fields and the defaults the parser assumed."""
-    out = {**base, **out}
-    if parsed.understood.get("assumed"):
-        out["assumed"] = parsed.understood["assumed"]
-    return out
+def _assumed(parsed: Any, out: Asked) -> Asked:
+    """An answer with the defaults the parser assumed."""
+    assumed = parsed.understood.get("assumed")
+    return out.replace(assumed=assumed) if assumed else out
 
 
-def _ask(state: Session, q: str, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> dict[str, Any]:
+def _ask(state: Session, q: str, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> Asked:
     if parsed.kind == "instance_choice" and not parsed.missing and not parsed.scenario.get("family") \
             and ask_price.wants_price(q):
         try:
             out = ask_price.cheapest(state, parsed.scenario, ask_price.providers_named(
-                parsed.understood.get("entities") or [], view), view, lang)
+                parsed.understood.get("entities") or [], view), view, lang, base)
         except BadInput as exc:
-            return _refused(base, parsed, exc)
-        return _answered(base, parsed, out)
+            return _unknown(base, parsed, [exc.message], exc.message)
+        return _assumed(parsed, out)
     if parsed.kind == "sizing" and not parsed.missing:
         # the answer and its alternative readings in one engine session: the reference facts once
         with state.staged(view):
@@ -97,26 +95,25 @@ def _ask(state: Session, q: str, parsed: Any, base: dict[str, Any], view: Releas
     if parsed.kind in ("comparison", "instance_choice", "inverse") and not parsed.missing:
         try:
             if parsed.kind == "comparison":
-                out = choice.compare(state, parsed.scenario, parsed.compared, view, lang)
+                out = choice.compare(state, parsed.scenario, parsed.compared, view, lang, base)
             elif parsed.kind == "instance_choice":
-                out = choice.instance_choice(state, parsed.scenario, view, lang)
+                out = choice.instance_choice(state, parsed.scenario, view, lang, base)
             else:
-                out = choice.inverse(state, parsed.scenario, parsed.target or "params", view, lang)
+                out = choice.inverse(state, parsed.scenario, parsed.target or "params", view, lang, base)
         except BadInput as exc:
-            return _refused(base, parsed, exc)
-        return _answered(base, parsed, out)
+            return _unknown(base, parsed, [exc.message], exc.message)
+        return _assumed(parsed, out)
     if parsed.kind == "fact" and parsed.fact:
-        return {**base, "kind": "fact", **fact(state, parsed.fact["subject"], parsed.fact["attribute"], view, lang)}
-    missing = [state.kb.vocab.wording.note(_MISSING[x], state.kb.vocab) if x in _MISSING else x
-               for x in parsed.missing or [ap.MISSING_LOOKUP]]
-    return {**base, "kind": "unknown", "understood": parsed.understood, "missing": missing,
-            "examples": parsed.examples,
-            "answer": ("我没能理解这个问题。缺少：" + "、".join(in_lang(missing, lang)) if lang == "zh"
-                       else "I could not answer this question. Missing: " + ", ".join(missing))}
+        return fact(state, parsed.fact["subject"], parsed.fact["attribute"], view, lang, {**base, "kind": "fact"})
+    missing = _notes(parsed.missing or [ap.MISSING_LOOKUP], state.kb.vocab)
+    return _unknown(base, parsed, missing,
+                    "我没能理解这个问题。缺少：" + "、".join(in_lang(missing, lang)) if lang == "zh"
+                    else "I could not answer this question. Missing: " + ", ".join(missing))
 
 
-def _sizing(state: Session, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> dict[str, Any]:
-    """The sizing answer of a parsed question, with the other readings it could have."""
+def _sizing(state: Session, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> Asked:
+    """The sizing answer of a parsed question, with the other readings it could have (the sizing
+    capability's answer, a JSON object, built here as its model with the question's fields)."""
     body = {k: v for k, v in parsed.scenario.items()}
     try:
         ans = query(state, {**body, "kb_version": view.name})
@@ -125,8 +122,7 @@ def _sizing(state: Session, parsed: Any, base: dict[str, Any], view: ReleaseView
         zh = getattr(exc.message, "zh", None)
         if zh is not None:          # the refusal's reason in Chinese (its issues say it in English only)
             missing[0] = Note(missing[0], zh)
-        return {**base, "kind": "unknown", "understood": parsed.understood, "missing": missing,
-                "examples": parsed.examples}
+        return _unknown(base, parsed, missing)
     ans = {**base, "kind": "sizing", **ans}
     ans["negated"] = parsed.negated
     if parsed.negated and ans["verdict"] == "fits":
@@ -135,16 +131,16 @@ def _sizing(state: Session, parsed: Any, base: dict[str, Any], view: ReleaseView
     ans["alternatives"] = alternatives(state, parsed, body, view)
     if parsed.understood.get("assumed"):
         ans["assumed"] = parsed.understood["assumed"]
-    return ans
+    return SizingAnswer.of(**ans)
 
 
 OTHER_METHODS = ("full", "lora", "qlora", "inference")
 
 
-def alternatives(state: Session, parsed: Any, body: dict[str, Any], view: ReleaseView) -> list[dict[str, Any]]:
+def alternatives(state: Session, parsed: Any, body: dict[str, Any], view: ReleaseView) -> list[Alternative]:
     """Other readings of an ambiguous question, each sized with its own conclusion: the methods a question
     that names none could mean, and the other cards a generic GPU name could be."""
-    out: list[dict[str, Any]] = []
+    out: list[Alternative] = []
     readings: list[tuple[str, Any]] = []
     if "method" not in parsed.scenario:
         readings += [("method", m) for m in OTHER_METHODS if m != "full"]
@@ -162,12 +158,14 @@ def alternatives(state: Session, parsed: Any, body: dict[str, Any], view: Releas
         v = r.one("verdict")
         if v is None or r.one("capacity") is None:
             continue                       # a reading the KB cannot size (the query would say so)
-        out.append({"field": field, "value": value, "verdict": v["verdict"], "conclusion_id": scen.conclusion_id(s, view.name)})
+        out.append(Alternative.of(field=field, value=value, verdict=v["verdict"], conclusion_id=scen.conclusion_id(s, view.name)))
     return out
 
 
-def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: str = "en") -> dict[str, Any]:
-    """A fact answer: the reference value, its citation, and the source claims for and against it."""
+def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: str,
+         head: dict[str, Any]) -> FactAnswer:
+    """A fact answer: the reference value, its citation, and the source claims for and against it
+    (``head``: the answer's first fields, its kind and the question asked)."""
     vocab = state.kb.vocab
     ref = view.ref(subject, attribute)
     if ref is None and vocab.generic(subject) != subject:
@@ -184,7 +182,10 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
     for c in claims:
         st = audit.status_of(c.id)["status"] if audit else "unverifiable"
         item = {**claim_brief(c), "status": st, "value": c.value_text(vocab)}
-        (support if st == "supported" else disagree).append(item)
+        if st == "supported":
+            support.append(Support.of(type="claim", **item))
+        else:
+            disagree.append(Contradiction.of(**item))
     if ref is not None:
         value = ref.value if not isinstance(ref.value, list) else [v.split(":")[-1] if isinstance(v, str) else v for v in ref.value]
         fact = {"subject": subject, "attribute": attribute, "value": value, "unit": ref.unit,
@@ -205,9 +206,8 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
             fact["via"] = via.key
         if ref.note:
             answer_en += f" Note: {ref.note}"
-        support_ref = [{"type": "reference", "id": ref.key, "citation": ref.citation, "confidence": ref.confidence}]
-        if via is not None:
-            support_ref.append({"type": "reference", "id": via.key, "citation": via.citation, "confidence": via.confidence})
+        support_ref = [Support.of(type="reference", id=r.key, citation=r.citation, confidence=r.confidence)
+                       for r in ([ref] if via is None else [ref, via])]
     else:
         fact = {"subject": subject, "attribute": attribute, "value": None, "text": "not in the reference tier"}
         answer_en = f"The reference tier has no {attr.en if attr else attribute} for {vocab.label(subject)}."
@@ -216,7 +216,6 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
     if disagree:
         answer_en += f" {len(disagree)} source claim(s) say otherwise or cannot be confirmed."
         answer_zh += f" 有 {len(disagree)} 条来源说法与此不同或无法确认。"
-    return {"conclusion_id": f"{ref.key}" if ref is not None else None, "fact": fact,
-            "support": support_ref + [{"type": "claim", **x} for x in support],
-            "contradictions": disagree, "answer": answer_en if lang == "en" else answer_zh,
-            "summary": {"en": answer_en, "zh": answer_zh}}
+    return FactAnswer.of(**head, conclusion_id=f"{ref.key}" if ref is not None else None, fact=FactValue.of(**fact),
+                         support=support_ref + support, contradictions=disagree,
+                         answer=answer_en if lang == "en" else answer_zh, summary={"en": answer_en, "zh": answer_zh})

@@ -10,6 +10,7 @@ from ..core.errors import BadInput
 from ..kb.store import ReleaseView
 from ..core.terms import gb
 from ..kb.names import resolve
+from ..models.ask import Candidate, ComparisonAnswer, InstanceChoiceAnswer, InverseAnswer
 from ..sizing.answer import query
 
 if TYPE_CHECKING:
@@ -21,16 +22,17 @@ INVERSE_RANGES = {"params": (1e8, 2e12), "batch": (1, 4096), "seq_len": (128, 1_
 INVERSE_WORDS = {"params": ("model size", "模型规模"), "batch": ("batch size", "batch 大小"), "seq_len": ("context length", "上下文长度")}
 
 
-def _option(state: Session, body: dict[str, Any], view: ReleaseView) -> dict[str, Any]:
-    """One candidate's sizing answer, reduced to what a comparison shows."""
+def _option(state: Session, body: dict[str, Any], view: ReleaseView, **head: Any) -> Candidate:
+    """One candidate's sizing answer, reduced to what a comparison shows; ``head``: the fields that name
+    the candidate, written first."""
     try:
         a = query(state, {**body, "kb_version": view.name})
     except BadInput as exc:
-        return {"verdict": None, "error": exc.message}
+        return Candidate.of(**head, verdict=None, error=exc.message)
     cap = a.get("capacity") or {}
-    return {"verdict": a["verdict"], "need_gb": (a.get("memory") or {}).get("total"),
-            "usable_gb_per_gpu": cap.get("per_gpu"), "gpus": cap.get("gpus"), "min_gpus": a.get("min_gpus"),
-            "conclusion_id": a["conclusion_id"], "summary": a["summary"]}
+    return Candidate.of(**head, verdict=a["verdict"], need_gb=(a.get("memory") or {}).get("total"),
+                        usable_gb_per_gpu=cap.get("per_gpu"), gpus=cap.get("gpus"), min_gpus=a.get("min_gpus"),
+                        conclusion_id=a["conclusion_id"], summary=a["summary"])
 
 
 def _short(vocab, kind: str, name: str) -> str:
@@ -38,38 +40,36 @@ def _short(vocab, kind: str, name: str) -> str:
 
 
 def compare(state: Session, scenario: dict[str, Any], compared: dict[str, list[str]], view: ReleaseView,
-            lang: str) -> dict[str, Any]:
-    """Each compared GPU, instance or family sized side by side, and the difference that decides."""
+            lang: str, head: dict[str, Any]) -> ComparisonAnswer:
+    """Each compared GPU, instance or family sized side by side, and the difference that decides
+    (``head``: the answer's first fields, e.g. the question asked)."""
     key = next(iter(compared))
     kind = {"gpus_compared": "gpu", "instances_compared": "instance", "families_compared": "family"}[key]
     base = {k: v for k, v in scenario.items() if k not in HARDWARE_KEYS}
-    options = []
-    for name in compared[key]:
-        opt = _option(state, {**base, kind: name}, view)
-        options.append({kind: name, **opt})
-    fits = [o for o in options if o["verdict"] == "fits"]
-    fails = [o for o in options if o["verdict"] == "does_not_fit"]
+    options = [_option(state, {**base, kind: name}, view, **{kind: name}) for name in compared[key]]
+    fits = [o for o in options if o.verdict == "fits"]
+    fails = [o for o in options if o.verdict == "does_not_fit"]
     vocab = state.kb.vocab
-    def desc(o: dict[str, Any], zh: bool) -> str:
-        label = _short(vocab, kind, o[kind])
-        if o["verdict"] is None:
-            return f"{label}：无法计算（{o['error']}）" if zh else f"{label}: cannot be sized ({o['error']})"
-        need, have = gb(o["need_gb"]), gb(o["usable_gb_per_gpu"])
+    def desc(o: Candidate, zh: bool) -> str:
+        label = _short(vocab, kind, o.get(kind))
+        if o.verdict is None:
+            return f"{label}：无法计算（{o.error}）" if zh else f"{label}: cannot be sized ({o.error})"
+        need, have = gb(o.need_gb), gb(o.usable_gb_per_gpu)
         if zh:
-            return f"{label}{'放得下' if o['verdict'] == 'fits' else '放不下'}（每卡需约 {need}，可用 {have}）"
-        return f"{label} {'fits' if o['verdict'] == 'fits' else 'does not fit'} (needs about {need} per GPU, {have} usable)"
-    best = max(fits, key=lambda o: (o["usable_gb_per_gpu"] or 0) - (o["need_gb"] or 0)) if fits else None
+            return f"{label}{'放得下' if o.verdict == 'fits' else '放不下'}（每卡需约 {need}，可用 {have}）"
+        return f"{label} {'fits' if o.verdict == 'fits' else 'does not fit'} (needs about {need} per GPU, {have} usable)"
+    best = max(fits, key=lambda o: (o.usable_gb_per_gpu or 0) - (o.need_gb or 0)) if fits else None
     if fits and fails:
         deciding = {"en": f"Memory decides: {', '.join(desc(o, False) for o in fails)}; {', '.join(desc(o, False) for o in fits)}.",
                     "zh": f"决定因素是显存：{'；'.join(desc(o, True) for o in fails)}；{'；'.join(desc(o, True) for o in fits)}。"}
     elif fits:
-        deciding = {"en": f"All fit; {_short(vocab, kind, best[kind])} leaves the most memory to spare. " + "; ".join(desc(o, False) for o in fits) + ".",
-                    "zh": f"都放得下；{_short(vocab, kind, best[kind])} 余量最大。" + "；".join(desc(o, True) for o in fits) + "。"}
+        deciding = {"en": f"All fit; {_short(vocab, kind, best.get(kind))} leaves the most memory to spare. " + "; ".join(desc(o, False) for o in fits) + ".",
+                    "zh": f"都放得下；{_short(vocab, kind, best.get(kind))} 余量最大。" + "；".join(desc(o, True) for o in fits) + "。"}
     else:
         deciding = {"en": "None fits as asked. " + "; ".join(desc(o, False) for o in options) + ".",
                     "zh": "按所问条件都放不下。" + "；".join(desc(o, True) for o in options) + "。"}
-    return {"kind": "comparison", "compared": kind, "options": options,
-            "best": best[kind] if best else None, "deciding": deciding, "answer": deciding[lang]}
+    return ComparisonAnswer.of(**head, kind="comparison", compared=kind, options=options,
+                               best=best.get(kind) if best else None, deciding=deciding, answer=deciding[lang])
 
 
 def _size_key(view: ReleaseView, inst: str) -> tuple:
@@ -79,9 +79,10 @@ def _size_key(view: ReleaseView, inst: str) -> tuple:
     return (num("gpu_count"), num("vcpu"), num("host_memory_gb"), inst)
 
 
-def instance_choice(state: Session, scenario: dict[str, Any], view: ReleaseView, lang: str) -> dict[str, Any]:
+def instance_choice(state: Session, scenario: dict[str, Any], view: ReleaseView, lang: str,
+                    head: dict[str, Any]) -> InstanceChoiceAnswer:
     """The smallest size of a family (or of the catalog) that fits, smallest first by GPU count, then
-    vCPUs and host memory, with why each smaller size does not."""
+    vCPUs and host memory, with why each smaller size does not (``head``: the answer's first fields)."""
     family = scenario.get("family")
     fam_id = f"family:{family}" if family else None
     sizes = sorted({f.subject for f in view.reference if f.attribute == "family" and f.subject.startswith("instance:")
@@ -89,81 +90,82 @@ def instance_choice(state: Session, scenario: dict[str, Any], view: ReleaseView,
     if not sizes:
         raise BadInput(f"no instance sizes of {family or 'any family'} in release {view.name}")
     base = {k: v for k, v in scenario.items() if k not in HARDWARE_KEYS + ("gpus",)}
-    tried, choice = [], None
+    tried: list[Candidate] = []
+    choice = None
     for inst in sizes:
-        opt = _option(state, {**base, "instance": inst.split(":", 1)[1]}, view)
-        tried.append({"instance": inst.split(":", 1)[1], **opt})
-        if opt["verdict"] == "fits":
+        tried.append(_option(state, {**base, "instance": inst.split(":", 1)[1]}, view, instance=inst.split(":", 1)[1]))
+        if tried[-1].verdict == "fits":
             choice = tried[-1]
             break
     vocab = state.kb.vocab
     smaller = [t for t in tried if t is not choice]
-    why_en = "; ".join(f"{t['instance']} does not fit (needs about {gb(t['need_gb'])} per GPU, {gb(t['usable_gb_per_gpu'])} usable)"
-                       for t in smaller if t["verdict"] == "does_not_fit")
-    why_zh = "；".join(f"{t['instance']} 放不下（每卡需约 {gb(t['need_gb'])}，可用 {gb(t['usable_gb_per_gpu'])}）"
-                       for t in smaller if t["verdict"] == "does_not_fit")
+    why_en = "; ".join(f"{t.instance} does not fit (needs about {gb(t.need_gb)} per GPU, {gb(t.usable_gb_per_gpu)} usable)"
+                       for t in smaller if t.verdict == "does_not_fit")
+    why_zh = "；".join(f"{t.instance} 放不下（每卡需约 {gb(t.need_gb)}，可用 {gb(t.usable_gb_per_gpu)}）"
+                       for t in smaller if t.verdict == "does_not_fit")
     where = vocab.label(fam_id) if fam_id else "the catalog"
     if choice:
-        en = f"The smallest {family or ''} size that fits is {choice['instance']}.".replace("  ", " ") + (f" Smaller sizes: {why_en}." if why_en else "")
-        zh = f"能放下的最小规格是 {choice['instance']}。" + (f"更小的规格：{why_zh}。" if why_zh else "")
+        en = f"The smallest {family or ''} size that fits is {choice.instance}.".replace("  ", " ") + (f" Smaller sizes: {why_en}." if why_en else "")
+        zh = f"能放下的最小规格是 {choice.instance}。" + (f"更小的规格：{why_zh}。" if why_zh else "")
     else:
         en = f"No size of {where} fits. {why_en}."
         zh = f"{family or '目录中'}没有能放下的规格。{why_zh}。"
-    return {"kind": "instance_choice", "family": family, "choice": choice["instance"] if choice else None,
-            "tried": tried, "answer": zh if lang == "zh" else en, "text": {"en": en, "zh": zh}}
+    return InstanceChoiceAnswer.of(**head, kind="instance_choice", family=family, choice=choice.instance if choice else None,
+                                   tried=tried, answer=zh if lang == "zh" else en, text={"en": en, "zh": zh})
 
 
-def inverse(state: Session, scenario: dict[str, Any], target: str, view: ReleaseView, lang: str) -> dict[str, Any]:
+def inverse(state: Session, scenario: dict[str, Any], target: str, view: ReleaseView, lang: str,
+            head: dict[str, Any]) -> InverseAnswer:
     """The largest model size, batch or context length that fits the rest of the scenario (bisection over
-    the sizing answers; each bound checked links to its proof)."""
+    the sizing answers; each bound checked links to its proof); ``head``: the answer's first fields."""
     lo, hi = INVERSE_RANGES[target]
     base = {k: v for k, v in scenario.items() if k != target and not (target == "params" and k == "model")}
 
-    def fits(x: float) -> dict[str, Any]:
+    def fits(x: float) -> Candidate:
         value = int(x) if target != "params" else float(f"{x:.3g}")
-        return {"value": value, **_option(state, {**base, target: value}, view)}
+        return _option(state, {**base, target: value}, view, value=value)
 
     low = fits(lo)
     words = INVERSE_WORDS[target]
-    if low["verdict"] != "fits":
-        en = f"Even the smallest {words[0]} tried ({low['value']:g}) does not fit."
-        zh = f"即使最小的{words[1]}（{low['value']:g}）也放不下。"
-        return {"kind": "inverse", "target": target, "largest": None, "checked": [low], "answer": zh if lang == "zh" else en,
-                "text": {"en": en, "zh": zh}}
+    if low.verdict != "fits":
+        en = f"Even the smallest {words[0]} tried ({low.value:g}) does not fit."
+        zh = f"即使最小的{words[1]}（{low.value:g}）也放不下。"
+        return InverseAnswer.of(**head, kind="inverse", target=target, largest=None, checked=[low],
+                                answer=zh if lang == "zh" else en, text={"en": en, "zh": zh})
     high = fits(hi)
-    if high["verdict"] == "fits":
+    if high.verdict == "fits":
         best, above = high, None
     else:
         best, above = low, high
         for _ in range(40):
             if target == "params":
-                mid = (best["value"] * above["value"]) ** 0.5
-                if above["value"] / best["value"] < 1.02:
+                mid = (best.value * above.value) ** 0.5
+                if above.value / best.value < 1.02:
                     break
             else:
-                mid = (best["value"] + above["value"]) // 2
-                if above["value"] - best["value"] <= 1:
+                mid = (best.value + above.value) // 2
+                if above.value - best.value <= 1:
                     break
             m = fits(mid)
-            if m["verdict"] == "fits":
+            if m.verdict == "fits":
                 best = m
             else:
                 above = m
-    shown = f"{best['value'] / 1e9:.3g}B parameters" if target == "params" else f"{best['value']:,}"
-    shown_zh = f"{best['value'] / 1e9:.3g}B 参数" if target == "params" else f"{best['value']:,}"
-    en = f"The largest {words[0]} that fits is about {shown} (needs {gb(best['need_gb'])} per GPU of {gb(best['usable_gb_per_gpu'])} usable)."
-    zh = f"能放下的最大{words[1]}约为 {shown_zh}（每卡需 {gb(best['need_gb'])}，可用 {gb(best['usable_gb_per_gpu'])}）。"
+    shown = f"{best.value / 1e9:.3g}B parameters" if target == "params" else f"{best.value:,}"
+    shown_zh = f"{best.value / 1e9:.3g}B 参数" if target == "params" else f"{best.value:,}"
+    en = f"The largest {words[0]} that fits is about {shown} (needs {gb(best.need_gb)} per GPU of {gb(best.usable_gb_per_gpu)} usable)."
+    zh = f"能放下的最大{words[1]}约为 {shown_zh}（每卡需 {gb(best.need_gb)}，可用 {gb(best.usable_gb_per_gpu)}）。"
     if above is None:
         en += " (the upper end of the range searched)"
         zh += "（已到搜索范围上限）"
     # the model was sized above, so its name resolves
     model = resolve(state.kb.vocab, "model", scenario["model"]) if target == "seq_len" and scenario.get("model") else None
     limit = view.ref(model, "max_context") if model else None
-    if limit is not None and best["value"] > limit.value:
+    if limit is not None and best.value > limit.value:
         name = state.kb.vocab.label(model)
         en += (f" That is beyond the {int(limit.value):,} tokens {name} was trained for (max_position_embeddings, {limit.id}): "
                f"memory allows it, but the model needs a long-context variant or RoPE scaling to work past {int(limit.value):,}.")
         zh += (f"这超出了 {name} 的训练上下文长度 {int(limit.value):,}（max_position_embeddings，{limit.id}）："
                f"显存放得下，但模型需要长上下文版本或 RoPE 缩放才能在超过 {int(limit.value):,} 时正常工作。")
-    return {"kind": "inverse", "target": target, "largest": best["value"], "fits": best, "first_not_fitting": above,
-            "answer": zh if lang == "zh" else en, "text": {"en": en, "zh": zh}}
+    return InverseAnswer.of(**head, kind="inverse", target=target, largest=best.value, fits=best, first_not_fitting=above,
+                            answer=zh if lang == "zh" else en, text={"en": en, "zh": zh})

@@ -1,5 +1,5 @@
 """Questions that ask whether a statement is true ("Is it true that the T4 supports BF16?", "有人说 T4 不适合
-训练，对吗？"): the statement is checked as a text (:func:`..text.check.check`) and the answer is its
+训练，对吗？"): the statement is checked as a text (:func:`..text.check.check_answer`) and the answer is its
 status, evidence and correction. The asking words are the vocabulary's ``claim_check`` cues."""
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..kb.lexicon import cue_patterns
 from ..kb.vocabulary import Vocabulary
+from ..models.ask import ClaimCheckAnswer
 from ..text import check as text_check
 from ..text.tokens import aligned_lower
 
@@ -40,20 +41,22 @@ def statement_of(question: str, vocab: Vocabulary) -> str | None:
     return statement or None
 
 
-def answer(state: Session, statement: str, lang: str, kb_version: str | None) -> dict[str, Any] | None:
-    """The check of ``statement`` as an answer of kind ``claim_check``; None when the statement holds no
-    claim gpukb can check (the question is then answered as any other)."""
-    checked = text_check.check(state, statement, lang, kb_version)
-    claims = checked["claims"]
+def answer(state: Session, statement: str, lang: str, kb_version: str | None,
+           head: dict[str, Any]) -> ClaimCheckAnswer | None:
+    """The check of ``statement`` as an answer of kind ``claim_check`` (``head``: its first fields, the
+    question asked); None when the statement holds no claim gpukb can check (the question is then
+    answered as any other)."""
+    checked = text_check.check_answer(state, statement, lang, kb_version)
+    claims = checked.claims
     if not claims:
         return None
-    wrong = checked["wrong"]
+    wrong = checked.wrong
     zh = lang == "zh"
+    summary = checked.summary.zh if zh else checked.summary.en
     if wrong:
-        said = ("说法有误：" + "；".join(w["zh"] for w in wrong)) if zh else ("Not as stated: " + " ".join(w["en"] for w in wrong))
-    elif all(c["status"] in AGREES for c in claims):
-        said = ("说法与参考资料一致：" if zh else "Yes, as far as the reference goes: ") + checked["summary"]["zh" if zh else "en"]
+        said = ("说法有误：" + "；".join(w.zh for w in wrong)) if zh else ("Not as stated: " + " ".join(w.en for w in wrong))
+    elif all(c.status in AGREES for c in claims):
+        said = ("说法与参考资料一致：" if zh else "Yes, as far as the reference goes: ") + summary
     else:
-        said = ("gpukb 无法确认或否定：" if zh else "gpukb can neither confirm nor refute it: ") + \
-            checked["summary"]["zh" if zh else "en"]
-    return {"kind": "claim_check", "statement": statement, "check": checked, "answer": said}
+        said = ("gpukb 无法确认或否定：" if zh else "gpukb can neither confirm nor refute it: ") + summary
+    return ClaimCheckAnswer.of(**head, kind="claim_check", statement=statement, check=checked, answer=said)

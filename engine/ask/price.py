@@ -15,6 +15,8 @@ from ..kb.store import ReleaseView
 from ..core.terms import gb
 from ..catalog import inventory as inv
 from ..kb import names
+from ..models.ask import Candidate, InstanceChoiceAnswer
+from ..models.inventory import PricedOption
 from .choice import HARDWARE_KEYS
 from ..sizing.answer import verdicts
 
@@ -49,8 +51,9 @@ def _price_text(p: dict[str, Any], zh: bool = False) -> str:
 
 
 def cheapest(state: Session, scenario: dict[str, Any], providers: list[str] | None, view: ReleaseView,
-             lang: str = "en") -> dict[str, Any]:
-    """The instance sizes of ``providers`` (default: all) that fit the scenario, ranked by hourly price."""
+             lang: str = "en", head: dict[str, Any] | None = None) -> InstanceChoiceAnswer:
+    """The instance sizes of ``providers`` (default: all) that fit the scenario, ranked by hourly price
+    (``head``: the answer's first fields, e.g. the question asked)."""
     vocab = view.kb.vocab
     provs = [inv.resolve_provider(view, p) for p in (providers or [])] or inv._providers(view)
     provs = list(dict.fromkeys(provs))
@@ -90,22 +93,24 @@ def cheapest(state: Session, scenario: dict[str, Any], providers: list[str] | No
     ranked += unpriced
     choice = best[0] if len(best) == 1 else None
     en, zh = _words(provs, best, ranked, unpriced, fits, options, currencies)
-    out: dict[str, Any] = {"kind": "instance_choice", "ranking": "price", "kb_version": view.name,
-                           "providers": provs, "family": None, "choice": choice["instance"] if choice else None,
-                           "price": choice["prices"][0] if choice else None, "cheapest": best, "ranked": ranked,
-                           "not_fitting": [o for o in options if o["verdict"] != "fits"],
-                           "tried": [_candidate(o) for o in options],
-                           "answer": zh if lang == "zh" else en, "text": {"en": en, "zh": zh},
-                           "scenario": {k: (names.name_of(v) if k == "model" and isinstance(v, str) else v) for k, v in base.items()}}
+    typed = {o["instance"]: PricedOption.of(**o) for o in options}
+    fields = {**(head or {}), "kind": "instance_choice", "ranking": "price", "kb_version": view.name,
+              "providers": provs, "family": None, "choice": choice["instance"] if choice else None,
+              "price": typed[choice["instance"]].prices[0] if choice else None,
+              "cheapest": [typed[o["instance"]] for o in best], "ranked": [typed[o["instance"]] for o in ranked],
+              "not_fitting": [typed[o["instance"]] for o in options if o["verdict"] != "fits"],
+              "tried": [_candidate(o) for o in options],
+              "answer": zh if lang == "zh" else en, "text": {"en": en, "zh": zh},
+              "scenario": {k: (names.name_of(v) if k == "model" and isinstance(v, str) else v) for k, v in base.items()}}
     if len(currencies) > 1:
-        out["note"] = {"en": f"Prices in {' and '.join(currencies)} are ranked separately: gpukb never converts currencies.",
-                       "zh": f"{'、'.join(currencies)} 价格分别排序：gpukb 不做币种换算。"}
-    return out
+        fields["note"] = {"en": f"Prices in {' and '.join(currencies)} are ranked separately: gpukb never converts currencies.",
+                          "zh": f"{'、'.join(currencies)} 价格分别排序：gpukb 不做币种换算。"}
+    return InstanceChoiceAnswer.of(**fields)
 
 
-def _candidate(o: dict[str, Any]) -> dict[str, Any]:
+def _candidate(o: dict[str, Any]) -> Candidate:
     keep = ("verdict", "need_gb", "usable_gb_per_gpu", "gpus", "conclusion_id", "error", "instance")
-    return {k: o[k] for k in keep if k in o}
+    return Candidate.of(**{k: o[k] for k in keep if k in o})
 
 
 def _words(provs, best, ranked, unpriced, fits, options, currencies) -> tuple[str, str]:

@@ -25,6 +25,8 @@ from ..explain.trees import walk
 from ..kb.store import Fact, ReleaseView
 from ..reasoning.reasoner import Derivation
 from ..core.terms import FINDING_KINDS
+from ..models.audit import ClaimReview, ClaimStatus, Finding, FindingList
+from ..models.base import OMIT, Items
 
 KINDS = FINDING_KINDS
 SEVERITY = {k: i for i, k in enumerate(KINDS)}
@@ -309,7 +311,11 @@ def _rule_of(d: Derivation, fk: str) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # presentation
 
-def audit_answer(res: AuditResult, view: ReleaseView, source: str | None = None, kind: str | None = None) -> dict[str, Any]:
+def audit_answer(res: AuditResult, view: ReleaseView, source: str | None = None, kind: str | None = None,
+                 without: dict[str, Any] | None = None) -> FindingList:
+    """The audit's answer, its findings and statuses of one source or kind when asked (``without``: the
+    sources taken away and what that changes). The findings are the audit's own objects, each built as
+    its model when it is read (:class:`Items`): a 100k-claim audit is written item by item."""
     if kind is not None and kind not in KINDS:
         raise BadInput(f"unknown finding kind {kind!r}", [Issue(f"unknown finding kind {kind!r}", field="kind", allowed=list(KINDS))])
     if source is not None and source not in view.kb.sources:
@@ -323,11 +329,12 @@ def audit_answer(res: AuditResult, view: ReleaseView, source: str | None = None,
         out.append(f)
     statuses = [{"claim": cid, **{k: v for k, v in st.items() if k != "resolution"}}
                 for cid, st in sorted(res.statuses.items()) if not source or cid.startswith(source + "-")]
-    return {"kb_version": view.name, "findings": out, "statuses": statuses, "summary": res.summary(),
-            "counts": {k: sum(1 for f in out if f["kind"] == k) for k in KINDS}}
+    return FindingList.of(kb_version=view.name, findings=Items(Finding, out), statuses=Items(ClaimStatus, statuses),
+                          summary=res.summary(), counts={k: sum(1 for f in out if f["kind"] == k) for k in KINDS},
+                          without=OMIT if without is None else without)
 
 
-def claimreview(res: AuditResult, view: ReleaseView, source: str | None = None) -> dict[str, Any]:
+def claimreview(res: AuditResult, view: ReleaseView, source: str | None = None) -> ClaimReview:
     """schema.org ClaimReview JSON-LD: one review per claim whose status is not ``supported``."""
     reviews = []
     for cid, st in sorted(res.statuses.items()):
@@ -355,4 +362,4 @@ def claimreview(res: AuditResult, view: ReleaseView, source: str | None = None) 
             "reviewBody": body,
             "datePublished": view.release.date,
         })
-    return {"@context": "https://schema.org", "@graph": reviews}
+    return ClaimReview.of(**{"@context": "https://schema.org", "@graph": reviews})

@@ -35,19 +35,29 @@ def in_lang(value: Any, lang: str) -> Any:
 
 
 _DEEP = (Note, dict, list)
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def _deep(v: Any) -> bool:
+    """Whether ``v`` may hold a note: a note, a dict, a list or a typed answer model (it has ``mapped``)."""
+    return type(v) not in _SCALARS and (isinstance(v, _DEEP) or hasattr(v, "mapped"))
 
 
 def _zh(value: Any) -> Any:
-    """:func:`in_lang` for "zh" (a scalar other than a note is its own translation, so it is not visited)."""
+    """:func:`in_lang` for "zh" (a scalar other than a note is its own translation, so it is not visited;
+    a typed answer model is copied with its fields in Chinese by its own ``mapped``)."""
     if isinstance(value, Note):
         return value.zh
+    mapped = getattr(value, "mapped", None)
+    if mapped is not None:
+        return mapped(lambda v: _zh(v) if _deep(v) else v)
     if isinstance(value, dict):
         out, changed = {}, False
         for k, v in value.items():
-            w = out[k] = _zh(v) if isinstance(v, _DEEP) else v
+            w = out[k] = _zh(v) if _deep(v) else v
             changed = changed or w is not v
         return out if changed else value
     if isinstance(value, list):
-        items = [_zh(v) if isinstance(v, _DEEP) else v for v in value]
+        items = [_zh(v) if _deep(v) else v for v in value]
         return items if any(a is not b for a, b in zip(items, value)) else value
     return value

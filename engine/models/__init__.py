@@ -3,9 +3,11 @@ from which the OpenAPI document's component schemas are generated (:mod:`.schema
 
 :data:`ANSWERS` names the model of each answer; :func:`build` turns an answer's JSON object into its
 model, strictly, so a field an answer lacks, misnames or adds fails where the answer is produced. The
-producers of the catalog, knowledge, explanation, check and audit-gaps answers (and of /health and the
-error body) construct their models themselves (:meth:`Model.of`, with the same checks); the faces
-serialise those once with ``.to_json()``."""
+producers of the catalog, knowledge, explanation, check, ask, solve, audit, ClaimReview and audit-gaps
+answers (and of /health and the error body) construct their models themselves (:meth:`Model.of`, with
+the same checks; the audit's findings one at a time as they are read, :class:`.base.Items`); the faces
+serialise those once with ``.to_json()``. The sizing answer (``query``) is still a JSON object that the
+faces check with :func:`shaped` or :func:`build`."""
 from __future__ import annotations
 
 from typing import Any
@@ -21,7 +23,7 @@ from .inventory import (GpuDetail, GpuList, InstanceDetail, InstanceList, ModelD
 from .query import CHEAPEST_BODY, QUERY_BODY, SOLVE_BODY
 from .knowledge import Claim, ClaimDetail, ClaimList, Diff, Release, Source, SourceDetail, SourceList, Versions
 from .service import Error, Health, Issue
-from .sizing import Memory, Recommendation, Scenario, SizingAnswer, Summary
+from .sizing import Asked, Memory, Recommendation, Scenario, SizingAnswer, Summary
 from .vocab import FindingKind, Lang, Method, Modality, Offload, Optimizer, Precision, Verdict
 
 #: The model of every answer, by the name the API and the CLI use for it.
@@ -50,7 +52,7 @@ def shaped(name: str, answer: Any) -> Any:
 
 
 __all__ = ["ANSWERS", "BODIES", "OMIT", "Model", "ModelError", "build", "shaped", "to_json",
-           "AskAnswer", "AuditGaps", "Candidate", "CheckAnswer", "CheckedClaim", "Claim", "ClaimDetail", "ClaimList",
+           "AskAnswer", "Asked", "AuditGaps", "Candidate", "CheckAnswer", "CheckedClaim", "Claim", "ClaimDetail", "ClaimList",
            "ClaimCheckAnswer", "ClaimReview", "ClaimStatus", "ComparisonAnswer", "Diff", "Error", "Explanation", "FactAnswer", "Finding",
            "FindingKind", "FindingList", "Gap", "GpuDetail", "GpuList", "Health", "InstanceDetail", "InstanceList", "InstanceChoiceAnswer", "InverseAnswer", "Issue", "Lang",
            "Memory", "Method", "Modality", "ModelDetail", "ModelList", "Offload", "Optimizer", "Precision", "Price", "PricedOption", "ProvDocument", "Recommendation",

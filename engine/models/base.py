@@ -152,6 +152,11 @@ class Model:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of this answer, keys in the order they were given."""
+        return {name: to_json(value) for name, value in self.values()}
+
+    def values(self) -> list[tuple[str, Any]]:
+        """(JSON key, value) of each field that is present, in the order :meth:`to_json` writes them; the
+        values as they are held (models, :class:`Items`), so a writer can serialise a large array item by item."""
         out: dict[str, Any] = {}
         known = _fields(type(self))
         extra = self.__dict__.get("__extra__") or {}
@@ -161,13 +166,77 @@ class Model:
             else:
                 value = getattr(self, known[name][0])
                 if value is not OMIT:
-                    out[name] = to_json(value)
+                    out[name] = value
         for name, (attr, _) in known.items():
             if name not in out:
                 value = getattr(self, attr)
                 if value is not OMIT:
-                    out[name] = to_json(value)
-        return out
+                    out[name] = value
+        return list(out.items())
+
+    def replace(self: T, **fields: Any) -> T:
+        """A copy with ``fields`` set, checked as :meth:`of` checks them (OMIT leaves one out); a field
+        that was not there is written after the others, as a key added to a JSON object is."""
+        new = self._copy({"__extra__": dict(self.extra)})
+        extra = new.__dict__["__extra__"]
+        gone = {json_name(k) for k, v in fields.items() if v is OMIT}
+        order = [k for k in self.__dict__.get("__order__", ()) if k not in gone]
+        checked = {key: value for key, _, value in _checked(type(self), {json_name(k): v for k, v in fields.items()
+                                                                       if v is not OMIT}, False, partial=True)}
+        known = _fields(type(self))
+        for name in map(json_name, fields):
+            if name in known:
+                setattr(new, known[name][0], checked.get(name, OMIT))
+            elif name in checked:
+                extra[name] = checked[name]
+            else:
+                extra.pop(name, None)
+        new.__dict__["__order__"] = tuple(order + [k for k in checked if k not in order])
+        return new
+
+    def mapped(self: T, fn: Callable[[Any], Any]) -> T:
+        """This model with ``fn`` applied to each field's value (and an open model's undeclared ones): a
+        copy when ``fn`` changes one (returns another object), else ``self`` (e.g. an answer's notes put
+        in its language by :func:`gpukb.engine.kb.notes.in_lang`)."""
+        held = self.__dict__
+        changed: dict[str, Any] = {}
+        for attr, _ in _fields(type(self)).values():
+            if (value := held.get(attr, OMIT)) is not OMIT and (after := fn(value)) is not value:
+                changed[attr] = after
+        extra = held.get("__extra__")
+        if extra:
+            after_extra = {k: fn(v) for k, v in extra.items()}
+            if any(after_extra[k] is not v for k, v in extra.items()):
+                changed["__extra__"] = after_extra
+        return self._copy(changed) if changed else self
+
+    def _copy(self: T, changed: dict[str, Any]) -> T:
+        """A shallow copy with some attributes changed (faster than copy.copy)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changed)
+        return new
+
+
+class Items(typing.Generic[T]):
+    """The items of a model's array field kept as their JSON objects and built as their model one at a
+    time, when they are read: a large answer (the audit's findings) is typed item by item while it is
+    written, never held as objects all at once. Serialises as the array of those objects."""
+
+    __slots__ = ("model", "raw")
+
+    def __init__(self, model: type[T], raw: typing.Sequence[Any]):
+        self.model, self.raw = model, raw
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __iter__(self) -> typing.Iterator[T]:
+        build = self.model.build
+        return (build(x) for x in self.raw)
+
+    def __getitem__(self, i: int) -> T:
+        return self.model.build(self.raw[i])
 
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
@@ -183,7 +252,7 @@ def to_json(value: Any) -> Any:
         return value.value
     if isinstance(value, list):
         return [to_json(v) for v in value]
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, Items)):
         return [to_json(v) for v in value]
     if isinstance(value, dict):
         return {k: to_json(v) for k, v in value.items()}
@@ -221,9 +290,10 @@ def _defaults(cls: type) -> tuple[tuple[str, Callable[[], Any]], ...]:
     return tuple(out)
 
 
-def _checked(cls: type[Model], data: Any, conform: bool) -> list[tuple[str, str | None, Any]]:
+def _checked(cls: type[Model], data: Any, conform: bool, partial: bool = False) -> list[tuple[str, str | None, Any]]:
     """(JSON key, attribute, converted value) of each key of ``data`` (attribute None: an open model's
-    undeclared key, kept as it is); ModelError for a value of the wrong shape, an unknown or a missing key."""
+    undeclared key, kept as it is); ModelError for a value of the wrong shape, an unknown or a missing key
+    (``partial``: some fields only, none missing)."""
     if type(data) is not dict and not isinstance(data, Mapping):
         raise ModelError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
     known = _fields(cls, conform)
@@ -239,7 +309,7 @@ def _checked(cls: type[Model], data: Any, conform: bool) -> list[tuple[str, str 
             out.append((key, found[0], found[1](value)))
         except ModelError as exc:
             raise ModelError(f"{cls.__name__}.{key}: {exc}") from None
-    missing = [json_name(k) for k in _required(cls) if json_name(k) not in data]
+    missing = [] if partial else [json_name(k) for k in _required(cls) if json_name(k) not in data]
     if missing:
         raise ModelError(f"{cls.__name__}: missing field(s) {', '.join(missing)}")
     return out
@@ -286,8 +356,12 @@ def converter(tp: Any, conform: bool = False) -> Callable[[Any], Any]:
     if origin in (list, tuple):
         item = converter(typing.get_args(tp)[0], conform)
 
+        model = typing.get_args(tp)[0]
+
         def seq(v: Any) -> Any:
-            if not isinstance(v, (list, tuple)):
+            if isinstance(v, Items) and v.model is model and not conform:
+                return v                            # built (and checked) item by item when read
+            if not isinstance(v, (list, tuple, Items)):
                 raise ModelError(f"expected an array, got {_describe(v)}")
             return [item(x) for x in v]
         return seq

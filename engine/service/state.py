@@ -248,13 +248,14 @@ class GpuKB(CheckMemory):
         source ids whose claims are taken away (see :mod:`without`)."""
         return query.query(self, body, without)
 
-    def ask(self, q: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
-        """Answer an English or Chinese question: a sizing answer, a fact answer, or what is missing."""
+    def ask(self, q: str, lang: str | None = None, kb_version: str | None = None) -> models.Asked:
+        """Answer an English or Chinese question: a sizing answer, a fact answer, or what is missing (the
+        model of its kind, see :data:`models.AskAnswer`)."""
         return ask.ask(self, q, lang, kb_version)
 
-    def fact(self, subject: str, attribute: str, view: ReleaseView, lang: str = "en") -> dict[str, Any]:
+    def fact(self, subject: str, attribute: str, view: ReleaseView, lang: str = "en") -> models.FactAnswer:
         """A fact answer: the reference value, its citation, and the source claims for and against it."""
-        return ask.fact(self, subject, attribute, view, lang)
+        return ask.fact(self, subject, attribute, view, lang, {"kind": "fact", "kb_version": view.name, "lang": lang})
 
     def explain(self, cid: str, fmt: str = "json", lang: str = "en") -> Any:
         """Why / why-not of a conclusion (Q- sizing id, A- finding id, or a fact id) in one format."""
@@ -301,7 +302,7 @@ class GpuKB(CheckMemory):
             raise BadInput("the cheapest instance is searched over every instance size: give no " + ", ".join(hardware),
                            [Issue("not allowed here: the search chooses the hardware", field=k) for k in hardware])
         scen.normalise({**scenario, "vram_gb": 80}, self.kb.vocab, view)      # the body's own checks
-        return models.InstanceChoiceAnswer.build(in_lang(ask_price.cheapest(self, scenario, providers, view, lang), lang))
+        return in_lang(ask_price.cheapest(self, scenario, providers, view, lang), lang)
 
     def vocabulary_label(self, what: str, key: str, lang: str = "en") -> str:
         """A label from the vocabulary for pages ("attribute", "entity" or an enum's name) in en or zh."""
@@ -309,7 +310,7 @@ class GpuKB(CheckMemory):
 
     # -- audit, releases, validation ----------------------------------------------------------------
     def audit(self, source: str | None = None, kind: str | None = None, kb_version: str | None = None,
-              fmt: str | None = None, without: Any = None) -> dict[str, Any]:
+              fmt: str | None = None, without: Any = None) -> models.FindingList | models.ClaimReview:
         """The audit's findings and statuses (or ClaimReview); ``without``: source ids (a list or
         comma-separated) to answer as if they were removed, from the ATMS labels (see :mod:`without`)."""
         if fmt not in (None, "json", "claimreview"):
@@ -320,12 +321,10 @@ class GpuKB(CheckMemory):
             if source is not None and source not in self.kb.sources:
                 raise BadInput(f"unknown source {source!r}", [Issue(f"unknown source {source!r}", field="source", allowed=sorted(self.kb.sources))])
             return claimreview(res, view, source)
-        out = audit_answer(res, view, source, kind)
-        if block is not None:
-            out["without"] = without_mod.filtered(block, source, kind)
-        return out
+        return audit_answer(res, view, source, kind,
+                            without_mod.filtered(block, source, kind) if block is not None else None)
 
-    def solve(self, body: dict[str, Any], target: str, lang: str = "en") -> dict[str, Any]:
+    def solve(self, body: dict[str, Any], target: str, lang: str = "en") -> models.InverseAnswer:
         """The largest batch, sequence length or model (``target``: batch, seq_len or params) that fits
         the rest of a query body; each bound checked links to its proof."""
         if target not in ask_choice.INVERSE_RANGES:
@@ -339,7 +338,7 @@ class GpuKB(CheckMemory):
             scenario.pop("model", None)
         elif "model" not in scenario and "params" not in scenario:
             raise BadInput("name a model or give a parameter count", [Issue("missing model", field="model")])
-        return in_lang({"kb_version": view.name, **ask_choice.inverse(self, scenario, target, view, lang)}, lang)
+        return in_lang(ask_choice.inverse(self, scenario, target, view, lang, {"kb_version": view.name}), lang)
 
     def audit_gaps(self, kb_version: str | None = None) -> models.AuditGaps:
         """The reference facts that would decide the most unverifiable claims (the curator's to-do list)."""

@@ -285,8 +285,9 @@ def _json_type(v: Any) -> str:
 
 def shaped(name: str, answer: Any) -> dict[str, Any]:
     """``answer`` built as its typed model (gpukb.engine.models.ANSWERS[name]) and turned back into JSON:
-    a field the answer lacks, misnames or adds fails here, never silently on a client. (Answers whose
-    producer already returns the model, such as the catalog's, are serialised with ``.to_json()``.)"""
+    a field the answer lacks, misnames or adds fails here, never silently on a client. Only the sizing
+    answer (query) still needs this; answers whose producer returns the model are serialised with
+    ``.to_json()``."""
     return models.shaped(name, answer)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import KB_VERSION, LANG, Param, cached_json, read_args, shaped
+from . import KB_VERSION, LANG, Param, cached_json, read_args
 from .routes import route
 from ..state import engine_method
 
@@ -22,4 +22,4 @@ def ask():
     args = read_args()
     fn = engine_method("ask", "answering questions")
     key = ("ask", id(getattr(fn, "__self__", fn)), " ".join(args["q"].split()), args["lang"], args["kb_version"])
-    return cached_json(key, lambda: shaped("ask", fn(args["q"], lang=args["lang"], kb_version=args["kb_version"])))
+    return cached_json(key, lambda: fn(args["q"], lang=args["lang"], kb_version=args["kb_version"]).to_json())

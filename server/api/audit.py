@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import KB_VERSION, SOURCE, WITHOUT, Param, json_response, read_args, shaped
+from . import KB_VERSION, SOURCE, WITHOUT, Param, json_response, read_args
 from .routes import route
 from ..state import engine_method
 from gpukb.engine.core.terms import FINDING_KINDS
@@ -29,8 +29,8 @@ def audit():
     extra = {"without": args["without"]} if args["without"] is not None else {}
     result = fn(source=args["source"], kind=args["kind"], kb_version=args["kb_version"], fmt=fmt, **extra)
     if fmt == "claimreview":
-        return json_response(shaped("claimreview", result), mimetype="application/ld+json")
-    return json_response(shaped("audit", result))
+        return json_response(result.to_json(), mimetype="application/ld+json")
+    return json_response(result.to_json())
 
 
 @route(bp, "get", "/v1/audit/gaps", tag="audit", params=(KB_VERSION,), errors=(400, 404, 500, 503),

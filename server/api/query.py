@@ -39,4 +39,4 @@ def solve():
     target = body.pop("target", None)
     kb = get_kb()
     key = ("solve", id(kb), json.dumps({**body, "target": target}, sort_keys=True, default=str))
-    return cached_json(key, lambda: shaped("solve", kb.solve(body, str(target) if target is not None else "", body.pop("lang", None) or "en")))
+    return cached_json(key, lambda: kb.solve(body, str(target) if target is not None else "", body.pop("lang", None) or "en").to_json())
