@@ -39,7 +39,7 @@ def truth(cond: Condition, env: dict) -> bool:
 def values_read(cond: Condition, env: dict) -> dict[str, Any]:
     """The values a condition reads, by dotted name (null when unreadable), for explanations."""
     out = {}
-    for n in expr.names(cond.node):
+    for n in sorted(expr.names(cond.node)):      # in name order: a set's order changes with the hash seed
         try:
             out[".".join(n)] = expr.evaluate(("name", n), env)
         except expr.ExprError:
