@@ -93,8 +93,8 @@ def test_the_check_answer_keeps_its_key_order_and_its_json_for_ask(gpukb):
     assert list(j["wrong"][0]) == ["claim", "span", "quote", "status", "en", "zh"]
     assert j["wrong"][0]["en"].startswith(f"“{wrong['quote']}” is incorrect: ") and right["status"] == "supported"
     assert list(j["not_understood"][0]) == ["span", "quote", "reason"]
-    # the JSON object an ask claim check embeds is the same answer, serialised once
-    assert _same(text_check.check(gpukb, text), j)
+    # the answer an ask claim check embeds is the same answer, built once
+    assert _same(text_check.check_answer(gpukb, text).to_json(), j)
 
 
 def test_an_unclear_claim_carries_the_audit_status_last(gpukb):

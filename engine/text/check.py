@@ -252,12 +252,6 @@ def check_answer(state: Session, text: str, lang: str | None = None, kb_version:
                           claims=out, not_understood=skipped, summary=summary(out, skipped))
 
 
-def check(state: Session, text: str, lang: str | None = None, kb_version: str | None = None) -> dict[str, Any]:
-    """:func:`check_answer` as its JSON object (for an answer that carries a check as JSON, such as ask's
-    claim check)."""
-    return check_answer(state, text, lang, kb_version).to_json()
-
-
 def _checked(c: Fact, st: dict[str, Any], res: AuditResult, view: ReleaseView, lang: str) -> CheckedClaim:
     """One claim of the text as the answer reports it: what it says, its status, findings and correction."""
     vocab = view.kb.vocab
