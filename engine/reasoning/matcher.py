@@ -112,8 +112,9 @@ class Absent:
         return False
 
 
-def _equality_of(p: Any, env: dict[str, Any]) -> tuple[str, Any] | None:
-    """The (field, compiled expression) of the condition :func:`equality_key` evaluates, for bindings ``env``."""
+def _equality_condition(p: Any, env: dict[str, Any]) -> tuple[str, tuple] | None:
+    """The (field, expression node) of the first condition of pattern ``p`` of the form ``field == expression``
+    whose expression reads only the bindings named in ``env``."""
     for c in p.conditions:
         node = c.node
         if node[0] != "cmp" or node[1] != "==":
@@ -123,8 +124,14 @@ def _equality_of(p: Any, env: dict[str, Any]) -> tuple[str, Any] | None:
                 continue
             if any(len(n) < 2 or n[0] not in env for n in expr.names(other)):
                 continue
-            return own[1][0], compile_node(other)
+            return own[1][0], other
     return None
+
+
+def _equality_of(p: Any, env: dict[str, Any]) -> tuple[str, Any] | None:
+    """The (field, compiled expression) of the condition :func:`equality_key` evaluates, for bindings ``env``."""
+    found = _equality_condition(p, env)
+    return (found[0], compile_node(found[1])) if found else None
 
 
 def equality_key(p: Any, env: dict[str, dict]) -> tuple[str, Any] | None:
@@ -132,23 +139,15 @@ def equality_key(p: Any, env: dict[str, dict]) -> tuple[str, Any] | None:
     expression reads only the match's bindings (``attribute == 'kv_heads'``, ``subject == s.model``),
     evaluated in ``env``: a fact can pass that condition only if its field equals the value (a missing
     field reads as null). None when no condition has that form or its value cannot be read."""
-    for c in p.conditions:
-        node = c.node
-        if node[0] != "cmp" or node[1] != "==":
-            continue
-        for own, other in ((node[2], node[3]), (node[3], node[2])):
-            if own[0] != "name" or len(own[1]) != 1 or own[1][0] in env:
-                continue
-            names = expr.names(other)
-            if any(len(n) < 2 or n[0] not in env for n in names):
-                continue
-            try:
-                value = expr.evaluate(other, env)
-                hash(value)
-            except (expr.ExprError, TypeError):
-                return None
-            return own[1][0], value
-    return None
+    found = _equality_condition(p, env)
+    if found is None:
+        return None
+    try:
+        value = expr.evaluate(found[1], env)
+        hash(value)
+    except (expr.ExprError, TypeError):
+        return None
+    return found[0], value
 
 
 class FieldIndex:
