@@ -136,7 +136,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             plural = pronoun_list(low, s, e, t)
             if not runs and plural:           # "they", "二者": the products the previous sentences named
                 found += spread_to_referents(found, last_run)
-            found += spread(low, found, runs)   # "A 和 B 都支持 X": the statement of each
+            found += spread(low, found, runs, vocab)   # "A 和 B 都支持 X": the statement of each
             found += spread_same(low, s, e, found, named_all, vocab)   # "X 的功耗和 Y 一样，都是 450W": each's
             referents = last_run if not runs and (plural or any_match(t["coref"]["singular"], low[s:e])) else []
             hardware = [m for m in named_all if m.kind in HARDWARE]

@@ -43,7 +43,7 @@ def groups(low: str, ents: list[_Match], t: dict[str, Any]) -> list[list[_Match]
     return out
 
 
-def spread(low: str, found: list[Candidate], runs: list[list[_Match]]) -> list[Candidate]:
+def spread(low: str, found: list[Candidate], runs: list[list[_Match]], vocab: Vocabulary) -> list[Candidate]:
     """"A 和 B 都支持 X": a claim about the last-named member of a list (the subject nearest before its
     statement) is the same claim about every member. Claims about a name itself are not spread, nor
     those of a list whose names each carry a parenthesis of their own."""
@@ -54,11 +54,12 @@ def spread(low: str, found: list[Candidate], runs: list[list[_Match]]) -> list[C
         run = next((r for r in reversed(runs) if len(r) > 1 and r[-1].eid == c.subject and r[-1].end <= c.end), None)
         # "a 24GB RTX 3090 or RTX 4090": a size written before the first name of a list is each one's
         lead = next((r for r in runs if len(r) > 1 and r[0].eid == c.subject and c.attribute == "memory_gb"
+                     and isinstance(c.value, (int, float))
                      and _SIZE_FIRST.fullmatch(low, c.start, r[0].start)), None)
         if lead is not None:
             out += [replace(c, subject=m.eid, qualifiers=dict(c.qualifiers), end=max(c.end, m.end)) for m in lead[1:]
-                    if m.eid != c.subject and not any(x.attribute == c.attribute and x.subject in (m.eid, *_sized(m.eid, x))
-                                                      for x in found)]
+                    if m.eid != c.subject and not any(x.attribute == c.attribute and (x.subject == m.eid or (
+                        vocab.generic(x.subject) == m.eid and vocab.names_size(x.subject, float(c.value)))) for x in found)]
             continue
         if run is None or any(_PAREN.search(low, a.end, b.start) for a, b in zip(run, run[1:])):
             continue                  # "A（24GB）、B（40GB）": each name with a figure of its own
@@ -70,9 +71,9 @@ def spread(low: str, found: list[Candidate], runs: list[list[_Match]]) -> list[C
 
 #: right before a word of sameness: it is denied ("不一样", "not the same")
 _DENIED = re.compile(r"(?:不|没有?|并非|并不|not\s+(?:quite\s+)?)\s*$")
-#: where a clause turns to another statement ("…, but the L20 is a 275W card", "，但")
 #: how far (in characters) before the figure it shares a word of sameness may stand
 _SAME_REACH = 48
+#: where a clause turns to another statement ("…, but the L20 is a 275W card", "，但")
 _TURN = re.compile(r"[,，;；]\s*(?:but|while|whereas|though|although)(?![a-z])|[,，;；]\s*(?:但|但是|而|不过)|[;；]")
 
 
@@ -105,11 +106,6 @@ def spread_same(low: str, s: int, e: int, found: list[Candidate], hardware: list
 
 def _flat(values) -> list[Any]:
     return [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
-
-
-def _sized(eid: str, x: Candidate) -> tuple[str, ...]:
-    """``x``'s subject when it is a sized variant of ``eid`` ("gpu:H100-80GB" of "gpu:H100")."""
-    return (x.subject,) if x.subject.startswith(eid + "-") and x.subject[len(eid) + 1:].lower().endswith("gb") else ()
 
 
 def pronoun_list(low: str, s: int, e: int, t: dict[str, Any]) -> bool:

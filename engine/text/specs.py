@@ -60,8 +60,9 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
         for m in (m for rx in rxs for m in rx.finditer(masked, s, e)):
             listed = _listed_after(masked, m.end(), e, words, ents, vocab.attributes[attr].applies_to)
             if listed:
-                out += [Candidate(x.start, x.end, x.eid, attr, value, modality="spec", confidence=0.75) for x in listed
-                        if (attr, x.start) not in taken and not taken.add((attr, x.start))]
+                for x in (x for x in listed if (attr, x.start) not in taken):
+                    taken.add((attr, x.start))
+                    out.append(Candidate(x.start, x.end, x.eid, attr, value, modality="spec", confidence=0.75))
                 continue
             gap = _GAP_AFTER.match(masked, m.end(), e)
             after = gap is not None and any(w.match(masked, gap.end(), e) for w in words)
