@@ -143,6 +143,18 @@ def render_fact(a: m.FactAnswer, lang: str = "en") -> str:
     return "\n".join(lines)
 
 
+def render_fact_comparison(a: m.FactComparisonAnswer, lang: str = "en") -> str:
+    """A fact comparison: the answer, each product's value with its fact id, then the references."""
+    lines = [_pick(a.summary, lang) if a.get("summary") else a.answer]
+    for c in a.compared:
+        for f in c.facts:
+            lines.append(f"  {f.subject}: {f.get('text', f.value)}" + (f"  ({f.id})" if f.get("id") else ""))
+    refs = [x for x in a.get("support") or [] if x.get("citation")]
+    lines.append(_t("support", lang, n=len(refs)))
+    lines += [f"  [{i}] {x.citation} ({x.get('confidence', '?')})" for i, x in enumerate(refs, 1)]
+    return "\n".join(lines)
+
+
 def _candidate_line(o: Candidate, zh: bool) -> str:
     what = o.get("gpu") or o.get("instance") or o.get("family") or o.get("value")
     verdict = o.get("verdict")
@@ -194,6 +206,8 @@ def render_answer(a: Model, lang: str = "en") -> str:
         return render_sizing(a, lang)
     if isinstance(a, m.FactAnswer):
         return render_fact(a, lang)
+    if isinstance(a, m.FactComparisonAnswer):
+        return render_fact_comparison(a, lang)
     if isinstance(a, (m.ComparisonAnswer, m.InstanceChoiceAnswer, m.InverseAnswer)):
         return render_choice(a, lang)
     if isinstance(a, m.ClaimCheckAnswer):        # the statement's check, after the one-line answer

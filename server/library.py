@@ -42,8 +42,8 @@ class KB:
         self._state = state
 
     def ask(self, question: str, lang: str | None = None, kb_version: str | None = None) -> models.Asked:
-        """A question in English or Chinese: a sizing, fact, comparison, instance-choice or inverse answer
-        (``kind`` says which), or what the question is missing."""
+        """A question in English or Chinese: a sizing, fact, fact-comparison, comparison, instance-choice or
+        inverse answer (``kind`` says which), or what the question is missing."""
         return self._state.ask(question, lang, kb_version)
 
     def query(self, **fields: Any) -> models.SizingAnswer:

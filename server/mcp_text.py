@@ -116,6 +116,17 @@ def fact(a: dict[str, Any], lang: str = "en") -> str:
     return "\n".join(x for x in (head, body) if x) + "\n" + "\n".join(cites.lines())
 
 
+def fact_comparison(a: dict[str, Any], lang: str = "en") -> str:
+    """A fact comparison: the answer (its [n] marks number the references below), then each value's fact id."""
+    cites = Citations()
+    for s in a.get("support") or []:
+        cites.reference(s.get("id"), s.get("citation"), s.get("confidence"))
+    lines = [str(a.get("answer") or _pick(a.get("summary"), lang))]
+    lines += [f"- {f.get('subject')}: {f.get('text', f.get('value'))} (fact: {f.get('id')})"
+              for c in a.get("compared") or [] for f in c.get("facts") or []]
+    return "\n".join(lines) + "\n" + "\n".join(cites.lines())
+
+
 def unknown(a: dict[str, Any], lang: str = "en") -> str:
     """A question the parser could not answer: what is missing and example questions."""
     lines = [_pick(a.get("answer"), lang) or "The question was not understood."]
@@ -134,6 +145,8 @@ def answer(a: dict[str, Any], lang: str = "en") -> str:
         return sizing(a, lang)
     if kind == "fact":
         return fact(a, lang)
+    if kind == "fact_comparison":
+        return fact_comparison(a, lang)
     if kind in ("comparison", "instance_choice", "inverse"):
         return choice(a, lang)
     return unknown(a, lang)

@@ -267,6 +267,11 @@ def answer_view(a: dict[str, Any], ui_lang: str, component_label: Callable[[str]
                          "error": o.get("error")} for o in rows]
         v["text"] = a.get("text") or a.get("deciding") or {}
         v["assumed"] = a.get("assumed") or []
+    elif a.get("kind") == "fact_comparison":
+        v["compared"] = [{"subject": f.get("subject"), "text": f.get("text"), "id": f.get("id"),
+                          "leader": c.get("named") == a.get("leader")}
+                         for c in a.get("compared") or [] for f in c.get("facts") or []]
+        v["support"] = a.get("support") or []
     elif a.get("kind") == "fact":
         v["fact"] = a.get("fact") or {}
         v["support"] = a.get("support") or []

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import BadInput, Issue
 from ..kb.store import ReleaseView
 from ..kb.notes import Note, in_lang
-from . import choice, claimcheck
+from . import choice, claimcheck, facts
 from . import price as ask_price
 from . import parser as ap
 from ..kb import names
@@ -103,6 +103,9 @@ def _ask(state: Session, q: str, parsed: Any, base: dict[str, Any], view: Releas
         except BadInput as exc:
             return _unknown(base, parsed, [exc.message], exc.message)
         return _assumed(parsed, out)
+    if parsed.kind == "fact_comparison" and parsed.fact:
+        return facts.compare(state, parsed.compared["subjects_compared"], parsed.fact["attribute"],
+                             parsed.fact.get("order"), view, lang, {**base, "kind": "fact_comparison"})
     if parsed.kind == "fact" and parsed.fact:
         return fact(state, parsed.fact["subject"], parsed.fact["attribute"], view, lang, {**base, "kind": "fact"})
     missing = _notes(parsed.missing or [ap.MISSING_LOOKUP], state.kb.vocab)
@@ -167,15 +170,8 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
     """A fact answer: the reference value, its citation, and the source claims for and against it
     (``head``: the answer's first fields, its kind and the question asked)."""
     vocab = state.kb.vocab
-    ref = view.ref(subject, attribute)
-    if ref is None and vocab.generic(subject) != subject:
-        ref = view.ref(vocab.generic(subject), attribute)     # a spec every variant shares (A100's bandwidth)
-    via = None
+    ref, via = facts.reference_of(view, vocab, subject, attribute)
     attr = vocab.attributes.get(attribute)
-    if ref is None and attr is not None and vocab.kind_of(subject) in attr.inherited_by:
-        carried = view.ref(subject, "gpu")                   # a family has its GPU's ECC, NVLink, BF16 ...
-        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1:
-            ref, via = view.ref(carried.value[0], attribute), carried
     audit = state.audit_result(view.name)
     claims = [c for c in view.claims if c.subject == subject and c.attribute == attribute]
     support, disagree = [], []

@@ -21,6 +21,7 @@ from ..core.errors import require_text
 from ..kb.vocabulary import Vocabulary
 from ..core.terms import METHODS, OPTIMIZERS, PRECISIONS
 from .patterns import EXAMPLES, _BATCH_RE, _CJK, _FLASH_RE, _GB, _GB_GPU_AFTER, _GB_GPU_BEFORE, _GB_HOST_AFTER, _GB_HOST_BEFORE, _GC_RE, _GPUS_RES, _MIN_GPUS_RES, _NEGATED_RES, _NOT_PARAMS_AFTER, _OFF_BEFORE, _PARAMS_AFTER, _PARAMS_EN, _PARAMS_NEEDS_CONTEXT, _PARAMS_UNITS, _PARAMS_ZH, _PH, _PH_OTHER, _PRIVATE_USE, _RANK_RES, _SEQ_RES, _SIZING_CUES, _SPACES, _WORD_COUNTS, _ZERO_RE, _ZH_COUNTS
+from .facts import asked_order, compared_subjects
 from ..kb.lexicon import Match as _Match, cue_patterns as _cues, generic_model as _generic_model, match_entities as _match_entities, resolve_variant as _resolve_variant
 
 MAX_QUESTION_CHARS = 500
@@ -286,8 +287,12 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
     examples = list(EXAMPLES[out_lang])
     if subject and not (has_workload and sizing_cues):
         understood["fact_keyword"] = fact_attr
-        return ParsedQuestion("fact", out_lang, {}, False, negated, {"subject": subject, "attribute": fact_attr},
-                              understood, [], examples)
+        fact, several = {"subject": subject, "attribute": fact_attr}, compared_subjects(matches, fact_attr, masked, vocab)
+        if several:            # one attribute of several products: compared, each with its own value
+            fact["order"] = asked_order(low, vocab) or "more"
+        pq = ParsedQuestion("fact_comparison" if several else "fact", out_lang, {}, False, negated, fact, understood, [], examples)
+        pq.compared = {"subjects_compared": several} if several else {}
+        return pq
     if has_workload:
         missing = [] if has_hardware else [MISSING_HARDWARE]
         return ParsedQuestion("sizing", out_lang, scenario, ask_min, negated, None, understood, missing, examples)

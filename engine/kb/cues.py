@@ -58,7 +58,9 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               "featured",
               # a component's generation as an ordinal ("third-generation"), keyed by the number, and the
               # components it is read before (keys: count attributes such as tensor_core_generation)
-              "ordinal", "generation")
+              "ordinal", "generation",
+              # the words of a fact question comparing products that ask for the higher or the lower value
+              "question_order")
 
 
 def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -105,7 +107,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "unit": {f"{d}:{u}" for d, us in vocab.units.items() for u in us},
         "verdict": set(vocab.enums.get("verdict") or {}),
         "bound": {">=", "<=", ">", "<"},
-        "engine": set(ENGINES), "claim_check": {"lead", "reported", "tail"},
+        "engine": set(ENGINES), "claim_check": {"lead", "reported", "tail"}, "question_order": {"more", "less"},
         "negation": {"before", "after", "not"}, "method_contrast": {"before", "after"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),

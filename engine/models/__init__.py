@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ask import (AskAnswer, Candidate, ClaimCheckAnswer, ComparisonAnswer, FactAnswer, InstanceChoiceAnswer, InverseAnswer,
+from .ask import (AskAnswer, Candidate, ClaimCheckAnswer, ComparedFact, ComparisonAnswer, FactAnswer, FactComparisonAnswer, InstanceChoiceAnswer, InverseAnswer,
                   UnknownAnswer)
 from .audit import AuditGaps, ClaimReview, ClaimStatus, Finding, FindingList, Gap
 from .base import OMIT, Model, ModelError, to_json
@@ -53,7 +53,7 @@ def shaped(name: str, answer: Any) -> Any:
 
 __all__ = ["ANSWERS", "BODIES", "OMIT", "Model", "ModelError", "build", "shaped", "to_json",
            "AskAnswer", "Asked", "AuditGaps", "Candidate", "CheckAnswer", "CheckedClaim", "Claim", "ClaimDetail", "ClaimList",
-           "ClaimCheckAnswer", "ClaimReview", "ClaimStatus", "ComparisonAnswer", "Diff", "Error", "Explanation", "FactAnswer", "Finding",
+           "ClaimCheckAnswer", "ClaimReview", "ClaimStatus", "ComparedFact", "ComparisonAnswer", "Diff", "Error", "Explanation", "FactAnswer", "FactComparisonAnswer", "Finding",
            "FindingKind", "FindingList", "Gap", "GpuDetail", "GpuList", "Health", "InstanceDetail", "InstanceList", "InstanceChoiceAnswer", "InverseAnswer", "Issue", "Lang",
            "Memory", "Method", "Modality", "ModelDetail", "ModelList", "Offload", "Optimizer", "Precision", "Price", "PricedOption", "ProvDocument", "Recommendation",
            "Release", "Scenario", "SizingAnswer", "Source", "SourceDetail", "SourceList", "Summary", "UnknownAnswer",

@@ -55,6 +55,32 @@ class FactAnswer(Asked):
 
 
 @dataclass(kw_only=True)
+class ComparedFact(Model):
+    """One product a fact comparison names, with its value (or each variant's value, when they differ)."""
+
+    named: str = spec(description="The product as the question named it (a generic one stands for its variants).")
+    facts: list[FactValue]
+
+
+@dataclass(kw_only=True)
+class FactComparisonAnswer(Asked):
+    """One attribute of several products from the reference tier, and which is higher or lower when every
+    value of one product is beyond every value of the others."""
+
+    kind: Literal["fact_comparison"]
+    attribute: str
+    compared: list[ComparedFact]
+    answer: str = spec()     # required here (optional in Asked)
+    order: Literal["more", "less"] = spec(OMIT, "What the question asks for: the higher value (the default) or the lower.")
+    leader: str | None = spec(OMIT, "The product whose values are all on the asked side of the others'; null when "
+                                    "the values do not decide (a tie, variants that overlap, a missing value, text values).")
+    strict: bool = spec(OMIT, "True when the leader's values are strictly beyond the others' (false: equal for some variants).")
+    support: list[Support] = OMIT
+    summary: Summary = OMIT
+    kb_version: str = OMIT
+
+
+@dataclass(kw_only=True)
 class Candidate(Model):
     """One GPU, instance or value sized: its verdict, need and capacity, or why it could not be sized."""
 
@@ -150,7 +176,7 @@ class ClaimCheckAnswer(Asked):
 
 
 AskAnswer = Variants("AskAnswer", "kind", {
-    "sizing": SizingAnswer, "fact": FactAnswer, "comparison": ComparisonAnswer,
+    "sizing": SizingAnswer, "fact": FactAnswer, "fact_comparison": FactComparisonAnswer, "comparison": ComparisonAnswer,
     "instance_choice": InstanceChoiceAnswer, "inverse": InverseAnswer, "claim_check": ClaimCheckAnswer,
     "unknown": UnknownAnswer,
 }, description="The answer to a question, by kind.")
