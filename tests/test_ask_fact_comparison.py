@@ -106,3 +106,15 @@ def test_the_cli_mcp_and_page_show_each_value_with_its_reference(gpukb, client, 
     assert "fact: R-" in text and "lower" in text
     page = client.get("/", query_string={"q": "Which has lower TDP, the L4 or the T4?"}).get_data(as_text=True)
     assert 'class="compared"' in page and "data-leader" in page
+
+
+def test_a_value_stated_per_configuration_is_given_for_each(gpukb):
+    # the vendor gives the H800's bandwidth for SXM and for PCIe: neither stands for both
+    one = gpukb.ask("What is the memory bandwidth of the H800?").to_json()
+    assert one["kind"] == "fact" and one["fact"]["qualifiers"]
+    stated = {s["id"] for s in one["support"] if s.get("type") == "reference"}
+    assert len(stated) == 2 and "Also" in one["answer"]
+    both = gpukb.ask("Compare the memory bandwidth of the H100 and the H800").to_json()
+    h800 = next(c for c in both["compared"] if c["named"] == "gpu:H800")
+    assert sorted(f["qualifiers"]["form_factor"] for f in h800["facts"]) == ["PCIe", "SXM"]
+    assert both["leader"] is None          # the configurations overlap: nothing is decided

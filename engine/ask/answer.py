@@ -170,7 +170,8 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
     """A fact answer: the reference value, its citation, and the source claims for and against it
     (``head``: the answer's first fields, its kind and the question asked)."""
     vocab = state.kb.vocab
-    ref, via = facts.reference_of(view, vocab, subject, attribute)
+    found = facts.references_of(view, vocab, subject, attribute)     # per configuration when stated so
+    ref, via = found[0] if found else (None, None)
     attr = vocab.attributes.get(attribute)
     audit = state.audit_result(view.name)
     claims = [c for c in view.claims if c.subject == subject and c.attribute == attribute]
@@ -190,6 +191,9 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
         text_en = text_zh = ref.value_text(vocab)
         if isinstance(ref.value, bool):
             text_en, text_zh = ("yes", "是") if ref.value else ("no", "否")
+        if ref.qualifiers:                  # a value stated for one configuration says which
+            fact["qualifiers"] = dict(ref.qualifiers)
+            text_en, text_zh = (f"{t} ({facts.configuration(ref.qualifiers)})" for t in (text_en, text_zh))
         answer_en = f"{vocab.label(subject)} {attr.en if attr else attribute}: {text_en} [1: {ref.citation}, {ref.confidence} confidence]."
         answer_zh = f"{vocab.label(subject, 'zh')} 的{attr.zh if attr else attribute}：{text_zh} [1：{ref.citation}，置信度{conf_zh}]。"
         if via is not None:
@@ -204,6 +208,11 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
             answer_en += f" Note: {ref.note}"
         support_ref = [Support.of(type="reference", id=r.key, citation=r.citation, confidence=r.confidence)
                        for r in ([ref] if via is None else [ref, via])]
+        for other, _ in found[1:]:          # the other configurations' values, each cited
+            n, said = len(support_ref) + 1, f"{other.value_text(vocab)} ({facts.configuration(other.qualifiers)})"
+            answer_en += f" Also {said} [{n}: {other.citation}]."
+            answer_zh += f"另有 {said} [{n}：{other.citation}]。"
+            support_ref.append(Support.of(type="reference", id=other.key, citation=other.citation, confidence=other.confidence))
     else:
         fact = {"subject": subject, "attribute": attribute, "value": None, "text": "not in the reference tier"}
         answer_en = f"The reference tier has no {attr.en if attr else attribute} for {vocab.label(subject)}."

@@ -41,6 +41,28 @@ def reference_of(view: ReleaseView, vocab: Vocabulary, subject: str, attribute: 
     return ref, None
 
 
+def references_of(view: ReleaseView, vocab: Vocabulary, subject: str, attribute: str) -> list[tuple[Fact, Fact | None]]:
+    """Every reference value of ``subject``'s ``attribute`` as (fact, the fact it is carried through): the
+    unqualified one, or, when the vendor states it only per configuration (the H800's bandwidth for SXM and
+    for PCIe), the best fact of each configuration, so no configuration's value stands for all of them."""
+    ref, via = reference_of(view, vocab, subject, attribute)
+    if ref is None or not ref.qualifiers:
+        return [(ref, via)] if ref is not None else []
+    configs = {repr(sorted(f.qualifiers.items())): f.qualifiers for f in view.by_subject_attr.get((ref.subject, attribute), [])
+               if f.tier == "reference" and f.qualifiers}
+    found = [view.ref(ref.subject, attribute, dict(configs[k])) for k in sorted(configs)]
+    return [(f, via) for f in found if f is not None]
+
+
+def configuration(qualifiers: dict[str, Any] | None) -> str:
+    """A configuration in a few words ("SXM", "sparsity"), empty for none.
+
+    >>> configuration({"form_factor": "SXM", "sparsity": True})
+    'SXM, sparsity'
+    """
+    return ", ".join(str(v) if isinstance(v, str) else k if v is True else f"{k} {v}" for k, v in sorted((qualifiers or {}).items()))
+
+
 def compared_subjects(matches: list[Match], attribute: str, masked: str, vocab: Vocabulary) -> list[str]:
     """The products a fact question compares: two or more distinct ones of one kind the attribute applies
     to, in the order named (a variant named by its size is that variant); else an empty list."""
@@ -103,21 +125,20 @@ def compare(state: Session, subjects: list[str], attribute: str, order: str | No
     for subject in subjects:
         facts, bounds = [], []
         for eid in vocab.sized_variants(subject) or [subject]:
-            ref, via = reference_of(view, vocab, eid, attribute)
-            if ref is None:
+            found = references_of(view, vocab, eid, attribute)
+            if not found:
                 facts.append(FactValue.of(subject=eid, attribute=attribute, value=None, text="not in the reference tier"))
                 numeric = False
-                continue
-            for r in [ref] + ([via] if via is not None else []):
-                if r.key not in cited:
-                    cited[r.key] = len(cited) + 1
-                    support.append(Support.of(type="reference", id=r.key, citation=r.citation, confidence=r.confidence))
-            b = _bounds(ref)
-            numeric = numeric and b is not None
-            units.add(ref.unit if not isinstance(ref.value, bool) else "bool")
-            bounds.append(b)
-            facts.append(FactValue.of(subject=eid, attribute=attribute, value=ref.value, unit=ref.unit,
-                                      text=ref.value_text(vocab), id=ref.key, **({"via": via.key} if via else {})))
+            for ref, via in found:
+                for r in [ref] + ([via] if via is not None else []):
+                    if r.key not in cited:
+                        cited[r.key] = len(cited) + 1
+                        support.append(Support.of(type="reference", id=r.key, citation=r.citation, confidence=r.confidence))
+                b = _bounds(ref)
+                numeric = numeric and b is not None
+                units.add(ref.unit if not isinstance(ref.value, bool) else "bool")
+                bounds.append(b)
+                facts.append(value_of(ref, via, eid, vocab))
         compared.append(ComparedFact.of(named=subject, facts=facts))
         groups.append((subject, [b for b in bounds if b is not None]))
     leader, strict = _leader(groups, order or "more") if numeric and len(units) == 1 else (None, False)
@@ -125,6 +146,15 @@ def compare(state: Session, subjects: list[str], attribute: str, order: str | No
     return FactComparisonAnswer.of(**head, attribute=attribute, compared=compared, order=order or "more",
                                    leader=leader, strict=strict if leader else False, support=support,
                                    answer=summary[lang], summary=summary)
+
+
+def value_of(ref: Fact, via: Fact | None, subject: str, vocab: Vocabulary) -> FactValue:
+    """The answer's value of one reference fact (with its configuration, when it is stated per one)."""
+    extra = {"via": via.key} if via is not None else {}
+    if ref.qualifiers:
+        extra["qualifiers"] = dict(ref.qualifiers)
+    return FactValue.of(subject=subject, attribute=ref.attribute, value=ref.value, unit=ref.unit,
+                        text=ref.value_text(vocab), id=ref.key, **extra)
 
 
 def _text(vocab: Vocabulary, attr: Any, compared: list[ComparedFact], cited: dict[str, int], leader: str | None,
@@ -136,7 +166,9 @@ def _text(vocab: Vocabulary, attr: Any, compared: list[ComparedFact], cited: dic
         for f in c.facts:
             marks = ", ".join(str(cited[k]) for k in (f.get("id"), f.get("via")) if k in cited)
             text = f.text if f.value is not None else ("参考层中没有" if zh else "not in the reference tier")
-            parts.append(f"{vocab.label(f.subject, lang)}{'：' if zh else ': '}{text}" + (f" [{marks}]" if marks else ""))
+            config = configuration(f.get("qualifiers"))
+            parts.append(f"{vocab.label(f.subject, lang)}" + (f" ({config})" if config else "")
+                         + f"{'：' if zh else ': '}{text}" + (f" [{marks}]" if marks else ""))
     name = attr.zh if zh else attr.en
     head = (f"{name}对比：" if zh else f"{name[:1].upper()}{name[1:]} compared: ") + ("；" if zh else "; ").join(parts)
     if leader is None:

@@ -24,6 +24,8 @@ class FactValue(Model):
     id: str = OMIT
     text: str = OMIT
     via: str = OMIT
+    qualifiers: dict[str, Any] = spec(OMIT, "The configuration the value is stated for (form factor, sparsity), "
+                                            "when the vendor states it per configuration.")
 
 
 @dataclass(kw_only=True)
