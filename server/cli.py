@@ -196,11 +196,11 @@ def cmd_query(args: argparse.Namespace) -> int:
         answer = _engine(*_dirs(args), _pending(args)).solve(_query_body(args), args.solve, args.lang)
         print_json(answer) if args.json else print(render_choice(answer, args.lang))
         return 0
-    raw = _engine(*_dirs(args), _pending(args)).query(_query_body(args))
+    answer = _engine(*_dirs(args), _pending(args)).query(_query_body(args))
     if args.json:
-        print_json(models.build("query", raw))
+        print_json(answer)
     else:           # --lang zh: the answer's notes in Chinese too
-        print(render_sizing(models.build("query", in_lang(raw, args.lang)), args.lang))
+        print(render_sizing(in_lang(answer, args.lang), args.lang))
     return 0
 
 

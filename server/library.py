@@ -1,9 +1,7 @@
 """gpukb as a Python library: open a KB and ask it what the CLI and the HTTP API answer, as typed models.
 
 Every method returns the model the API serialises (:mod:`gpukb.engine.models`), checked against its
-declared shape (built by the engine where it is made, as ``ask``'s, ``check``'s, ``audit``'s and
-``explain``'s, or here from the answer's JSON object, as ``query``'s); ``.to_json()`` gives the API's JSON
-object back. Bad input
+declared shape where the engine makes it; ``.to_json()`` gives the API's JSON object back. Bad input
 raises :class:`gpukb.engine.core.errors.BadInput` (its ``issues`` name each field and what is allowed).
 
 >>> import gpukb
@@ -49,7 +47,7 @@ class KB:
     def query(self, **fields: Any) -> models.SizingAnswer:
         """The sizing answer of a scenario given as the API's query fields (``model`` or ``params``,
         ``method``, ``gpu``, ``precision``, ``gpus``, ``seq_len``, ``batch``, ...; see ``gpukb query --help``)."""
-        return models.build("query", self._state.query(fields))
+        return self._state.query(fields)
 
     def check(self, text: str, lang: str | None = None, kb_version: str | None = None) -> models.CheckAnswer:
         """The claims a text states, each judged against the reference tier with its evidence."""

@@ -173,7 +173,7 @@ TOOLS: tuple[ToolSpec, ...] = (
              "verdict fits / does_not_fit, the memory breakdown in GB, the smallest GPU count that fits, ranked "
              "changes that would make it fit, and numbered citations. Same answer as POST /v1/query; `without` "
              "answers as if some sources were removed.",
-             query_schema, lambda kb, a: kb.query({k: v for k, v in a.items() if k != "without"}, a.get("without")),
+             query_schema, lambda kb, a: kb.query({k: v for k, v in a.items() if k != "without"}, a.get("without")).to_json(),
              render.sizing),
     ToolSpec("check", "Check a draft text",
              "Check a draft answer or article (English or Chinese) against the KB before sending it: every "

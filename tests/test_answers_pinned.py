@@ -26,7 +26,7 @@ def decisions(kb) -> list[dict]:
     out = []
     for body in _scenarios(GPUS, MODELS):
         try:
-            a = kb.query(dict(body))
+            a = kb.query(dict(body)).to_json()
         except BadInput as exc:
             out.append({"query": body, "error": exc.message})
             continue

@@ -306,10 +306,10 @@ def test_a_catalogued_name_exists_even_when_its_source_gives_it_the_wrong_gpu(au
 
 
 def test_a_vit_is_sized_with_its_own_tokens_per_sample(kb):
-    vit = kb.query({"model": "vit-base", "method": "full", "gpu": "T4", "batch": 64})
+    vit = kb.query({"model": "vit-base", "method": "full", "gpu": "T4", "batch": 64}).to_json()
     assert vit["scenario"]["seq_len"] == 197
     assert any("197" in n for n in vit["notes"])
-    llm = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "T4"})
+    llm = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "T4"}).to_json()
     assert llm["scenario"]["seq_len"] == 512       # no tokens-per-sample fact: the general default
 
 

@@ -346,7 +346,7 @@ SCENARIOS = [
 
 @pytest.mark.slow
 def test_real_server_keeps_concurrent_answers_apart(gpukb, subprocess_env, tmp_path):
-    expected = [gpukb.query(dict(s)) for s in SCENARIOS]
+    expected = [gpukb.query(dict(s)).to_json() for s in SCENARIOS]
     assert {e["verdict"] for e in expected} == {"fits", "does_not_fit"}   # the mix is worth checking
     port = _free_port()
     log = (tmp_path / "server.log").open("w+")

@@ -41,7 +41,7 @@ def test_audit_json_is_byte_for_byte_the_whole_document(kb, kwargs):
     d = kb.audit(**kwargs)
     assert isinstance(d, models.FindingList) and isinstance(d.findings, Items) and d.findings and d.statuses
     assert _streamed(d) == _whole(d)
-    assert json.loads(_streamed(d)) == models.FindingList.conform(d.to_json())
+    assert json.loads(_streamed(d)) == models.FindingList.build(d.to_json()).to_json()
 
 
 def test_claimreview_and_gaps_are_byte_for_byte_too(kb):

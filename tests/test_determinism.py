@@ -46,7 +46,7 @@ def _digest(kb) -> tuple[str, int]:
     answered = 0
     for body in _scenarios(GPUS, MODELS):
         try:
-            a = kb.query(dict(body))
+            a = kb.query(dict(body)).to_json()
         except BadInput as exc:
             h.update(("error:" + exc.message).encode())
             continue

@@ -542,15 +542,15 @@ def test_facts_left_out_of_durable_change_no_answer(monkeypatch):
     with fewer facts sent."""
     from tests._engine import bundled, sent_to_durable
     kb = bundled()
-    kb.query({"params": 5e9, "method": "lora", "gpu": "T4"})         # the audit and the error bands, computed once
+    kb.query({"params": 5e9, "method": "lora", "gpu": "T4"}).to_json()         # the audit and the error bands, computed once
     sent = sent_to_durable(monkeypatch, "fk")
     body = {"params": 21e9, "method": "full", "gpu": "A10"}
-    filtered = json.dumps(kb.query(dict(body)), sort_keys=True)
+    filtered = json.dumps(kb.query(dict(body)).to_json(), sort_keys=True)
     n_filtered = len(sent)
     kb._cache.clear()
     sent.clear()
     monkeypatch.setattr(durable_facts.PatternFilter, "may_match", lambda self, fact: True)
-    everything = json.dumps(kb.query(dict(body)), sort_keys=True)
+    everything = json.dumps(kb.query(dict(body)).to_json(), sort_keys=True)
     kb._cache.clear()
     assert filtered == everything
     assert n_filtered < len(sent)

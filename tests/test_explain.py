@@ -51,7 +51,7 @@ def test_why_not_t4_for_13b_full_fine_tune(kb, q):
 
 
 def test_shared_sub_proofs_are_shown_once(kb):
-    t = kb.query({"params": 13e9, "method": "full", "gpu": "T4"})["explanation"]["tree"]
+    t = kb.query({"params": 13e9, "method": "full", "gpu": "T4"}).to_json()["explanation"]["tree"]
     full = [n["fact"] for n in walk(t) if not n.get("shared")]
     assert len(full) == len(set(full))
     assert any(n.get("shared") for n in walk(t))
@@ -117,9 +117,9 @@ def test_bad_explain_requests(kb, cid, fmt, lang):
 
 def test_an_inference_conclusion_explains_from_its_own_id(kb):
     # the id carries the normalised scenario, whose optimizer for inference is "none"
-    ans = kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "T4"})
+    ans = kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "T4"}).to_json()
     cid = ans["conclusion_id"]
     out = kb.explain(cid).to_json()
     assert out["conclusion_id"] == cid and out["tree"]
     with pytest.raises(BadInput):
-        kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "T4", "optimizer": "adamw"})
+        kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "T4", "optimizer": "adamw"}).to_json()

@@ -24,7 +24,7 @@ SCRIPT = """
 import json
 from gpukb.engine.service.state import GpuKB
 kb = GpuKB()
-print(json.dumps({"claims": kb.claims().to_json(), "query": kb.query({"params": "7B", "method": "qlora", "gpu": "T4"})},
+print(json.dumps({"claims": kb.claims().to_json(), "query": kb.query({"params": "7B", "method": "qlora", "gpu": "T4"}).to_json()},
                  sort_keys=True, ensure_ascii=False))
 """
 

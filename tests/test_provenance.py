@@ -353,7 +353,7 @@ def test_a_proof_tree_from_the_ancestor_graph_equals_one_from_the_whole_graph():
     view = kb.view(None)
     with kb.staged(view) as run:
         kb._cache.clear()
-        kb.query({"params": 13e9, "method": "full", "gpu": "T4"})
+        kb.query({"params": 13e9, "method": "full", "gpu": "T4"}).to_json()
         d = Derivation(dict(run.known), list(run.firings), set(run.given))
     kb._cache.clear()
     whole = build_graph(d.facts, d.firings, d.given)

@@ -104,8 +104,8 @@ def test_chinese_fact_answers_are_in_chinese(gpukb, q):
 
 
 def test_the_kv_cache_of_a_sliding_window_model_stops_at_its_window(gpukb):
-    short = gpukb.query({"model": "mistral-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 4096})
-    long_ = gpukb.query({"model": "mistral-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 32768})
+    short = gpukb.query({"model": "mistral-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 4096}).to_json()
+    long_ = gpukb.query({"model": "mistral-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 32768}).to_json()
     assert long_["memory"]["kv_cache"] == pytest.approx(short["memory"]["kv_cache"]) == pytest.approx(
         2 * 32 * 4096 * 4096 * (8 / 32) * 2 / 1e9, rel=1e-3)
 

@@ -28,7 +28,7 @@ def kb_with_extra_rule(tmp_path_factory):
 
 
 def test_a_recommendation_added_in_yaml_appears_with_its_label_in_both_languages(kb_with_extra_rule):
-    a = kb_with_extra_rule.query({"model": "bert-base", "method": "full", "gpu": "T4", "batch": 512, "seq_len": 512})
+    a = kb_with_extra_rule.query({"model": "bert-base", "method": "full", "gpu": "T4", "batch": 512, "seq_len": 512}).to_json()
     rec = next(r for r in a["recommendations"] if r["action"] == "smaller_batch")
     assert rec["label"] == {"en": "use a batch of one", "zh": "把 batch 降到 1"}
     assert rec["change"] == {"batch": 1} and rec["cost"] == "fewer samples per step"

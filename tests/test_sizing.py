@@ -29,7 +29,7 @@ def kb():
 
 
 def q(kb, **body):
-    return kb.query(body)
+    return kb.query(body).to_json()
 
 
 def test_zero_16_bytes_per_parameter_gpt2_1_5b(kb):
@@ -242,7 +242,7 @@ def test_pairs_left_out_by_their_estimate_would_not_fit(kb, monkeypatch):
         out = []
         for b in bodies:
             try:
-                out.append(json.dumps(kb.query(dict(b)), sort_keys=True))
+                out.append(json.dumps(kb.query(dict(b)).to_json(), sort_keys=True))
             except BadInput as exc:
                 out.append(exc.message)
         return out
@@ -277,7 +277,7 @@ BAD = [
 @pytest.mark.parametrize("body,field", BAD)
 def test_bad_scenarios_get_a_clear_error(kb, body, field):
     with pytest.raises(BadInput) as e:
-        kb.query(body)
+        kb.query(body).to_json()
     assert any(i.field == field for i in e.value.issues), [str(i) for i in e.value.issues]
 
 
@@ -320,10 +320,10 @@ def test_an_answer_in_one_staged_session_equals_the_answer_from_fresh_runs(kb, m
     bodies = [{"params": 13e9, "method": "full", "gpu": "T4"}, {"model": "llama-2-7b", "method": "lora", "gpu": "A10"},
               {"params": 70e9, "method": "inference", "gpu": "A100-40GB"}, {"params": 34e9, "method": "qlora", "gpu": "L4"},
               {"params": 7e9, "method": "full", "instance": "GN7.2XLARGE32"}, {"params": 20e9, "method": "full", "gpu": "V100-32GB", "gpus": 2}]
-    staged = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies]
+    staged = [json.dumps(kb.query(dict(b)).to_json(), sort_keys=True) for b in bodies]
     kb._cache.clear()
     monkeypatch.setattr(type(kb), "staged", lambda self, view: contextlib.nullcontext())
-    fresh = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies]
+    fresh = [json.dumps(kb.query(dict(b)).to_json(), sort_keys=True) for b in bodies]
     kb._cache.clear()
     assert staged == fresh
     assert any('"max_params_that_fit"' in a for a in staged) and any('"fits": true' in a for a in staged)
@@ -353,11 +353,11 @@ def test_the_answer_that_filled_the_cache_is_the_cached_one_and_cannot_change_it
     import json
     body = {"params": 9.5e9, "method": "lora", "gpu": "T4"}
     kb._cache.clear()
-    first = kb.query(dict(body))
+    first = kb.query(dict(body)).to_json()
     shown = json.dumps(first, sort_keys=True)
     first["verdict"] = "changed"
     first["recommendations"].clear()
-    again = kb.query(dict(body))
+    again = kb.query(dict(body)).to_json()
     assert json.dumps(again, sort_keys=True) == shown
     assert again is not first
 
@@ -377,13 +377,13 @@ def test_facts_no_rule_can_match_stay_out_of_durable_and_change_no_answer(kb, mo
               {"model": "llama-2-7b", "method": "lora", "gpu": "A10"}, {"params": 70e9, "method": "inference", "gpu": "A100-40GB"}]
     sent = sent_to_durable(monkeypatch, "t")
     kb._cache.clear()
-    quiet = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies] + \
+    quiet = [json.dumps(kb.query(dict(b)).to_json(), sort_keys=True) for b in bodies] + \
         [json.dumps(kb.ask("why not T4 for 13B").to_json(), sort_keys=True)]
     n_quiet = len(sent)
     kb._cache.clear()
     sent.clear()
     monkeypatch.setattr(kb.question_reasoner, "mute", None)
-    loud = [json.dumps(kb.query(dict(b)), sort_keys=True) for b in bodies] + \
+    loud = [json.dumps(kb.query(dict(b)).to_json(), sort_keys=True) for b in bodies] + \
         [json.dumps(kb.ask("why not T4 for 13B").to_json(), sort_keys=True)]
     kb._cache.clear()
     assert quiet == loud

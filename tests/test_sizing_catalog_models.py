@@ -29,12 +29,12 @@ def test_new_models_have_their_configuration(kb, name):
 
 def test_models_with_a_read_parameter_count_are_sized_by_name(kb):
     for name in ("phi-1.5", "phi-2", "phi-3-mini", "llama-3.2-1b", "llama-3.2-3b"):
-        a = kb.query({"model": name, "method": "lora", "gpu": "A100-80GB"})
+        a = kb.query({"model": name, "method": "lora", "gpu": "A100-80GB"}).to_json()
         assert a["verdict"] == "fits", name
 
 
 def _qlora_weights(kb, body):
-    return kb.query({"method": "qlora", "gpu": "A100-80GB", **body})["memory"]["weights"]
+    return kb.query({"method": "qlora", "gpu": "A100-80GB", **body}).to_json()["memory"]["weights"]
 
 
 def test_tied_head_is_counted_once(kb):
@@ -52,7 +52,7 @@ def test_tied_head_is_counted_once(kb):
 
 def test_untied_model_keeps_two_matrices(kb):
     """Llama 3.1 8B (no tie fact) keeps embeddings and head: 2 x vocab x hidden in 16 bits."""
-    a = kb.query({"model": "llama-3.1-8b", "method": "qlora", "gpu": "A100-80GB"})
+    a = kb.query({"model": "llama-3.1-8b", "method": "qlora", "gpu": "A100-80GB"}).to_json()
     v, h, p = 128256, 4096, 8.03e9
     lora = a["memory"]["weights"] - ((p - 2 * v * h) * 0.516 + 2 * v * h * 2) / 1e9
     assert 0 < lora < 0.5
@@ -61,8 +61,8 @@ def test_untied_model_keeps_two_matrices(kb):
 def test_activation_offloading_moves_the_checkpoints(kb):
     body = {"model": "llama-3.2-3b", "method": "full", "precision": "bf16", "gpu": "A100-80GB", "seq_len": 4096,
             "batch": 2, "gradient_checkpointing": True}
-    kept = kb.query(body)["memory"]["activations"]
-    off = kb.query({**body, "activation_offloading": True})["memory"]["activations"]
+    kept = kb.query(body).to_json()["memory"]["activations"]
+    off = kb.query({**body, "activation_offloading": True}).to_json()["memory"]["activations"]
     # the 2·s·b·h bytes of each of the 28 layers go to host memory
     assert kept - off == pytest.approx(28 * 2 * 4096 * 2 * 3072 / 1e9, rel=0.01)
 
@@ -70,8 +70,8 @@ def test_activation_offloading_moves_the_checkpoints(kb):
 def test_activation_offloading_without_checkpointing_is_noted(kb):
     body = {"model": "llama-3.2-3b", "method": "full", "precision": "bf16", "gpu": "A100-80GB", "seq_len": 1024,
             "gradient_checkpointing": False}
-    a = kb.query({**body, "activation_offloading": True})
-    assert a["memory"]["activations"] == kb.query(body)["memory"]["activations"]
+    a = kb.query({**body, "activation_offloading": True}).to_json()
+    assert a["memory"]["activations"] == kb.query(body).to_json()["memory"]["activations"]
     assert any("activation_offloading" in n for n in a["notes"])
 
 
@@ -102,7 +102,7 @@ def test_torchtune_rows_record_their_techniques():
 def test_every_catalogued_llm_can_be_sized(kb, model, billions):
     """A model with a configuration in the catalog has a parameter count (counted from that configuration when
     its card gives none), so a question about it is answered, not refused."""
-    a = kb.query({"model": model, "method": "inference", "precision": "fp16", "gpu": "A100-80GB"})
+    a = kb.query({"model": model, "method": "inference", "precision": "fp16", "gpu": "A100-80GB"}).to_json()
     assert a["memory"]["weights"] == pytest.approx(2 * billions, rel=1e-3)
 
 
@@ -117,11 +117,11 @@ def test_no_catalogued_llm_lacks_what_sizing_needs(kb):
 def test_the_kv_cache_is_as_wide_as_the_configured_heads(kb, model, layers, kv_heads, head_dim):
     """Keys and values are kv_heads × head_dim wide: a configuration's head_dim where it sets one (Gemma), else
     hidden / heads (Llama)."""
-    a = kb.query({"model": model, "method": "inference", "gpu": "H100-80GB", "seq_len": 4096, "batch": 2})
+    a = kb.query({"model": model, "method": "inference", "gpu": "H100-80GB", "seq_len": 4096, "batch": 2}).to_json()
     assert a["memory"]["kv_cache"] == pytest.approx(2 * layers * 4096 * 2 * kv_heads * head_dim * 2 / 1e9, rel=1e-3)
 
 
 def test_head_dim_is_not_read_in_a_release_without_it(kb):
-    old = kb.query({"model": "gemma-2-9b", "method": "inference", "gpu": "H100-80GB", "seq_len": 4096, "kb_version": "2026.12.8"})
+    old = kb.query({"model": "gemma-2-9b", "method": "inference", "gpu": "H100-80GB", "seq_len": 4096, "kb_version": "2026.12.8"}).to_json()
     # 2026.12.8 sized Gemma 2 9B's heads as hidden / heads = 3,584 / 16 = 224 wide
     assert old["memory"]["kv_cache"] == pytest.approx(2 * 42 * 4096 * 8 * 224 * 2 / 1e9, rel=1e-3)

@@ -17,7 +17,7 @@ PARAMS_13B = 13.02e9        # Llama 2 13B
 
 
 def test_a_zero_stage_in_bf16_keeps_fp32_master_weights_and_states(kb):
-    ds, pure = kb.query(ZERO2), kb.query({**ZERO2, "master_weights": False})
+    ds, pure = kb.query(ZERO2).to_json(), kb.query({**ZERO2, "master_weights": False}).to_json()
     assert ds["scenario"]["master_weights"] is True and pure["scenario"]["master_weights"] is False
     assert any("R-DS-bf16-master" in str(n) for n in ds["notes"])
     assert not any("R-DS-bf16-master" in str(n) for n in pure["notes"])
@@ -33,7 +33,7 @@ def test_a_zero_stage_in_bf16_keeps_fp32_master_weights_and_states(kb):
 
 def test_deepspeed_bf16_is_sized_as_its_mixed_precision_layout(kb):
     for zero in (1, 2, 3):
-        ds, mixed = kb.query({**ZERO2, "zero": zero}), kb.query({**ZERO2, "zero": zero, "precision": "mixed"})
+        ds, mixed = kb.query({**ZERO2, "zero": zero}).to_json(), kb.query({**ZERO2, "zero": zero, "precision": "mixed"}).to_json()
         assert ds["memory"]["per_gpu_model_states"] == pytest.approx(mixed["memory"]["per_gpu_model_states"])
         assert ds["memory"]["per_gpu_total"] == pytest.approx(mixed["memory"]["per_gpu_total"])
 
@@ -41,35 +41,35 @@ def test_deepspeed_bf16_is_sized_as_its_mixed_precision_layout(kb):
 def test_pure_bf16_unless_deepspeed_is_named(kb):
     # several GPUs and no strategy: sharded as assumed, in the precision asked (pure BF16)
     open_strategy = {k: v for k, v in ZERO2.items() if k != "zero"}
-    a = kb.query(open_strategy)
+    a = kb.query(open_strategy).to_json()
     assert a["scenario"]["zero"] == 3 and "master_weights" not in a["scenario"]
     assert a["memory"]["optimizer"] == pytest.approx(PARAMS_13B * 4 / 1e9, rel=2e-2)
     # PyTorch FSDP1 shards the bf16 module itself
-    f = kb.query({**ZERO2, "zero": 3, "fsdp1": True})
+    f = kb.query({**ZERO2, "zero": 3, "fsdp1": True}).to_json()
     assert "master_weights" not in f["scenario"]
     assert f["memory"]["optimizer"] == pytest.approx(PARAMS_13B * 4 / 1e9, rel=2e-2)
     # plain data parallelism (zero 0) and one GPU: pure BF16
-    assert "master_weights" not in kb.query({**ZERO2, "zero": 0})["scenario"]
-    assert "master_weights" not in kb.query({**ZERO2, "gpus": 1})["scenario"]
+    assert "master_weights" not in kb.query({**ZERO2, "zero": 0}).to_json()["scenario"]
+    assert "master_weights" not in kb.query({**ZERO2, "gpus": 1}).to_json()["scenario"]
 
 
 def test_master_weights_only_chooses_for_bf16_full_training(kb):
-    lora = kb.query({**ZERO2, "method": "lora", "master_weights": True})
+    lora = kb.query({**ZERO2, "method": "lora", "master_weights": True}).to_json()
     assert "master_weights" not in lora["scenario"]
     assert any("master_weights ignored" in str(n) for n in lora["notes"])
     mixed = {**ZERO2, "precision": "mixed"}
-    assert kb.query({**mixed, "master_weights": False})["memory"] == kb.query(mixed)["memory"]
+    assert kb.query({**mixed, "master_weights": False}).to_json()["memory"] == kb.query(mixed).to_json()["memory"]
     # the field states the layout on one GPU too (DeepSpeed's BF16 optimizer without ZeRO)
     one = {**ZERO2, "gpus": 1, "zero": 0}
-    assert kb.query({**one, "master_weights": True})["memory"]["optimizer"] > kb.query(one)["memory"]["optimizer"]
+    assert kb.query({**one, "master_weights": True}).to_json()["memory"]["optimizer"] > kb.query(one).to_json()["memory"]["optimizer"]
 
 
 def test_releases_before_2026_12_17_size_bf16_as_pure(kb):
     old = {**ZERO2, "kb_version": "2026.12.16"}
-    a = kb.query(old)
+    a = kb.query(old).to_json()
     assert "master_weights" not in a["scenario"]
-    assert a["memory"] == kb.query({**ZERO2, "master_weights": False})["memory"]
-    given = kb.query({**old, "master_weights": True})
+    assert a["memory"] == kb.query({**ZERO2, "master_weights": False}).to_json()["memory"]
+    given = kb.query({**old, "master_weights": True}).to_json()
     assert "master_weights" not in given["scenario"] and given["memory"] == a["memory"]
     assert any("2026.12.17" in str(n) for n in given["notes"])
 
@@ -77,7 +77,7 @@ def test_releases_before_2026_12_17_size_bf16_as_pure(kb):
 def test_a_bad_master_weights_value_is_refused(kb):
     from gpukb.engine.core.errors import BadInput
     with pytest.raises(BadInput):
-        kb.query({**ZERO2, "master_weights": "yes"})
+        kb.query({**ZERO2, "master_weights": "yes"}).to_json()
 
 
 def test_measured_fsdp_runs_in_bf16_are_pure_and_deepspeed_runs_are_not_told(kb):
@@ -104,4 +104,4 @@ def test_ms_swift_qlora_runs_skip_pefts_kbit_preparation(kb):
     assert run_body(row, vocab, view)["kbit_preparation"] is True
     swift = run_body({**row, "framework": "ms-swift (swift sft; transformers Trainer, PEFT)"}, vocab, view)
     assert swift["kbit_preparation"] is False
-    assert kb.query(swift)["memory"]["per_gpu_total"] < kb.query(run_body(row, vocab, view))["memory"]["per_gpu_total"]
+    assert kb.query(swift).to_json()["memory"]["per_gpu_total"] < kb.query(run_body(row, vocab, view)).to_json()["memory"]["per_gpu_total"]

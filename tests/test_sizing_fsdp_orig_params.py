@@ -19,7 +19,7 @@ MIXED = {**BASE, "fsdp_orig_params": True}
 
 
 def test_the_frozen_base_gets_gradients_as_large_as_the_weights(kb):
-    apart, mixed = kb.query(BASE), kb.query(MIXED)
+    apart, mixed = kb.query(BASE).to_json(), kb.query(MIXED).to_json()
     assert mixed["scenario"]["fsdp_orig_params"] is True and "fsdp_orig_params" not in apart["scenario"]
     m, a = mixed["memory"], apart["memory"]
     # adapters only without it; the weights' size (frozen base in BF16 + adapters) with it
@@ -37,37 +37,37 @@ def test_the_frozen_base_gets_gradients_as_large_as_the_weights(kb):
 def test_it_can_decide_a_fit(kb):
     """On two 40 GB cards the frozen base's gradient shards are 13 GB more per GPU."""
     two = {**BASE, "gpus": 2, "seq_len": 2048, "batch": 1, "gradient_checkpointing": False}
-    assert kb.query(two)["verdict"] == "fits"
-    mixed = kb.query({**two, "fsdp_orig_params": True})
+    assert kb.query(two).to_json()["verdict"] == "fits"
+    mixed = kb.query({**two, "fsdp_orig_params": True}).to_json()
     assert mixed["verdict"] == "does_not_fit"
     # and the minimum count shards the frozen base's gradients too
-    assert mixed["min_gpus"] > kb.query(two)["min_gpus"]
+    assert mixed["min_gpus"] > kb.query(two).to_json()["min_gpus"]
 
 
 def test_the_proof_cites_pytorchs_fsdp_documentation(kb):
-    a = kb.query(MIXED)
+    a = kb.query(MIXED).to_json()
     proof = json.dumps(a["explanation"], ensure_ascii=False)
     assert "sizing.lora.gradients_fsdp_orig_params@1" in proof and "R-FSDP-frozen-grads" in proof
     assert "use_orig_params" in json.dumps(a["sources"])
-    plain = json.dumps(kb.query(BASE)["explanation"])
+    plain = json.dumps(kb.query(BASE).to_json()["explanation"])
     assert "sizing.lora.gradients_fsdp_orig_params@1" not in plain and "sizing.lora.gradients@2" in plain
 
 
 @pytest.mark.parametrize("change", [{"method": "qlora", "precision": "nf4"}, {"fsdp1": False}, {"zero": 2},
                                     {"method": "full"}])
 def test_it_is_only_for_lora_under_fsdp1_full_shard(kb, change):
-    a = kb.query({**MIXED, **change})
+    a = kb.query({**MIXED, **change}).to_json()
     assert "fsdp_orig_params" not in a["scenario"]
     said = [n for n in a["notes"] if "fsdp_orig_params" in str(n)]
     assert said and "FSDP1" in str(said[0]) and "fsdp_orig_params" in getattr(said[0], "zh", "")
     same = {k: v for k, v in {**MIXED, **change}.items() if k != "fsdp_orig_params"}
-    assert a["memory"] == kb.query(same)["memory"]
+    assert a["memory"] == kb.query(same).to_json()["memory"]
 
 
 def test_releases_before_2026_12_22_do_not_model_it(kb):
     old = {**BASE, "kb_version": "2026.12.21"}
-    a = kb.query({**old, "fsdp_orig_params": True})
-    assert "fsdp_orig_params" not in a["scenario"] and a["memory"] == kb.query(old)["memory"]
+    a = kb.query({**old, "fsdp_orig_params": True}).to_json()
+    assert "fsdp_orig_params" not in a["scenario"] and a["memory"] == kb.query(old).to_json()["memory"]
     assert any("2026.12.22" in str(n) for n in a["notes"])
     facts = kb.view(None).facts
     assert "use_orig_params=True" in facts["R-FSDP-frozen-grads"].citation
@@ -76,7 +76,7 @@ def test_releases_before_2026_12_22_do_not_model_it(kb):
 def test_a_bad_value_is_a_400(kb):
     from gpukb.engine.core.errors import BadInput
     with pytest.raises(BadInput):
-        kb.query({**BASE, "fsdp_orig_params": "yes"})
+        kb.query({**BASE, "fsdp_orig_params": "yes"}).to_json()
 
 
 def test_measured_runs_set_it_for_litgpts_sharded_lora_only(kb):

@@ -16,7 +16,7 @@ PARAMS_7B = 6.74e9          # Llama 2 7B
 
 
 def test_fsdp1_cpu_offload_keeps_the_gradient_shards_on_the_gpu(kb):
-    deepspeed, fsdp1 = kb.query(OFFLOAD), kb.query({**OFFLOAD, "fsdp1": True})
+    deepspeed, fsdp1 = kb.query(OFFLOAD).to_json(), kb.query({**OFFLOAD, "fsdp1": True}).to_json()
     assert fsdp1["scenario"]["fsdp1"] is True and "fsdp1" not in deepspeed["scenario"]
     # every parameter's 16-bit gradient, over the 4 GPUs, beside what parameter offload keeps
     shards = PARAMS_7B * 2 / 4 / 1e9
@@ -26,18 +26,18 @@ def test_fsdp1_cpu_offload_keeps_the_gradient_shards_on_the_gpu(kb):
     for k in ("weights", "gradients", "optimizer", "activations", "logits"):
         assert fsdp1["memory"][k] == deepspeed["memory"][k]
     # more GPUs, smaller shards
-    eight = kb.query({**OFFLOAD, "fsdp1": True, "gpus": 8})
+    eight = kb.query({**OFFLOAD, "fsdp1": True, "gpus": 8}).to_json()
     assert eight["memory"]["per_gpu_total"] < fsdp1["memory"]["per_gpu_total"]
 
 
 def test_fsdp1_only_matters_with_parameter_offload_and_is_new_in_2026_12_16(kb):
     sharded = {**OFFLOAD, "offload": "none"}
-    assert kb.query({**sharded, "fsdp1": True})["memory"] == kb.query(sharded)["memory"]
+    assert kb.query({**sharded, "fsdp1": True}).to_json()["memory"] == kb.query(sharded).to_json()["memory"]
     old = {**OFFLOAD, "kb_version": "2026.12.15"}
-    assert kb.query({**old, "fsdp1": True})["memory"]["per_gpu_total"] == kb.query(old)["memory"]["per_gpu_total"]
+    assert kb.query({**old, "fsdp1": True}).to_json()["memory"]["per_gpu_total"] == kb.query(old).to_json()["memory"]["per_gpu_total"]
     # LoRA trains only the adapters: their gradient shards are all FSDP1 keeps
     lora = {**OFFLOAD, "method": "lora", "lora_rank": 16}
-    gap = kb.query({**lora, "fsdp1": True})["memory"]["per_gpu_total"] - kb.query(lora)["memory"]["per_gpu_total"]
+    gap = kb.query({**lora, "fsdp1": True}).to_json()["memory"]["per_gpu_total"] - kb.query(lora).to_json()["memory"]["per_gpu_total"]
     assert 0 < gap < 0.05
 
 
@@ -58,22 +58,22 @@ ELEMENTS = 4096 * 256000
 
 
 def test_final_logit_softcapping_keeps_one_more_logit_tensor(kb):
-    new, old = kb.query(GEMMA2), kb.query({**GEMMA2, "kb_version": "2026.12.15"})
+    new, old = kb.query(GEMMA2).to_json(), kb.query({**GEMMA2, "kb_version": "2026.12.15"}).to_json()
     # tanh's output, in the 16-bit head's dtype, beside the chunked loss's 16-bit logits
     assert new["memory"]["logits"] - old["memory"]["logits"] == pytest.approx(ELEMENTS * 2 / 1e9, rel=1e-3)
     assert "R-LOGITS-softcap" in json.dumps(new["explanation"])
     # a card between the two needs: the soft-capped copy decides the fit
     need_old, need_new = old["memory"]["per_gpu_total"], new["memory"]["per_gpu_total"]
     between = {**GEMMA2, "vram_gb": round((need_old + need_new) / 2, 2)}
-    assert kb.query(between)["verdict"] == "does_not_fit"
-    assert kb.query({**between, "kb_version": "2026.12.15"})["verdict"] == "fits"
+    assert kb.query(between).to_json()["verdict"] == "does_not_fit"
+    assert kb.query({**between, "kb_version": "2026.12.15"}).to_json()["verdict"] == "fits"
 
 
 def test_softcapping_follows_the_heads_dtype_and_only_gemma_2(kb):
     qlora = {**GEMMA2, "method": "qlora", "precision": "nf4", "kbit_preparation": True}
-    new, old = kb.query(qlora), kb.query({**qlora, "kb_version": "2026.12.15"})
+    new, old = kb.query(qlora).to_json(), kb.query({**qlora, "kb_version": "2026.12.15"}).to_json()
     # PEFT's k-bit preparation gives an FP32 head: the soft-capped copy takes 4 bytes per element
     assert new["memory"]["logits"] - old["memory"]["logits"] == pytest.approx(ELEMENTS * 4 / 1e9, rel=1e-3)
     # Gemma (1) has the same vocabulary and no soft-capping
     gemma = {**GEMMA2, "model": "gemma-7b"}
-    assert kb.query(gemma)["memory"]["logits"] == kb.query({**gemma, "kb_version": "2026.12.15"})["memory"]["logits"]
+    assert kb.query(gemma).to_json()["memory"]["logits"] == kb.query({**gemma, "kb_version": "2026.12.15"}).to_json()["memory"]["logits"]

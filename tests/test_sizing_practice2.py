@@ -25,13 +25,13 @@ def test_forward_buffers_follow_the_mlp_width_not_the_hidden_size(kb, model, int
     for batch × sequence tokens; a model whose MLP is 5.4 times as wide as its hidden size (Qwen2.5-0.5B) needs
     about twice what the 4h-wide ungated MLP of the earlier releases gave."""
     body = {"model": model, "method": "inference", "gpu": "A100-80GB", "seq_len": 12000, "batch": 3}
-    a = kb.query(body)
+    a = kb.query(body).to_json()
     assert a["memory"]["overhead"] - CTX == pytest.approx(3 * 2 * inter * 12000 * 3 / 1e9, rel=1e-3)
     node = _overhead_node(a)
     assert node["rule"] == "sizing.overhead.inference_gated@2"
     cited = {p["fact"].split("@")[0] for p in node.get("premises") or []}
     assert {"R-INF-mlp-gated", "R-HF-logits-last", f"R-{model}-intermediate_size"} <= cited
-    old = kb.query({**body, "kb_version": "2026.12.10"})
+    old = kb.query({**body, "kb_version": "2026.12.10"}).to_json()
     assert old["memory"]["overhead"] - CTX == pytest.approx(16 * hidden * 12000 * 3 / 1e9, rel=1e-3)
     # (its intermediate_size came in 2026.12.11 too: the earlier release sizes it as a model of unknown width, without
     # the unfused attention scores of 2026.12.13)
@@ -46,21 +46,21 @@ def test_an_older_release_keeps_its_buffers_even_for_a_model_it_knew_the_width_o
     4h-wide buffers, the new one the gated MLP's."""
     body = {"model": "chatglm3-6b", "method": "inference", "gpu": "A10", "seq_len": 4000}
     for release in ("2026.12.9", "2026.12.10"):
-        old = kb.query({**body, "kb_version": release})
+        old = kb.query({**body, "kb_version": release}).to_json()
         assert old["memory"]["overhead"] - CTX == pytest.approx(16 * 4096 * 4000 / 1e9, abs=2e-3), release
         assert _overhead_node(old)["rule"] == "sizing.overhead.inference_release_without_gated@1"
-    new = kb.query(body)
+    new = kb.query(body).to_json()
     assert new["memory"]["overhead"] - CTX == pytest.approx(3 * 2 * 13696 * 4000 / 1e9, abs=2e-3)
 
 
 def test_a_model_without_a_known_width_keeps_the_ungated_estimate(kb):
     """A parameter count alone (Llama-shaped approximation) and a catalogued model without intermediate_size
     (Mixtral's experts) keep 16 bytes × tokens × hidden, under the unchanged rule."""
-    a = kb.query({"params": 7e9, "method": "inference", "vram_gb": 80, "seq_len": 5000, "batch": 2})
+    a = kb.query({"params": 7e9, "method": "inference", "vram_gb": 80, "seq_len": 5000, "batch": 2}).to_json()
     hidden = round((128 * 7e9 / 12) ** (1 / 3))
     assert a["memory"]["overhead"] - CTX == pytest.approx(16 * hidden * 5000 * 2 / 1e9, rel=1e-2)
     assert _overhead_node(a)["rule"] == "sizing.overhead.inference@4"
-    m = kb.query({"model": "mixtral-8x7b", "method": "inference", "gpu": "H100-80GB", "gpus": 2, "seq_len": 5000})
+    m = kb.query({"model": "mixtral-8x7b", "method": "inference", "gpu": "H100-80GB", "gpus": 2, "seq_len": 5000}).to_json()
     assert _overhead_node(m)["rule"] == "sizing.overhead.inference@4"
 
 
@@ -68,9 +68,9 @@ def test_a_token_budget_bounds_the_gated_buffers_too(kb):
     """vLLM's profile run reserves exactly max_num_batched_tokens tokens of buffers; a plain forward pass at most
     that many: the gated MLP's width applies to both."""
     body = {"model": "qwen2.5-14b", "method": "inference", "gpu": "H100-80GB", "seq_len": 2000, "batch": 16}
-    plain = kb.query(body)["memory"]["overhead"] - CTX
-    capped = kb.query({**body, "max_num_batched_tokens": 3000})["memory"]["overhead"] - CTX
-    vllm = kb.query({**body, "batch": 1, "seq_len": 100, "engine": "vllm", "max_num_batched_tokens": 3000})
+    plain = kb.query(body).to_json()["memory"]["overhead"] - CTX
+    capped = kb.query({**body, "max_num_batched_tokens": 3000}).to_json()["memory"]["overhead"] - CTX
+    vllm = kb.query({**body, "batch": 1, "seq_len": 100, "engine": "vllm", "max_num_batched_tokens": 3000}).to_json()
     assert plain == pytest.approx(6 * 13824 * 2000 * 16 / 1e9, rel=1e-3)
     assert capped == pytest.approx(6 * 13824 * 3000 / 1e9, rel=1e-3)
     assert vllm["memory"]["overhead"] - CTX == pytest.approx(capped, rel=1e-3)
@@ -78,7 +78,7 @@ def test_a_token_budget_bounds_the_gated_buffers_too(kb):
 
 def test_training_is_not_touched(kb):
     body = {"model": "qwen2.5-7b", "method": "lora", "gpu": "A100-80GB", "seq_len": 4096, "batch": 2}
-    assert kb.query(body)["memory"] == kb.query({**body, "kb_version": "2026.12.10"})["memory"]
+    assert kb.query(body).to_json()["memory"] == kb.query({**body, "kb_version": "2026.12.10"}).to_json()["memory"]
     a = kb.ask("why not T4 for 13B full fine-tune").to_json()
     assert a["verdict"] == "does_not_fit"
 
@@ -86,7 +86,7 @@ def test_training_is_not_touched(kb):
 def test_a_long_prompt_on_a_small_model_fits_where_full_logits_would_not(kb):
     """A 0.5B model with a 150k vocabulary and a 30k-token prompt: logits of every position would be 30k × 152k
     FP32 values (18 GB); generate keeps the last position's only, so the estimate stays a few GB and fits an L4."""
-    a = kb.query({"model": "qwen2.5-0.5b", "method": "inference", "gpu": "L4", "seq_len": 30000})
+    a = kb.query({"model": "qwen2.5-0.5b", "method": "inference", "gpu": "L4", "seq_len": 30000}).to_json()
     assert a["verdict"] == "fits"
     assert a["memory"]["per_gpu_total"] < 4
     assert "logits" not in a["memory"] or not a["memory"]["logits"]
@@ -129,11 +129,11 @@ def test_a_quantized_repository_is_sized_with_its_base_architecture(kb):
 @pytest.mark.parametrize("name,expected", [("Qwen2-7B-Instruct", "qwen2-7b"), ("meta-llama/Llama-2-7b-chat-hf", "llama-2-7b")])
 def test_a_query_names_a_tuned_variant_by_its_repository(kb, name, expected):
     """Chat / instruct weights have their base's architecture: a query naming them sizes the base."""
-    assert kb.query({"model": name, "method": "inference", "gpu": "A100-80GB"})["scenario"]["model"] == expected
+    assert kb.query({"model": name, "method": "inference", "gpu": "A100-80GB"}).to_json()["scenario"]["model"] == expected
 
 
 def test_a_quantized_checkpoint_is_not_silently_its_16_bit_base(kb):
     from gpukb.engine.core.errors import BadInput
     with pytest.raises(BadInput) as e:
-        kb.query({"model": "Llama-2-7b-GPTQ", "method": "inference", "gpu": "T4"})
+        kb.query({"model": "Llama-2-7b-GPTQ", "method": "inference", "gpu": "T4"}).to_json()
     assert "llama-2-7b" in str(e.value)

@@ -12,8 +12,8 @@ VOCAB = 152064          # Qwen2-7B's published vocab_size
 
 
 def test_every_prompt_position_adds_six_bytes_per_logit(kb):
-    plain = kb.query(BODY)
-    full = kb.query({**BODY, "full_prompt_logits": True})
+    plain = kb.query(BODY).to_json()
+    full = kb.query({**BODY, "full_prompt_logits": True}).to_json()
     assert full["memory"]["logits"] == pytest.approx(2 * 16384 * VOCAB * 6 / 1e9, rel=1e-3)
     # the rest of the sizing is what it was; only the logits come in beside it
     for k in ("weights", "kv_cache", "overhead"):
@@ -26,21 +26,21 @@ def test_every_prompt_position_adds_six_bytes_per_logit(kb):
 
 def test_the_logits_decide_a_long_prompt_on_a_smaller_card(kb):
     body = {**BODY, "gpu": "L40S", "batch": 1, "seq_len": 32768}
-    assert kb.query(body)["verdict"] == "fits"
-    assert kb.query({**body, "full_prompt_logits": True})["verdict"] == "does_not_fit"
+    assert kb.query(body).to_json()["verdict"] == "fits"
+    assert kb.query({**body, "full_prompt_logits": True}).to_json()["verdict"] == "does_not_fit"
 
 
 def test_an_earlier_release_keeps_the_last_position_only(kb):
-    old = kb.query({**BODY, "full_prompt_logits": True, "kb_version": "2026.12.11"})
+    old = kb.query({**BODY, "full_prompt_logits": True, "kb_version": "2026.12.11"}).to_json()
     assert old["memory"].get("logits", 0) == 0
-    assert old["memory"]["per_gpu_total"] == pytest.approx(kb.query({**BODY, "kb_version": "2026.12.11"})["memory"]["per_gpu_total"])
+    assert old["memory"]["per_gpu_total"] == pytest.approx(kb.query({**BODY, "kb_version": "2026.12.11"}).to_json()["memory"]["per_gpu_total"])
 
 
 def test_vllm_and_training_ignore_it_and_say_so(kb):
-    v = kb.query({**BODY, "engine": "vllm", "full_prompt_logits": True})
+    v = kb.query({**BODY, "engine": "vllm", "full_prompt_logits": True}).to_json()
     assert "full_prompt_logits" not in v["scenario"]
     assert any("full_prompt_logits" in n for n in v["notes"])
-    t = kb.query({**BODY, "method": "lora", "full_prompt_logits": True})
+    t = kb.query({**BODY, "method": "lora", "full_prompt_logits": True}).to_json()
     assert "full_prompt_logits" not in t["scenario"] and any("full_prompt_logits" in n for n in t["notes"])
 
 
@@ -48,7 +48,7 @@ def test_vllm_and_training_ignore_it_and_say_so(kb):
 def test_it_must_be_a_boolean(kb, value):
     from gpukb.engine.core.errors import BadInput
     with pytest.raises(BadInput) as e:
-        kb.query({**BODY, "full_prompt_logits": value})
+        kb.query({**BODY, "full_prompt_logits": value}).to_json()
     assert "full_prompt_logits" in str(e.value.issues[0].field)
 
 

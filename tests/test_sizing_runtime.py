@@ -11,8 +11,8 @@ EAGER = {"model": "llama-3.2-3b", "method": "full", "precision": "bf16", "gpu": 
 
 
 def test_compile_keeps_korthikantis_cut_of_the_activations(kb):
-    eager = kb.query(EAGER)
-    compiled = kb.query({**EAGER, "torch_compile": True})
+    eager = kb.query(EAGER).to_json()
+    compiled = kb.query({**EAGER, "torch_compile": True}).to_json()
     # eager keeps 34 + 8 (FP32 norm upcasts) bytes per s·b·h per layer, compiled 34 - 10 (R-ACT-compile-remat)
     assert compiled["memory"]["activations"] / eager["memory"]["activations"] == pytest.approx(24 / 42, rel=1e-3)
     assert compiled["scenario"]["torch_compile"] is True
@@ -24,18 +24,18 @@ def test_compile_keeps_korthikantis_cut_of_the_activations(kb):
 
 def test_compile_with_checkpointing_shrinks_only_the_recomputed_layer(kb):
     ck = {**EAGER, "gradient_checkpointing": True}
-    a, b = kb.query(ck)["memory"]["activations"], kb.query({**ck, "torch_compile": True})["memory"]["activations"]
+    a, b = kb.query(ck).to_json()["memory"]["activations"], kb.query({**ck, "torch_compile": True}).to_json()["memory"]["activations"]
     # the 2·s·b·h checkpoint of each layer stays; one layer's 42 → 24 bytes per s·b·h goes
     assert a - b == pytest.approx(4096 * 2 * 3072 * 18 / 1e9, rel=1e-3)
 
 
 def test_compile_is_sized_as_eager_in_a_release_without_the_fact(kb):
     old = {**EAGER, "kb_version": "2026.12.8"}
-    assert kb.query({**old, "torch_compile": True})["memory"]["activations"] == kb.query(old)["memory"]["activations"]
+    assert kb.query({**old, "torch_compile": True}).to_json()["memory"]["activations"] == kb.query(old).to_json()["memory"]["activations"]
 
 
 def test_compile_is_no_inference_flag(kb):
-    a = kb.query({"model": "llama-3.2-3b", "method": "inference", "gpu": "L4", "torch_compile": True})
+    a = kb.query({"model": "llama-3.2-3b", "method": "inference", "gpu": "L4", "torch_compile": True}).to_json()
     assert any("torch_compile" in n for n in a["notes"])
 
 
@@ -45,13 +45,13 @@ def test_compile_is_no_inference_flag(kb):
     {"model": "llama-2-13b", "method": "full", "gpu": "A100-80GB", "gpus": 4},
 ])
 def test_nvidia_smi_shows_the_allocators_fragmentation_in_fine_tuning(kb, body):
-    m = kb.query(body)["memory"]
+    m = kb.query(body).to_json()["memory"]
     context = m["per_gpu_total"] - m["per_gpu_allocated"]
     assert m["per_gpu_reserved"] == pytest.approx(m["per_gpu_allocated"] / (1 - 0.15) + context, abs=2e-3)
 
 
 def test_plain_training_shows_no_fragmentation_figure(kb):
-    m = kb.query({**EAGER, "seq_len": 512})["memory"]
+    m = kb.query({**EAGER, "seq_len": 512}).to_json()["memory"]
     assert m["per_gpu_reserved"] == pytest.approx(m["per_gpu_total"], abs=2e-3)
 
 
@@ -60,7 +60,7 @@ def test_fragmentation_never_decides_the_verdict(kb):
     called fitting even when the reserve nvidia-smi would show exceeds the card."""
     for seq in range(2048, 65536, 512):
         a = kb.query({"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB", "seq_len": seq,
-                      "flash_attention": True})
+                      "flash_attention": True}).to_json()
         m = a["memory"]
         if m["per_gpu_total"] <= a["capacity"]["per_gpu"] < m["per_gpu_reserved"]:
             assert a["verdict"] == "fits"
@@ -69,7 +69,7 @@ def test_fragmentation_never_decides_the_verdict(kb):
 
 
 def test_inference_has_no_reserve_estimate(kb):
-    m = kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "A100-80GB"})["memory"]
+    m = kb.query({"model": "llama-2-7b", "method": "inference", "gpu": "A100-80GB"}).to_json()["memory"]
     assert "per_gpu_reserved" not in m
 
 
@@ -105,7 +105,7 @@ def test_a_step_fused_into_backward_holds_the_largest_gradient_tensor(kb):
     (Llama 3.2 3B: 128,256 × 3,072 = 394M parameters against 3.21B / 28 = 115M per layer)."""
     body = {"model": "llama-3.2-3b", "method": "full", "precision": "bf16", "gpu": "A100-80GB",
             "optimizer_in_backward": True}
-    assert kb.query(body)["memory"]["gradients"] == pytest.approx(128256 * 3072 * 2 / 1e9, rel=1e-3)
+    assert kb.query(body).to_json()["memory"]["gradients"] == pytest.approx(128256 * 3072 * 2 / 1e9, rel=1e-3)
     # a 13B model with a 32k vocabulary: a layer (13.0B / 40) is larger than its embedding (32,000 × 5,120)
-    big = kb.query({**body, "model": "llama-2-13b"})["memory"]["gradients"]
+    big = kb.query({**body, "model": "llama-2-13b"}).to_json()["memory"]["gradients"]
     assert big > 32000 * 5120 * 2 / 1e9 and big == pytest.approx(13.0 / 40 * 2, rel=0.05)

@@ -24,8 +24,8 @@ def _tp(**extra):
 
 
 def test_tp8_fits_an_80gb_card_where_data_parallel_replication_does_not(kb):
-    tp = kb.query(_tp())
-    replicas = kb.query({**PRE, "zero": 0})
+    tp = kb.query(_tp()).to_json()
+    replicas = kb.query({**PRE, "zero": 0}).to_json()
     assert tp["scenario"]["tensor_parallel"] == 8 and tp["scenario"]["zero"] == 0
     assert tp["verdict"] == "fits" and replicas["verdict"] == "does_not_fit"
     assert tp["memory"]["per_gpu_total"] <= tp["capacity"]["per_gpu"] < replicas["memory"]["per_gpu_total"]
@@ -33,18 +33,18 @@ def test_tp8_fits_an_80gb_card_where_data_parallel_replication_does_not(kb):
 
 def test_per_gpu_model_states_fall_as_one_over_t(kb):
     for t in (2, 4, 8):
-        m = kb.query(_tp(tensor_parallel=t))["memory"]
+        m = kb.query(_tp(tensor_parallel=t)).to_json()["memory"]
         assert m["per_gpu_model_states"] == pytest.approx(m["model_states"] / t, rel=1e-3)
-    totals = [kb.query(_tp(tensor_parallel=t))["memory"]["per_gpu_total"] for t in (2, 4, 8)]
+    totals = [kb.query(_tp(tensor_parallel=t)).to_json()["memory"]["per_gpu_total"] for t in (2, 4, 8)]
     assert totals[0] > totals[1] > totals[2]
     # two groups of four: data parallelism over the groups replicates each rank's share, no extra buckets
-    m = kb.query(_tp(tensor_parallel=4))["memory"]
+    m = kb.query(_tp(tensor_parallel=4)).to_json()["memory"]
     assert m["per_gpu_model_states"] == pytest.approx(m["model_states"] / 4, rel=1e-3) and not m.get("comm_buffers")
 
 
 def _activations_gb(kb, **extra):
     """One GPU's activations: its total less the model states, weight copies, logits and comm buffers it holds."""
-    a = kb.query(_tp(**extra))
+    a = kb.query(_tp(**extra)).to_json()
     m, t = a["memory"], a["scenario"]["tensor_parallel"]
     return m["per_gpu_total"] - (m["model_states"] + m.get("weight_copies", 0) + m["logits"]
                                  + m.get("comm_buffers", 0)) / t - m["overhead"], m
@@ -66,7 +66,7 @@ def test_activations_follow_korthikanti_table_2(kb):
 
 
 def test_the_proof_names_the_rule_and_its_citation(kb):
-    a = kb.query(_tp())
+    a = kb.query(_tp()).to_json()
     proof = json.dumps(a["explanation"], ensure_ascii=False)
     assert "sizing.tensor_parallel.training" in proof and "sizing.tensor_parallel.activations" in proof
     assert "R-MEGATRON-tp" in proof and "R-ACT-coef-tp" in proof
@@ -78,29 +78,29 @@ def test_the_proof_names_the_rule_and_its_citation(kb):
 
 
 def test_a_group_is_only_what_the_query_says(kb):
-    open_strategy = kb.query(PRE)
+    open_strategy = kb.query(PRE).to_json()
     assert "tensor_parallel" not in open_strategy["scenario"] and open_strategy["scenario"]["zero"] == 3
     for extra, word in (({"gpus": 6}, "multiple"), ({"zero": 1}, "ZeRO"),
                         ({"method": "inference", "flash_attention": None}, "inference")):
         body = {k: v for k, v in _tp(**extra).items() if v is not None}
-        a = kb.query(body)
+        a = kb.query(body).to_json()
         assert "tensor_parallel" not in a["scenario"]
         said = [n for n in a["notes"] if "tensor_parallel" in str(n)]
         assert said and word in str(said[0])
         assert "已忽略 tensor_parallel" in getattr(said[0], "zh", "")
-    a = kb.query({**PRE, "sequence_parallel": True})
+    a = kb.query({**PRE, "sequence_parallel": True}).to_json()
     assert any("sequence_parallel" in str(n) for n in a["notes"]) and "sequence_parallel" not in a["scenario"]
     with pytest.raises(BadInput):
-        kb.query(_tp(tensor_parallel="eight"))
+        kb.query(_tp(tensor_parallel="eight")).to_json()
     with pytest.raises(BadInput):
-        kb.query(_tp(sequence_parallel="yes"))
+        kb.query(_tp(sequence_parallel="yes")).to_json()
 
 
 def test_releases_before_2026_12_20_do_not_model_it(kb):
     old = {**PRE, "zero": 0, "kb_version": "2026.12.19"}
-    a = kb.query({**old, "tensor_parallel": 8})
+    a = kb.query({**old, "tensor_parallel": 8}).to_json()
     assert "tensor_parallel" not in a["scenario"]
-    assert a["memory"] == kb.query(old)["memory"]
+    assert a["memory"] == kb.query(old).to_json()["memory"]
     assert any("2026.12.20" in str(n) for n in a["notes"])
 
 
@@ -119,7 +119,6 @@ def test_measured_runs_read_tp_from_their_own_fields(kb):
 
 
 def test_the_cli_names_the_group_it_sized(kb):
-    from gpukb.engine import models
     from gpukb.server.cli_render import render_sizing
-    text = render_sizing(models.build("query", kb.query(_tp())), "en")
+    text = render_sizing(kb.query(_tp()), "en")
     assert "tensor_parallel=8" in text.splitlines()[0]

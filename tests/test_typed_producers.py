@@ -1,10 +1,10 @@
-"""Typed answers built where they are made (issue 34): the inventory, knowledge, check, audit-gaps, ask
-(fact, comparison, instance choice, inverse, claim check, unknown; a sizing question's answer is built
-by ask from the sizing capability's object), solve, cheapest, audit and ClaimReview answers are models
-constructed by their producers (engine/catalog, engine/explain/diff.py, engine/text/check.py,
-engine/audit/gaps.py, engine/ask, engine/audit/result.py), checked there, and serialised once by the
-faces with ``.to_json()``, into the same JSON objects, keys in the same order, as before; /health and
-the error body are built as their models where the API makes them."""
+"""Typed answers built where they are made (issue 34): the sizing, inventory, knowledge, check, audit-gaps,
+ask (fact, comparison, instance choice, inverse, claim check, unknown; a sizing question's answer is the
+sizing answer with the question's fields first), solve, cheapest, audit and ClaimReview answers are
+models constructed by their producers (engine/sizing, engine/catalog, engine/explain/diff.py,
+engine/text/check.py, engine/audit/gaps.py, engine/ask, engine/audit/result.py), checked there, and
+serialised once by the faces with ``.to_json()``, into the same JSON objects, keys in the same order, as
+before; /health and the error body are built as their models where the API makes them."""
 from __future__ import annotations
 
 import json
@@ -40,12 +40,29 @@ def _same(a, b) -> bool:
     ("claimreview", lambda kb: kb.audit(fmt="claimreview", source="S001")),
     ("solve", lambda kb: kb.solve({"model": "llama-2-7b", "method": "lora", "gpu": "T4"}, "batch")),
     ("cheapest", lambda kb: kb.cheapest({"model": "llama-2-7b", "method": "qlora"}, ["tencent"], "zh")),
+    ("query", lambda kb: kb.query({"params": 13e9, "method": "full", "gpu": "T4"})),
+    ("query", lambda kb: kb.query({"model": "llama-3-8b", "method": "inference", "gpu": "A10", "engine": "vllm"}, "S001")),
 ])
 def test_producers_return_their_answer_models(gpukb, name, call):
     answer = call(gpukb)
     assert isinstance(answer, models.ANSWERS[name]), type(answer)
     j = answer.to_json()
-    assert _same(models.ANSWERS[name].conform(j), j), "the JSON object conforms to its model unchanged"
+    assert _same(models.ANSWERS[name].build(j).to_json(), j), "the JSON object builds as its model unchanged"
+
+
+def test_the_sizing_answer_is_made_of_its_parts_models(gpukb):
+    """The sizing producer builds each part as its model; the cached answer is shared, never changed: a
+    ``without`` answer and a question's answer are copies with their own fields."""
+    body = {"params": 13e9, "method": "full", "gpu": "T4"}
+    a = gpukb.query(dict(body))
+    parts = [a.scenario, a.memory, a.capacity, a.compute, a.explanation, a.why_not, a.band, a.summary,
+             *a.communication, *a.recommendations, *a.sources, *a.contradictions]
+    assert all(isinstance(x, Model) for x in parts), [type(x).__name__ for x in parts]
+    assert gpukb.query(dict(body)) is a
+    without = gpukb.query(dict(body), "S001")
+    assert not a.has("without") and list(without.to_json())[-1] == "without"
+    asked = gpukb.ask("why not T4 for 13B full fine-tune")
+    assert asked.conclusion_id == a.conclusion_id and not a.has("question") and not a.has("alternatives")
 
 
 def test_sources_and_claims_are_the_objects_they_were(gpukb):
@@ -157,7 +174,7 @@ def test_ask_returns_the_model_of_its_kind_built_by_its_producer(gpukb, question
     assert type(a).__name__ == model, type(a)
     j = a.to_json()
     assert list(j)[:5] == ASK_HEAD, list(j)
-    assert _same(models.ANSWERS["ask"].conform(j), j), "the JSON object conforms to its model unchanged"
+    assert _same(models.ANSWERS["ask"].build(j).to_json(), j), "the JSON object builds as its model unchanged"
     nested = {"ComparisonAnswer": "options", "InstanceChoiceAnswer": "tried", "FactAnswer": "support"}.get(model)
     if nested:
         assert all(isinstance(x, Model) for x in getattr(a, nested))

@@ -123,7 +123,7 @@ def test_query_and_explain_in_chinese(cli, gpukb, names):
                        "--gradient-checkpointing", "--lang", "zh")
     assert code == 0
     assert_chinese([ln for ln in out.splitlines() if not ln.startswith("解释：")], names, "gpukb query --lang zh")
-    a = gpukb.query({"model": "llama-2-7b", "gpu": "T4"})
+    a = gpukb.query({"model": "llama-2-7b", "gpu": "T4"}).to_json()
     assert "method not given: assumed full fine-tuning" in a["notes"]          # the API's query is English
     doc = gpukb.explain(a["conclusion_id"], "json", "zh").to_json()
     assert_chinese(doc["summary"]["caveats"], names, "explain --lang zh")
@@ -186,7 +186,7 @@ def test_pages_show_notes_in_chinese(client, names, q):
 
 
 def test_conclusion_and_audit_pages_in_chinese(client, gpukb, names):
-    cid = gpukb.query({"model": "llama-2-7b", "gpu": "T4"})["conclusion_id"]
+    cid = gpukb.query({"model": "llama-2-7b", "gpu": "T4"}).to_json()["conclusion_id"]
     html = client.get(f"/conclusions/{cid}", query_string={"lang": "zh"}).get_data(as_text=True)
     assert "容量：T4 在 nvidia-smi 中显示" in html
     assert "minus the CUDA context" not in html
@@ -338,7 +338,7 @@ def test_proof_trees_of_chinese_answers_are_chinese(api, names, q):
 
 
 def test_explain_in_chinese_and_english_unchanged(gpukb, names):
-    a = gpukb.query({"model": "llama-2-13b", "gpu": "T4", "method": "full"})
+    a = gpukb.query({"model": "llama-2-13b", "gpu": "T4", "method": "full"}).to_json()
     zh = gpukb.explain(a["conclusion_id"], "json", "zh").to_json()
     assert_tree_chinese(zh["tree"], names, "explain --lang zh")
     en = gpukb.explain(a["conclusion_id"], "json", "en").to_json()
@@ -353,7 +353,7 @@ def test_explain_in_chinese_and_english_unchanged(gpukb, names):
 
 
 def test_conclusion_page_tree_in_chinese(client, gpukb, names):
-    cid = gpukb.query({"model": "llama-2-13b", "gpu": "T4", "method": "full"})["conclusion_id"]
+    cid = gpukb.query({"model": "llama-2-13b", "gpu": "T4", "method": "full"}).to_json()["conclusion_id"]
     html = client.get(f"/conclusions/{cid}", query_string={"lang": "zh"}).get_data(as_text=True)
     texts = page_texts(html, {"nlabel", "note"})
     assert texts and "16 GB GDDR6，256 位总线。" in texts

@@ -116,7 +116,7 @@ def _ask(state: Session, q: str, parsed: Any, base: dict[str, Any], view: Releas
 
 def _sizing(state: Session, parsed: Any, base: dict[str, Any], view: ReleaseView, lang: str) -> Asked:
     """The sizing answer of a parsed question, with the other readings it could have (the sizing
-    capability's answer, a JSON object, built here as its model with the question's fields)."""
+    capability's answer with the question's fields first)."""
     body = {k: v for k, v in parsed.scenario.items()}
     try:
         ans = query(state, {**body, "kb_version": view.name})
@@ -126,15 +126,14 @@ def _sizing(state: Session, parsed: Any, base: dict[str, Any], view: ReleaseView
         if zh is not None:          # the refusal's reason in Chinese (its issues say it in English only)
             missing[0] = Note(missing[0], zh)
         return _unknown(base, parsed, missing)
-    ans = {**base, "kind": "sizing", **ans}
-    ans["negated"] = parsed.negated
-    if parsed.negated and ans["verdict"] == "fits":
-        ans["note"] = {"en": "The question asks why not, but it does fit.", "zh": "问题问为什么不行，但实际上放得下。"}
-    ans["answer"] = ans["summary"][lang]
-    ans["alternatives"] = alternatives(state, parsed, body, view)
+    fields = {**base, **dict(ans.values()), "negated": parsed.negated}
+    if parsed.negated and ans.verdict == "fits":
+        fields["note"] = {"en": "The question asks why not, but it does fit.", "zh": "问题问为什么不行，但实际上放得下。"}
+    fields["answer"] = getattr(ans.summary, lang)
+    fields["alternatives"] = alternatives(state, parsed, body, view)
     if parsed.understood.get("assumed"):
-        ans["assumed"] = parsed.understood["assumed"]
-    return SizingAnswer.of(**ans)
+        fields["assumed"] = parsed.understood["assumed"]
+    return SizingAnswer.of(**fields)
 
 
 OTHER_METHODS = ("full", "lora", "qlora", "inference")

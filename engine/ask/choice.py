@@ -29,10 +29,8 @@ def _option(state: Session, body: dict[str, Any], view: ReleaseView, **head: Any
         a = query(state, {**body, "kb_version": view.name})
     except BadInput as exc:
         return Candidate.of(**head, verdict=None, error=exc.message)
-    cap = a.get("capacity") or {}
-    return Candidate.of(**head, verdict=a["verdict"], need_gb=(a.get("memory") or {}).get("total"),
-                        usable_gb_per_gpu=cap.get("per_gpu"), gpus=cap.get("gpus"), min_gpus=a.get("min_gpus"),
-                        conclusion_id=a["conclusion_id"], summary=a["summary"])
+    return Candidate.of(**head, verdict=a.verdict, need_gb=a.memory.total, usable_gb_per_gpu=a.capacity.per_gpu,
+                        gpus=a.capacity.gpus, min_gpus=a.min_gpus, conclusion_id=a.conclusion_id, summary=a.summary)
 
 
 def _short(vocab, kind: str, name: str) -> str:

@@ -29,6 +29,7 @@ import networkx as nx
 from ..core.errors import BadInput, Issue
 from ..kb import facts as factrec
 from ..kb.store import ReleaseView
+from ..models.sizing import SizingAnswer
 from ..reasoning.provenance import build_graph, labels
 from ..reasoning.reasoner import Derivation, Firing
 from .result import SEVERITY, AuditResult, corroborations
@@ -258,18 +259,18 @@ def filtered(block: dict[str, Any], source: str | None = None, kind: str | None 
     return {**block, "withdrawn": wd, "status_changes": ch}
 
 
-def conclusion_without(d: Derivation, base: dict[str, Any], answer: dict[str, Any], block: dict[str, Any]) -> dict[str, Any]:
+def conclusion_without(d: Derivation, base: SizingAnswer, answer: SizingAnswer, block: dict[str, Any]) -> dict[str, Any]:
     """The ``without`` block of a sizing answer: whether its conclusion still holds without the sources
     of ``block`` (from the labels of its run ``d``), the disagreeing claims withdrawn with them (from
     the answer as it was, ``base``), and the disagreeing claims whose status changed."""
     removed = set(block["sources"])
     sl = derivation_labels(d)
-    key = answer["explanation"]["conclusion"]
-    now = {x["claim"]["id"]: x["status"] for x in answer["contradictions"]}
+    key = answer.explanation.conclusion
+    now = {x.claim.id: x.status.value for x in answer.contradictions}
     return {"sources": sorted(removed), "method": "atms_labels", "conclusion_holds": sl.holds(key, removed),
             "depended_on": sl.depends_on(key, removed), "environments": sl.environments(key),
-            "withdrawn": [x for x in base["contradictions"] if x["claim"]["source"] in removed],
-            "status_changes": [{"claim": x["claim"]["id"], "from": x["status"], "to": now.get(x["claim"]["id"], "supported")}
-                               for x in base["contradictions"]
-                               if x["claim"]["source"] not in removed and now.get(x["claim"]["id"], "supported") != x["status"]],
+            "withdrawn": [x for x in base.contradictions if x.claim.source in removed],
+            "status_changes": [{"claim": x.claim.id, "from": x.status.value, "to": now.get(x.claim.id, "supported")}
+                               for x in base.contradictions
+                               if x.claim.source not in removed and now.get(x.claim.id, "supported") != x.status.value],
             "limits": block["limits"]}

@@ -115,11 +115,9 @@ def _watch(service, q: dict, release: str) -> dict[str, Any]:
         ans = service.query({**q["body"], "kb_version": release})
     except Exception as exc:  # a watch-list question the release cannot answer is itself a result
         return {"error": str(exc)}
-    t = ans["explanation"]["tree"]
-    facts = [n["fact"] for n in leaves(t)]
-    comp = ans.get("compute") or {}
-    return {"verdict": ans["verdict"], "min_gpus": ans["min_gpus"], "per_gpu_total": ans["memory"]["per_gpu_total"],
-            "capacity_gb": ans["capacity"]["per_gpu"], "compute_seconds": comp.get("seconds_per_step"),
+    facts = [n["fact"] for n in leaves(ans.explanation.tree.to_json())]
+    return {"verdict": ans.verdict.value, "min_gpus": ans.min_gpus, "per_gpu_total": ans.memory.per_gpu_total,
+            "capacity_gb": ans.capacity.per_gpu, "compute_seconds": ans.compute.get("seconds_per_step") if ans.compute else None,
             "facts": facts + [x["fact"] for x in _compute_facts(service, q, release)]}
 
 

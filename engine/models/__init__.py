@@ -1,13 +1,11 @@
 """gpukb's typed answer models: one dataclass per answer of the HTTP API (and of the CLI's ``--json``),
 from which the OpenAPI document's component schemas are generated (:mod:`.schema`).
 
-:data:`ANSWERS` names the model of each answer; :func:`build` turns an answer's JSON object into its
-model, strictly, so a field an answer lacks, misnames or adds fails where the answer is produced. The
-producers of the catalog, knowledge, explanation, check, ask, solve, audit, ClaimReview and audit-gaps
-answers (and of /health and the error body) construct their models themselves (:meth:`Model.of`, with
-the same checks; the audit's findings one at a time as they are read, :class:`.base.Items`); the faces
-serialise those once with ``.to_json()``. The sizing answer (``query``) is still a JSON object that the
-faces check with :func:`shaped` or :func:`build`."""
+:data:`ANSWERS` names the model of each answer. Every answer's producer (the sizing, catalog, knowledge,
+explanation, check, ask, solve, audit, ClaimReview and audit-gaps answers, /health and the error body)
+constructs its model itself (:meth:`Model.of` or :meth:`Model.build`, strictly, so a field an answer
+lacks, misnames or adds fails where the answer is made; the audit's findings one at a time as they are
+read, :class:`.base.Items`); the faces serialise it once with ``.to_json()``."""
 from __future__ import annotations
 
 from typing import Any
@@ -40,18 +38,8 @@ ANSWERS: dict[str, Any] = {
 BODIES: dict[str, Any] = {"query": QUERY_BODY, "solve": SOLVE_BODY, "check": CHECK_BODY, "cheapest": CHEAPEST_BODY}
 
 
-def build(name: str, answer: Any) -> Any:
-    """The model of answer ``name`` (a key of ANSWERS) built from its JSON object; ModelError if it does not fit."""
-    return ANSWERS[name].build(answer)
 
-
-def shaped(name: str, answer: Any) -> Any:
-    """``answer`` passed through its model: the same JSON object, or ModelError if it has another shape
-    (``build(name, answer).to_json()``, checked without building the objects)."""
-    return ANSWERS[name].conform(answer)
-
-
-__all__ = ["ANSWERS", "BODIES", "OMIT", "Model", "ModelError", "build", "shaped", "to_json",
+__all__ = ["ANSWERS", "BODIES", "OMIT", "Model", "ModelError", "to_json",
            "AskAnswer", "Asked", "AuditGaps", "Candidate", "CheckAnswer", "CheckedClaim", "Claim", "ClaimDetail", "ClaimList",
            "ClaimCheckAnswer", "ClaimReview", "ClaimStatus", "ComparedFact", "ComparisonAnswer", "Diff", "Error", "Explanation", "FactAnswer", "FactComparisonAnswer", "Finding",
            "FindingKind", "FindingList", "Gap", "GpuDetail", "GpuList", "Health", "InstanceDetail", "InstanceList", "InstanceChoiceAnswer", "InverseAnswer", "Issue", "Lang",

@@ -93,7 +93,7 @@ class Model:
             return data
         kwargs: dict[str, Any] = {}
         extra: dict[str, Any] = {}
-        for key, attr, value in _checked(cls, data, False):
+        for key, attr, value in _checked(cls, data):
             if attr is None:
                 extra[key] = value
             else:
@@ -123,18 +123,6 @@ class Model:
         gpukb.engine.models.base.ModelError: Pair.en: expected a string, got int
         """
         return cls.build({json_name(k): v for k, v in fields.items() if v is not OMIT})
-
-    @classmethod
-    def conform(cls, data: Any) -> dict[str, Any]:
-        """``cls.build(data).to_json()`` without building the objects: the same checks and errors, the
-        same JSON object (nested values are not copied). What the API runs on every answer it serves."""
-        if isinstance(data, cls):
-            return data.to_json()
-        out = {key: value for key, _, value in _checked(cls, data, True)}
-        for name, value in _defaults(cls):
-            if name not in data:
-                out[name] = to_json(value())
-        return out
 
     def get(self, key: str, default: Any = None) -> Any:
         """A field's value, or ``default`` when it was left out (an open model's extra keys too)."""
@@ -182,7 +170,7 @@ class Model:
         gone = {json_name(k) for k, v in fields.items() if v is OMIT}
         order = [k for k in self.__dict__.get("__order__", ()) if k not in gone]
         checked = {key: value for key, _, value in _checked(type(self), {json_name(k): v for k, v in fields.items()
-                                                                       if v is not OMIT}, False, partial=True)}
+                                                                       if v is not OMIT}, partial=True)}
         known = _fields(type(self))
         for name in map(json_name, fields):
             if name in known:
@@ -271,32 +259,19 @@ def json_name(attr: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def _fields(cls: type, conform: bool = False) -> dict[str, tuple[str, Callable[[Any], Any]]]:
-    """JSON key -> (attribute, converter) of a model's fields (``conform``: converters to JSON values,
-    see :meth:`Model.conform`)."""
+def _fields(cls: type) -> dict[str, tuple[str, Callable[[Any], Any]]]:
+    """JSON key -> (attribute, converter) of a model's fields."""
     hints = _hints(cls)
-    return {json_name(f.name): (f.name, converter(hints[f.name], conform)) for f in dataclasses.fields(cls)}
+    return {json_name(f.name): (f.name, converter(hints[f.name])) for f in dataclasses.fields(cls)}
 
 
-@lru_cache(maxsize=None)
-def _defaults(cls: type) -> tuple[tuple[str, Callable[[], Any]], ...]:
-    """(JSON key, default) of the fields that have a default other than OMIT, in declaration order."""
-    out = []
-    for f in dataclasses.fields(cls):
-        if f.default is not dataclasses.MISSING and f.default is not OMIT:
-            out.append((json_name(f.name), lambda v=f.default: v))
-        elif f.default_factory is not dataclasses.MISSING:
-            out.append((json_name(f.name), f.default_factory))
-    return tuple(out)
-
-
-def _checked(cls: type[Model], data: Any, conform: bool, partial: bool = False) -> list[tuple[str, str | None, Any]]:
+def _checked(cls: type[Model], data: Any, partial: bool = False) -> list[tuple[str, str | None, Any]]:
     """(JSON key, attribute, converted value) of each key of ``data`` (attribute None: an open model's
     undeclared key, kept as it is); ModelError for a value of the wrong shape, an unknown or a missing key
     (``partial``: some fields only, none missing)."""
     if type(data) is not dict and not isinstance(data, Mapping):
         raise ModelError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
-    known = _fields(cls, conform)
+    known = _fields(cls)
     out = []
     for key, value in data.items():
         found = known.get(key)
@@ -325,23 +300,22 @@ def _describe(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def converter(tp: Any, conform: bool = False) -> Callable[[Any], Any]:
-    """A function that checks a JSON value against annotation ``tp`` and builds any models in it
-    (``conform``: returns the JSON value instead, see :meth:`Model.conform`)."""
+def converter(tp: Any) -> Callable[[Any], Any]:
+    """A function that checks a JSON value against annotation ``tp`` and builds any models in it."""
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
-        return converter(typing.get_args(tp)[0], conform)
+        return converter(typing.get_args(tp)[0])
     if tp is Any:
-        return to_json if conform else (lambda v: v)
+        return lambda v: v
     if isinstance(tp, type) and issubclass(tp, Model):
-        return tp.conform if conform else tp.build
+        return tp.build
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         def to_enum(v: Any) -> Any:
             try:
                 member = tp(v)
             except ValueError:
                 raise ModelError(f"{v!r} is not one of {', '.join(m.value for m in tp)}") from None
-            return member.value if conform else member
+            return member
         return to_enum
     if tp in (str, int, float, bool, type(None)):
         return _primitive(tp)
@@ -354,19 +328,19 @@ def converter(tp: Any, conform: bool = False) -> Callable[[Any], Any]:
             return v
         return literal
     if origin in (list, tuple):
-        item = converter(typing.get_args(tp)[0], conform)
+        item = converter(typing.get_args(tp)[0])
 
         model = typing.get_args(tp)[0]
 
         def seq(v: Any) -> Any:
-            if isinstance(v, Items) and v.model is model and not conform:
+            if isinstance(v, Items) and v.model is model:
                 return v                            # built (and checked) item by item when read
             if not isinstance(v, (list, tuple, Items)):
                 raise ModelError(f"expected an array, got {_describe(v)}")
             return [item(x) for x in v]
         return seq
     if origin is dict:
-        value = converter(typing.get_args(tp)[1], conform)
+        value = converter(typing.get_args(tp)[1])
 
         def mapping(v: Any) -> Any:
             if not isinstance(v, Mapping):
@@ -374,7 +348,7 @@ def converter(tp: Any, conform: bool = False) -> Callable[[Any], Any]:
             return {k: value(x) for k, x in v.items()}
         return mapping
     if origin in (typing.Union, types.UnionType):
-        options = [converter(a, conform) for a in typing.get_args(tp)]
+        options = [converter(a) for a in typing.get_args(tp)]
 
         def union(v: Any) -> Any:
             errors = []

@@ -33,10 +33,6 @@ class Variants:
         """The model of ``data`` chosen by its ``key`` field."""
         return self.model_of(data).build(data)
 
-    def conform(self, data: Any) -> dict[str, Any]:
-        """``build(data).to_json()`` without building the objects (see :meth:`Model.conform`)."""
-        return self.model_of(data).conform(data)
-
     def model_of(self, data: Any) -> type[Model]:
         """The model ``data``'s ``key`` field chooses; ModelError if none."""
         from .base import ModelError

@@ -44,16 +44,18 @@ def explain(state: GpuKB, cid: str, fmt: str = "json", lang: str = "en") -> Expl
 
 
 def _document(state: GpuKB, cid: str) -> dict[str, Any]:
-    """The explanation of a conclusion as its JSON object (notes not yet in a language)."""
+    """The explanation of a conclusion as an object of its fields (the tree a JSON object, a sizing answer's
+    parts their models; notes not yet in a language)."""
     if cid.startswith("Q-"):
         release, sc = scen.decode_conclusion_id(cid)
         view = state.view(release)
         s, notes = scen.normalise(sc, state.kb.vocab)
         ans = state.cached(("query", view.name, scen.conclusion_id(s, view.name), tuple(notes)), lambda: sizing_answer(state, s, notes, view))
-        doc = {"conclusion_id": cid, "kind": "sizing", "kb_version": view.name, "scenario": ans["scenario"],
-               "conclusion": {"verdict": ans["verdict"], "label": ans["explanation"]["tree"]["label"]},
-               "holds": True, "tree": ans["explanation"]["tree"], "why_not": ans.get("why_not"),
-               "summary": ans["summary"], "contradictions": ans["contradictions"], "sources": ans["sources"]}
+        t = ans.explanation.tree.to_json()
+        doc = {"conclusion_id": cid, "kind": "sizing", "kb_version": view.name, "scenario": ans.scenario,
+               "conclusion": {"verdict": ans.verdict, "label": t["label"]},
+               "holds": True, "tree": t, "why_not": ans.get("why_not"),
+               "summary": ans.summary, "contradictions": ans.contradictions, "sources": ans.sources}
     elif cid.startswith("A-" + CHECK_PREFIX):
         audit, f = finding_of(state, cid)
         view = audit.view

@@ -118,17 +118,20 @@ class GpuKB(CheckMemory):
             return self._ref_use
 
     def cached(self, key: tuple, fn):
-        """``fn()`` memoised under ``key`` (least recently used out first); callers get their own copy
-        (the cache keeps a pickle, which copies a JSON-like answer several times faster than deepcopy;
-        the caller that computed the value gets the value itself, pickled before anyone can change it)."""
+        """``fn()`` memoised under ``key`` (least recently used out first). A typed answer (a model, which
+        is changed only into a copy: ``replace``, ``mapped``) is kept and shared as it is; callers of any
+        other value get their own copy (the cache keeps a pickle, which copies a JSON-like value several
+        times faster than deepcopy; the caller that computed it gets the value itself, pickled before
+        anyone can change it)."""
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
-                return pickle.loads(self._cache[key])
+                found = self._cache[key]
+                return found if isinstance(found, models.Model) else pickle.loads(found)
         value = fn()
-        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        kept = value if isinstance(value, models.Model) else pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         with self._lock:
-            self._cache[key] = blob
+            self._cache[key] = kept
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return value
@@ -243,7 +246,7 @@ class GpuKB(CheckMemory):
         sl = self.source_labels(release)         # first: it may run the audit again, with its proofs
         return without_mod.retract(self.audit_result(release), self.view(release), sl, sources)
 
-    def query(self, body: dict[str, Any], without: Any = None) -> dict[str, Any]:
+    def query(self, body: dict[str, Any], without: Any = None) -> models.SizingAnswer:
         """The sizing answer of the API contract for a query body (flags in snake_case); ``without``:
         source ids whose claims are taken away (see :mod:`without`)."""
         return query.query(self, body, without)

@@ -4,6 +4,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..models import scenario as scen
+from ..models.base import OMIT
+from ..models.sizing import (Band, Capacity, Communication, Compute, Contradiction, OffloadCost, PrecisionAdvice,
+                             Proof, Scenario, Serving, SizingAnswer, SourceRef, WhyNot)
 from . import run as sizing
 from ..core.errors import BadInput, Issue
 from ..explain.trees import leaves, tree, why_not
@@ -20,9 +23,9 @@ if TYPE_CHECKING:
     from ..core.session import Session
 
 
-def query(state: Session, body: dict[str, Any], without: Any = None) -> dict[str, Any]:
-    """The sizing answer of the API contract for a query body (flags in snake_case); ``without``:
-    source ids whose claims are taken away (the answer's ``without`` block says what that changes)."""
+def query(state: Session, body: dict[str, Any], without: Any = None) -> SizingAnswer:
+    """The sizing answer of the API contract for a query body (flags in snake_case), built as its model;
+    ``without``: source ids whose claims are taken away (the answer's ``without`` block says what that changes)."""
     if not isinstance(body, dict):
         raise BadInput("the query must be a JSON object", [Issue("expected an object")])
     view = state.view(body.get("kb_version"))
@@ -32,13 +35,12 @@ def query(state: Session, body: dict[str, Any], without: Any = None) -> dict[str
     if not removed:
         return state.cached(key, lambda: sizing_answer(state, s, notes, view))
 
-    def answer() -> dict[str, Any]:
+    def answer() -> SizingAnswer:
         audit, block = state.retracted(view.name, removed)
         base = state.cached(key[:-1] + ((),), lambda: sizing_answer(state, s, notes, view))
         out = sizing_answer(state, s, notes, view, audit)
         r = state.run_scenario(s, notes, view)
-        out["without"] = conclusion_without(r.derivation, base, out, block)
-        return out
+        return out.replace(without=conclusion_without(r.derivation, base, out, block))
     return state.cached(key, answer)
 
 
@@ -74,14 +76,14 @@ def verdicts(state: Session, bodies: list[dict[str, Any]], view: ReleaseView) ->
         except BadInput as exc:
             o.update(verdict=None, error=exc.message)
             continue
-        o.update(verdict=verdict["verdict"], need_gb=sizing.memory_breakdown(r)["total"],
+        o.update(verdict=verdict["verdict"], need_gb=sizing.memory_breakdown(r).total,
                  usable_gb_per_gpu=round(cap["gb"], 3), gpus=cap["gpus"], conclusion_id=scen.conclusion_id(s, view.name))
     return out
 
 
 def sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: ReleaseView,
-                  audit: AuditResult | None = None) -> dict[str, Any]:
-    """The sizing answer of one normalised scenario; ``audit``: the audit its sources and disagreeing
+                  audit: AuditResult | None = None) -> SizingAnswer:
+    """The sizing answer of one normalised scenario, built as its model; ``audit``: the audit its sources and disagreeing
     claims are read from (default: the release's). Everything it evaluates (the scenario, its
     recommendations' variants, their pairs, the largest model's search) runs in one staged session."""
     with state.staged(view):
@@ -89,74 +91,75 @@ def sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: Rel
 
 
 def _sizing_answer(state: Session, s: dict[str, Any], notes: list[str], view: ReleaseView,
-                   audit: AuditResult | None) -> dict[str, Any]:
+                   audit: AuditResult | None) -> SizingAnswer:
     r = state.run_scenario(s, notes, view)
     verdict, cap = verdict_of(r, view)
-    cid = scen.conclusion_id(s, view.name)
-    notes = list(notes) + capacity_notes(cap, view)
     corr = corroboration(state, view, audit)
     t = tree(r.derivation, verdict["fk"], view, state.rules, corr)
     mg = r.one("min_gpus")
     comm = [c for c in r.all("comm") if c.get("seconds") is not None] or r.all("comm")
-    comp = r.all("compute")
-    answer: dict[str, Any] = {
+    ctx = r.one("context_note")
+    notes = list(notes) + capacity_notes(cap, view) + context_notes(ctx, s, view) + \
+        parallel_and_kernel_notes(r, mg, view) + shape_notes(r, view)
+    recs = recommendations(state, r, view)
+    a: dict[str, Any] = {        # the answer's fields as they are made, in the order they are written
         "kind": "sizing",
-        "conclusion_id": cid,
+        "conclusion_id": scen.conclusion_id(s, view.name),
         "kb_version": view.name,
-        "scenario": {k: (v.split(":", 1)[1] if isinstance(v, str) and ":" in v and k in ("model", "gpu", "instance", "family") else v)
-                     for k, v in s.items()},
+        "scenario": Scenario.of(**{k: (v.split(":", 1)[1] if isinstance(v, str) and ":" in v and k in ("model", "gpu", "instance", "family") else v)
+                                   for k, v in s.items()}),
         "notes": notes,
         "verdict": verdict["verdict"],
         "memory": sizing.memory_breakdown(r),
-        "capacity": {"unit": "GB", "per_gpu": round(cap["gb"], 3), "gpus": cap["gpus"],
-                     "gpu": (cap.get("gpu") or "").split(":")[-1] or None, "basis": cap.get("basis")},
+        "capacity": Capacity.of(unit="GB", per_gpu=round(cap["gb"], 3), gpus=cap["gpus"],
+                                gpu=(cap.get("gpu") or "").split(":")[-1] or None, basis=cap.get("basis")),
         "min_gpus": mg.get("n") if mg else None,
         "min_gpus_zero": mg.get("zero") if mg else None,
         "min_gpus_reason": rule_text(state, r, mg, "reason") if mg else None,
-        "communication": [{k: c.get(k) for k in ("gb_per_step", "link", "gbps", "seconds")} for c in comm],
-        "compute": min(({"seconds_per_step": c.get("seconds"), "tflops": c.get("tflops"), "hours": c.get("hours")} for c in comp),
-                       key=lambda x: x["seconds_per_step"] or 0, default=None),
-        "precision": [{"gpu": p["gpu"].split(":")[-1], "recommended": p["recommended"], "reason": rule_text(state, r, p, "reason")}
-                      for p in r.all("precision_note")],
-        "recommendations": recommendations(state, r, view),
-        "explanation": {"conclusion": verdict["fk"], "tree": t},
+        "communication": [Communication.of(**{k: c.get(k) for k in ("gb_per_step", "link", "gbps", "seconds")}) for c in comm],
+        "compute": min((Compute.of(seconds_per_step=c.get("seconds"), tflops=c.get("tflops"), hours=c.get("hours"))
+                        for c in r.all("compute")), key=lambda x: x.seconds_per_step or 0, default=None),
+        "precision": [PrecisionAdvice.of(gpu=p["gpu"].split(":")[-1], recommended=p["recommended"],
+                                         reason=rule_text(state, r, p, "reason")) for p in r.all("precision_note")],
+        "recommendations": recs,
+        "explanation": Proof.of(conclusion=verdict["fk"], tree=t),
     }
     if verdict["verdict"] == "does_not_fit":
-        answer["why_not"] = {
-            "question": view.kb.vocab.wording.note("why_not_question", view.kb.vocab),
-            "candidates": why_not(r.derivation, state.rules, "verdict", {"verdict": "fits"}, r.qid),
-            "smallest_changes": [x for x in answer["recommendations"] if x.get("fits")][:3],
-            "max_params_that_fit": max_params(state, s, view),
-        }
-    ctx = r.one("context_note")
+        a["why_not"] = WhyNot.of(
+            question=view.kb.vocab.wording.note("why_not_question", view.kb.vocab),
+            candidates=why_not(r.derivation, state.rules, "verdict", {"verdict": "fits"}, r.qid),
+            smallest_changes=[x.to_json() for x in [x for x in recs if x.get("fits")][:3]],
+            max_params_that_fit=max_params(state, s, view))
     if ctx:
-        answer["context_limit"] = {"seq_len": int(ctx["seq_len"]), "max_context": int(ctx["max_context"]), "beyond": True}
-        vocab = view.kb.vocab
-        answer["notes"].append(vocab.wording.note("context_beyond", vocab, seq_len=int(ctx["seq_len"]),
-                                                  max_context=int(ctx["max_context"]), model=s["model"],
-                                                  model_key=s["model"].split(":", 1)[1]))
-    answer["notes"] += parallel_and_kernel_notes(r, mg, view) + shape_notes(r, view)
+        a["context_limit"] = {"seq_len": int(ctx["seq_len"]), "max_context": int(ctx["max_context"]), "beyond": True}
     off = offload_view(r, s, view)
     if off:
-        answer["offload"] = off
+        a["offload"] = OffloadCost.of(**off)
     sv = r.one("serving")
     if sv:
-        answer["serving"] = {"engine": s.get("engine", "transformers"), "gpu_memory_utilization": s.get("gpu_memory_utilization"),
-                             "kv_pool_gb": round(sv["kv_pool_gb"], 3),
-                             "kv_per_sequence_gb": round(sv["kv_per_sequence_gb"], 4) if sv.get("kv_per_sequence_gb") else None,
-                             "max_sequences": sv.get("max_sequences")}
+        a["serving"] = Serving.of(engine=s.get("engine", "transformers"), gpu_memory_utilization=s.get("gpu_memory_utilization"),
+                                  kv_pool_gb=round(sv["kv_pool_gb"], 3),
+                                  kv_per_sequence_gb=round(sv["kv_per_sequence_gb"], 4) if sv.get("kv_per_sequence_gb") else None,
+                                  max_sequences=sv.get("max_sequences"))
     band = band_of(state, view, s["method"])
     if band:
         need, cap_gb = verdict["need_gb"], verdict["capacity_gb"]
-        answer["band"] = {"low_gb": round(need * band["low"], 3), "high_gb": round(need * band["high"], 3),
-                          "ratios": [band["low"], band["high"]], "points": band["points"]}
-        if band.get("basis"):
-            answer["band"]["basis"] = band["basis"]
-        answer["borderline"] = need * band["low"] <= cap_gb <= need * band["high"]
-    answer["sources"] = sources_of(state, t, view)
-    answer["contradictions"] = contradictions(state, t, s, view, audit)
-    answer["summary"] = summary(state, answer, t, view)
-    return answer
+        a["band"] = Band.of(low_gb=round(need * band["low"], 3), high_gb=round(need * band["high"], 3),
+                            ratios=[band["low"], band["high"]], points=band["points"], basis=band.get("basis") or OMIT)
+        a["borderline"] = need * band["low"] <= cap_gb <= need * band["high"]
+    a["sources"] = sources_of(state, t, view)
+    a["contradictions"] = contradictions(state, t, s, view, audit)
+    a["summary"] = summary(state, a, t, view)
+    return SizingAnswer.of(**a)
+
+
+def context_notes(ctx: dict[str, Any] | None, s: dict[str, Any], view: ReleaseView) -> list[str]:
+    """The note of a sequence longer than the context the model was trained for."""
+    if not ctx:
+        return []
+    vocab = view.kb.vocab
+    return [vocab.wording.note("context_beyond", vocab, seq_len=int(ctx["seq_len"]), max_context=int(ctx["max_context"]),
+                               model=s["model"], model_key=s["model"].split(":", 1)[1])]
 
 
 def parallel_and_kernel_notes(r: Any, mg: dict[str, Any] | None, view: ReleaseView) -> list[str]:
@@ -233,15 +236,18 @@ def corroboration(state: Session, view: ReleaseView, audit: AuditResult | None =
 
 
 def contradictions(state: Session, t: dict, s: dict[str, Any], view: ReleaseView,
-                   audit: AuditResult | None = None) -> list[dict[str, Any]]:
+                   audit: AuditResult | None = None) -> list[Contradiction]:
+    """The source claims that disagree with the answer (proof tree ``t``) or its premises, with their audit status."""
     audit = state.audit_result(view.name) if audit is None else audit
     if audit is None:
         return []
-    return audit.disagreeing_with(t, s)
+    return [Contradiction.build(x) for x in audit.disagreeing_with(t, s)]
 
 
-def sources_of(state: Session, t: dict, view: ReleaseView) -> list[dict[str, Any]]:
-    out, seen = [], set()
+def sources_of(state: Session, t: dict, view: ReleaseView) -> list[SourceRef]:
+    """The reference documents and quoted claims the proof tree ``t`` rests on, each once."""
+    out: list[dict[str, Any]] = []
+    seen = set()
     for leaf in leaves(t):
         if leaf.get("tier") == "reference":
             key = ("ref", leaf.get("citation"))
@@ -258,4 +264,4 @@ def sources_of(state: Session, t: dict, view: ReleaseView) -> list[dict[str, Any
         elif leaf.get("tier") == "claim":
             out.append({"type": "claim", "id": leaf["fact"], "source": leaf.get("source"), "quote": leaf.get("quote"),
                         "span": leaf.get("span")})
-    return out
+    return [SourceRef.build(x) for x in out]

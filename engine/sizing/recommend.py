@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 from ..models import scenario as scen
+from ..models.sizing import Recommendation
 from . import run as sizing
 from ..core.errors import BadInput
 from ..kb.notes import Note
@@ -28,7 +29,8 @@ PAIRABLE = ("use_fp16", "gradient_checkpointing", "flash_attention", "method_lor
 PAIR_MARGIN = 0.10
 
 
-def recommendations(state: Session, r: sizing.SizingRun, view: ReleaseView) -> list[dict[str, Any]]:
+def recommendations(state: Session, r: sizing.SizingRun, view: ReleaseView) -> list[Recommendation]:
+    """The recommended changes of a run, each evaluated on its own scenario, paired and ranked."""
     out = []
     seen = set()
     family_gpus: dict[str, Any] = {}
@@ -85,7 +87,7 @@ def recommendations(state: Session, r: sizing.SizingRun, view: ReleaseView) -> l
         out = fitting + [x for x in out if not x.get("fits")][:keep]
     for i, x in enumerate(out, 1):
         x["rank"] = i
-    return out
+    return [Recommendation.build(x) for x in out]
 
 
 def ranking(state: Session) -> dict[str, Any]:

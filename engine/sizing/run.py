@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from ..kb import facts as factrec
 from ..models import scenario as scen
+from ..models.sizing import Memory
 from ..kb.store import ReleaseView
 from ..reasoning.reasoner import Derivation, Reasoner
 from ..reasoning.rules import RuleSet
@@ -259,7 +260,8 @@ def run_many(reasoner: Reasoner, view: ReleaseView, seeds: list[dict[str, Any]],
     return [SizingRun(s, notes, qid, d, view.name) for s, notes, qid in runs]
 
 
-def memory_breakdown(r: SizingRun) -> dict[str, Any]:
+def memory_breakdown(r: SizingRun) -> Memory:
+    """The memory estimate of a run in GB: each part, the totals and the per-GPU figures."""
     parts = {p["component"]: p["gb"] for p in r.all("mem_part")}
     ms = r.one("model_states") or {}
     rt = r.one("runtime_mem") or {}
@@ -279,7 +281,7 @@ def memory_breakdown(r: SizingRun) -> dict[str, Any]:
     rs = r.one("reserved")
     if rs is not None:
         out["per_gpu_reserved"] = _r(rs["gb"])
-    return out
+    return Memory.build(out)
 
 
 def _r(x: Any, nd: int = 3) -> Any:

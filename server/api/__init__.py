@@ -15,7 +15,6 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from gpukb.engine import models
 
 from ..errors import BadInput, Issue, UnsupportedMediaType
 
@@ -282,14 +281,6 @@ def _json_type(v: Any) -> str:
 
 
 # -- responses --------------------------------------------------------------------------------------
-
-def shaped(name: str, answer: Any) -> dict[str, Any]:
-    """``answer`` built as its typed model (gpukb.engine.models.ANSWERS[name]) and turned back into JSON:
-    a field the answer lacks, misnames or adds fails here, never silently on a client. Only the sizing
-    answer (query) still needs this; answers whose producer returns the model are serialised with
-    ``.to_json()``."""
-    return models.shaped(name, answer)
-
 
 def json_response(obj: Any, status: int = 200, mimetype: str | None = None) -> Response:
     if mimetype is None:

@@ -7,7 +7,7 @@ from flask import Blueprint
 
 import json
 
-from . import WITHOUT, cached_json, read_args, read_json_object, shaped
+from . import WITHOUT, cached_json, read_args, read_json_object
 from .routes import route
 from ..state import get_kb
 
@@ -24,9 +24,9 @@ def query():
     kb = get_kb()
     if args["without"] is not None:
         key = ("query", id(kb), json.dumps(body, sort_keys=True, default=str), args["without"])
-        return cached_json(key, lambda: shaped("query", kb.query(body, without=args["without"])))
+        return cached_json(key, lambda: kb.query(body, without=args["without"]).to_json())
     key = ("query", id(kb), json.dumps(body, sort_keys=True, default=str))
-    return cached_json(key, lambda: shaped("query", kb.query(body)))
+    return cached_json(key, lambda: kb.query(body).to_json())
 
 
 @route(bp, "post", "/v1/solve", tag="answers", body="solve", errors=(400, 500, 503),
