@@ -104,7 +104,8 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     fits = [(k, r) for k, r in fits if 2 <= round(k) <= 16 and abs(k - round(k)) <= 3 * SAME_FIGURE * k]
     if not fits:
         return None
-    k, ref = fits[0]
+    counts = card_counts(ctx)     # of a card with several sizes, the one the stated count makes the total of
+    k, ref = next(((k, r) for k, r in fits if round(k) in counts), fits[0])
     seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
     several = any(rx.search(seg) for rx in vocab_cues(ctx.vocab, "multi_gpu"))
     hosts = any(ctx.vocab.kind_of(p) in ("family", "instance") for p in ctx.products)
@@ -114,7 +115,6 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
         any(rx.search(ctx.low[ctx.unit[0]:(c.span or [0])[0]]) for rx in words["per_gpu_before"])
     # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total, unless said
     # of each card ("… 32 GB of memory each") or of a count of cards it is not the total of ("8 卡 … 320GB")
-    counts = card_counts(ctx)
     if (several or hosts) and not each and not (counts and round(k) not in counts):
         return {"n": str(round(k)), "card": ref.value_text(ctx.vocab)}
     return None
@@ -195,17 +195,15 @@ def several_figures(ctx: Context) -> dict[str, str] | None:
 
 def claimed_figures(ctx: Context) -> list:
     """The figures of the unit that equal the claim's value."""
-    x = point_of(ctx.claim)
-    if x is None:
+    n = ctx.claim.norm              # a range's figure is the one whose ends are the range's ("20-100GB/sec")
+    targets = [point_of(ctx.claim)] if point_of(ctx.claim) is not None else \
+        [v for v in (getattr(n, "lo", None), getattr(n, "hi", None)) if v is not None]
+    if not targets:
         return []
     dim = dimension(ctx)
     factor = ctx.vocab.unit_factor(dim, None) if dim else None
-    out = []
-    for q in figures(ctx):
-        f = ctx.vocab.unit_factor(q.dimension, q.unit) or factor or 1
-        if abs(q.lo * f - x) <= SAME_FIGURE * max(abs(x), 1e-9) or abs(q.hi * f - x) <= SAME_FIGURE * max(abs(x), 1e-9):
-            out.append(q)
-    return out
+    return [q for q in figures(ctx) for f in [ctx.vocab.unit_factor(q.dimension, q.unit) or factor or 1]
+            if any(abs(v * f - y) <= SAME_FIGURE * max(abs(y), 1e-9) for y in targets for v in (q.lo, q.hi))]
 
 
 def near_claimed_figure(ctx: Context, after: int = 40):

@@ -328,7 +328,7 @@ class Guards:
         out: dict[str, bool] = {}
         for m in self._between(unit[0], unit[1]):
             g = vocab.generic(m.eid)
-            compared = m.start >= at and any(rx.search(self.low, max(unit[0], m.start - 20), m.start) for rx in t["compared"])
+            compared = m.start >= at and any(rx.search(self.low, max(unit[0], m.start - 40), m.start) for rx in t["compared"])
             own_gpus = carries(self.view, claim.subject, m.eid) and (each or 0 <= m.start - at <= 16)
             out[g] = out.get(g, True) and (compared or own_gpus)
         return {g for g, yes in out.items() if yes}

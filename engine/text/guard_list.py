@@ -7,7 +7,7 @@ from .clause_guards import difference, model_named_size, other_precision_label, 
 from .readings import another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
-from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
+from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
@@ -161,6 +161,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("system_total",
           "the figure is a total (“{word}”), of several cards, not one card's",
           "该数字是总量（“{word}”），为多张卡合计，而非单卡数值", system_total),
+    Guard("other_device",
+          "the figure is said of other hardware (“{word}”), not of the product gpukb read",
+          "该数字说的是其他硬件（“{word}”），而非 gpukb 读出的产品", other_device),
     Guard("figure_then_card",
           "the figure is followed by a card's name (“{word}”): what a workload takes on that card, not the card's memory",
           "该数字后括注显卡名称（“{word}”）：是工作负载在该卡上所需的显存，而非该卡的显存容量", figure_then_card),

@@ -9,7 +9,7 @@ from .figure_guards import claimed_figures, figures, near_claimed_figure
 from .guard_base import CLAUSE_BREAK, DIGITS, Context, cue_in_unit, own_ids, point_of, vocab_cues
 from .tokens import tables
 
-__all__ = ["bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "unknown_product", "versus", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
+__all__ = ["bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
 
 
 #: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
@@ -55,6 +55,20 @@ PER_CARD = ("memory_gb", "memory_bandwidth", "fp16_tensor_tflops", "bf16_tensor_
 
 #: a table row whose label says its figures are totals ("| Total NVLink Bandwidth | 130TB/s | 14.4TB/s |")
 _TOTAL_ROW = re.compile(r"\s*\|?\s*(?:total|aggregate|combined|总|合计)")
+
+
+def other_device(ctx: Context) -> dict[str, str] | None:
+    """"20-100GB/sec for consumer CPUs", "消费类 CPU 的 20-100GB/秒", "for consumer GPUs": a figure said of
+    hardware that is no GPU, or of a class of GPUs, not of the product read (an instance's host memory is its own)."""
+    if ctx.vocab.kind_of(ctx.claim.subject) != "gpu":
+        return None
+    for tail in near_claimed_figure(ctx, 48):
+        m = next((m for rx in vocab_cues(ctx.vocab, "other_device_after") for m in [rx.match(tail)] if m), None)
+        if m:
+            return {"word": m.group(0).strip()}
+    span = ctx.claim.span or (0, 0)
+    return _cue_before(ctx, "other_device_before", 24,
+                       claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]])
 
 
 def system_total(ctx: Context) -> dict[str, str] | None:

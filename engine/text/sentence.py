@@ -31,7 +31,7 @@ def uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list[
             gap = low[compared.end:m.start] if compared is not None else ""
             chained = compared is not None and any_match(t["coref"]["joiner"], re.sub(r"[（(][^（(）)]*[）)]|'s", "", gap))
             labels = re.match(r"\s*[:：]", low[m.end:m.end + 3]) is not None    # "性能比较 H100 SXM: 80 GB": a label
-            if (chained or any_match(t["compared"], low[max(s, m.start - 20):m.start])) and not labels:
+            if (chained or any_match(t["compared"], low[max(s, m.start - 40):m.start])) and not labels:
                 compared = m
                 continue
         out.append(m)

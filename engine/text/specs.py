@@ -64,6 +64,8 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
                     taken.add((attr, x.start))
                     out.append(Candidate(x.start, x.end, x.eid, attr, value, modality="spec", confidence=0.75))
                 continue
+            if any_match(t["compared"], low[max(s, m.start() - 40):m.start()]):
+                continue                      # "faster than the Hopper generation": the other's value
             gap = _GAP_AFTER.match(masked, m.end(), e)
             after = gap is not None and any(w.match(masked, gap.end(), e) for w in words)
             before = any(re.search(rf"(?:{w.pattern})\s*[:：=]\s*$", masked[max(s, m.start() - 40):m.start()]) for w in words)
