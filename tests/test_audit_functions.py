@@ -32,6 +32,11 @@ AUDIT_CASES = [
     ("stated_tolerance(2000, 2000, 0, 2039, 2039, 0)", 0.1),
     ("stated_tolerance(1900, 1900, 1, 2039, 2039, 0)", 0.1),
     ("stated_tolerance(300, 300, 0, 300, 300, 1)", 0.1),
+    # "up to X" read as a peak: beyond the reference's highest figure, or not; a number is no peak
+    ("peak_beyond('bound', null, 3600, 0, 1800, 0)", True),
+    ("peak_beyond('bound', null, 1800, 0, 1800, 0)", False),
+    ("peak_beyond('bound', 10, null, 0, 1800, 0)", False),
+    ("peak_beyond('number', 3600, 3600, 0, 1800, 0)", False),
     ("qdiff('gpus=[1, 4]', 'gpus=[2, 8]')", []),
     ("qdiff('task=fine_tuning>training', 'task=training')", []),
     ("qdiff('condition=a', 'condition=b')", []),

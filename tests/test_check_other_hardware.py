@@ -54,7 +54,8 @@ def test_an_architecture_named_after_compared_to_is_not_the_subjects(gpukb):
 # -- a count of cards and the total memory they have ------------------------------------------------------
 def test_a_total_of_the_counted_cards_is_no_cards_size(gpukb):
     for text in ("The node packs 8 x A100 320GB for training.", "4 x A100 320GB is enough for a 70B model in BF16.",
-                 "集群每个节点 8 卡 A100，共 640GB 显存。"):
+                 "集群每个节点 8 卡 A100，共 640GB 显存。",
+                 "The pod links 256 H100 SXM GPUs and 20 TB of HBM3 memory."):     # beyond 16 cards: the stated count
         c = next(c for c in _claims(gpukb, text) if c["attribute"] == "memory_gb")
         assert c["status"] == "unclear" and "multiple_of_one_card" in _codes(c), (text, c)
 
@@ -65,3 +66,10 @@ def test_a_figure_just_for_the_cache_or_the_gradients_is_no_workloads_total(gpuk
                  "Full fine-tuning of a 7B model requires 28 GB only for the gradients in FP32."):
         claims = [c for c in _claims(gpukb, text) if c["attribute"] == "memory_required"]
         assert not [c for c in claims if c["status"] in ("incorrect", "understated", "overstated")], (text, claims)
+
+
+# -- a verdict on GPUs the sentence counts ----------------------------------------------------------------
+def test_a_feasibility_verdict_on_counted_gpus_is_on_that_many(gpukb):
+    for text in ("Four A100 80GB cards make serving a 70B model possible.", "This makes 13B inference possible on 2× T4."):
+        c = next(c for c in _claims(gpukb, text) if c["attribute"] == "suitability")
+        assert c["qualifiers"].get("gpus", {}).get("lo") in (2.0, 4.0) and c["status"] != "inconsistent_with_derivation", c

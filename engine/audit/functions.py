@@ -149,6 +149,20 @@ def stated_tolerance(c_lo: Any, c_hi: Any, c_approx: Any, r_lo: Any, r_hi: Any, 
     return min(HEDGED_TOLERANCE, max(half / abs(r_lo) * (1 + 1e-9), FLOOR_TOLERANCE))
 
 
+def peak_beyond(c_vkind: Any, c_lo: Any, c_hi: Any, c_approx: Any, r_hi: Any, r_approx: Any) -> bool:
+    """Is the claim an upper bound ("up to X") whose limit is above the reference's highest figure by more
+    than :func:`stated_tolerance` allows, so that, read as a peak, it overstates?
+
+    >>> peak_beyond("bound", None, 3600.0, 0, 1800.0, 0)
+    True
+    >>> peak_beyond("bound", None, 900.0, 0, 900.0, 0), peak_beyond("number", 3600.0, 3600.0, 0, 1800.0, 0)
+    (False, False)
+    """
+    if c_vkind != "bound" or c_lo is not None or not isinstance(c_hi, (int, float)) or not isinstance(r_hi, (int, float)):
+        return False
+    return c_hi > r_hi and not ranges.agrees(c_hi, c_hi, r_hi, r_hi, stated_tolerance(c_hi, c_hi, c_approx, r_hi, r_hi, r_approx))
+
+
 def _figures(qsig: Any, figures: Any) -> list[list]:
     """The figures of a ``vfigures`` record ([lo, hi, approx, qsig, key] each) whose scope does not conflict
     with ``qsig`` (a PCIe card's figure is not an SXM claim's; a dense one not a with-sparsity claim's)."""
@@ -197,7 +211,7 @@ def _fixed_arity(*fns: Callable[..., Any]) -> dict[str, tuple[Callable[..., Any]
 
 # name: (function, fewest and most arguments), as expr.register takes them
 FUNCTIONS = _fixed_arity(qhas, qitems, all_covered, none_covered, qdiff, qonly, scope_diff, scope_conflict,
-                         stated_tolerance, variant_figure, nearest_figure)
+                         stated_tolerance, peak_beyond, variant_figure, nearest_figure)
 
 
 def register() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ..kb.interval import Interval
-from .figure_guards import claimed_figures, figures, unit_quantities
+from .claim_figures import claimed_figures, figures, unit_quantities
 from .guard_base import Context, clause_of, last_figure, vocab_cues
 
 

@@ -26,7 +26,7 @@ import re
 from typing import Any, Iterable
 
 from ..kb.interval import Interval
-from .figure_guards import card_counts, near_claimed_figure
+from .claim_figures import card_counts, near_claimed_figure
 from .guard_base import Context, family_ids, point_of, vocab_cues
 from .readings import SUMMED_DIMENSIONS, _names, _stated
 from .tokens import tables
@@ -110,7 +110,7 @@ def unexplained_figure(ctx: Context) -> dict[str, Any] | None:
 
 
 def _card_counts(ctx: Context) -> set[float]:
-    """The counts of cards the claim's sentence names (:func:`.figure_guards.card_counts`), and a multiplier
+    """The counts of cards the claim's sentence names (:func:`.claim_figures.card_counts`), and a multiplier
     written onto a product's name ("4×L20")."""
     out = card_counts(ctx)
     for a, _ in ctx.mentions:           # "4×L20", glued to the name: no figure of its own to the reader

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 from ..kb.vocabulary import Interval
-from .tokens import quantities, tables
-from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, counts_cards, cue_in_unit, last_figure, vocab_cues, own_ids, point_of, references
+from .tokens import tables
+from .claim_figures import card_counts, dimension, figures, near_claimed_figure
+from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, cue_in_unit, last_figure, vocab_cues, own_ids, point_of, references
 
 
 def same_value(ctx: Context) -> bool:
@@ -99,12 +100,14 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     variants = tuple(ctx.vocab.entities[c.subject].get("variants") or ())
     cards = [r for e in (c.subject, *variants) for r in ctx.view.by_subject_attr.get((e, "memory_gb"), [])
              if r.tier == "reference"]       # every version's ("144 GB HBM3e version" beside 96 GB)
-    fits = [(x / point_of(r), r) for r in cards if r is not None and point_of(r) and x]
-    # within 3%: a total is often of the usable memory ("282 GB" of two 144 GB HBM3e GH200s, 141 GB usable each)
-    fits = [(k, r) for k, r in fits if 2 <= round(k) <= 16 and abs(k - round(k)) <= 3 * SAME_FIGURE * k]
+    ks = [(x / point_of(r), r) for r in cards if r is not None and point_of(r) and x]
+    counts = card_counts(ctx)     # of a card with several sizes, the one the stated count makes the total of
+    # within 3%: a total is often of the usable memory ("282 GB" of two 144 GB HBM3e GH200s, 141 GB usable each),
+    # or rounded ("144 H200 GPUs and 20TB"): a multiple up to 16, or the count of cards the sentence states
+    fits = [(k, r) for k, r in ks if 2 <= round(k) <= 16 and abs(k - round(k)) <= 3 * SAME_FIGURE * k]
+    fits += [(float(n), r) for k, r in ks for n in sorted(counts) if n > 16 and abs(k - n) <= 3 * SAME_FIGURE * n]
     if not fits:
         return None
-    counts = card_counts(ctx)     # of a card with several sizes, the one the stated count makes the total of
     k, ref = next(((k, r) for k, r in fits if round(k) in counts), fits[0])
     seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
     several = any(rx.search(seg) for rx in vocab_cues(ctx.vocab, "multi_gpu"))
@@ -146,32 +149,6 @@ def interconnect_bandwidth(ctx: Context) -> dict[str, str] | None:
     return cue_in_unit(ctx, "interconnect") if ctx.claim.attribute == "memory_bandwidth" else None
 
 
-def dimension(ctx: Context) -> str | None:
-    spec = ctx.vocab.attributes.get(ctx.claim.attribute)
-    return spec.dimension if spec is not None else None
-
-
-def card_counts(ctx: Context) -> set[Any]:
-    """The counts of cards the claim's sentence writes as figures: "8 卡", "8 GPUs", "8x H100" (not "96 vCPUs")."""
-    return {q.lo for q in unit_quantities(ctx) if q.lo == q.hi and (counts_cards(ctx.vocab, ctx.low, q) or (
-        q.dimension == "ratio" and q.unit == "x" and any(0 <= a - q.end <= 2 for a, _ in ctx.mentions)))}
-
-
-def unit_quantities(ctx: Context) -> list:
-    """Every figure of the claim's sentence or row (read once per claim: many guards ask)."""
-    if "quantities" not in ctx.memo:
-        ctx.memo["quantities"] = quantities(ctx.low, ctx.unit[0], ctx.unit[1], ctx.vocab)
-    return ctx.memo["quantities"]
-
-
-def figures(ctx: Context) -> list:
-    """The figures of the claim's dimension in its sentence or row."""
-    if "figures" not in ctx.memo:
-        dim = dimension(ctx)
-        ctx.memo["figures"] = [] if dim is None else [q for q in unit_quantities(ctx) if q.dimension == dim]
-    return ctx.memo["figures"]
-
-
 #: two figures with at most this many non-space characters between them stand side by side (table cells
 #: copied as text: "~1.3 TFLOPS ~9.7 TFLOPS"), with no word of their own between them
 ADJACENT = 6
@@ -191,24 +168,6 @@ def several_figures(ctx: Context) -> dict[str, str] | None:
     if side_by_side and len({ctx.vocab.generic(p) for p in ctx.text_products}) >= 2:
         return {"n": str(len({(q.lo, q.hi) for q in figs}))}
     return None
-
-
-def claimed_figures(ctx: Context) -> list:
-    """The figures of the unit that equal the claim's value."""
-    n = ctx.claim.norm              # a range's figure is the one whose ends are the range's ("20-100GB/sec")
-    targets = [point_of(ctx.claim)] if point_of(ctx.claim) is not None else \
-        [v for v in (getattr(n, "lo", None), getattr(n, "hi", None)) if v is not None]
-    if not targets:
-        return []
-    dim = dimension(ctx)
-    factor = ctx.vocab.unit_factor(dim, None) if dim else None
-    return [q for q in figures(ctx) for f in [ctx.vocab.unit_factor(q.dimension, q.unit) or factor or 1]
-            if any(abs(v * f - y) <= SAME_FIGURE * max(abs(y), 1e-9) for y in targets for v in (q.lo, q.hi))]
-
-
-def near_claimed_figure(ctx: Context, after: int = 40):
-    """The text right after each figure of the unit that equals the claim's value."""
-    return [ctx.low[q.end:min(q.end + after, ctx.unit[1])] for q in claimed_figures(ctx)]
 
 
 def per_unit_rate(ctx: Context) -> dict[str, str] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..kb.names import unknown_mentions
-from .figure_guards import claimed_figures, figures, near_claimed_figure
+from .claim_figures import claimed_figures, figures, near_claimed_figure
 from .guard_base import CLAUSE_BREAK, DIGITS, Context, cue_in_unit, own_ids, point_of, vocab_cues
 from .tokens import tables
 

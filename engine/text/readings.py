@@ -32,7 +32,7 @@ from ..kb.interval import Interval
 from ..kb.lexicon import match_entities
 from ..kb.store import Fact, ReleaseView
 from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, vocab_cues
-from .figure_guards import figures, unit_quantities
+from .claim_figures import figures, unit_quantities
 from .tokens import tables
 from .workload import label_attribute
 

@@ -310,10 +310,10 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             elif not any(a <= x < b for x in taken) and not (role and v[0] in ("suitable", "recommended")):
                 # "…够用的，尤其适合微调": a verdict on tasks of its own
                 out += task_verdict(low, masked, s, e, (a, b), v, ents, carried, t, vocab)
-    # "two RTX 4090s can serve it": a memory verdict on a GPU the sentence counts is on that many of them
+    # "two RTX 4090s can serve it", "70B serving possible on 2× H100": a verdict on counted GPUs is on that many
     counted = {c.subject: c.value for c in out if c.attribute == "min_gpus" and isinstance(c.value, float)}
     for c in out:
-        if c.attribute == "memory_verdict" and c.subject in counted and "gpus" not in c.qualifiers:
+        if c.attribute in ("memory_verdict", "suitability") and c.subject in counted and "gpus" not in c.qualifiers:
             c.qualifiers["gpus"] = counted[c.subject]
     return out
 
