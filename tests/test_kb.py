@@ -73,7 +73,7 @@ def test_releases_tell_the_history(kb):
     # 2026.12.23 sizes GaLore's projected optimizer states and Q-GaLore's INT8 weights (the papers and their code),
     # and catalogues LLaMA-7B from the LLaMA paper's Table 2
     for fid in ("R-GALORE-states", "R-QGALORE-int8-weights", "R-QGALORE-int4-projection", "R-llama-7b-params",
-                "R-FSDP-no-sync-grads"):
+                "R-FSDP-no-sync-grads", "R-OPT-adamw4bit-states"):
         assert fid not in frozen.facts and fid in galore.facts
     assert "2403.03507" in galore.facts["R-GALORE-states"].citation
     assert "2302.13971" in galore.facts["R-llama-7b-layers"].citation

@@ -19,7 +19,7 @@ from ..core.terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
 from .query import ENGINES, FIELD, KEYS, KV_CACHE_DTYPES, LIMITS
 # what the release and the hardware decide of a scenario (native BF16, vLLM's token budget, DeepSpeed's FP32 master)
 from .scenario_defaults import (_input_tokens, _native_bf16, _vllm_batched_tokens, fsdp_no_sync, fsdp_orig_params,
-                                galore, layer_split, master_weights, tensor_parallel)
+                                galore, layer_split, master_weights, optimizer_in_release, tensor_parallel)
 
 #: the shape defaults every scenario states in its notes (seq_len 512, batch 1)
 DEFAULTS = {k: FIELD[k].default for k in ("seq_len", "batch")}
@@ -182,6 +182,8 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         if opt not in OPTIMIZERS:
             issues.append(Issue(f"unknown optimizer {opt!r}", field="optimizer", allowed=list(OPTIMIZERS)))
             opt = default_opt
+        elif not optimizer_in_release(opt, view):
+            issues.append(Issue(f"optimizer {opt!r} comes with a later release", field="optimizer"))
         if "optimizer" not in b and method == "qlora":
             notes.append(note("qlora_optimizer"))
         s["optimizer"] = opt
@@ -353,7 +355,7 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "nosync": int(bool(s.get("fsdp_no_sync"))),
          "kbp": int(s["method"] == "qlora" and bool(s.get("kbit_preparation"))),
          "paged": int(s["optimizer"].startswith("paged_")),
-         "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),
+         "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")), "state4": int(s["optimizer"] == "adamw4bit"),
          "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,
          "kv8": int(s.get("kv_cache_dtype") == "fp8"), "vllm": int(s.get("engine") == "vllm"),
          "apl": int(bool(s.get("full_prompt_logits"))),

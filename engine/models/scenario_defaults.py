@@ -180,3 +180,12 @@ def fsdp_no_sync(b: dict[str, Any], s: dict[str, Any], view: Any, issues: list[I
         return ["fsdp_no_sync_ignored"]
     s["fsdp_no_sync"] = True
     return []
+
+
+#: optimizers added after the first releases, with the reference fact whose release brings each
+OPTIMIZER_SINCE = {"adamw4bit": "R-OPT-adamw4bit-states"}
+
+
+def optimizer_in_release(opt: str, view: Any) -> bool:
+    """Whether a release can size an optimizer (one added later needs the release of its state fact)."""
+    return view is None or opt not in OPTIMIZER_SINCE or OPTIMIZER_SINCE[opt] in view.facts

@@ -158,9 +158,9 @@ TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "optimizer_in_ba
 #: FSDP1 frameworks that accumulate under the model's no_sync (the HF Trainer through Accelerate's accumulate,
 #: Lightning's no_backward_sync; not llama-recipes' own loop), and the accumulation steps a row states
 NO_SYNC_WORDS = ("accelerate", "trainer", "lightning")
+ADAMW4BIT = re.compile(r"\b(?:ao 4-bit|adamw?4bit)\b")     # torchao's AdamW4bit, as a row's quote names it
 ACCUMULATION = re.compile(r"gradient[_ ]accumulation(?:[_ ]steps)?[ =:]+(\d+)")
-#: GaLore's optimizers as its scripts name them (GaLore's torchrun_main.py, Q-GaLore's run_pretrain.py --optimizer;
-#: _per_layer: each weight stepped in its post-accumulate-grad hook, in backward) and the rank their --rank gives
+#: GaLore's --optimizer names (_per_layer: each weight stepped in its grad hook, in backward) and its --rank
 GALORE_OPT = re.compile(r"\b(q_)?galore_(?:adamw8bit|adamw|adafactor)(_per_layer)?\b")
 GALORE_RANK = re.compile(r"(?:--rank|\brank)[ =:]+(\d+)")
 #: a peak read from PyTorch's caching allocator (max_memory_allocated / active / reserved, as torchtune and litgpt
@@ -217,7 +217,7 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
         body["params"] = float(row["params_b"]) * 1e9
     if row.get("precision"):
         body["precision"] = row["precision"]
-    opt = row.get("optimizer")
+    opt = row.get("optimizer") or ("adamw4bit" if ADAMW4BIT.search(str(row.get("quote") or "").lower()) else None)
     if opt == "none" and row["method"] != "inference":
         body["optimizer"] = NO_STEP     # a benchmark without an optimizer step holds no optimizer state
     elif opt and opt != "none" and row["method"] != "inference":
