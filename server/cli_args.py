@@ -319,6 +319,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="LoRA with --zero 3 --fsdp1 and use_orig_params=True, the adapters wrapped in the same FSDP "
                         "units as the frozen layers (Lightning Fabric / LitGPT): the frozen base gets gradients as if "
                         "it were not frozen, sharded over the GPUs (PEFT through Accelerate wraps the adapters apart)")
+    p.add_argument("--fsdp-no-sync", action=argparse.BooleanOptionalAction, default=None,
+                   help="full training with --zero 3 --fsdp1 that accumulates gradients under no_sync (the Hugging Face "
+                        "Trainer, Accelerate, Lightning): every GPU keeps the whole model's unsharded gradients until "
+                        "the micro-batch that syncs")
+    p.add_argument("--galore-rank", type=int, metavar="R",
+                   help="full training with GaLore: the optimizer keeps its states on the attention and MLP weights' "
+                        "gradients projected to rank R, beside one projection matrix each (embeddings, head and norms "
+                        "keep the plain optimizer)")
+    p.add_argument("--q-galore", action=argparse.BooleanOptionalAction, default=None,
+                   help="with --galore-rank: Q-GaLore, the projected weights in INT8 and the projection matrices in INT4")
     p.add_argument("--layer-split", action=argparse.BooleanOptionalAction, default=None,
                    help="the model's layers are split over the GPUs in one process (Hugging Face Accelerate / "
                         "transformers device_map=\"auto\", naive pipeline): each GPU holds about 1/N of the weights, "

@@ -60,6 +60,12 @@ QUERIES = [
     # the layers split over the GPUs in one process (Accelerate's device_map="auto", release 2026.12.18)
     {"model": "llama-2-70b", "method": "lora", "precision": "bf16", "gpu": "A100-80GB", "gpus": 4, "layer_split": True,
      "seq_len": 2048, "batch": 1, "gradient_checkpointing": True},
+    # GaLore with Q-GaLore's INT8 weights and INT4 projections, the step fused into backward (release 2026.12.23)
+    {"model": "llama-7b", "method": "pretrain", "precision": "bf16", "optimizer": "adamw8bit", "gpu": "RTX-4090",
+     "galore_rank": 1024, "q_galore": True, "optimizer_in_backward": True, "seq_len": 256, "batch": 1},
+    # FSDP1 full training accumulating gradients under no_sync (release 2026.12.23)
+    {"model": "llama-2-7b", "method": "full", "precision": "mixed", "gpu": "A100-80GB", "gpus": 8, "zero": 3,
+     "fsdp1": True, "fsdp_no_sync": True, "seq_len": 2048, "batch": 1, "gradient_checkpointing": True},
     # LoRA under FSDP1 use_orig_params with the adapters in the frozen layers' units (release 2026.12.22)
     {"model": "llama-2-13b", "method": "lora", "precision": "bf16", "gpu": "A100-40GB", "gpus": 4, "zero": 3, "fsdp1": True,
      "fsdp_orig_params": True, "seq_len": 1024, "batch": 1},

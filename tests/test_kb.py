@@ -67,9 +67,16 @@ def test_releases_tell_the_history(kb):
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
                      "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14",
                      "2026.12.15", "2026.12.16", "2026.12.17", "2026.12.18", "2026.12.19", "2026.12.20", "2026.12.21",
-                     "2026.12.22"]
+                     "2026.12.22", "2026.12.23"]
     (first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi,
-     sharded, deepspeed, split, pcie, megatron, groups, frozen) = (kb.release(n) for n in names)
+     sharded, deepspeed, split, pcie, megatron, groups, frozen, galore) = (kb.release(n) for n in names)
+    # 2026.12.23 sizes GaLore's projected optimizer states and Q-GaLore's INT8 weights (the papers and their code),
+    # and catalogues LLaMA-7B from the LLaMA paper's Table 2
+    for fid in ("R-GALORE-states", "R-QGALORE-int8-weights", "R-QGALORE-int4-projection", "R-llama-7b-params",
+                "R-FSDP-no-sync-grads", "R-OPT-adamw4bit-states"):
+        assert fid not in frozen.facts and fid in galore.facts
+    assert "2403.03507" in galore.facts["R-GALORE-states"].citation
+    assert "2302.13971" in galore.facts["R-llama-7b-layers"].citation
     # 2026.12.22 gives a LoRA run's frozen base gradients under FSDP1's use_orig_params with mixed units (PyTorch docs)
     assert "R-FSDP-frozen-grads" not in groups.facts and "R-FSDP-frozen-grads" in frozen.facts
     assert "pytorch.org/docs/stable/fsdp.html" in frozen.facts["R-FSDP-frozen-grads"].citation

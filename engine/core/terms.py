@@ -22,8 +22,8 @@ LANGS: tuple[str, ...] = ("en", "zh")
 METHODS: tuple[str, ...] = ("full", "lora", "qlora", "pretrain", "inference")
 PRECISIONS: tuple[str, ...] = ("fp32", "fp16", "bf16", "mixed", "int8", "int4", "nf4")
 #: adamw8bit / paged_adamw8bit: bitsandbytes 8-bit states (paged: spill to host memory under pressure);
-#: sgd keeps momentum, sgd_nomomentum none; adafactor factors the second moment.
-OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw8bit", "paged_adamw8bit", "adafactor", "sgd", "sgd_nomomentum")
+#: sgd keeps momentum, sgd_nomomentum none; adafactor factors the second moment; adamw4bit: torchao's 4-bit states.
+OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw8bit", "paged_adamw8bit", "adafactor", "sgd", "sgd_nomomentum", "adamw4bit")
 ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
 #: CPU offload of full training: none, ZeRO-Offload (optimizer states and gradients), or parameters too.
 OFFLOADS: tuple[str, ...] = ("none", "optimizer", "params")

@@ -112,6 +112,19 @@ FIELDS: tuple[Field, ...] = (
           "large as the weights and sharded over the GPUs (PyTorch's FSDP documentation). PEFT through Accelerate or the "
           "Trainer wraps the adapters apart: leave it unset (from release 2026.12.22)", "LoRA under FSDP1 "
           "use_orig_params with the adapters in the frozen layers' units (LitGPT): the frozen base gets gradients"),
+    Field("fsdp_no_sync", "boolean", "full training sharded with FSDP1 (zero 3, fsdp1) that accumulates gradients over "
+          "several micro-batches under no_sync (the Hugging Face Trainer and Accelerate's accumulate, Lightning's "
+          "no_backward_sync): every GPU keeps the whole model's unsharded gradients until the micro-batch that syncs "
+          "(PyTorch's FSDP documentation; from release 2026.12.23)", "FSDP1 full training accumulating gradients under "
+          "no_sync: the whole model's unsharded gradients on every GPU"),
+    Field("galore_rank", "integer", "full training or pre-training with GaLore (Zhao et al. 2024): the gradients of the "
+          "blocks' attention and MLP weights are projected to this rank, and the optimizer keeps its states on the "
+          "projected gradients beside one projection matrix per weight (GaLore's mr + 2nr for Adam); the embeddings, "
+          "the output head and the norms keep the plain optimizer. Not with a ZeRO stage (from release 2026.12.23)",
+          "full training: GaLore's projection rank (optimizer states on rank-r projected gradients)", limits=(1, 65536)),
+    Field("q_galore", "boolean", "with galore_rank: Q-GaLore (Zhang et al. 2024) stores the projected weights in INT8 "
+          "and the projection matrices in INT4 (from release 2026.12.23)",
+          "with galore_rank: Q-GaLore (INT8 projected weights, INT4 projection matrices)"),
     Field("layer_split", "boolean", "the model's layers are split over the gpus in one process (Hugging Face "
           "Accelerate / transformers device_map=\"auto\", naive pipeline): each GPU holds about 1/N of the weights, "
           "of the trained layers' gradients and optimizer states, of the activations and of the KV cache, the last one "

@@ -18,8 +18,8 @@ from ..core.terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
 # the query's keys, ranges, vocabularies and defaults are declared once, in .query (FIELDS)
 from .query import ENGINES, FIELD, KEYS, KV_CACHE_DTYPES, LIMITS
 # what the release and the hardware decide of a scenario (native BF16, vLLM's token budget, DeepSpeed's FP32 master)
-from .scenario_defaults import (_input_tokens, _native_bf16, _vllm_batched_tokens, fsdp_orig_params, layer_split,
-                                master_weights, tensor_parallel)
+from .scenario_defaults import (_input_tokens, _native_bf16, _vllm_batched_tokens, fsdp_no_sync, fsdp_orig_params,
+                                galore, layer_split, master_weights, optimizer_in_release, tensor_parallel)
 
 #: the shape defaults every scenario states in its notes (seq_len 512, batch 1)
 DEFAULTS = {k: FIELD[k].default for k in ("seq_len", "batch")}
@@ -182,11 +182,13 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         if opt not in OPTIMIZERS:
             issues.append(Issue(f"unknown optimizer {opt!r}", field="optimizer", allowed=list(OPTIMIZERS)))
             opt = default_opt
+        elif not optimizer_in_release(opt, view):
+            issues.append(Issue(f"optimizer {opt!r} comes with a later release", field="optimizer"))
         if "optimizer" not in b and method == "qlora":
             notes.append(note("qlora_optimizer"))
         s["optimizer"] = opt
     # counts and shapes
-    for key in ("gpus", "zero", "seq_len", "batch", "lora_rank", "tokens", "tensor_parallel"):
+    for key in ("gpus", "zero", "seq_len", "batch", "lora_rank", "tokens", "tensor_parallel", "galore_rank"):
         if key in b:
             s[key] = _number(key, b[key], issues)
     for key, val in DEFAULTS.items():
@@ -324,6 +326,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
     fop, why = fsdp_orig_params(b, s, view)
     s.update({"fsdp_orig_params": True} if fop else {})
     notes.extend([note(why)] if why else [])
+    notes.extend(note(why) for why in galore(b, s, view, issues) + fsdp_no_sync(b, s, view, issues))
     if "kb_version" in b and not isinstance(b["kb_version"], str):
         issues.append(Issue("expected a release name", field="kb_version"))
     if issues:
@@ -348,10 +351,11 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "tc": int(bool(s.get("torch_compile"))), "ldl": int(bool(s.get("logits_dtype_loss"))),
          "fsdp1": int(bool(s.get("fsdp1"))), "split": int(bool(s.get("layer_split"))),
          "tp": int(s.get("tensor_parallel") or 1), "sp": int(bool(s.get("sequence_parallel"))),
-         "fop": int(bool(s.get("fsdp_orig_params"))),
+         "fop": int(bool(s.get("fsdp_orig_params"))), "galore": int(s.get("galore_rank") or 0), "qg": int(bool(s.get("q_galore"))),
+         "nosync": int(bool(s.get("fsdp_no_sync"))),
          "kbp": int(s["method"] == "qlora" and bool(s.get("kbit_preparation"))),
          "paged": int(s["optimizer"].startswith("paged_")),
-         "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")),
+         "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")), "state4": int(s["optimizer"] == "adamw4bit"),
          "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,
          "kv8": int(s.get("kv_cache_dtype") == "fp8"), "vllm": int(s.get("engine") == "vllm"),
          "apl": int(bool(s.get("full_prompt_logits"))),

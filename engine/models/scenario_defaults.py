@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.errors import Issue
+
 #: the reference fact whose release sizes a BF16 run under DeepSpeed ZeRO with FP32 master weights and states
 DS_BF16_MASTER = "R-DS-bf16-master"
 
@@ -132,3 +134,58 @@ def fsdp_orig_params(b: dict[str, Any], s: dict[str, Any], view: Any) -> tuple[b
     if s.get("method") != "lora" or s.get("zero") != 3 or not s.get("fsdp1"):
         return False, "fsdp_orig_params_ignored"
     return True, None
+
+
+#: the reference fact whose release sizes GaLore's projected optimizer states (and Q-GaLore's INT8 weights)
+GALORE_STATES = "R-GALORE-states"
+
+
+def galore(b: dict[str, Any], s: dict[str, Any], view: Any, issues: list[Issue]) -> list[str]:
+    """Keep a GaLore rank (and Q-GaLore) in the scenario where it is sized, and say why not elsewhere: full
+    training or pre-training on replicas (no ZeRO stage: GaLore's optimizer steps each whole weight), in a release
+    that has R-GALORE-states. ``galore_rank`` was read as a number already; returns the keys of the notes to add."""
+    rank, q = s.pop("galore_rank", None), b.get("q_galore")
+    if "q_galore" in b and not isinstance(q, bool):
+        issues.append(Issue(f"expected true or false, got {q!r}", field="q_galore", allowed=["true", "false"]))
+        return []
+    if rank is None:
+        return ["q_galore_without_rank"] if q else []
+    if view is not None and GALORE_STATES not in view.facts:
+        return ["galore_release"]
+    if s.get("method") not in ("full", "pretrain") or s.get("zero"):
+        return ["galore_ignored"]
+    s["galore_rank"] = int(rank)
+    if q:
+        s["q_galore"] = True
+    return []
+
+
+#: the reference fact whose release sizes FSDP1's unsharded gradients under no_sync
+FSDP_NO_SYNC = "R-FSDP-no-sync-grads"
+
+
+def fsdp_no_sync(b: dict[str, Any], s: dict[str, Any], view: Any, issues: list[Issue]) -> list[str]:
+    """Keep fsdp_no_sync where it is sized: full training or pre-training sharded with FSDP1's full shard (zero 3
+    with fsdp1), parameters on the GPU, in a release that has R-FSDP-no-sync-grads; returns the notes' keys."""
+    v = b.get("fsdp_no_sync")
+    if "fsdp_no_sync" in b and not isinstance(v, bool):
+        issues.append(Issue(f"expected true or false, got {v!r}", field="fsdp_no_sync", allowed=["true", "false"]))
+        return []
+    if v is not True:
+        return []
+    if view is not None and FSDP_NO_SYNC not in view.facts:
+        return ["fsdp_no_sync_release"]
+    if s.get("method") not in ("full", "pretrain") or s.get("zero") != 3 or not s.get("fsdp1") \
+            or s.get("offload", "none") != "none":
+        return ["fsdp_no_sync_ignored"]
+    s["fsdp_no_sync"] = True
+    return []
+
+
+#: optimizers added after the first releases, with the reference fact whose release brings each
+OPTIMIZER_SINCE = {"adamw4bit": "R-OPT-adamw4bit-states"}
+
+
+def optimizer_in_release(opt: str, view: Any) -> bool:
+    """Whether a release can size an optimizer (one added later needs the release of its state fact)."""
+    return view is None or opt not in OPTIMIZER_SINCE or OPTIMIZER_SINCE[opt] in view.facts

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput
@@ -154,6 +155,14 @@ INFERENCE_DEFAULTS = {"exllama": {"flash_attention": False}}
 #: value wins over the framework default
 TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "optimizer_in_backward": "optimizer_in_backward",
               "activation_offloading": "activation_offloading", "compile": "torch_compile"}
+#: FSDP1 frameworks that accumulate under the model's no_sync (the HF Trainer through Accelerate's accumulate,
+#: Lightning's no_backward_sync; not llama-recipes' own loop), and the accumulation steps a row states
+NO_SYNC_WORDS = ("accelerate", "trainer", "lightning")
+ADAMW4BIT = re.compile(r"\b(?:ao 4-bit|adamw?4bit)\b")     # torchao's AdamW4bit, as a row's quote names it
+ACCUMULATION = re.compile(r"gradient[_ ]accumulation(?:[_ ]steps)?[ =:]+(\d+)")
+#: GaLore's --optimizer names (_per_layer: each weight stepped in its grad hook, in backward) and its --rank
+GALORE_OPT = re.compile(r"\b(q_)?galore_(?:adamw8bit|adamw|adafactor)(_per_layer)?\b")
+GALORE_RANK = re.compile(r"(?:--rank|\brank)[ =:]+(\d+)")
 #: a peak read from PyTorch's caching allocator (max_memory_allocated / active / reserved, as torchtune and litgpt
 #: print them) counts tensors only: it is compared with the estimate of what the allocator holds (sizing.allocated:
 #: no CUDA context, no paged optimizer states in unified memory; R-TORCH-allocated); nvidia-smi and unstated tools
@@ -175,12 +184,10 @@ def compared_as(row: dict[str, Any]) -> str:
     return "allocated" if allocator else "total"
 
 
-#: words a Hugging Face repository adds to a catalogued model's name for a variant of the same architecture: the
 def _gpu_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, Any]:
     """The card of a measured run: a catalogued GPU with a memory fact (a generic name, whose memory size
     the source does not state, is read as its largest variant: published runs use the large cards), else
     the memory size its name states ("unknown:40GB-GPU"), else none (the outcome cannot be judged)."""
-    import re
     gpu = str(row.get("gpu") or "")
     name = gpu.split(":", 1)[1] if ":" in gpu else gpu
     eid = gpu if gpu in vocab.entities else vocab.aliases().get(name.lower().replace("-", " ")) or \
@@ -198,15 +205,19 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     body: dict[str, Any] = {"method": row["method"]}
     model = row.get("model") or ""
     if model.startswith("hf:"):
-        # a Hugging Face repository the gold names as such: the catalogued model that has it as an alias
-        model = catalogued_model(model[3:], vocab, TUNED_WORDS | QUANTIZED_WORDS) or model
+        # a Hugging Face repository the gold names as such: the catalogued model that has it as an alias, or the
+        # catalogued model whose architecture the gold's remark gives it ("galore/llama_7b (LLaMA-7B architecture)")
+        repo, _, remark = model[3:].partition(" (")
+        said_model = re.split(r",| architecture|\)", remark, maxsplit=1)[0].strip()
+        model = catalogued_model(repo, vocab, TUNED_WORDS | QUANTIZED_WORDS) or \
+            (said_model and catalogued_model(said_model, vocab, TUNED_WORDS | QUANTIZED_WORDS)) or model
     if model in vocab.entities and view.ref(model, "params") is not None:
         body["model"] = model.split(":", 1)[1]
     elif row.get("params_b"):
         body["params"] = float(row["params_b"]) * 1e9
     if row.get("precision"):
         body["precision"] = row["precision"]
-    opt = row.get("optimizer")
+    opt = row.get("optimizer") or ("adamw4bit" if ADAMW4BIT.search(str(row.get("quote") or "").lower()) else None)
     if opt == "none" and row["method"] != "inference":
         body["optimizer"] = NO_STEP     # a benchmark without an optimizer step holds no optimizer state
     elif opt and opt != "none" and row["method"] != "inference":
@@ -217,6 +228,12 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     for k in ("batch", "seq_len", "lora_rank"):
         if row.get(k):
             body[k] = int(row[k])
+    text = " ".join(str(row.get(k) or "") for k in ("framework", "quote", "note")).lower()
+    galore, rank = GALORE_OPT.search(text), GALORE_RANK.search(text)
+    if galore and rank and row["method"] in ("full", "pretrain"):
+        # GaLore's projected states (R-GALORE-states); Q-GaLore's INT8 weights; _per_layer: the step in backward
+        body.update({"galore_rank": int(rank.group(1)), "q_galore": bool(galore.group(1)),
+                     "optimizer_in_backward": bool(galore.group(2)) or body.get("optimizer_in_backward", False)})
     if row.get("gradient_checkpointing") is not None and row["method"] != "inference":
         body["gradient_checkpointing"] = bool(row["gradient_checkpointing"])
     att = row.get("attention")
@@ -238,6 +255,10 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
             body["fsdp1"] = True    # the FullyShardedDataParallel wrapper: its CPU offload keeps gradient shards
             if row["method"] == "lora" and any(w in fw.replace("-", "") for w in ORIG_PARAMS_WORDS):
                 body["fsdp_orig_params"] = True     # adapters in the frozen blocks' units (R-FSDP-frozen-grads)
+            steps = ACCUMULATION.search(text)
+            if row["method"] in ("full", "pretrain") and steps and int(steps.group(1)) > 1 and \
+                    any(w in fw for w in NO_SYNC_WORDS):
+                body["fsdp_no_sync"] = True         # unsharded gradients between syncs (R-FSDP-no-sync-grads)
         if shard == "fsdp" and row.get("precision") == "bf16" and row["method"] in ("full", "pretrain"):
             # FSDP shards the module's own parameters and the optimizer builds its states on them: a BF16 model
             # trains in pure BF16 (R-TORCHTUNE-pure-bf16), not with DeepSpeed's FP32 master copy (R-DS-bf16-master)
@@ -270,14 +291,6 @@ def _transformers_before(framework: Any, version: tuple[int, int]) -> bool:
     """
     m = re.search(r"(?<![a-z])transformers\s*(?:==|v)?\s*(\d+)\.(\d+)", str(framework or "").lower())
     return m is not None and (int(m.group(1)), int(m.group(2))) < version
-
-
-def _median(xs: list[float]) -> float | None:
-    xs = sorted(xs)
-    if not xs:
-        return None
-    n = len(xs)
-    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
 def _band(ratios: list[float]) -> dict[str, Any] | None:
@@ -353,7 +366,7 @@ def measured_runs(state: Session, view: ReleaseView, path: Any = None, splits: t
             "within_15pct": round(sum(1 for r in sized if abs(r["error_pct"]) <= 100 * WITHIN) / len(sized), 3) if sized else None,
             "outcomes_judged": len(judged),
             "outcome_right": round(sum(1 for r in judged if r["predicted"] == r["outcome"]) / len(judged), 3) if judged else None,
-            "median_error_pct": _median([r["error_pct"] for r in sized]),
+            "median_error_pct": statistics.median([r["error_pct"] for r in sized]) if sized else None,
             "band": _band([r["ratio"] for r in sized if r.get("ratio")]),
             "by_method": by_method,
         }
