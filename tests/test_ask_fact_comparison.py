@@ -118,3 +118,23 @@ def test_a_value_stated_per_configuration_is_given_for_each(gpukb):
     h800 = next(c for c in both["compared"] if c["named"] == "gpu:H800")
     assert sorted(f["qualifiers"]["form_factor"] for f in h800["facts"]) == ["PCIe", "SXM"]
     assert both["leader"] is None          # the configurations overlap: nothing is decided
+
+
+@pytest.mark.parametrize("question, attribute", [
+    ("What is the FP8 TFLOPS of the H100?", "fp8_tensor_tflops"),      # no FP32 or FP16 figure
+    ("H100 的 BF16 算力是多少", "bf16_tensor_tflops"),                     # no yes/no question of BF16 support
+    ("What is the TF32 performance of the A100?", "tf32_tensor_tflops"),
+    ("A100 的双精度算力", "fp64_tflops"),
+    ("When was the L4 released?", "launch_year"),
+    ("What process node is the H100 built on?", "process_node"),
+    ("How many MIG instances does the A100 support?", "mig_max_instances"),
+    ("Does the T4 support BF16?", "bf16_native"),
+])
+def test_a_named_precision_or_spec_word_picks_its_attribute(vocab, question, attribute):
+    p = parse_question(question, vocab)
+    assert p.kind == "fact" and p.fact["attribute"] == attribute
+
+
+def test_earlier_asks_for_the_lower_year(vocab):
+    p = parse_question("Which launched earlier, the V100 or the A100?", vocab)
+    assert p.kind == "fact_comparison" and p.fact == {"subject": "gpu:V100-16GB", "attribute": "launch_year", "order": "less"}

@@ -335,7 +335,7 @@ def _check(vocab: Vocabulary, text: str) -> None:
         return
     assert text.strip()
     d = p.as_dict()
-    assert d["kind"] in ("sizing", "fact", "unknown")
+    assert d["kind"] in ("sizing", "fact", "fact_comparison", "unknown")
     assert d["lang"] in ("en", "zh")
     assert set(d["scenario"]) <= set(SCENARIO_KEYS)
     for key, value in d["scenario"].items():
