@@ -73,3 +73,16 @@ def test_a_feasibility_verdict_on_counted_gpus_is_on_that_many(gpukb):
     for text in ("Four A100 80GB cards make serving a 70B model possible.", "This makes 13B inference possible on 2× T4."):
         c = next(c for c in _claims(gpukb, text) if c["attribute"] == "suitability")
         assert c["qualifiers"].get("gpus", {}).get("lo") in (2.0, 4.0) and c["status"] != "inconsistent_with_derivation", c
+
+
+# -- a model's need, and another model's size after it -------------------------------------------------------
+def test_a_figure_after_another_models_size_is_not_the_first_models(gpukb):
+    claims = _claims(gpukb, "例如 Llama-2-7B（16位精度）需要 14GB 显存，而 Falcon 180B（8bit 量化）仍需 190GB。")
+    mine = [c for c in claims if c["subject"] == "model:llama-2-7b" and c["attribute"] == "memory_required"]
+    assert [c["value"] for c in mine] == [14.0], claims
+    assert mine[0]["qualifiers"]["precision"][0] == "precision:fp16" and mine[0]["status"] == "supported"
+
+
+def test_the_models_own_size_right_after_its_name_is_no_other_model(gpukb):
+    claims = _claims(gpukb, "Llama-2-13B (13B parameters) needs 26 GB in FP16 for inference.")
+    assert [c["status"] for c in claims if c["attribute"] == "memory_required"] == ["supported"], claims

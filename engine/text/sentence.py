@@ -136,7 +136,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             continue
         item = item_method(low, q, vocab) if q.dimension == "memory" else None
         if item is not None:                    # "• Full fine-tune / 126 GB": the item's method needs the figure
-            out += requirement(q, {**workload, **need, "method": item}, ents, seg[0], seg[1])
+            out += requirement(q, {**workload, **need, "method": item}, ents, seg[0], seg[1], qs)
             continue
         part = next((k for k, rxs in t["parts"].items() if any(rx.match(low[q.end:e]) for rx in rxs)), None) \
             if q.dimension == "memory" else None
@@ -144,19 +144,19 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             continue                            # "78GB gradients": a part of the memory, not the whole need
         if part == "weights" and workload.get("size") and any(seg[0] <= r < q.start for r in requires):
             # "13B model = 26GB FP16 weights": what the weights take
-            out += requirement(q, {**workload, "component": "weights"}, ents, seg[0], seg[1])
+            out += requirement(q, {**workload, "component": "weights"}, ents, seg[0], seg[1], qs)
             continue
         if q.dimension == "memory" and workload.get("method") and any(seg[0] <= r < q.start for r in requires):
             nearest = method_before(low, s, q.start, vocab)
             w = {**workload, "method": nearest} if nearest else workload
             w = size_after(q, qs, masked, w, vocab)          # "8 GB for 7B models and 15 GB for 13B models"
-            out += requirement(q, {**w, **need}, ents, seg[0], seg[1])
+            out += requirement(q, {**w, **need}, ents, seg[0], seg[1], qs)
             continue
         if q.dimension == "memory" and workload.get("size") and not workload.get("task") \
                 and any(seg[0] <= r < q.start for r in requires):
             # "a 13B model needs 26 GB in FP16": a model's need with no method stated (checked against the
             # least and the most demanding use of it)
-            out += requirement(q, {**size_after(q, qs, masked, workload, vocab), **need}, ents, seg[0], seg[1])
+            out += requirement(q, {**size_after(q, qs, masked, workload, vocab), **need}, ents, seg[0], seg[1], qs)
             continue
         if q.dimension == "memory" and ((workload.get("size") and any(seg[0] <= r < q.start for r in requires))
                                         or any(rx.search(low, seg[0], q.start) for rx in t["usage"])):

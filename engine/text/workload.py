@@ -97,11 +97,16 @@ def scale_cues(vocab: Vocabulary) -> tuple[tuple[str, tuple[re.Pattern[str], ...
     return tuple((role, tuple(re.compile(p) for p in ps)) for role, ps in (vocab.cues.get("scale") or {}).items())
 
 
-def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: int) -> list[Candidate]:
-    """"Fully fine-tuning 7B needs 112 GB": a memory requirement of the workload."""
+def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: int,
+                qs: list[Quantity] = ()) -> list[Candidate]:
+    """"Fully fine-tuning 7B needs 112 GB": a memory requirement of the workload (``qs``: the sentence's
+    figures; a model size written between the model's name, not right after it, and the figure is another
+    model's)."""
     # the specific model named nearest before the figure in its clause, else the only one in the sentence
     every = [m for m in ents if m.kind == "model" and m.eid in (w.get("model") or ())]
     models = [m for m in every if m.end <= q.start] or (every if len(every) == 1 else [])
+    if models and any(p.dimension == "params" and models[-1].end + 3 < p.start < q.start for p in qs):
+        return []                   # "Llama-7B 需 14GB，而 DeepSeek-R1 671B 需 405GB": not the Llama's 405 GB
     quals = qualifiers_of(w)
     if models:
         subject = models[-1].eid
