@@ -96,6 +96,8 @@ QUESTIONS = [
     "can a B300 serve llama 70B in int4",                              # a GPU the KB does not know
     "run llama-9-70b on a T4 in int4",                                 # sized by its size; the model is unknown
     "有人说 A10 的显存带宽是 900GB/s，对吗？",                              # a statement to verify: a claim check
+    "Compare the memory bandwidth of the H100 and the H800",          # a spec compared, stated per form factor
+    "Which has more memory, the GN7, the GN8 or the B300?",           # a leader, and a GPU the KB does not know
 ]
 #: Bad inputs: (method, path, keyword arguments of the test client's open()).
 BAD = [

@@ -10,13 +10,18 @@ import pytest
 from gpukb.engine.core.errors import BadInput
 from gpukb.engine.sizing.calibration import run_body
 
+
+def _query(kb, body: dict) -> dict:
+    """The sizing answer as the JSON the API serves."""
+    return kb.query(body).to_json()
+
 BASE = {"model": "llama-2-7b", "method": "full", "precision": "bf16", "gpu": "A100-80GB", "seq_len": 1024, "batch": 1,
         "gradient_checkpointing": True}
 
 
 def test_four_bit_states_are_half_a_byte_each(kb):
     n = 6.74e9
-    four, eight = kb.query({**BASE, "optimizer": "adamw4bit"}), kb.query({**BASE, "optimizer": "adamw8bit"})
+    four, eight = _query(kb, {**BASE, "optimizer": "adamw4bit"}), _query(kb, {**BASE, "optimizer": "adamw8bit"})
     assert four["memory"]["optimizer"] == pytest.approx(n * 2 * 0.5 / 1e9, abs=6e-4)
     assert eight["memory"]["optimizer"] == pytest.approx(2 * four["memory"]["optimizer"], abs=1e-3)
     assert four["memory"]["weights"] == eight["memory"]["weights"]
@@ -25,14 +30,14 @@ def test_four_bit_states_are_half_a_byte_each(kb):
 
 
 def test_fp16_mixed_precision_keeps_the_master_copy_beside_them(kb):
-    a = kb.query({**BASE, "precision": "fp16", "optimizer": "adamw4bit"})
+    a = _query(kb, {**BASE, "precision": "fp16", "optimizer": "adamw4bit"})
     assert a["memory"]["optimizer"] == pytest.approx(6.74e9 * (4 + 2 * 0.5) / 1e9, abs=6e-4)
 
 
 def test_lora_adapters_take_it_too(kb):
-    a = kb.query({"model": "llama-2-7b", "method": "lora", "precision": "bf16", "gpu": "A100-80GB",
+    a = _query(kb, {"model": "llama-2-7b", "method": "lora", "precision": "bf16", "gpu": "A100-80GB",
                   "optimizer": "adamw4bit", "lora_rank": 16})
-    b = kb.query({"model": "llama-2-7b", "method": "lora", "precision": "bf16", "gpu": "A100-80GB",
+    b = _query(kb, {"model": "llama-2-7b", "method": "lora", "precision": "bf16", "gpu": "A100-80GB",
                   "optimizer": "adamw", "lora_rank": 16})
     # FP32 adapter master (4) + 2 x 0.5 against 4 + 2 x 4 bytes per adapter parameter
     assert a["memory"]["optimizer"] == pytest.approx(b["memory"]["optimizer"] * 5 / 12, rel=0.01)
@@ -40,7 +45,7 @@ def test_lora_adapters_take_it_too(kb):
 
 def test_releases_before_2026_12_23_refuse_it(kb):
     with pytest.raises(BadInput) as exc:
-        kb.query({**BASE, "optimizer": "adamw4bit", "kb_version": "2026.12.22"})
+        _query(kb, {**BASE, "optimizer": "adamw4bit", "kb_version": "2026.12.22"})
     assert "later release" in str(exc.value)
 
 

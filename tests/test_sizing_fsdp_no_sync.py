@@ -12,6 +12,11 @@ import pytest
 from gpukb.engine.core.errors import BadInput
 from gpukb.engine.sizing.calibration import run_body
 
+
+def _query(kb, body: dict) -> dict:
+    """The sizing answer as the JSON the API serves."""
+    return kb.query(body).to_json()
+
 # a 7B full fine-tune in mixed precision over eight 80 GB A100s, FSDP1 full shard
 BASE = {"model": "llama-2-7b", "method": "full", "precision": "mixed", "gpu": "A100-80GB", "gpus": 8, "zero": 3,
         "fsdp1": True, "seq_len": 2048, "batch": 1, "gradient_checkpointing": True}
@@ -19,7 +24,7 @@ NOSYNC = {**BASE, "fsdp_no_sync": True}
 
 
 def test_every_gpu_holds_the_whole_models_unsharded_gradients(kb):
-    plain, acc = kb.query(BASE), kb.query(NOSYNC)
+    plain, acc = _query(kb, BASE), _query(kb, NOSYNC)
     assert acc["scenario"]["fsdp_no_sync"] is True and "fsdp_no_sync" not in plain["scenario"]
     n = 6.74e9                                   # Llama-2-7B's parameters
     grads16 = n * 2 / 1e9                        # unsharded, in the 16 bits the layers compute in
@@ -35,24 +40,24 @@ def test_every_gpu_holds_the_whole_models_unsharded_gradients(kb):
 
 def test_more_gpus_do_not_divide_them(kb):
     def growth(gpus: int) -> float:
-        return (kb.query({**NOSYNC, "gpus": gpus})["memory"]["per_gpu_total"]
-                - kb.query({**BASE, "gpus": gpus})["memory"]["per_gpu_total"])
+        return (_query(kb, {**NOSYNC, "gpus": gpus})["memory"]["per_gpu_total"]
+                - _query(kb, {**BASE, "gpus": gpus})["memory"]["per_gpu_total"])
     assert growth(16) > growth(8) > growth(4)
 
 
 def test_the_minimum_gpu_count_counts_them(kb):
     """A 13B full fine-tune on 40 GB cards: the unsharded gradients (26 GB) leave little room for the shards."""
     q = {**BASE, "model": "llama-2-13b", "gpu": "A100-40GB", "gpus": 2}
-    plain, acc = kb.query(q), kb.query({**q, "fsdp_no_sync": True})
+    plain, acc = _query(kb, q), _query(kb, {**q, "fsdp_no_sync": True})
     assert acc["min_gpus"] > plain["min_gpus"]
-    at = kb.query({**q, "fsdp_no_sync": True, "gpus": acc["min_gpus"]})
+    at = _query(kb, {**q, "fsdp_no_sync": True, "gpus": acc["min_gpus"]})
     assert at["verdict"] == "fits"
-    below = kb.query({**q, "fsdp_no_sync": True, "gpus": acc["min_gpus"] - 1})
+    below = _query(kb, {**q, "fsdp_no_sync": True, "gpus": acc["min_gpus"] - 1})
     assert below["verdict"] == "does_not_fit"
 
 
 def test_the_proof_cites_pytorchs_no_sync_documentation(kb):
-    a = kb.query(NOSYNC)
+    a = _query(kb, NOSYNC)
     proof = json.dumps(a["explanation"], ensure_ascii=False)
     assert "sizing.zero3.working_set_no_sync@1" in proof and "R-FSDP-no-sync-grads" in proof
     assert "no_sync" in json.dumps(a["sources"])
@@ -61,23 +66,23 @@ def test_the_proof_cites_pytorchs_no_sync_documentation(kb):
 @pytest.mark.parametrize("change", [{"fsdp1": False}, {"zero": 2}, {"method": "lora", "precision": "bf16"},
                                     {"offload": "params"}])
 def test_it_is_only_for_fsdp1_full_shard_full_training(kb, change):
-    a = kb.query({**NOSYNC, **change})
+    a = _query(kb, {**NOSYNC, **change})
     assert "fsdp_no_sync" not in a["scenario"]
     said = [n for n in a["notes"] if "fsdp_no_sync" in str(n)]
     assert said and "FSDP1" in str(said[0]) and "fsdp_no_sync" in getattr(said[0], "zh", "")
-    assert a["memory"] == kb.query({**BASE, **change})["memory"]
+    assert a["memory"] == _query(kb, {**BASE, **change})["memory"]
 
 
 def test_releases_before_2026_12_23_do_not_model_it(kb):
     old = {**BASE, "kb_version": "2026.12.22"}
-    a = kb.query({**old, "fsdp_no_sync": True})
-    assert "fsdp_no_sync" not in a["scenario"] and a["memory"] == kb.query(old)["memory"]
+    a = _query(kb, {**old, "fsdp_no_sync": True})
+    assert "fsdp_no_sync" not in a["scenario"] and a["memory"] == _query(kb, old)["memory"]
     assert any("2026.12.23" in str(n) for n in a["notes"])
 
 
 def test_a_bad_value_is_a_400(kb):
     with pytest.raises(BadInput):
-        kb.query({**BASE, "fsdp_no_sync": "yes"})
+        _query(kb, {**BASE, "fsdp_no_sync": "yes"})
 
 
 def test_measured_runs_set_it_where_the_trainer_accumulates(kb):

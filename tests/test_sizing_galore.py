@@ -13,6 +13,11 @@ import pytest
 from gpukb.engine.core.errors import BadInput
 from gpukb.engine.sizing.calibration import run_body
 
+
+def _query(kb, body: dict) -> dict:
+    """The sizing answer as the JSON the API serves."""
+    return kb.query(body).to_json()
+
 # LLaMA-7B (Touvron et al. 2023, Table 2): 6.7B parameters, 32 layers, hidden 4096, 32 heads, 32,000-token vocabulary
 N, L, H, V = 6.7e9, 32, 4096, 32000
 BASE = {"model": "llama-7b", "method": "pretrain", "precision": "bf16", "optimizer": "adamw8bit", "seq_len": 256,
@@ -32,14 +37,14 @@ def _galore_optimizer_gb(rank: int, state_bytes: float, proj_bytes: float, plain
 
 
 def test_the_catalog_has_llama_7b(kb):
-    a = kb.query(BASE)
+    a = _query(kb, BASE)
     proof = json.dumps(a["explanation"])
     assert "R-llama-7b-params" in proof and "R-llama-7b-vocab_size" in proof
     assert a["memory"]["weights"] == pytest.approx(N * 2 / 1e9, abs=6e-4)
 
 
 def test_galore_keeps_the_states_of_projected_gradients(kb):
-    plain, g = kb.query(BASE)["memory"], kb.query(GALORE)
+    plain, g = _query(kb, BASE)["memory"], _query(kb, GALORE)
     assert g["scenario"]["galore_rank"] == 1024
     # 8-bit Adam in pure BF16: two 1-byte states; the projection in the gradient's BF16
     assert g["memory"]["optimizer"] == pytest.approx(_galore_optimizer_gb(1024, 1, 2, 2), abs=6e-4)
@@ -51,20 +56,20 @@ def test_galore_keeps_the_states_of_projected_gradients(kb):
 
 def test_adamw_in_mixed_precision_keeps_the_master_copy_of_every_weight(kb):
     q = {**GALORE, "precision": "mixed", "optimizer": "adamw", "gpu": "A100-80GB"}
-    opt = kb.query(q)["memory"]["optimizer"]
+    opt = _query(kb, q)["memory"]["optimizer"]
     # AMP's FP32 weights are the master copy: 8 bytes of plain AdamW states, FP32 states and projections of GaLore
     assert opt == pytest.approx(_galore_optimizer_gb(1024, 4, 4, 8), abs=6e-4)
 
 
 def test_a_rank_beyond_the_matrices_projects_nothing_away(kb):
-    big = kb.query({**GALORE, "galore_rank": 65536})["memory"]["optimizer"]
+    big = _query(kb, {**GALORE, "galore_rank": 65536})["memory"]["optimizer"]
     assert big == pytest.approx(_galore_optimizer_gb(65536, 1, 2, 2), abs=6e-4)
     # every state is then full size: the plain optimizer's states plus square projection matrices
-    assert big > kb.query(BASE)["memory"]["optimizer"]
+    assert big > _query(kb, BASE)["memory"]["optimizer"]
 
 
 def test_q_galore_stores_the_projected_weights_in_int8_and_the_projections_in_int4(kb):
-    g, q = kb.query(GALORE)["memory"], kb.query({**GALORE, "q_galore": True})
+    g, q = _query(kb, GALORE)["memory"], _query(kb, {**GALORE, "q_galore": True})
     regular = 2 * V * H
     assert q["scenario"]["q_galore"] is True
     assert q["memory"]["weights"] == pytest.approx((regular * 2 + (N - regular) * (1 + 8 / 256)) / 1e9, abs=6e-4)
@@ -73,36 +78,36 @@ def test_q_galore_stores_the_projected_weights_in_int8_and_the_projections_in_in
 
 
 def test_the_proof_cites_the_papers(kb):
-    a = kb.query({**GALORE, "q_galore": True})
+    a = _query(kb, {**GALORE, "q_galore": True})
     proof = json.dumps(a["explanation"], ensure_ascii=False)
     for key in ("sizing.galore.projected@1", "sizing.full.optimizer_galore@1", "sizing.full.weights_qgalore@1",
                 "R-GALORE-states", "R-QGALORE-int8-weights", "R-QGALORE-int4-projection"):
         assert key in proof
-    assert "sizing.full.optimizer_galore" not in json.dumps(kb.query(BASE)["explanation"])
+    assert "sizing.full.optimizer_galore" not in json.dumps(_query(kb, BASE)["explanation"])
 
 
 @pytest.mark.parametrize("change", [{"method": "lora", "precision": "bf16"}, {"gpus": 2, "zero": 3, "gpu": "A100-80GB"},
                                     {"method": "inference", "optimizer": None}])
 def test_it_is_only_for_full_training_on_replicas(kb, change):
     body = {k: v for k, v in {**GALORE, **change}.items() if v is not None}
-    a = kb.query(body)
+    a = _query(kb, body)
     assert "galore_rank" not in a["scenario"]
     said = [n for n in a["notes"] if "galore_rank" in str(n)]
     assert said and "GaLore" in str(said[0]) and "galore_rank" in getattr(said[0], "zh", "")
     same = {k: v for k, v in body.items() if k != "galore_rank"}
-    assert a["memory"] == kb.query(same)["memory"]
+    assert a["memory"] == _query(kb, same)["memory"]
 
 
 def test_q_galore_needs_a_rank(kb):
-    a = kb.query({**BASE, "q_galore": True})
+    a = _query(kb, {**BASE, "q_galore": True})
     assert "q_galore" not in a["scenario"] and any("galore_rank" in str(n) for n in a["notes"])
-    assert a["memory"] == kb.query(BASE)["memory"]
+    assert a["memory"] == _query(kb, BASE)["memory"]
 
 
 def test_releases_before_2026_12_23_do_not_model_it(kb):
     old = {**BASE, "model": "llama-2-7b", "kb_version": "2026.12.22"}
-    a = kb.query({**old, "galore_rank": 1024})
-    assert "galore_rank" not in a["scenario"] and a["memory"] == kb.query(old)["memory"]
+    a = _query(kb, {**old, "galore_rank": 1024})
+    assert "galore_rank" not in a["scenario"] and a["memory"] == _query(kb, old)["memory"]
     assert any("2026.12.23" in str(n) for n in a["notes"])
 
 
@@ -110,7 +115,7 @@ def test_releases_before_2026_12_23_do_not_model_it(kb):
                                  {"galore_rank": 128, "q_galore": "yes"}])
 def test_a_bad_value_is_a_400(kb, bad):
     with pytest.raises(BadInput):
-        kb.query({**BASE, **bad})
+        _query(kb, {**BASE, **bad})
 
 
 def test_measured_runs_read_galore_from_the_script(kb):
