@@ -20,8 +20,7 @@ _BITS = re.compile(r"\s*[KMGTkmgt]b(?:/s|ps|it/s)")
 def unknown_product(ctx: Context) -> dict[str, str] | None:
     """"…而 RTX 2070 还要 175-185W": the figure follows, in its sentence, a product gpukb does not know, nearer
     to it than any product gpukb knows: the figure may be that product's."""
-    span = ctx.claim.span or (0, 0)
-    figs = claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]]   # a range: its span
+    figs = _own_figures(ctx)
     if not figs:
         return None
     u0, at = ctx.unit[0], figs[-1].start
@@ -62,30 +61,38 @@ def other_device(ctx: Context) -> dict[str, str] | None:
     hardware that is no GPU, or of a class of GPUs, not of the product read (an instance's host memory is its own)."""
     if ctx.vocab.kind_of(ctx.claim.subject) != "gpu":
         return None
-    for tail in near_claimed_figure(ctx, 48):
-        m = next((m for rx in vocab_cues(ctx.vocab, "other_device_after") for m in [rx.match(tail)] if m), None)
-        if m:
-            return {"word": m.group(0).strip()}
-    span = ctx.claim.span or (0, 0)
-    return _cue_before(ctx, "other_device_before", 24,
-                       claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]])
+    return _cue_after(ctx, "other_device_after", 48) or _cue_before(ctx, "other_device_before", 24, _own_figures(ctx))
 
 
 def system_total(ctx: Context) -> dict[str, str] | None:
     """"Memory bandwidth 10.4 TB/s total 38.4 TB/s total": a figure followed by "total" is a system's."""
     if ctx.claim.attribute not in PER_CARD or ctx.vocab.kind_of(ctx.claim.subject) != "gpu":
         return None
-    for tail in near_claimed_figure(ctx, 32):
-        m = next((m for rx in vocab_cues(ctx.vocab, "system_total") for m in [rx.match(tail)] if m), None)
-        if m:
-            return {"word": m.group(0).strip()}
+    said = _cue_after(ctx, "system_total", 32)
+    if said:
+        return said
     span = ctx.claim.span or (0, 0)
     row_start = ctx.low.rfind("\n", 0, span[0]) + 1
     if ctx.low[row_start:span[0]].lstrip().startswith("|") and _TOTAL_ROW.match(ctx.low, row_start):
         return {"word": ctx.text[row_start:span[0]].strip(" |").split("|")[0].strip()[:40]}
     # "总带宽为每秒10TB", "Total: 580-620GB": said before it
-    return _cue_before(ctx, "system_total_before", 30,
-                       claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]])
+    return _cue_before(ctx, "system_total_before", 30, _own_figures(ctx))
+
+
+def _own_figures(ctx: Context) -> list:
+    """The claim's figures: those equal to its value, else those inside its quote."""
+    span = ctx.claim.span or (0, 0)
+    return claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]]
+
+
+def _cue_after(ctx: Context, cue: str, reach: int) -> dict[str, str] | None:
+    """The words of check-guard cue ``cue`` right after one of the claim's figures (within ``reach``
+    characters), as a guard's detail."""
+    for tail in near_claimed_figure(ctx, reach):
+        m = next((m for rx in vocab_cues(ctx.vocab, cue) for m in [rx.match(tail)] if m), None)
+        if m:
+            return {"word": m.group(0).strip()}
+    return None
 
 
 def _cue_before(ctx: Context, cue: str, reach: int, figs: list) -> dict[str, str] | None:
