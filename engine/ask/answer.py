@@ -14,7 +14,7 @@ from .parser import parse_question
 from ..catalog.sources import claim_brief
 from ..sizing.answer import query
 from ..models import scenario as scen
-from ..models.ask import FactAnswer, FactValue, Support, UnknownAnswer
+from ..models.ask import FactAnswer, Support, UnknownAnswer
 from ..models.base import OMIT
 from ..models.sizing import Alternative, Asked, Contradiction, SizingAnswer
 
@@ -182,16 +182,13 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
             support.append(Support.of(type="claim", **item))
         else:
             disagree.append(Contradiction.of(**item))
+    value = facts.value_of(ref, via, subject, attribute, vocab)
     if ref is not None:
-        value = ref.value if not isinstance(ref.value, list) else [v.split(":")[-1] if isinstance(v, str) else v for v in ref.value]
-        fact = {"subject": subject, "attribute": attribute, "value": value, "unit": ref.unit,
-                "text": ref.value_text(vocab), "id": ref.key}
         conf_zh = {"high": "高", "medium": "中", "low": "低"}.get(str(ref.confidence), str(ref.confidence))
         text_en = text_zh = ref.value_text(vocab)
         if isinstance(ref.value, bool):
             text_en, text_zh = ("yes", "是") if ref.value else ("no", "否")
         if ref.qualifiers:                  # a value stated for one configuration says which
-            fact["qualifiers"] = dict(ref.qualifiers)
             text_en, text_zh = (f"{t} ({facts.configuration(ref.qualifiers)})" for t in (text_en, text_zh))
         answer_en = f"{vocab.label(subject)} {attr.en if attr else attribute}: {text_en} [1: {ref.citation}, {ref.confidence} confidence]."
         answer_zh = f"{vocab.label(subject, 'zh')} 的{attr.zh if attr else attribute}：{text_zh} [1：{ref.citation}，置信度{conf_zh}]。"
@@ -202,24 +199,21 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
             gpu_zh = vocab.label(via.value[0], "zh")
             answer_zh = (f"{vocab.label(subject, 'zh')} 搭载的是 {gpu_zh} [2：{via.citation}]，因此其{attr.zh}与 {gpu_zh} 相同：{text_zh}"
                          f" [1：{ref.citation}，置信度{conf_zh}]。")
-            fact["via"] = via.key
         if ref.note:
             answer_en += f" Note: {ref.note}"
-        support_ref = [Support.of(type="reference", id=r.key, citation=r.citation, confidence=r.confidence)
-                       for r in ([ref] if via is None else [ref, via])]
+        support_ref = [facts.cited(r) for r in ([ref] if via is None else [ref, via])]
         for other, _ in found[1:]:          # the other configurations' values, each cited
             n, said = len(support_ref) + 1, f"{other.value_text(vocab)} ({facts.configuration(other.qualifiers)})"
             answer_en += f" Also {said} [{n}: {other.citation}]."
             answer_zh += f"另有 {said} [{n}：{other.citation}]。"
-            support_ref.append(Support.of(type="reference", id=other.key, citation=other.citation, confidence=other.confidence))
+            support_ref.append(facts.cited(other))
     else:
-        fact = {"subject": subject, "attribute": attribute, "value": None, "text": "not in the reference tier"}
         answer_en = f"The reference tier has no {attr.en if attr else attribute} for {vocab.label(subject)}."
         answer_zh = f"参考层中没有 {vocab.label(subject, 'zh')} 的{attr.zh if attr else attribute}。"
         support_ref = []
     if disagree:
         answer_en += f" {len(disagree)} source claim(s) say otherwise or cannot be confirmed."
         answer_zh += f" 有 {len(disagree)} 条来源说法与此不同或无法确认。"
-    return FactAnswer.of(**head, conclusion_id=f"{ref.key}" if ref is not None else None, fact=FactValue.of(**fact),
+    return FactAnswer.of(**head, conclusion_id=f"{ref.key}" if ref is not None else None, fact=value,
                          support=support_ref + support, contradictions=disagree,
                          answer=answer_en if lang == "en" else answer_zh, summary={"en": answer_en, "zh": answer_zh})

@@ -116,7 +116,7 @@ def compare(state: Session, subjects: list[str], attribute: str, order: str | No
     when ``order`` is "less") when the values decide it."""
     vocab = state.kb.vocab
     attr = vocab.attributes[attribute]
-    cited: dict[str, int] = {}
+    numbers: dict[str, int] = {}          # each reference fact's citation number, in the order cited
     support: list[Support] = []
     compared: list[ComparedFact] = []
     groups: list[tuple[str, list[tuple[float, float]]]] = []
@@ -127,44 +127,53 @@ def compare(state: Session, subjects: list[str], attribute: str, order: str | No
         for eid in vocab.sized_variants(subject) or [subject]:
             found = references_of(view, vocab, eid, attribute)
             if not found:
-                facts.append(FactValue.of(subject=eid, attribute=attribute, value=None, text="not in the reference tier"))
+                facts.append(value_of(None, None, eid, attribute, vocab))
                 numeric = False
             for ref, via in found:
                 for r in [ref] + ([via] if via is not None else []):
-                    if r.key not in cited:
-                        cited[r.key] = len(cited) + 1
-                        support.append(Support.of(type="reference", id=r.key, citation=r.citation, confidence=r.confidence))
+                    if r.key not in numbers:
+                        numbers[r.key] = len(numbers) + 1
+                        support.append(cited(r))
                 b = _bounds(ref)
                 numeric = numeric and b is not None
                 units.add(ref.unit if not isinstance(ref.value, bool) else "bool")
                 bounds.append(b)
-                facts.append(value_of(ref, via, eid, vocab))
+                facts.append(value_of(ref, via, eid, attribute, vocab))
         compared.append(ComparedFact.of(named=subject, facts=facts))
         groups.append((subject, [b for b in bounds if b is not None]))
     leader, strict = _leader(groups, order or "more") if numeric and len(units) == 1 else (None, False)
-    summary = {x: _text(vocab, attr, compared, cited, leader, strict, order, x) for x in ("en", "zh")}
+    summary = {x: _text(vocab, attr, compared, numbers, leader, strict, order, x) for x in ("en", "zh")}
     return FactComparisonAnswer.of(**head, attribute=attribute, compared=compared, order=order or "more",
                                    leader=leader, strict=strict if leader else False, support=support,
                                    answer=summary[lang], summary=summary)
 
 
-def value_of(ref: Fact, via: Fact | None, subject: str, vocab: Vocabulary) -> FactValue:
-    """The answer's value of one reference fact (with its configuration, when it is stated per one)."""
-    extra = {"via": via.key} if via is not None else {}
+def value_of(ref: Fact | None, via: Fact | None, subject: str, attribute: str, vocab: Vocabulary) -> FactValue:
+    """The answer's value of ``subject``'s ``attribute`` from reference fact ``ref`` (entities by their names,
+    with its configuration when it is stated per one), or that the reference tier has none."""
+    if ref is None:
+        return FactValue.of(subject=subject, attribute=attribute, value=None, text="not in the reference tier")
+    value = [v.split(":")[-1] if isinstance(v, str) else v for v in ref.value] if isinstance(ref.value, list) else ref.value
+    extra: dict[str, Any] = {"via": via.key} if via is not None else {}
     if ref.qualifiers:
         extra["qualifiers"] = dict(ref.qualifiers)
-    return FactValue.of(subject=subject, attribute=ref.attribute, value=ref.value, unit=ref.unit,
+    return FactValue.of(subject=subject, attribute=attribute, value=value, unit=ref.unit,
                         text=ref.value_text(vocab), id=ref.key, **extra)
 
 
-def _text(vocab: Vocabulary, attr: Any, compared: list[ComparedFact], cited: dict[str, int], leader: str | None,
+def cited(ref: Fact) -> Support:
+    """A reference fact as the support of an answer: its id, citation and confidence."""
+    return Support.of(type="reference", id=ref.key, citation=ref.citation, confidence=ref.confidence)
+
+
+def _text(vocab: Vocabulary, attr: Any, compared: list[ComparedFact], numbers: dict[str, int], leader: str | None,
           strict: bool, order: str | None, lang: str) -> str:
     """The answer sentence: each product's value with its citation number, then which one leads."""
     zh = lang == "zh"
     parts = []
     for c in compared:
         for f in c.facts:
-            marks = ", ".join(str(cited[k]) for k in (f.get("id"), f.get("via")) if k in cited)
+            marks = ", ".join(str(numbers[k]) for k in (f.get("id"), f.get("via")) if k in numbers)
             text = f.text if f.value is not None else ("参考层中没有" if zh else "not in the reference tier")
             config = configuration(f.get("qualifiers"))
             parts.append(f"{vocab.label(f.subject, lang)}" + (f" ({config})" if config else "")
