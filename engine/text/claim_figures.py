@@ -44,9 +44,8 @@ def figures(ctx: Context) -> list:
 
 def claimed_figures(ctx: Context) -> list:
     """The figures of the unit that equal the claim's value."""
-    n = ctx.claim.norm              # a range's figure is the one whose ends are the range's ("20-100GB/sec")
-    targets = [point_of(ctx.claim)] if point_of(ctx.claim) is not None else \
-        [v for v in (getattr(n, "lo", None), getattr(n, "hi", None)) if v is not None]
+    x, n = point_of(ctx.claim), ctx.claim.norm    # a range's figure: the one whose ends are its ("20-100GB/sec")
+    targets = [x] if x is not None else [v for v in (getattr(n, "lo", None), getattr(n, "hi", None)) if v is not None]
     if not targets:
         return []
     dim = dimension(ctx)

@@ -70,6 +70,7 @@ from ..kb.lexicon import match_entities
 from .glued import glued
 from .guard_base import Context, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, carries, own_ids, size_in_name
 from .figure_guards import unnamed_card
+from .specs import compared_before
 from .guard_list import GUARDS
 
 
@@ -328,7 +329,7 @@ class Guards:
         out: dict[str, bool] = {}
         for m in self._between(unit[0], unit[1]):
             g = vocab.generic(m.eid)
-            compared = m.start >= at and any(rx.search(self.low, max(unit[0], m.start - 40), m.start) for rx in t["compared"])
+            compared = m.start >= at and compared_before(self.low, m.start, unit[0], t)
             own_gpus = carries(self.view, claim.subject, m.eid) and (each or 0 <= m.start - at <= 16)
             out[g] = out.get(g, True) and (compared or own_gpus)
         return {g for g, yes in out.items() if yes}

@@ -12,8 +12,8 @@ from .attributes import attribute_for
 from .claims import bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
 from .subject import HARDWARE, Candidate, carries, host_of, locative_gpu, subject_of, vendor_prefix, widen
 from .workload import LINE_LABEL, contrasted, gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
-from .specs import (announced_figures, cards_of_size, counts_cards, named_specs, per_gpu_owner, per_param,
-                    size_named_variants, form_named_variants)
+from .specs import (announced_figures, cards_of_size, compared_before, counts_cards, named_specs, per_gpu_owner,
+                    per_param, size_named_variants, form_named_variants)
 from .tokens import CLAUSE, NAME_MARKS, Quantity, Row, any_match, first_match, negated, quantities, segment
 
 
@@ -31,7 +31,7 @@ def uncompared(low: str, s: int, ents: list[_Match], t: dict[str, Any]) -> list[
             gap = low[compared.end:m.start] if compared is not None else ""
             chained = compared is not None and any_match(t["coref"]["joiner"], re.sub(r"[（(][^（(）)]*[）)]|'s", "", gap))
             labels = re.match(r"\s*[:：]", low[m.end:m.end + 3]) is not None    # "性能比较 H100 SXM: 80 GB": a label
-            if (chained or any_match(t["compared"], low[max(s, m.start - 40):m.start])) and not labels:
+            if (chained or compared_before(low, m.start, s, t)) and not labels:
                 compared = m
                 continue
         out.append(m)

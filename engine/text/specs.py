@@ -29,6 +29,14 @@ _DIGITS = re.compile(r"(?<![0-9.,\ue000-\ue003])(\d{1,2})(?![0-9.])")
 _GAP_AFTER = re.compile(r"[\s\-]*")
 #: what may stand between a count and the GPU name it counts besides a memory figure ("8 块 16 GB 显存的 V100")
 _CARD_GAP = re.compile(r"[^\ue000-\ue003，,。;；|｜]{0,16}")
+#: how far before a name or a value a comparison word reaches ("almost double the memory of the H100")
+COMPARED_REACH = 40
+
+
+def compared_before(low: str, start: int, floor: int, t: dict[str, Any]) -> bool:
+    """Is what starts at ``start`` what another is compared with: a comparison word (``comparison.before``)
+    ends right before it, within :data:`COMPARED_REACH` characters and not before ``floor``?"""
+    return any(rx.search(low, max(floor, start - COMPARED_REACH), start) for rx in t["compared"])
 
 
 def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],
@@ -64,7 +72,7 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
                     taken.add((attr, x.start))
                     out.append(Candidate(x.start, x.end, x.eid, attr, value, modality="spec", confidence=0.75))
                 continue
-            if any_match(t["compared"], low[max(s, m.start() - 40):m.start()]):
+            if compared_before(low, m.start(), s, t):
                 continue                      # "faster than the Hopper generation": the other's value
             gap = _GAP_AFTER.match(masked, m.end(), e)
             after = gap is not None and any(w.match(masked, gap.end(), e) for w in words)
