@@ -284,10 +284,15 @@ def build_environ(reader: RequestReader, client: Any, server: Any, cfg: Any) -> 
 
 
 class Responder:
-    """``start_response`` and the body writes of one response, through h11, every send bounded by
-    the socket's timeout (set by the worker: a client that does not read is dropped)."""
+    """``start_response`` and the body writes of one response, through h11.
 
-    def __init__(self, sock, reader: RequestReader, close: bool):
+    The socket is non-blocking: what the client does not take at once waits in ``outbox``, for the
+    worker's event loop to send once the app has finished, so that a client that reads slowly holds
+    no thread. Only when more than ``outbox_limit`` bytes wait does the thread itself wait for the
+    client, at most ``send_timeout`` seconds (then the client is dropped: OSError)."""
+
+    def __init__(self, sock, reader: RequestReader, close: bool, outbox_limit: int = 0,
+                 send_timeout: float = 30.0):
         self.sock = sock
         self.h11 = reader.h11
         self.close = close
@@ -296,6 +301,31 @@ class Responder:
         self.headers: list[tuple[str, str]] = []
         self.head_sent = False
         self.sent = 0
+        self.outbox = bytearray()
+        self.outbox_limit = outbox_limit
+        self.send_timeout = send_timeout
+
+    def send(self, data: bytes) -> None:
+        """Send what the socket takes now and keep the rest (see the class)."""
+        view = memoryview(data)
+        while view and not self.outbox:
+            try:
+                view = view[self.sock.send(view):]
+            except (BlockingIOError, InterruptedError):
+                break
+        self.outbox += view
+        if len(self.outbox) > self.outbox_limit:
+            self.flush()
+
+    def flush(self) -> None:
+        """Wait (in this thread) until the client has taken every byte that waits."""
+        if self.outbox:
+            self.sock.settimeout(self.send_timeout)
+            try:
+                self.sock.sendall(self.outbox)
+            finally:
+                self.sock.setblocking(False)
+            self.outbox.clear()
 
     def start_response(self, status: str, headers, exc_info=None):
         if exc_info:
@@ -317,11 +347,11 @@ class Responder:
             out += self.h11.send(h11.Data(data=data))
             self.sent += len(data)
         if out:
-            self.sock.sendall(out)
+            self.send(out)
 
     def finish(self) -> None:
         out = b"" if self.head_sent else self._head(empty=True)
-        self.sock.sendall(out + self.h11.send(h11.EndOfMessage()))
+        self.send(out + self.h11.send(h11.EndOfMessage()))
 
     def _head(self, empty: bool) -> bytes:
         code, _, reason = (self.status or "").partition(" ")
@@ -355,13 +385,15 @@ class RequestInfo:
 class Conn:
     """A client connection and the request being read on it."""
 
-    __slots__ = ("sock", "client", "server", "reader", "deadline", "started", "registered")
+    __slots__ = ("sock", "client", "server", "reader", "deadline", "started", "registered", "outbox", "keep")
 
     def __init__(self, sock: socket.socket, client, server, reader: RequestReader):
         self.sock, self.client, self.server, self.reader = sock, client, server, reader
         self.deadline: float | None = None
         self.started = False         # the request's first byte arrived
         self.registered = False
+        self.outbox = bytearray()    # the end of a response the client has not taken yet
+        self.keep = False            # may the connection be kept once the outbox is sent
 
     def close(self) -> None:
         """Close now, without waiting for the client: half-close, take what already arrived (so the

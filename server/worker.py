@@ -9,12 +9,17 @@ custom workers) and reads HTTP/1.1 with the h11 parser (:mod:`server.http11`):
   and clients that send their request a byte at a time, never hold a thread: an idle connection is
   closed after ``keepalive`` seconds, a request that has not fully arrived READ_TIMEOUT seconds after
   its first byte is answered 408 and closed. ``Expect: 100-continue`` is answered in the loop too;
-* every send is bounded (SEND_TIMEOUT): a client that does not read its response is dropped;
+* a response the client does not take at once is left to the loop to send (up to OUTBOX_RESPONSE
+  bytes per response and OUTBOX_TOTAL per worker; beyond that the thread waits for the client): a
+  client that reads slowly holds no thread. A client that takes no part of its response for
+  SEND_TIMEOUT seconds is dropped;
 * on SIGTERM the worker takes the connections waiting in the listen backlog and closes its listening
   sockets before it drains: requests that arrived are answered (with ``Connection: close``), new
   connections are refused (not queued and then reset when the worker exits). It does the same, without
   a signal, when another KB generation is named to serve (:mod:`server.switch`), and then leaves when
   the master lowers the worker count (TTOU) or after ``graceful_timeout``;
+* liveness probes (PROBE_PATHS) have a thread of their own, so that they never queue behind
+  expensive requests: a probe says whether the worker answers, not how long its queue is;
 * a finished connection is closed without waiting for the client;
 * requests it refuses itself (request line over ``limit_request_line`` -> 414, more than
   ``limit_request_fields`` headers or one over ``limit_request_field_size`` -> 431, malformed -> 400,
@@ -41,6 +46,7 @@ import os
 import queue
 import selectors
 import socket
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -57,6 +63,9 @@ from .wire import ProtocolError, classify, error_bytes, slow_request
 READ_TIMEOUT = 15.0          # seconds for a request to arrive once its first byte is there
 SEND_TIMEOUT = 30.0          # seconds for a client to take each part of a response
 BODY_BUFFER = 257 * 1024     # body bytes collected in the loop (the API accepts bodies up to 256 KiB)
+OUTBOX_RESPONSE = 4 << 20    # bytes of one response the loop sends for its thread, at most
+OUTBOX_TOTAL = 64 << 20      # bytes of responses waiting for slow clients in one worker, at most
+PROBE_PATHS = frozenset({b"/health"})   # answered by their own thread, never queued behind others
 BACKLOG_TAKEN = 2048         # connections taken from the listen backlog at shutdown, at most
 STOP_LINGER = 2.0            # seconds an idle connection stays open once the worker stops
 log = logging.getLogger("gpukb.http")
@@ -84,18 +93,26 @@ class GpukbWorker(Worker):
         self._listening = True
         self.retired = False          # another generation serves: this worker stopped accepting
         self.terminated = False       # SIGTERM came
+        self._outbox_bytes = 0        # response bytes the loop holds for slow clients
+        self._outbox_lock = threading.Lock()
 
     def init_process(self) -> None:
         if self.cfg.is_ssl:
             raise RuntimeError("gpukb's worker serves plain HTTP: put TLS in a reverse proxy in front")
+        self.open_loop()
+        self.follower = Follower(getattr(self.app, "app_config", {}))
+        super().init_process()
+
+    def open_loop(self) -> None:
+        """The thread pools, the selector and the pipe that wakes it (before the loop runs)."""
         self.tpool = ThreadPoolExecutor(max_workers=self.cfg.threads, thread_name_prefix="gpukb-request")
+        self.probe_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpukb-probe")
         self.poller = selectors.DefaultSelector()
         self.done: queue.SimpleQueue = queue.SimpleQueue()
         self._wake_r, self._wake_w = os.pipe()
         for fd in (self._wake_r, self._wake_w):
             os.set_blocking(fd, False)
-        self.follower = Follower(getattr(self.app, "app_config", {}))
-        super().init_process()
+        self.poller.register(self._wake_r, selectors.EVENT_READ, self._drain_pipe)
 
     def handle_exit(self, sig, frame) -> None:
         super().handle_exit(sig, frame)
@@ -104,11 +121,11 @@ class GpukbWorker(Worker):
 
     def handle_quit(self, sig, frame) -> None:
         self.tpool.shutdown(wait=False, cancel_futures=True)
+        self.probe_pool.shutdown(wait=False, cancel_futures=True)
         super().handle_quit(sig, frame)
 
     # -- the event loop ------------------------------------------------------------------------------
     def run(self) -> None:
-        self.poller.register(self._wake_r, selectors.EVENT_READ, self._drain_pipe)
         for listener in self.sockets:
             listener.setblocking(False)
         while self.alive:
@@ -242,7 +259,10 @@ class GpukbWorker(Worker):
             deadline, _, conn = heapq.heappop(self.deadlines)
             if conn.deadline != deadline:
                 continue                          # stale: the connection moved on since
-            if conn.started:
+            if conn.outbox:
+                self.log.debug("dropped %s: it took no part of its response in %s s", _ip(conn.client), SEND_TIMEOUT)
+                self._close(conn)
+            elif conn.started:
                 self._refuse(conn, slow_request(READ_TIMEOUT))
             else:
                 self._close(conn)
@@ -257,6 +277,8 @@ class GpukbWorker(Worker):
     def _close(self, conn: Conn) -> None:
         self._unwatch(conn)
         self.nr_conns -= 1
+        self._release(len(conn.outbox))
+        conn.outbox.clear()
         conn.close()
 
     @staticmethod
@@ -270,7 +292,8 @@ class GpukbWorker(Worker):
     # -- handing requests to threads, and taking the connections back --------------------------------
     def _dispatch(self, conn: Conn) -> None:
         self._unwatch(conn)
-        future = self.tpool.submit(self._serve, conn)
+        probe = conn.reader.request.target.partition(b"?")[0] in PROBE_PATHS
+        future = (self.probe_pool if probe else self.tpool).submit(self._serve, conn)
         future.add_done_callback(partial(self._wake, conn))
 
     def _wake(self, conn: Conn, future) -> None:
@@ -287,17 +310,64 @@ class GpukbWorker(Worker):
             if failed is not None:
                 self.log.error("a request thread failed: %r", failed)
             keep = not future.cancelled() and failed is None and future.result()
-            if not keep or not self.alive:
-                self._close(conn)
-                continue
-            leftover = conn.reader.leftover()
-            conn.reader, conn.started = self._reader(), bool(leftover)
-            conn.sock.setblocking(False)
-            if leftover:                          # a pipelined request
-                self._wait(conn)
-                self._take(conn, leftover)
+            if conn.outbox:                       # the client has not taken the whole response yet
+                conn.keep = keep
+                self._send_rest(conn)
             else:
-                self._wait(conn)
+                self._next_request(conn, keep)
+
+    def _next_request(self, conn: Conn, keep: bool) -> None:
+        """A response is sent: read the connection's next request, or close it."""
+        if not keep or not self.alive:
+            self._close(conn)
+            return
+        leftover = conn.reader.leftover()
+        conn.reader, conn.started = self._reader(), bool(leftover)
+        conn.sock.setblocking(False)
+        self._wait(conn)
+        if leftover:                              # a pipelined request
+            self._take(conn, leftover)
+
+    # -- the ends of responses, sent by the loop ----------------------------------------------------------
+    def _hand_over(self, conn: Conn, resp: Responder) -> bool:
+        """Leave what the client has not taken of ``resp`` to the loop, if the worker's budget allows."""
+        n = len(resp.outbox)
+        if n:
+            with self._outbox_lock:
+                if self._outbox_bytes + n > OUTBOX_TOTAL:
+                    return False
+                self._outbox_bytes += n
+            conn.outbox = resp.outbox
+        return True
+
+    def _release(self, n: int) -> None:
+        if n:
+            with self._outbox_lock:
+                self._outbox_bytes -= n
+
+    def _send_rest(self, conn: Conn) -> None:
+        """Send the outbox as the client takes it; a client that takes nothing for SEND_TIMEOUT is dropped."""
+        conn.deadline = time.monotonic() + SEND_TIMEOUT
+        heapq.heappush(self.deadlines, (conn.deadline, next(self._n), conn))
+        if not conn.registered:
+            self.poller.register(conn.sock, selectors.EVENT_WRITE, partial(self._on_writable, conn))
+            conn.registered = True
+
+    def _on_writable(self, conn: Conn, _fileobj) -> None:
+        try:
+            n = conn.sock.send(conn.outbox)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:                           # the client is gone
+            self._close(conn)
+            return
+        del conn.outbox[:n]
+        self._release(n)
+        if conn.outbox:
+            self._send_rest(conn)                 # it took a part: a new deadline for the next
+        else:
+            self._unwatch(conn)
+            self._next_request(conn, conn.keep)
 
     def _serve(self, conn: Conn) -> bool:
         """Run the app on a complete request (in a thread); True: the connection may be kept."""
@@ -306,9 +376,10 @@ class GpukbWorker(Worker):
             self.log.info("Autorestarting worker after current request.")
             self.alive = False
         reader, sock = conn.reader, conn.sock
-        sock.settimeout(SEND_TIMEOUT)
+        sock.setblocking(False)
         environ = build_environ(reader, conn.client, conn.server, self.cfg)
-        resp = Responder(sock, reader, close=not self.alive or not self.cfg.keepalive or reader.partial)
+        resp = Responder(sock, reader, close=not self.alive or not self.cfg.keepalive or reader.partial,
+                         outbox_limit=OUTBOX_RESPONSE, send_timeout=SEND_TIMEOUT)
         req = RequestInfo(environ)
         started = datetime.now()
         try:
@@ -321,6 +392,8 @@ class GpukbWorker(Worker):
             finally:
                 if hasattr(result, "close"):
                     result.close()
+            if not self._hand_over(conn, resp):
+                resp.flush()
         except OSError as exc:                    # the client is gone, or did not take the response in time
             self.log.debug("dropped the connection of %s: %s", _ip(conn.client), exc)
             return False
@@ -329,7 +402,8 @@ class GpukbWorker(Worker):
                       printable(environ["RAW_URI"][:300]), printable(_ip(conn.client)), exc_info=exc)
             if not resp.head_sent:
                 try:
-                    sock.sendall(error_bytes(*classify(exc)))
+                    resp.send(error_bytes(*classify(exc)))
+                    resp.flush()
                 except OSError:
                     pass
             return False
@@ -355,6 +429,7 @@ class GpukbWorker(Worker):
             self.notify()
             self._turn()
         self.tpool.shutdown(wait=False, cancel_futures=True)
+        self.probe_pool.shutdown(wait=False, cancel_futures=True)
         for _, _, conn in self.deadlines:
             if conn.deadline is not None:
                 self._close(conn)

@@ -416,3 +416,23 @@ def test_uncached_answers_take_turns_at_the_engine(app, monkeypatch, allowed):
     finally:
         app.extensions.pop("gpukb_engine_gate", None)
     assert codes == [400] * 6 and peak[0] == allowed
+
+
+def test_a_repeated_audit_is_served_from_the_answer_cache(app, monkeypatch):
+    """The audit is the largest answer (megabytes): each kind of audit asked is computed and serialised
+    once per worker, as every other answer is, and its media type is kept."""
+    kb = app.extensions["gpukb"]
+    calls = []
+    real = kb.audit
+
+    def counted(**kw):
+        calls.append(kw)
+        return real(**kw)
+    monkeypatch.setattr(kb, "audit", counted, raising=False)
+    app.extensions.pop("gpukb_answers", None)
+    c = app.test_client()
+    first, again = c.get("/v1/audit?kind=incorrect"), c.get("/v1/audit?kind=incorrect")
+    review = c.get("/v1/audit?kind=incorrect&format=claimreview")
+    assert first.status_code == again.status_code == review.status_code == 200
+    assert first.get_json() == again.get_json() and first.get_json()["findings"]
+    assert len(calls) == 2 and review.mimetype == "application/ld+json" and first.mimetype == "application/json"

@@ -104,11 +104,27 @@ def test_refused_requests_and_their_status(data, status):
 
 
 class _Sock:
-    def __init__(self):
-        self.out = b""
+    """A non-blocking socket whose client takes ``room`` bytes, then nothing until ``sendall``."""
+
+    def __init__(self, room: int = 1 << 30):
+        self.out, self.room, self.timeouts = b"", room, []
+
+    def send(self, data):
+        if self.room <= 0:
+            raise BlockingIOError
+        n = min(len(data), self.room)
+        self.out += bytes(data[:n])
+        self.room -= n
+        return n
 
     def sendall(self, data):
-        self.out += data
+        self.out += bytes(data)
+
+    def settimeout(self, t):
+        self.timeouts.append(t)
+
+    def setblocking(self, flag):
+        self.timeouts.append(None if flag else 0.0)
 
 
 @pytest.mark.parametrize("method, close, expect", [
@@ -124,6 +140,20 @@ def test_the_response_goes_through_h11(method, close, expect):
     assert sock.out.startswith(b"HTTP/1.1 200 OK\r\n") and sock.out.endswith(expect) and b"Date: " in sock.out
     assert (b"hello" in sock.out) is (method == b"GET") and (b"Connection: close" in sock.out) is close
     assert reader.reusable() is not close and reader.h11.our_state in (h11.DONE, h11.MUST_CLOSE)
+
+
+def test_what_a_slow_client_does_not_take_waits_for_the_loop_and_past_the_limit_for_the_thread():
+    reader = _read(b"GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+    sock = _Sock(room=30)
+    resp = Responder(sock, reader, close=False, outbox_limit=1000, send_timeout=7)
+    write = resp.start_response("200 OK", [("Content-Length", "1500")])
+    write(b"a" * 500)
+    assert len(sock.out) == 30 and sock.timeouts == []            # nobody waited: the rest is in the outbox
+    head_and_500 = 30 + len(resp.outbox)
+    write(b"b" * 1000)                                             # over the limit: the thread waits for the client
+    assert sock.timeouts == [7, 0.0] and not resp.outbox and len(sock.out) == head_and_500 + 1000
+    resp.finish()
+    assert sock.out.endswith(b"b" * 1000) and not resp.outbox
 
 
 # -- on a real server with one worker of one thread ---------------------------------------------------
@@ -184,3 +214,94 @@ def test_keep_alive_and_pipelining_on_the_real_server(one_thread):
             data += chunk
     first, second = data.split(b"HTTP/1.1 200 OK")[1:]
     assert b"Connection: close" not in first and b"Connection: close" in second and data.endswith(b"\r\n\r\n")
+
+
+@pytest.mark.slow
+def test_a_client_that_does_not_read_its_answer_holds_no_thread(one_thread):
+    """The one thread hands the end of a 1 MB audit answer to the loop and serves /health; the answer,
+    read later, arrives whole."""
+    s = socket.create_connection(("127.0.0.1", one_thread), timeout=30)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    try:
+        s.sendall(b"GET /v1/audit HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        time.sleep(0.5)
+        assert max(_health_s(one_thread) for _ in range(5)) < 1.0
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    finally:
+        s.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 ")
+    length = int(next(v for k, _, v in (h.partition(b": ") for h in head.split(b"\r\n")[1:])
+                      if k.lower() == b"content-length"))
+    assert len(body) == length > 500_000
+
+
+def _app(size: int):
+    def app(environ, start_response):
+        body = b"x" * size if environ["PATH_INFO"] == "/big" else b"ok"
+        start_response("200 OK", [("Content-Length", str(len(body)))])
+        return [body]
+    return app
+
+
+@pytest.fixture
+def worker():
+    """A GpukbWorker with its loop open and a plain WSGI app, driven turn by turn by the test."""
+    import logging
+    from gunicorn.config import Config
+    from gunicorn.glogging import Logger
+    from gpukb.server.switch import Follower
+    from gpukb.server.worker import GpukbWorker
+    cfg = Config()
+    cfg.set("threads", 1)
+    w = GpukbWorker(0, os.getpid(), [], None, 30, cfg, Logger(cfg))
+    w.open_loop()
+    w.wsgi, w.alive, w.follower = _app(3 << 20), True, Follower({})
+    logging.getLogger("gunicorn.error").setLevel(logging.ERROR)
+    yield w
+    w.tpool.shutdown()
+    w.probe_pool.shutdown()
+
+
+def _connect(w, request: bytes):
+    from gpukb.server.http11 import Conn
+    ours, theirs = socket.socketpair()
+    ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+    ours.setblocking(False)
+    w.nr_conns += 1
+    conn = Conn(ours, ("127.0.0.1", 1), ("127.0.0.1", 2), w._reader())
+    w._wait(conn)
+    theirs.sendall(request)
+    return conn, theirs
+
+
+def test_the_loop_sends_what_a_slow_client_has_not_taken_and_the_thread_serves_the_next(worker):
+    conn, client = _connect(worker, b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+    deadline = time.monotonic() + 10
+    while not conn.outbox and time.monotonic() < deadline:    # the one thread answers, hands the rest over
+        worker._turn()
+    assert conn.outbox and worker._outbox_bytes == len(conn.outbox)
+    other, other_client = _connect(worker, b"GET /small HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = b""
+    while not got.endswith(b"ok") and time.monotonic() < deadline:   # served while /big waits for its client
+        worker._turn()
+        other_client.setblocking(False)
+        try:
+            got += other_client.recv(65536)
+        except BlockingIOError:
+            pass
+    assert got.startswith(b"HTTP/1.1 200 ") and got.endswith(b"ok")
+    data = b""
+    client.setblocking(False)
+    while len(data) < 3 << 20 and time.monotonic() < deadline:      # the slow client reads at last
+        worker._turn()
+        try:
+            data += client.recv(1 << 20)
+        except BlockingIOError:
+            pass
+    assert data.endswith(b"x" * 1000) and len(data.partition(b"\r\n\r\n")[2]) == 3 << 20
+    assert not conn.outbox and worker._outbox_bytes == 0 and conn.registered    # kept, waiting for its next request
+    for s in (client, other_client):
+        s.close()

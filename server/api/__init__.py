@@ -291,7 +291,7 @@ def json_response(obj: Any, status: int = 200, mimetype: str | None = None) -> R
     return resp
 
 
-def cached_json(key: tuple, produce) -> Response:
+def cached_json(key: tuple, produce, mimetype: str = "application/json") -> Response:
     """A JSON answer served from this worker's cache of serialised answers when it has one.
 
     Answers depend only on the question and the KB release (the KB is read-only while serving), so
@@ -322,7 +322,7 @@ def cached_json(key: tuple, produce) -> Response:
                                    or ext["gpukb_answers_bytes"] > max_bytes):
                     _, old = entries.popitem(last=False)
                     ext["gpukb_answers_bytes"] -= len(old)
-    return Response(body, mimetype="application/json")
+    return Response(body, mimetype=mimetype)
 
 
 def text_response(text: str) -> Response:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from . import KB_VERSION, SOURCE, WITHOUT, Param, json_response, read_args
+from . import KB_VERSION, SOURCE, WITHOUT, Param, cached_json, json_response, read_args
 from .routes import route
 from ..state import engine_method
 from gpukb.engine.core.terms import FINDING_KINDS
@@ -27,10 +27,11 @@ def audit():
     fn = engine_method("audit", "the audit")
     fmt = "claimreview" if args["format"] == "claimreview" else None
     extra = {"without": args["without"]} if args["without"] is not None else {}
-    result = fn(source=args["source"], kind=args["kind"], kb_version=args["kb_version"], fmt=fmt, **extra)
-    if fmt == "claimreview":
-        return json_response(result.to_json(), mimetype="application/ld+json")
-    return json_response(result.to_json())
+    key = ("audit", args["source"], args["kind"], fmt, args["kb_version"],
+           None if args["without"] is None else tuple(args["without"]))
+    return cached_json(key, lambda: fn(source=args["source"], kind=args["kind"], kb_version=args["kb_version"],
+                                       fmt=fmt, **extra).to_json(),
+                       mimetype="application/ld+json" if fmt == "claimreview" else "application/json")
 
 
 @route(bp, "get", "/v1/audit/gaps", tag="audit", params=(KB_VERSION,), errors=(400, 404, 500, 503),
