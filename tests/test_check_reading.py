@@ -182,7 +182,7 @@ def test_an_optimizers_bytes_one_master_copy_off_are_not_wrong(gpukb, text, stat
     ("The H100 delivers 756 TFLOPS of FP16.", "supported", "gpu:H100-PCIe"),
     ("The H100's FP8 throughput is 1,979 TFLOPS.", "supported", "gpu:H100-80GB"),
     ("The H100's FP8 throughput reaches 5,000 TFLOPS.", "incorrect", "gpu:H100-80GB"),
-    ("H100 的 FP16 Tensor 算力为 1979 TFLOPS。", "incorrect", "gpu:H100-80GB"),       # the with-sparsity figure as dense
+    ("H100 的 FP16 Tensor 算力为 1979 TFLOPS。", "overstated", "gpu:H100-80GB"),      # the with-sparsity figure as dense
 ])
 def test_a_figure_of_a_product_with_variants_is_judged_against_the_nearest_variant(gpukb, text, status, variant):
     [c] = [c for c in _claims(gpukb, text) if c["attribute"].endswith("tensor_tflops")]

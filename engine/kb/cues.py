@@ -60,7 +60,9 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # components it is read before (keys: count attributes such as tensor_core_generation)
               "ordinal", "generation",
               # the words of a fact question comparing products that ask for the higher or the lower value
-              "question_order")
+              "question_order",
+              # the words that, written right after a GPU's name, name another card of its line ("RTX 3090 Ti")
+              "product_suffix")
 
 
 def load_cues(raw: Any, path: str, issues: list[Issue]) -> dict[str, dict[str, tuple[str, ...]]]:

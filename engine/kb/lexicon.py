@@ -135,7 +135,22 @@ def _match_entities(low: str, vocab: Vocabulary) -> list[Match]:
             chosen.append(f)
             for i in range(f.start, f.end):
                 taken[i] = True
+    suffix = _other_product_suffix(vocab)
+    if suffix is not None:      # "RTX 3090 Ti" names another card than "RTX 3090": no mention of the latter
+        chosen = [f for f in chosen if f.kind != "gpu" or not suffix.match(low, f.end)]
     return sorted(chosen, key=lambda x: x.start)
+
+
+_SUFFIXES: "weakref.WeakKeyDictionary[Vocabulary, Any]" = weakref.WeakKeyDictionary()
+
+
+def _other_product_suffix(vocab: Vocabulary) -> re.Pattern[str] | None:
+    """The words that, written right after a GPU's name, name another card of its line (cues
+    ``product_suffix.other``: "Ti", "Super", "Max-Q"), compiled once per vocabulary."""
+    def build(v: Vocabulary) -> Any:
+        pats = (getattr(v, "cues", None) or {}).get("product_suffix", {}).get("other", ())
+        return re.compile("|".join(f"(?:{p})" for p in pats)) if pats else False
+    return per_vocabulary(_SUFFIXES, vocab, build) or None
 
 
 _CUES: "weakref.WeakKeyDictionary[Vocabulary, dict[str, tuple[tuple[str, re.Pattern[str]], ...]]]" = weakref.WeakKeyDictionary()

@@ -76,7 +76,9 @@ class Fact:
             unit = self.unit or ""
             if vocab is not None and self.attribute in vocab.attributes:
                 dim = vocab.attributes[self.attribute].dimension
-                unit = vocab.canonical_unit(dim) if dim else unit
+                if dim:         # the canonical unit, or the fact's own when it is the same scale (TOPS for TFLOPS)
+                    units, canonical = vocab.units[dim], vocab.canonical_unit(dim)
+                    unit = unit if units.get(unit) == units[canonical] else canonical
                 if dim == "params":
                     return _params_text(self.norm)
             return ("~" if self.approx else "") + self.norm.text(unit)

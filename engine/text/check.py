@@ -90,8 +90,9 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None,
     low = aligned_lower(text)
     breaks = [i for i, ch in enumerate(text) if ch == "\n"]        # a claim's line: the breaks before it
     for c in ex.claims:
-        if sparse(low, c) and "sparsity" in vocab.qualifiers:
-            c.qualifiers = {**(c.qualifiers or {}), "sparsity": True}
+        said = sparse(low, c)           # True: with sparsity; False: said to be dense; None: not said
+        if said is not None and "sparsity" in vocab.qualifiers:
+            c.qualifiers = {**(c.qualifiers or {}), "sparsity": said}
         line = bisect_left(breaks, c.start) + 1
         where = {"file": "<text>", "line": line}
         norm, errs = vocab.check_value(c.attribute, c.value, c.unit, where)
@@ -181,15 +182,16 @@ SPARSITY_REACH = 60
 
 
 def _sparsity_reader(vocab):
-    """Whether a throughput claim's figure is stated as the with-sparsity one (vocabulary cues ``sparsity``)."""
+    """Whether a throughput claim's figure is stated as the with-sparsity one (True), as the dense one (False) or
+    neither (None) (vocabulary cues ``sparsity``)."""
     cues = vocab.cues.get("sparsity") or {}
     yes = [re.compile(p) for p in cues.get("true", ())]
     no = [re.compile(p) for p in cues.get("false", ())]
 
-    def read(low: str, c) -> bool:
+    def read(low: str, c) -> bool | None:
         spec = vocab.attributes.get(c.attribute)
         if spec is None or spec.dimension != "compute":
-            return False
+            return None
         fig = last_figure(low, (c.start, c.end))
         at = fig.start() if fig else c.start
         # the words after the figure up to the next figure or clause, and those just before it back to the
@@ -205,9 +207,11 @@ def _sparsity_reader(vocab):
         before = before[max([m.end() for m in _STOP.finditer(before)] or [0]):]
         after = low[at:c.end] + " " + after       # a word right after the figure is its own ("1,979 TFLOPS with
         if any(rx.search(after) for rx in no):    # sparsity" after "989 TFLOPS of dense BF16"): it wins
-            return False
-        return any(rx.search(after) for rx in yes) or (any(rx.search(before) for rx in yes)
-                                                       and not any(rx.search(before) for rx in no))
+            return False                          # said to be dense
+        if any(rx.search(after) for rx in yes) or (any(rx.search(before) for rx in yes)
+                                                   and not any(rx.search(before) for rx in no)):
+            return True
+        return False if any(rx.search(before) for rx in no) else None
     return read
 
 
@@ -305,9 +309,23 @@ def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dic
         name = vocab.label(c.subject)
         via = "" if ref.subject == c.subject else f" ({vocab.label(ref.subject)})"
         en, zh = (vocab.attribute_label(c.attribute, lang, ref.qualifiers) for lang in ("en", "zh"))
-        return {"en": f"{name}{via}: {en} is {shown_value(ref, vocab, 'en')}, not {shown_value(c, vocab, 'en')} [{ref.citation}].",
-                "zh": f"{name}{via} 的{zh}为 {shown_value(ref, vocab, 'zh')}，而非 {shown_value(c, vocab, 'zh')}（{ref.citation}）。"}
+        said_en, said_zh = shown_value(c, vocab, "en"), shown_value(c, vocab, "zh")
+        if isinstance(c.value, (int, float)) and c.unit and c.unit not in said_en:    # "9 POPS" as written
+            said_en = said_zh = ("~" if c.approx else "") + f"{c.value:g} {c.unit}"
+        # the claim's figure is the evidence's in another scope (its with-sparsity rate): say which
+        twin = next((r for r in refs[1:] if r.subject == ref.subject and r.qualifiers != ref.qualifiers
+                     and _same_figure(r, c)), None)
+        is_en = f", which is its {vocab.attribute_label(c.attribute, 'en', twin.qualifiers)}" if twin else ""
+        is_zh = f"（后者是其{vocab.attribute_label(c.attribute, 'zh', twin.qualifiers)}）" if twin else ""
+        return {"en": f"{name}{via}: {en} is {shown_value(ref, vocab, 'en')}, not {said_en}{is_en} [{ref.citation}].",
+                "zh": f"{name}{via} 的{zh}为 {shown_value(ref, vocab, 'zh')}，而非 {said_zh}{is_zh}（{ref.citation}）。"}
     return {"en": top["explanation"]["en"], "zh": top["explanation"]["zh"]}
+
+
+def _same_figure(a: Fact, b: Fact) -> bool:
+    """Two facts of one quantity with the same figure (within a thousandth)."""
+    x, y = (f.norm.point() if isinstance(f.norm, Interval) else None for f in (a, b))
+    return x is not None and y is not None and abs(x - y) <= 1e-3 * max(abs(x), abs(y))
 
 
 def summary(claims: list[CheckedClaim], skipped: list[dict[str, Any]]) -> Bilingual:

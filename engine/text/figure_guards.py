@@ -355,3 +355,23 @@ def weights_only(ctx: Context) -> dict[str, str] | None:
     if x < (1 - WEIGHTS_ROUNDING) * weights:
         return None
     return {"weights": f"{weights:.3g} GB", "params": f"{n / 1e9:g}B", "bytes": f"{min(widths):g}"}
+
+
+def non_tensor_rate(ctx: Context) -> dict[str, str] | None:
+    """"| RTX 3090 | … | FP16 TFLOPS | 35.6 |": a Tensor Core rate read from a figure whose words (its sentence, or
+    its table row and header) never say Tensor (cues ``check_guard.tensor_word``) and that is exactly the card's
+    own FP32 rate: GeForce and workstation cards run FP16 on their shader cores at their FP32 rate, and texts list
+    that figure as "FP16 TFLOPS". Which of the two rates the text means is unclear, so the figure is no error."""
+    c = ctx.claim
+    x = point_of(c)
+    if not c.attribute.endswith("_tensor_tflops") or not x or c.qualifiers.get("sparsity") is not None:
+        return None
+    seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
+    if any(rx.search(seg) for rx in vocab_cues(ctx.vocab, "tensor_word")):
+        return None
+    own = own_ids(ctx.vocab, c.subject)
+    for ref in references(ctx.view, "fp32_tflops"):
+        y = point_of(ref)
+        if ref.subject in own and y and abs(x - y) <= SAME_FIGURE * max(x, y):
+            return {"figure": ref.value_text(ctx.vocab), "citation": ref.citation or ""}
+    return None

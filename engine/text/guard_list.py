@@ -9,7 +9,7 @@ from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
 from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
-                            pcie_link, optimizer_scope, other_attributes_figure, other_products_figure,
+                            pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
                             weights_only)
 
@@ -90,6 +90,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("other_attributes_figure",
           "the figure is this product's {attribute} ({figure}); the sentence gives several figures, and which one goes with which word is unclear",
           "该数字正是该产品的{attribute_zh}（{figure}）；句中有多个数字，对应关系不明", other_attributes_figure),
+    Guard("non_tensor_rate",
+          "the figure is this card's FP32 rate ({figure}, {citation}) and its words never say Tensor: it may be the card's FP16 rate on its shader cores, which many cards run at their FP32 rate, not its Tensor Core rate",
+          "该数字正是该卡的 FP32 算力（{figure}，{citation}），且文中未提 Tensor：它可能是着色器核心的 FP16 算力（许多卡与其 FP32 算力相同），而非 Tensor Core 算力", non_tensor_rate),
     Guard("another_reading",
           "the figure is exactly the {product}'s {attribute} ({figure}, {citation}): the text may mean that, not the figure gpukb read",
           "该数字正是{product_zh}的{attribute_zh}（{figure}，{citation}）：文中可能指的是它，而非 gpukb 读出的那一项", another_reading),
