@@ -28,6 +28,7 @@ def vocab(gpukb):
     ("GN7.2XLARGE32 的价格是多少", "instance:GN7.2XLARGE32"),
     ("GN7.LARGE20 单价", "instance:GN7.LARGE20"),
     ("租一台 GN7.5XLARGE80 一小时要几块钱？", "instance:GN7.5XLARGE80"),
+    ("What is the hourly rate of GN7.2XLARGE32?", "instance:GN7.2XLARGE32"),
 ])
 def test_a_price_question_is_a_fact_question_about_the_price(vocab, question, subject):
     p = parse_question(question, vocab)
@@ -60,6 +61,8 @@ def test_which_is_cheaper_compares_the_prices(vocab, question, order):
     "GN7.2XLARGE32 包月多少钱",
     "What is the spot price of GN7.2XLARGE32?",
     "What is the memory cost of GN7.2XLARGE32?",
+    "What is the network rate of GN7.2XLARGE32?",           # a rate that is no price
+    "GN7.2XLARGE32 一个月多少钱",                             # a month's price
     "Which is cheaper to run 7B LoRA, T4 or A10?",          # a workload compared: the sizing comparison
     "What is the cheapest GN7 size that can QLoRA a 7B model?",
 ])
