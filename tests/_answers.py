@@ -98,6 +98,9 @@ QUESTIONS = [
     "有人说 A10 的显存带宽是 900GB/s，对吗？",                              # a statement to verify: a claim check
     "Compare the memory bandwidth of the H100 and the H800",          # a spec compared, stated per form factor
     "Which has more memory, the GN7, the GN8 or the B300?",           # a leader, and a GPU the KB does not know
+    "Does the H100 support FP8?",                                      # yes or no from the cited list
+    "How much does g5.xlarge cost per hour?",                          # a price the KB does not have, and why
+    "Which is cheaper, GN7.2XLARGE32 or GN8.LARGE56?",                 # prices compared: the lower leads
 ]
 #: Bad inputs: (method, path, keyword arguments of the test client's open()).
 BAD = [

@@ -67,9 +67,14 @@ def test_releases_tell_the_history(kb):
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
                      "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14",
                      "2026.12.15", "2026.12.16", "2026.12.17", "2026.12.18", "2026.12.19", "2026.12.20", "2026.12.21",
-                     "2026.12.22", "2026.12.23"]
+                     "2026.12.22", "2026.12.23", "2026.12.24"]
     (first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi,
-     sharded, deepspeed, split, pcie, megatron, groups, frozen, galore) = (kb.release(n) for n in names)
+     sharded, deepspeed, split, pcie, megatron, groups, frozen, galore, precisions) = (kb.release(n) for n in names)
+    # 2026.12.24 lists the precisions each GPU's tensor cores run, cited to NVIDIA's datasheets and whitepapers
+    assert "R-H100-80GB-tensor_core_precisions" not in galore.facts
+    h100 = precisions.facts["R-H100-80GB-tensor_core_precisions"]
+    assert "precision:fp8" in h100.value and "precision:int4" not in h100.value and "nvidia" in h100.citation.lower()
+    assert "R-T4-tensor_core_precisions" in galore.facts        # the T4's list was there from the first release
     # 2026.12.23 sizes GaLore's projected optimizer states and Q-GaLore's INT8 weights (the papers and their code),
     # and catalogues LLaMA-7B from the LLaMA paper's Table 2
     for fid in ("R-GALORE-states", "R-QGALORE-int8-weights", "R-QGALORE-int4-projection", "R-llama-7b-params",

@@ -107,7 +107,9 @@ def _ask(state: Session, q: str, parsed: Any, base: dict[str, Any], view: Releas
         return facts.compare(state, parsed.compared["subjects_compared"], parsed.fact["attribute"],
                              parsed.fact.get("order"), view, lang, {**base, "kind": "fact_comparison"})
     if parsed.kind == "fact" and parsed.fact:
-        return fact(state, parsed.fact["subject"], parsed.fact["attribute"], view, lang, {**base, "kind": "fact"})
+        subject = parsed.fact["subject"]
+        return fact(state, subject, facts.attribute_for(view, subject, parsed.fact["attribute"]), view, lang,
+                    {**base, "kind": "fact"}, parsed.fact.get("asks"))
     missing = _notes(parsed.missing or [ap.MISSING_LOOKUP], state.kb.vocab)
     return _unknown(base, parsed, missing,
                     "我没能理解这个问题。缺少：" + "、".join(in_lang(missing, lang)) if lang == "zh"
@@ -165,9 +167,10 @@ def alternatives(state: Session, parsed: Any, body: dict[str, Any], view: Releas
 
 
 def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: str,
-         head: dict[str, Any]) -> FactAnswer:
+         head: dict[str, Any], asks: list[str] | None = None) -> FactAnswer:
     """A fact answer: the reference value, its citation, and the source claims for and against it
-    (``head``: the answer's first fields, its kind and the question asked)."""
+    (``head``: the answer's first fields, its kind and the question asked); ``asks``: the values a yes/no
+    question asks a list for ("Does the H100 support FP8?"), answered yes or no from the cited list."""
     vocab = state.kb.vocab
     found = facts.references_of(view, vocab, subject, attribute)     # per configuration when stated so
     ref, via = found[0] if found else (None, None)
@@ -182,7 +185,11 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
             support.append(Support.of(type="claim", **item))
         else:
             disagree.append(Contradiction.of(**item))
-    value = facts.value_of(ref, via, subject, attribute, vocab)
+    reason = facts.missing_reason(view, subject, attribute) if ref is None else None
+    value = facts.value_of(ref, via, subject, attribute, vocab, reason)
+    yes_no: dict[str, Any] = {}
+    if ref is not None and asks and isinstance(ref.value, list):
+        yes_no = {"asks": [vocab.label(a) for a in asks], "holds": all(a in ref.value for a in asks)}
     if ref is not None:
         conf_zh = {"high": "高", "medium": "中", "low": "低"}.get(str(ref.confidence), str(ref.confidence))
         text_en = text_zh = ref.value_text(vocab)
@@ -207,13 +214,20 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
             answer_en += f" Also {said} [{n}: {other.citation}]."
             answer_zh += f"另有 {said} [{n}：{other.citation}]。"
             support_ref.append(facts.cited(other))
+        if yes_no:                          # a yes/no question about a list: its answer first, then the list
+            lacking = [vocab.label(a) for a in asks or [] if a not in ref.value]
+            answer_en = ("Yes. " if yes_no["holds"] else f"No: {' and '.join(lacking)} is not in the list. ") + answer_en
+            answer_zh = ("是。" if yes_no["holds"] else f"否：列表中没有 {'、'.join(lacking)}。") + answer_zh
     else:
         answer_en = f"The reference tier has no {attr.en if attr else attribute} for {vocab.label(subject)}."
         answer_zh = f"参考层中没有 {vocab.label(subject, 'zh')} 的{attr.zh if attr else attribute}。"
+        if reason:                          # why: a price the provider's stored pages do not give
+            answer_en = f"{answer_en[:-1]}: {reason.rstrip('.')}."
+            answer_zh = f"{answer_zh[:-1]}：{getattr(reason, 'zh', reason).rstrip('。')}。"
         support_ref = []
     if disagree:
         answer_en += f" {len(disagree)} source claim(s) say otherwise or cannot be confirmed."
         answer_zh += f" 有 {len(disagree)} 条来源说法与此不同或无法确认。"
-    return FactAnswer.of(**head, conclusion_id=f"{ref.key}" if ref is not None else None, fact=value,
+    return FactAnswer.of(**head, **yes_no, conclusion_id=f"{ref.key}" if ref is not None else None, fact=value,
                          support=support_ref + support, contradictions=disagree,
                          answer=answer_en if lang == "en" else answer_zh, summary={"en": answer_en, "zh": answer_zh})

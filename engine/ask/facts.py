@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..catalog import inventory as inv
 from ..kb.interval import Interval
-from ..kb.lexicon import Match, resolve_variant
+from ..kb.lexicon import Match, cue_patterns, resolve_variant
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Vocabulary
 from ..models.ask import ComparedFact, FactComparisonAnswer, FactValue, Support
@@ -55,12 +56,31 @@ def references_of(view: ReleaseView, vocab: Vocabulary, subject: str, attribute:
 
 
 def configuration(qualifiers: dict[str, Any] | None) -> str:
-    """A configuration in a few words ("SXM", "sparsity"), empty for none.
+    """A configuration in a few words ("SXM", "sparsity"), empty for none; the date a value was read comes last.
 
     >>> configuration({"form_factor": "SXM", "sparsity": True})
     'SXM, sparsity'
+    >>> configuration({"region": "ap-guangzhou", "as_of": "2023-06-30"})
+    'ap-guangzhou, as of 2023-06-30'
     """
-    return ", ".join(str(v) if isinstance(v, str) else k if v is True else f"{k} {v}" for k, v in sorted((qualifiers or {}).items()))
+    return ", ".join(f"as of {v}" if k == "as_of" else str(v) if isinstance(v, str) else k if v is True else f"{k} {v}"
+                     for k, v in sorted((qualifiers or {}).items(), key=lambda kv: (kv[0] == "as_of", kv[0])))
+
+
+def attribute_for(view: ReleaseView, subject: str, attribute: str) -> str:
+    """The attribute a question asks of ``subject``: for an hourly price, the currency the instance has a
+    reference price in, else the one its recorded unknown names (prices are never converted)."""
+    if attribute not in inv.PRICE_ATTRIBUTES:
+        return attribute
+    ordered = [attribute] + [a for a in inv.PRICE_ATTRIBUTES if a != attribute]
+    found = [a for a in ordered if view.ref(subject, a) is not None] or \
+            [a for a in ordered if any(u.subject == subject and u.attribute == a for u in view.kb.unknowns)]
+    return found[0] if found else attribute
+
+
+def missing_reason(view: ReleaseView, subject: str, attribute: str) -> str | None:
+    """Why the reference tier has no value: for a price, the recorded unknown's reason (English, with its Chinese)."""
+    return inv.price_note(view, subject) if attribute in inv.PRICE_ATTRIBUTES else None
 
 
 def compared_subjects(matches: list[Match], attribute: str, masked: str, vocab: Vocabulary) -> list[str]:
@@ -76,6 +96,34 @@ def compared_subjects(matches: list[Match], attribute: str, masked: str, vocab: 
         if len(named) > 1:
             return named
     return []
+
+
+def asked_fact(low: str, matches: list[Match], vocab: Vocabulary) -> tuple[str | None, str | None, str | None]:
+    """(attribute, subject, first attribute keyword seen): the first keyword rule with a fitting entity, skipping an
+    attribute whose words the question uses in another sense (cues.question_fact_not: "cost-effective")."""
+    seen: str | None = None
+    cues = cue_patterns(vocab)
+    for attr, rx in cues["question_fact"] + cues["question_fact_fallback"]:
+        spec = vocab.attributes.get(attr)
+        if spec is None or not rx.search(low) or any(a == attr and n.search(low) for a, n in cues["question_fact_not"]):
+            continue
+        seen = seen or attr
+        # an instance or family named beside its GPU is what the question is about ("the A100s in GT4")
+        for m in sorted(matches, key=lambda m: (m.kind not in ("instance", "family"), m.start)):
+            if m.kind in spec.applies_to:
+                return attr, m.eid, seen
+    return None, None, seen
+
+
+def asked_values(low: str, matches: list[Match], subject: str, attribute: str, vocab: Vocabulary) -> list[str]:
+    """The values a yes/no question asks a closed list attribute for ("Does the H100 support FP8?": precision:fp8),
+    in the order named: the entities of the attribute's kind the question names besides its subject (a closed
+    list that lacks one says no)."""
+    spec = vocab.attributes.get(attribute)
+    kinds = spec.kinds if spec is not None and spec.type == "entities" and spec.closed else ()
+    named = sorted([(m.start, m.eid) for m in matches if m.kind in kinds and m.eid != subject] +
+                   [(low.find(vocab.entities[e]["name"].lower()), e) for k in kinds for e in vocab.named_in(low, k)])
+    return list(dict.fromkeys(e for _, e in named))
 
 
 def asked_order(low: str, vocab: Vocabulary) -> str | None:
@@ -125,9 +173,10 @@ def compare(state: Session, subjects: list[str], attribute: str, order: str | No
     for subject in subjects:
         facts, bounds = [], []
         for eid in vocab.sized_variants(subject) or [subject]:
-            found = references_of(view, vocab, eid, attribute)
+            asked = attribute_for(view, eid, attribute)
+            found = references_of(view, vocab, eid, asked)
             if not found:
-                facts.append(value_of(None, None, eid, attribute, vocab))
+                facts.append(value_of(None, None, eid, asked, vocab, missing_reason(view, eid, asked)))
                 numeric = False
             for ref, via in found:
                 for r in [ref] + ([via] if via is not None else []):
@@ -138,21 +187,24 @@ def compare(state: Session, subjects: list[str], attribute: str, order: str | No
                 numeric = numeric and b is not None
                 units.add(ref.unit if not isinstance(ref.value, bool) else "bool")
                 bounds.append(b)
-                facts.append(value_of(ref, via, eid, attribute, vocab))
+                facts.append(value_of(ref, via, eid, asked, vocab))
         compared.append(ComparedFact.of(named=subject, facts=facts))
         groups.append((subject, [b for b in bounds if b is not None]))
     leader, strict = _leader(groups, order or "more") if numeric and len(units) == 1 else (None, False)
-    summary = {x: _text(vocab, attr, compared, numbers, leader, strict, order, x) for x in ("en", "zh")}
+    unconverted = sorted(u for u in units if u) if numeric and len(units) > 1 else []
+    summary = {x: _text(vocab, attr, compared, numbers, leader, strict, order, x, unconverted) for x in ("en", "zh")}
     return FactComparisonAnswer.of(**head, attribute=attribute, compared=compared, order=order or "more",
                                    leader=leader, strict=strict if leader else False, support=support,
                                    answer=summary[lang], summary=summary)
 
 
-def value_of(ref: Fact | None, via: Fact | None, subject: str, attribute: str, vocab: Vocabulary) -> FactValue:
+def value_of(ref: Fact | None, via: Fact | None, subject: str, attribute: str, vocab: Vocabulary,
+             reason: str | None = None) -> FactValue:
     """The answer's value of ``subject``'s ``attribute`` from reference fact ``ref`` (entities by their names,
-    with its configuration when it is stated per one), or that the reference tier has none."""
+    with its configuration when it is stated per one), or that the reference tier has none (and why, when known)."""
     if ref is None:
-        return FactValue.of(subject=subject, attribute=attribute, value=None, text="not in the reference tier")
+        extra_reason: dict[str, Any] = {"reason": reason} if reason else {}
+        return FactValue.of(subject=subject, attribute=attribute, value=None, text="not in the reference tier", **extra_reason)
     value = [v.split(":")[-1] if isinstance(v, str) else v for v in ref.value] if isinstance(ref.value, list) else ref.value
     extra: dict[str, Any] = {"via": via.key} if via is not None else {}
     if ref.qualifiers:
@@ -167,19 +219,30 @@ def cited(ref: Fact) -> Support:
 
 
 def _text(vocab: Vocabulary, attr: Any, compared: list[ComparedFact], numbers: dict[str, int], leader: str | None,
-          strict: bool, order: str | None, lang: str) -> str:
+          strict: bool, order: str | None, lang: str, unconverted: list[str] | None = None) -> str:
     """The answer sentence: each product's value with its citation number, then which one leads."""
     zh = lang == "zh"
     parts = []
     for c in compared:
         for f in c.facts:
             marks = ", ".join(str(numbers[k]) for k in (f.get("id"), f.get("via")) if k in numbers)
-            text = f.text if f.value is not None else ("参考层中没有" if zh else "not in the reference tier")
+            reason = f.get("reason")
+            text = f.text if f.value is not None else (getattr(reason, "zh", reason).rstrip("。") if zh and reason else
+                                                       reason.rstrip(".") if reason else
+                                                       "参考层中没有" if zh else "not in the reference tier")
             config = configuration(f.get("qualifiers"))
             parts.append(f"{vocab.label(f.subject, lang)}" + (f" ({config})" if config else "")
                          + f"{'：' if zh else ': '}{text}" + (f" [{marks}]" if marks else ""))
     name = attr.zh if zh else attr.en
+    if len({f.attribute for c in compared for f in c.facts}) > 1:      # a price in USD beside one in CNY: no currency
+        name = re.sub(r"\s*[(（][^()（）]*[)）]$", "", name)
     head = (f"{name}对比：" if zh else f"{name[:1].upper()}{name[1:]} compared: ") + ("；" if zh else "; ").join(parts)
+    if leader is None and unconverted:       # USD/h beside CNY/h: both prices are given, neither is called cheaper
+        money = all(f.attribute in inv.PRICE_ATTRIBUTES for c in compared for f in c.facts)
+        kind = ("币种" if zh else "currencies") if money else ("单位" if zh else "units")
+        return (f"{head}。数值的{kind}不同（{'、'.join(unconverted)}），gpukb 不做换算，因此不判断谁更高或更低。" if zh else
+                f"{head}. The values are in different {kind} ({' and '.join(unconverted)}), which gpukb never converts, "
+                "so neither is called higher or lower.")
     if leader is None:
         tail = ("这些数值无法判断谁更高或更低（变体之间重叠、相同，或参考层缺少数值）。" if zh else
                 "The values do not say which is higher or lower (variants overlap or tie, or a value is missing).")

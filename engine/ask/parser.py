@@ -21,7 +21,7 @@ from ..core.errors import require_text
 from ..kb.vocabulary import Vocabulary
 from ..core.terms import METHODS, OPTIMIZERS, PRECISIONS
 from .patterns import EXAMPLES, _BATCH_RE, _CJK, _FLASH_RE, _GB, _GB_GPU_AFTER, _GB_GPU_BEFORE, _GB_HOST_AFTER, _GB_HOST_BEFORE, _GC_RE, _GPUS_RES, _MIN_GPUS_RES, _NEGATED_RES, _NOT_PARAMS_AFTER, _OFF_BEFORE, _PARAMS_AFTER, _PARAMS_EN, _PARAMS_NEEDS_CONTEXT, _PARAMS_UNITS, _PARAMS_ZH, _PH, _PH_OTHER, _PRIVATE_USE, _RANK_RES, _SEQ_RES, _SIZING_CUES, _SPACES, _WORD_COUNTS, _ZERO_RE, _ZH_COUNTS
-from .facts import asked_order, compared_subjects
+from .facts import asked_fact as _fact, asked_order, asked_values, compared_subjects
 from ..kb.lexicon import Match as _Match, cue_patterns as _cues, generic_model as _generic_model, match_entities as _match_entities, resolve_variant as _resolve_variant
 
 MAX_QUESTION_CHARS = 500
@@ -290,6 +290,8 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
         fact, several = {"subject": subject, "attribute": fact_attr}, compared_subjects(matches, fact_attr, masked, vocab)
         if several:            # one attribute of several products: compared, each with its own value
             fact["order"] = asked_order(low, vocab) or "more"
+        elif asked_values(low, matches, subject, fact_attr, vocab):    # "Does the H100 support FP8?": yes or no
+            fact["asks"] = asked_values(low, matches, subject, fact_attr, vocab)
         pq = ParsedQuestion("fact_comparison" if several else "fact", out_lang, {}, False, negated, fact, understood, [], examples)
         pq.compared = {"subjects_compared": several} if several else {}
         return pq
@@ -382,18 +384,3 @@ def _first_int(rxs: re.Pattern[str] | tuple[re.Pattern[str], ...], low: str, cap
                 return n, m.span()
     return None
 
-
-def _fact(low: str, matches: list[_Match], vocab: Vocabulary) -> tuple[str | None, str | None, str | None]:
-    """(attribute, subject, first attribute keyword seen): the first keyword rule with a fitting entity."""
-    seen: str | None = None
-    cues = _cues(vocab)
-    for attr, rx in cues["question_fact"] + cues["question_fact_fallback"]:
-        spec = vocab.attributes.get(attr)
-        if spec is None or not rx.search(low):
-            continue
-        seen = seen or attr
-        # an instance or family named beside its GPU is what the question is about ("the A100s in GT4")
-        for m in sorted(matches, key=lambda m: (m.kind not in ("instance", "family"), m.start)):
-            if m.kind in spec.applies_to:
-                return attr, m.eid, seen
-    return None, None, seen

@@ -17,6 +17,9 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # the question parser's: a fact question's attribute (specific words, then bare ones) and
               # optimizer words beyond the optimizers' aliases
               "question_fact", "question_fact_fallback", "optimizer",
+              # words that keep a question from asking for an attribute its question_fact words name ("cost-effective",
+              # "per month" are no hourly price)
+              "question_fact_not",
               # the serving engine a question names; the words that make a question a check of a statement; a
               # method named only as what came before or is not used
               "engine", "claim_check", "method_contrast",
@@ -105,6 +108,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
     allowed = {
         "attribute": set(vocab.attributes),
         "question_fact": set(vocab.attributes), "question_fact_fallback": set(vocab.attributes),
+        "question_fact_not": set(vocab.attributes),
         "optimizer": {eid.split(":", 1)[1] for eid, spec in vocab.entities.items() if spec.get("kind") == "optimizer"},
         "unit": {f"{d}:{u}" for d, us in vocab.units.items() for u in us},
         "verdict": set(vocab.enums.get("verdict") or {}),

@@ -160,7 +160,7 @@ def cue_patterns(vocab: Vocabulary) -> dict[str, tuple[tuple[str, re.Pattern[str
     """The vocabulary's cue patterns, compiled once per vocabulary: group -> ((value, pattern), ...)."""
     return per_vocabulary(_CUES, vocab, lambda v: {
         g: tuple((val, re.compile(p)) for val, ps in (getattr(v, "cues", {}).get(g) or {}).items() for p in ps)
-        for g in ("method", "precision", "intent", "scale", "question_fact", "question_fact_fallback", "optimizer", "engine", "claim_check", "method_contrast")})
+        for g in ("method", "precision", "intent", "scale", "question_fact", "question_fact_fallback", "question_fact_not", "optimizer", "engine", "claim_check", "method_contrast")})
 
 
 def generic_model(eid: str, vocab: Vocabulary) -> bool:

@@ -23,8 +23,10 @@ from .interval import Interval
 from .wording import Wording
 
 UNITLESS_OK = ("count", "ratio", "params")
-#: ``name_zh``: the entity's name in a Chinese answer, where its English name carries English words (a qualifier)
-ENTITY_FIELDS = ("name", "name_zh", "aliases", "catalog", "family", "variants", "requires", "presented_as")
+#: ``name_zh``: the entity's name in a Chinese answer, where its English name carries English words (a qualifier);
+#: ``in_texts: false``: a value only reference lists name (FP8 among a GPU's tensor-core precisions), which the
+#: lexicon does not read in texts and questions (``named_in``: a yes/no question still names it)
+ENTITY_FIELDS = ("name", "name_zh", "aliases", "catalog", "family", "variants", "requires", "presented_as", "in_texts")
 VALUE_TYPES = ("quantity", "boolean", "enum", "enums", "entity", "entities", "text")
 
 
@@ -126,6 +128,9 @@ class Vocabulary:
                     issues.append(Issue(f"enum {enum_name} value {value}: measure {short(measure)} is not a quantity attribute",
                                         path, None, "measure", sorted(a for a, x in self.attributes.items() if x.type == "quantity")))
         for eid, spec in self.entities.items():
+            if not isinstance(spec.get("in_texts", True), bool):
+                issues.append(Issue(f"entity {eid}: in_texts must be true or false, got {short(spec['in_texts'])}", path,
+                                    ents.line_of(eid), "in_texts", ("true", "false")))
             req = spec.get("requires")
             if req is not None and (req not in self.attributes or self.attributes[req].type != "boolean"):
                 issues.append(Issue(f"entity {eid}: requires names {short(req)}, not a yes/no attribute", path,
@@ -264,6 +269,8 @@ class Vocabulary:
         if self._alias_index is None:
             idx: dict[str, str] = {}
             for eid, spec in self.entities.items():
+                if spec.get("in_texts") is False:
+                    continue
                 names = {spec["name"], eid.split(":", 1)[1]}
                 for lang_aliases in (spec.get("aliases") or {}).values():
                     names.update(lang_aliases or [])
@@ -272,6 +279,19 @@ class Vocabulary:
                         idx.setdefault(str(n).lower(), eid)
             self._alias_index = idx
         return self._alias_index
+
+    def named_in(self, low: str, kind: str) -> list[str]:
+        """The entities of ``kind`` the lexicon does not read in texts (``in_texts: false``) whose name or alias the
+        lower-cased text uses as a word, in the order named."""
+        found = []
+        for eid, spec in self.entities.items():
+            if spec.get("kind") != kind or spec.get("in_texts") is not False:
+                continue
+            words = {spec["name"], eid.split(":", 1)[1]} | {a for v in (spec.get("aliases") or {}).values() for a in v or []}
+            hits = [m.start() for w in words if w for m in re.finditer(rf"(?<![a-z0-9]){re.escape(str(w).lower())}(?![a-z0-9])", low)]
+            if hits:
+                found.append((min(hits), eid))
+        return [eid for _, eid in sorted(found)]
 
     def unit_factor(self, dimension: str, unit: str | None) -> float | None:
         units = self.units.get(dimension, {})

@@ -26,6 +26,7 @@ class FactValue(Model):
     via: str = OMIT
     qualifiers: dict[str, Any] = spec(OMIT, "The configuration the value is stated for (form factor, sparsity), "
                                             "when the vendor states it per configuration.")
+    reason: str = spec(OMIT, "Why the reference tier has no value, when it records why (a price not published).")
 
 
 @dataclass(kw_only=True)
@@ -49,6 +50,9 @@ class FactAnswer(Asked):
 
     kind: Literal["fact"]
     fact: FactValue
+    asks: list[str] = spec(OMIT, "The values a yes/no question asks a list for (\"Does the H100 support FP8?\": FP8).")
+    holds: bool = spec(OMIT, "For a yes/no question: whether the cited list holds every value asked (a closed list "
+                             "that lacks one says no).")
     kb_version: str = OMIT
     conclusion_id: str | None = OMIT
     support: list[Support] = OMIT
