@@ -40,3 +40,14 @@ def test_anchored_matching_finds_what_a_whole_text_scan_finds(gpukb):
     for text in texts:
         low = aligned_lower(text)
         assert lexicon._match_entities(low, vocab) == _scanned(low, vocab), text
+
+
+def test_a_suffix_after_a_gpus_name_names_another_card(gpukb):
+    """"RTX 3090 Ti" is not an RTX 3090 (cues product_suffix); Tencent's TI-ONE platform after "A10" is no suffix."""
+    vocab = gpukb.kb.vocab
+    gpus = lambda text: [m.eid for m in lexicon.match_entities(aligned_lower(text), vocab) if m.kind == "gpu"]  # noqa: E731
+    assert gpus("The RTX 3090 Ti and the RTX 4080 Super") == []
+    assert gpus("The RTX 3090 and the RTX 4090") == ["gpu:RTX-3090", "gpu:RTX-4090"]
+    assert "gpu:A10" in gpus("NVIDIA A10 TI-ONE 平台")
+    names = [n["reason"] for n in gpukb.check("The RTX 3090 Ti has 24 GB of memory.").to_json()["not_understood"]]
+    assert any("RTX 3090 Ti" in r for r in names), names

@@ -100,6 +100,9 @@ def match_entities(low: str, vocab: Vocabulary) -> list[Match]:
             recent.move_to_end(low)
             return list(hit)
     out = _match_entities(low, vocab)
+    suffix = _other_product_suffix(vocab)
+    if suffix is not None:      # "RTX 3090 Ti" names another card than "RTX 3090": no mention of the latter
+        out = [f for f in out if f.kind != "gpu" or not suffix.match(low, f.end)]
     with _RECENT_LOCK:
         recent[low] = tuple(out)
         while len(recent) > _RECENT_TEXTS:
@@ -135,9 +138,6 @@ def _match_entities(low: str, vocab: Vocabulary) -> list[Match]:
             chosen.append(f)
             for i in range(f.start, f.end):
                 taken[i] = True
-    suffix = _other_product_suffix(vocab)
-    if suffix is not None:      # "RTX 3090 Ti" names another card than "RTX 3090": no mention of the latter
-        chosen = [f for f in chosen if f.kind != "gpu" or not suffix.match(low, f.end)]
     return sorted(chosen, key=lambda x: x.start)
 
 
