@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..core.errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
+from ..kb.names import unknown_mentions
 from ..kb.lexicon import Match as _Match, generic_model, match_entities as _match_entities, resolve_variant as _resolve_variant
 from .compare import advantages, comparisons
 from .tables import covered, table_claims, unread_cells
@@ -121,7 +122,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             section_size = _heading_size(low, masked_low, s, e, named_all, vocab, section_size)
         if not bullet:
             list_owner = {}
-        context = _row_context(row, ents, carried)
+        context = _row_context(row, ents, carried, text, vocab)
         scope = list_owner if bullet and list_owner else section
         if scope and row is None and not any(m.kind in HARDWARE for m in named_all):
             # "显存为 24GB", "this card has 16 GB" under "## A10": the section's product, not the last one named
@@ -233,16 +234,22 @@ def _heading_size(low: str, masked: str, s: int, e: int, named: list[_Match], vo
     return current
 
 
-def _row_context(row: Row | None, ents: list[_Match], carried: dict[str, _Match]) -> dict[str, _Match]:
+def _row_context(row: Row | None, ents: list[_Match], carried: dict[str, _Match], text: str,
+                 vocab: Vocabulary) -> dict[str, _Match]:
     """The products a statement may be about when it names none before it: in a table row, the first
     product of each kind the row names ("| best value | GN7-A10 | …": the row's product, not the one
-    of the row above); elsewhere the products carried from earlier sentences."""
+    of the row above), and none when the row's first cell names a GPU gpukb does not know ("| RTX A4000 |
+    16 GB |": that card's row, not the row above's); elsewhere the products carried from earlier sentences."""
     if row is None or row.is_header:
         return carried
     own: dict[str, _Match] = {}
     for m in ents:
         if m.kind in HARDWARE and row.start <= m.start < row.end:
             own.setdefault(m.kind, m)
-    return {**carried, **own} if own else carried
+    if own:
+        return {**carried, **own}
+    if row.cells and any(u["kind"] == "gpu" for u in unknown_mentions(text[row.cells[0][0]:row.cells[0][1]], vocab)):
+        return {k: v for k, v in carried.items() if k not in HARDWARE}
+    return carried
 
 

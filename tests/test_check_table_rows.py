@@ -1,0 +1,24 @@
+"""A table row whose first cell names a GPU gpukb does not know is that card's row: its cells are nobody
+else's (not the row above's product). Tables written for these tests."""
+from __future__ import annotations
+
+TABLE = ("| GPU | Architecture | VRAM | Memory Type |\n|---|---|---|---|\n"
+         "| RTX 3090 | Ampere | 24 GB | GDDR6X |\n| RTX 3090 Ti | Ampere | 24 GB | GDDR6X |\n"
+         "| RTX A4000 | Ampere | 16 GB | GDDR6 |\n| RTX A6000 | Ampere | 48 GB | GDDR6 |")
+
+
+def test_the_cells_of_an_unknown_cards_row_are_nobody_elses(gpukb):
+    answer = gpukb.check(TABLE).to_json()
+    by_subject = {}
+    for c in answer["claims"]:
+        by_subject.setdefault(c["subject"], []).append((c["attribute"], c["value"]))
+    assert sorted(by_subject["gpu:RTX-3090"]) == [("memory_gb", 24.0), ("memory_type", "GDDR6X")], by_subject
+    assert ("memory_gb", 48.0) in by_subject["gpu:RTX-A6000"]
+    reasons = " ".join(n["reason"] for n in answer["not_understood"])
+    assert "RTX 3090 Ti" in reasons and "A4000" in reasons, reasons
+
+
+def test_a_one_product_spec_table_under_its_heading_is_still_read(gpukb):
+    claims = gpukb.check("## RTX 3090\n| Spec | Value |\n|---|---|\n| VRAM | 24 GB |\n| Memory | GDDR6X |").to_json()["claims"]
+    assert {(c["subject"], c["attribute"], c["status"]) for c in claims} == {
+        ("gpu:RTX-3090", "memory_gb", "supported"), ("gpu:RTX-3090", "memory_type", "supported")}, claims
