@@ -302,6 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "freed layer by layer instead of all held at once")
     p.add_argument("--chunked-cross-entropy", action=argparse.BooleanOptionalAction, default=None,
                    help="chunked / fused cross-entropy: no full FP32 sequence × vocabulary logits")
+    p.add_argument("--fused-cross-entropy", action=argparse.BooleanOptionalAction, default=None,
+                   help="the loss fused into the output head (Cut Cross-Entropy, Liger's fused linear cross-entropy): "
+                        "no sequence × vocabulary logits held whole")
     p.add_argument("--logits-dtype-loss", action=argparse.BooleanOptionalAction, default=None,
                    help="cross-entropy on the logits in their own dtype (a training loop's nn.CrossEntropyLoss on "
                         "16-bit logits outside autocast): no FP32 upcast of the sequence × vocabulary logits")

@@ -36,6 +36,7 @@ QUERIES = [
     {"model": "llama-3.1-8b", "method": "full", "precision": "bf16", "optimizer": "paged_adamw8bit", "gpu": "A100-80GB",
      "seq_len": 2048, "batch": 2, "gradient_checkpointing": True, "optimizer_in_backward": True,
      "chunked_cross_entropy": True},
+    {"model": "llama-3.1-8b", "method": "qlora", "gpu": "L4", "seq_len": 2048, "batch": 2, "fused_cross_entropy": True},
     {"model": "llama-3-8b", "method": "inference", "gpu": "H100-80GB", "engine": "vllm", "seq_len": 8192, "batch": 4,
      "max_num_batched_tokens": 8192, "kv_cache_dtype": "fp8"},
     # torchtune's activation offloading on top of checkpointing (issue 33)

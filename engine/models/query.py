@@ -96,6 +96,9 @@ FIELDS: tuple[Field, ...] = (
           "offload activations to host memory (with checkpointing: only the recomputed layer stays)"),
     Field("chunked_cross_entropy", "boolean", "chunked / fused cross-entropy: no full FP32 sequence x vocabulary "
           "logits", "chunked / fused cross-entropy (no full FP32 sequence x vocabulary logits)"),
+    Field("fused_cross_entropy", "boolean", "the loss fused into the output head (Cut Cross-Entropy, Liger's "
+          "fused linear cross-entropy): no sequence x vocabulary logits held whole",
+          "loss fused into the output head (Cut Cross-Entropy, Liger): no logits held whole"),
     Field("logits_dtype_loss", "boolean", "cross-entropy computed on the logits in their own dtype (a training "
           "loop's nn.CrossEntropyLoss on 16-bit logits outside autocast): no FP32 upcast of sequence x vocabulary "
           "logits", "loss on the logits as they are (no FP32 upcast of the logits)"),

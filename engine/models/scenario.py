@@ -247,8 +247,8 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         elif key not in b and method != "inference":
             notes.append(note("default_off", key_field=key))
         s[key] = v
-    for key in ("optimizer_in_backward", "chunked_cross_entropy", "activation_offloading", "torch_compile",
-                "logits_dtype_loss", "fsdp1"):
+    for key in ("optimizer_in_backward", "chunked_cross_entropy", "fused_cross_entropy", "activation_offloading",
+                "torch_compile", "logits_dtype_loss", "fsdp1"):
         if key in b:
             v = b[key]
             if not isinstance(v, bool):
@@ -348,6 +348,7 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "trainable": 0 if s["method"] == "inference" else 1,
          "offload": s.get("offload", "none"), "oib": int(bool(s.get("optimizer_in_backward"))),
          "cce": int(bool(s.get("chunked_cross_entropy"))), "ao": int(bool(s.get("activation_offloading"))),
+         "fce": int(bool(s.get("fused_cross_entropy"))),
          "tc": int(bool(s.get("torch_compile"))), "ldl": int(bool(s.get("logits_dtype_loss"))),
          "fsdp1": int(bool(s.get("fsdp1"))), "split": int(bool(s.get("layer_split"))),
          "tp": int(s.get("tensor_parallel") or 1), "sp": int(bool(s.get("sequence_parallel"))),

@@ -34,6 +34,7 @@ class Scenario(Model):
     offload: Offload = OMIT
     optimizer_in_backward: bool = spec(OMIT, "The optimizer step fused into the backward pass: gradients freed layer by layer.")
     chunked_cross_entropy: bool = spec(OMIT, "Chunked / fused cross-entropy: no full FP32 sequence × vocabulary logits.")
+    fused_cross_entropy: bool = spec(OMIT, "The loss fused into the output head (Cut Cross-Entropy, Liger's fused linear cross-entropy): no sequence × vocabulary logits held whole.")
     logits_dtype_loss: bool = spec(OMIT, "Cross-entropy computed on the logits in their own dtype (no FP32 upcast): 16-bit logits, log-probabilities and gradient.")
     kbit_preparation: bool = spec(OMIT, "QLoRA: PEFT's prepare_model_for_kbit_training upcasts the embeddings, the output head and the norms to FP32.")
     fsdp1: bool = spec(OMIT, "Sharded with PyTorch's FullyShardedDataParallel wrapper (FSDP1), not FSDP2 or DeepSpeed: with parameter offload the gradient shards stay on the GPU until the backward pass ends.")

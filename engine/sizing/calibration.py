@@ -151,10 +151,10 @@ FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}, "litgpt": {"
 #: what a serving framework does unless told otherwise: ExLlama (v1) computes attention as Hugging Face's eager
 #: attention does, or through SDPA with an explicit mask at the same peak (R-EXLLAMA-attention)
 INFERENCE_DEFAULTS = {"exllama": {"flash_attention": False}}
-#: techniques a gold row may state (true / false) beside its flags, as the query field each one sets; a stated
-#: value wins over the framework default
-TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "optimizer_in_backward": "optimizer_in_backward",
-              "activation_offloading": "activation_offloading", "compile": "torch_compile"}
+#: techniques a gold row may state (true / false), as the query field each one sets (it wins over a framework default)
+TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "fused_cross_entropy": "fused_cross_entropy",
+              "optimizer_in_backward": "optimizer_in_backward", "activation_offloading": "activation_offloading",
+              "compile": "torch_compile"}
 #: FSDP1 frameworks that accumulate under the model's no_sync (the HF Trainer through Accelerate's accumulate,
 #: Lightning's no_backward_sync; not llama-recipes' own loop), and the accumulation steps a row states
 NO_SYNC_WORDS = ("accelerate", "trainer", "lightning")
