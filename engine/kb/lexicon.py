@@ -100,9 +100,9 @@ def match_entities(low: str, vocab: Vocabulary) -> list[Match]:
             recent.move_to_end(low)
             return list(hit)
     out = _match_entities(low, vocab)
-    suffix = _other_product_suffix(vocab)
-    if suffix is not None:      # "RTX 3090 Ti" names another card than "RTX 3090": no mention of the latter
-        out = [f for f in out if f.kind != "gpu" or not suffix.match(low, f.end)]
+    # "RTX 3090 Ti" names another card than "RTX 3090" (cues product_suffix): no mention of the latter
+    suffixes = [rx for val, rx in cue_patterns(vocab)["product_suffix"] if val == "other"]
+    out = [f for f in out if f.kind != "gpu" or not any(rx.match(low, f.end) for rx in suffixes)]
     with _RECENT_LOCK:
         recent[low] = tuple(out)
         while len(recent) > _RECENT_TEXTS:
@@ -141,18 +141,6 @@ def _match_entities(low: str, vocab: Vocabulary) -> list[Match]:
     return sorted(chosen, key=lambda x: x.start)
 
 
-_SUFFIXES: "weakref.WeakKeyDictionary[Vocabulary, Any]" = weakref.WeakKeyDictionary()
-
-
-def _other_product_suffix(vocab: Vocabulary) -> re.Pattern[str] | None:
-    """The words that, written right after a GPU's name, name another card of its line (cues
-    ``product_suffix.other``: "Ti", "Super", "Max-Q"), compiled once per vocabulary."""
-    def build(v: Vocabulary) -> Any:
-        pats = (getattr(v, "cues", None) or {}).get("product_suffix", {}).get("other", ())
-        return re.compile("|".join(f"(?:{p})" for p in pats)) if pats else False
-    return per_vocabulary(_SUFFIXES, vocab, build) or None
-
-
 _CUES: "weakref.WeakKeyDictionary[Vocabulary, dict[str, tuple[tuple[str, re.Pattern[str]], ...]]]" = weakref.WeakKeyDictionary()
 
 
@@ -160,7 +148,8 @@ def cue_patterns(vocab: Vocabulary) -> dict[str, tuple[tuple[str, re.Pattern[str
     """The vocabulary's cue patterns, compiled once per vocabulary: group -> ((value, pattern), ...)."""
     return per_vocabulary(_CUES, vocab, lambda v: {
         g: tuple((val, re.compile(p)) for val, ps in (getattr(v, "cues", {}).get(g) or {}).items() for p in ps)
-        for g in ("method", "precision", "intent", "scale", "question_fact", "question_fact_fallback", "question_fact_not", "optimizer", "engine", "claim_check", "method_contrast")})
+        for g in ("method", "precision", "intent", "scale", "question_fact", "question_fact_fallback", "question_fact_not", "optimizer", "engine", "claim_check", "method_contrast",
+                  "product_suffix")})
 
 
 def generic_model(eid: str, vocab: Vocabulary) -> bool:

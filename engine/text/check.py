@@ -22,7 +22,7 @@ from ..audit.result import AuditResult, audit_block
 from ..audit.blocks import reachable_reference
 from .guard import Guards
 from .figure_guards import network_speed
-from .guard_base import last_figure
+from .guard_base import last_figure, point_of
 from .extract import extract
 from ..kb.labels import shown_value
 from ..kb.names import name_unknowns_in_check
@@ -324,7 +324,7 @@ def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dic
 
 def _same_figure(a: Fact, b: Fact) -> bool:
     """Two facts of one quantity with the same figure (within a thousandth)."""
-    x, y = (f.norm.point() if isinstance(f.norm, Interval) else None for f in (a, b))
+    x, y = point_of(a), point_of(b)
     return x is not None and y is not None and abs(x - y) <= 1e-3 * max(abs(x), abs(y))
 
 

@@ -109,7 +109,7 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     if not fits:
         return None
     k, ref = next(((k, r) for k, r in fits if round(k) in counts), fits[0])
-    seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
+    seg = ctx.unit_text
     several = any(rx.search(seg) for rx in vocab_cues(ctx.vocab, "multi_gpu"))
     hosts = any(ctx.vocab.kind_of(p) in ("family", "instance") for p in ctx.products)
     end = (c.span or [0, 0])[1]
@@ -366,7 +366,7 @@ def non_tensor_rate(ctx: Context) -> dict[str, str] | None:
     x = point_of(c)
     if not c.attribute.endswith("_tensor_tflops") or not x or c.qualifiers.get("sparsity") is not None:
         return None
-    seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
+    seg = ctx.unit_text
     if any(rx.search(seg) for rx in vocab_cues(ctx.vocab, "tensor_word")):
         return None
     own = own_ids(ctx.vocab, c.subject)

@@ -43,6 +43,11 @@ class Context:
     def vocab(self) -> Vocabulary:
         return self.view.kb.vocab
 
+    @property
+    def unit_text(self) -> str:
+        """The claim's sentence or table row, and its table's header row when it has one."""
+        return self.low[self.unit[0]:self.unit[1]] + ("\n" + self.low[self.header[0]:self.header[1]] if self.header else "")
+
 
 @dataclass(frozen=True)
 class Guard:

@@ -273,7 +273,7 @@ def precision_unstated(ctx: Context) -> dict[str, str] | None:
     spec = vocab.attributes.get(c.attribute)
     if spec is None or spec.dimension != "compute" or ctx.cell:
         return None
-    seg = ctx.low[ctx.unit[0]:ctx.unit[1]] + ("\n" + ctx.low[ctx.header[0]:ctx.header[1]] if ctx.header else "")
+    seg = ctx.unit_text
     if cue_in_unit(ctx, "precision_word") is not None or any(rx.search(seg) for rx in tables(vocab)["attribute"].get(c.attribute, ())) \
             or label_attribute(ctx.low, ctx.unit[0], [c.attribute], tables(vocab)) == c.attribute:
         return None             # the sentence (or its list's label) names a precision: the reader chose among them
