@@ -34,7 +34,7 @@ def test_a_figure_like_none_the_card_has_is_unclear(gpukb, text, attribute):
 
 @pytest.mark.parametrize("text, attribute", [
     ("L4 的显存带宽为 150 GB/s。", "memory_bandwidth"),          # the clause names the attribute
-    ("The L4 reaches 250 GB/s.", "memory_bandwidth"),           # near its own 300 GB/s: the text's error
+    ("The L4 reaches 250 GB/s of memory bandwidth.", "memory_bandwidth"),   # near its own 300 GB/s: the text's error
     ("The T4 is an inference card with 12 GB.", "memory_gb"),   # near its own 16 GB
 ])
 def test_a_stated_or_near_figure_stays_wrong(gpukb, text, attribute):

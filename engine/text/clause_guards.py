@@ -10,6 +10,7 @@ import re
 from ..kb.interval import Interval
 from .claim_figures import claimed_figures, figures, unit_quantities
 from .guard_base import Context, clause_of, last_figure, vocab_cues
+from .tokens import BULLET
 
 
 def difference(ctx: Context) -> dict[str, str] | None:
@@ -83,3 +84,53 @@ def model_named_size(ctx: Context) -> dict[str, str] | None:
     if all(abs(value_b - s) > 0.15 * s for s in sizes):
         return {"name": vocab.label(c.subject)}
     return None
+
+
+#: the dimensions whose unit leaves the attribute open for one product (GB: its memory, a workload's, a total's,
+#: host RAM or disk; TFLOPS: which precision; GB/s: memory, NVLink or PCIe); a power in W is a card's power
+UNIT_AMBIGUOUS = ("memory", "compute", "bandwidth")
+
+
+def _attribute_words(ctx: Context) -> tuple[re.Pattern[str], ...]:
+    """The words naming the claim's attribute: its ``attribute`` cues and the ``check_guard`` cues
+    ``named_<attribute>`` (compiled once per vocabulary)."""
+    cache = ctx.vocab.__dict__.setdefault("_attribute_words", {})
+    name = ctx.claim.attribute
+    if name not in cache:
+        pats = list((ctx.vocab.cues.get("attribute") or {}).get(name, ()))
+        cache[name] = tuple(re.compile(p) for p in pats) + vocab_cues(ctx.vocab, "named_" + name)
+    return cache[name]
+
+
+def _list_intro(low: str, start: int) -> tuple[int, int] | None:
+    """The line introducing the list whose item starts at ``start`` ("V100 的双精度性能：" above "- 7.8 TFLOPS")."""
+    if not BULLET.match(low, start):
+        return None
+    at = start
+    while at > 0:
+        a = low.rfind("\n", 0, at - 1) + 1
+        if not BULLET.match(low, a) and low[a:at - 1].strip():
+            return (a, at - 1)
+        at = a
+    return None
+
+
+def attribute_unstated(ctx: Context) -> dict[str, str] | None:
+    """"… give you 160GB", "26.9 GB 仅占 37 %": a figure in running text whose sentence never names the attribute
+    gpukb read it as (no "memory"/"显存"/"card" for a memory size, no precision for a throughput, no "bandwidth"
+    for GB/s) says nothing of which quantity it is; gpukb guessed that from its unit. The word may come earlier
+    in the sentence ("最外的是功耗，整卡仅 75W"), in its table's header or in the line introducing its list. A
+    table's cell and a figure written onto its product's name are read from their structure, not guessed."""
+    c = ctx.claim
+    spec = ctx.vocab.attributes.get(c.attribute)
+    fig = last_figure(ctx.low, c.span)
+    if ctx.cell or ctx.attached or fig is None or spec is None or spec.type != "quantity" or spec.dimension not in UNIT_AMBIGUOUS:
+        return None
+    words = _attribute_words(ctx)
+    if not words:
+        return None
+    _, b = clause_of(ctx, fig.start())      # the sentence up to the end of the figure's clause
+    spans = [(ctx.unit[0], b), ctx.header, _list_intro(ctx.low, ctx.unit[0])]
+    if any(rx.search(ctx.low, s[0], s[1]) for rx in words for s in spans if s):
+        return None
+    return {"attribute": ctx.vocab.attribute_label(c.attribute, "en"), "attribute_zh": ctx.vocab.attribute_label(c.attribute, "zh")}

@@ -3,11 +3,11 @@ reads and why): each names a doubt about a claim's reading and words its reason 
 from __future__ import annotations
 
 from .explained import total_of_cards, unexplained_figure
-from .clause_guards import difference, model_named_size, other_precision_label, other_size_in_clause
+from .clause_guards import attribute_unstated, difference, model_named_size, other_precision_label, other_size_in_clause
 from .readings import another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
-from .guard_base import Context, Guard, PRODUCT_KINDS, cue_in_unit, names_of, carries, own_ids
-from .other_figures import bit_rate, figure_then_card, from_to, memory_part, system_total, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
+from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, cue_in_unit, last_figure, names_of, carries, own_ids, vocab_cues
+from .other_figures import unknown_form_factor, bit_rate, figure_then_card, from_to, memory_part, system_total, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
@@ -60,6 +60,26 @@ def _subject_from_context(ctx: Context) -> dict[str, str] | None:
 METHOD_BOUND = ("memory_verdict", "min_gpus", "memory_required")
 #: tasks that leave the training method open (pre-training and large-scale training are full training)
 OPEN_METHOD_TASKS = ("training", "fine_tuning", "nlp_training", "cv_training")
+
+
+def _component_named(ctx: Context) -> dict[str, str] | None:
+    """"the KV cache for a 70B FP16 model consumes around 80 GB": a requirement whose clause, before its figure,
+    names one part of a run's memory (cues ``check_guard.component``) is that part's size, which gpukb's total
+    of the run does not judge."""
+    c = ctx.claim
+    fig = last_figure(ctx.low, c.span)
+    if c.attribute not in COMPONENT_BOUND or fig is None:
+        return None
+    a, _ = clause_of(ctx, fig.start())
+    for rx in vocab_cues(ctx.vocab, "component"):
+        m = rx.search(ctx.low, a, fig.start())
+        if m:
+            return {"word": ctx.text[m.start():m.end()]}
+    return None
+
+
+#: the totals of a run that a named part's figure is not
+COMPONENT_BOUND = ("memory_required", "training_memory")
 
 
 def _method_unstated(ctx: Context) -> dict[str, str] | None:
@@ -156,6 +176,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("subject_from_context",
           "the sentence does not name {subject}: gpukb took the product from the text around it",
           "该句未提到 {subject}，产品是 gpukb 从上下文推断的", _subject_from_context),
+    Guard("attribute_unstated",
+          "the figure's clause has no word for {attribute}: gpukb read it as that from its unit alone, and the text may mean another quantity",
+          "该数字所在分句未提到{attribute_zh}：gpukb 仅凭单位将其读作此项，文中可能指的是别的量", attribute_unstated),
     Guard("several_figures",
           "the sentence gives {n} figures of this kind for products the text compares; which belongs to which is unclear",
           "该句给出 {n} 个同类数字，而文中比较了多款产品，对应关系不明", several_figures),
@@ -230,6 +253,12 @@ GUARDS: tuple[Guard, ...] = (
     Guard("card_capacity",
           "the figure ({figure}) is a card's memory ({cards}): the text may give the card the run fits on, not what it needs",
           "该数字（{figure}）正是显卡的显存容量（{cards_zh}）：文中可能给出的是能容纳该任务的显卡规格，而非实际需求", card_capacity),
+    Guard("unknown_form_factor",
+          "the figure is given for a “{word}” board, and gpukb knows {product} only as a board of {widths} slot(s): it is a version gpukb has no figures of",
+          "该数字对应“{word}”版本，而 gpukb 所知的 {product} 只有 {widths} 槽宽的版本：这是 gpukb 没有参数的版本", unknown_form_factor),
+    Guard("component_named",
+          "the figure is what one part of the run takes (“{word}”), not the run's total, which is what gpukb computes",
+          "该数字是运行中某一部分（“{word}”）所占的显存，而非 gpukb 计算的总量", _component_named),
     Guard("weights_only",
           "the figure is at least the weights' own size ({params} × {bytes} bytes = {weights}): texts often give that as what serving needs; the KV cache and the runtime come on top",
           "该数字不低于权重本身的大小（{params} × {bytes} 字节 = {weights}）：文中常把它当作推理所需显存，KV 缓存和运行时开销另计", weights_only),

@@ -6,10 +6,10 @@ import re
 
 from ..kb.names import unknown_mentions
 from .claim_figures import claimed_figures, figures, near_claimed_figure
-from .guard_base import CLAUSE_BREAK, DIGITS, Context, cue_in_unit, own_ids, point_of, vocab_cues
+from .guard_base import CLAUSE_BREAK, DIGITS, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, vocab_cues
 from .tokens import tables
 
-__all__ = ["bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
+__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
 
 
 #: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
@@ -245,3 +245,37 @@ def own_value_after(ctx: Context) -> dict[str, str] | None:
         if said and str(c.value) not in said:
             return {"name": ctx.text[a:b], "own": said[0]}
     return None
+
+
+#: the board widths the ``check_guard`` cues ``slots_<n>`` name
+SLOT_WIDTHS = (1, 2)
+#: how far after a figure its form factor's word is read ("150W Single-Slot")
+FORM_FACTOR_REACH = 24
+
+
+def unknown_form_factor(ctx: Context) -> dict[str, str] | None:
+    """"Tesla V100 – 150W Single-Slot & 300W Dual-Slot": a figure given for a board width (single- or dual-slot)
+    that none of the product's catalogued versions has is a figure of a version gpukb has no figures of, not
+    an error about the ones it knows. The width is the one named right after the figure, else the last one
+    named before it in its clause."""
+    c = ctx.claim
+    fig = last_figure(ctx.low, c.span)
+    if fig is None or ctx.vocab.kind_of(c.subject) != "gpu":
+        return None
+    a, b = clause_of(ctx, fig.start())
+    found: list[tuple[int, int, int, int]] = []       # (after?, distance, width, start)
+    for n in SLOT_WIDTHS:
+        for rx in vocab_cues(ctx.vocab, f"slots_{n}"):
+            for m in rx.finditer(ctx.low, a, min(b, fig.end() + FORM_FACTOR_REACH) if b > fig.end() else b):
+                after = m.start() >= fig.end()
+                found.append((0 if after else 1, m.start() - fig.end() if after else fig.start() - m.start(), n, m.start()))
+    if not found:
+        return None
+    _, _, width, at = min(found)
+    ids = family_ids(ctx.vocab, c.subject)
+    widths = {point_of(f) for f in references(ctx.view, "board_slots") if f.subject in ids}
+    if not widths or float(width) in widths:
+        return None
+    m = next(m for n in (width,) for rx in vocab_cues(ctx.vocab, f"slots_{n}") for m in [rx.match(ctx.low, at)] if m)
+    return {"word": ctx.text[m.start():m.end()], "product": ctx.vocab.label(c.subject),
+            "widths": ", ".join(f"{w:g}" for w in sorted(w for w in widths if w is not None))}
