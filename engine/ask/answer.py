@@ -196,7 +196,8 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
         if isinstance(ref.value, bool):
             text_en, text_zh = ("yes", "是") if ref.value else ("no", "否")
         if ref.qualifiers:                  # a value stated for one configuration says which
-            text_en, text_zh = (f"{t} ({facts.configuration(ref.qualifiers)})" for t in (text_en, text_zh))
+            text_en, text_zh = (f"{t} ({facts.configuration(ref.qualifiers, lg)})"
+                                for t, lg in ((text_en, "en"), (text_zh, "zh")))
         answer_en = f"{vocab.label(subject)} {attr.en if attr else attribute}: {text_en} [1: {ref.citation}, {ref.confidence} confidence]."
         answer_zh = f"{vocab.label(subject, 'zh')} 的{attr.zh if attr else attribute}：{text_zh} [1：{ref.citation}，置信度{conf_zh}]。"
         if via is not None:
@@ -211,8 +212,9 @@ def fact(state: Session, subject: str, attribute: str, view: ReleaseView, lang: 
         support_ref = [facts.cited(r) for r in ([ref] if via is None else [ref, via])]
         for other, _ in found[1:]:          # the other configurations' values, each cited
             n, said = len(support_ref) + 1, f"{other.value_text(vocab)} ({facts.configuration(other.qualifiers)})"
+            said_zh = f"{other.value_text(vocab)} ({facts.configuration(other.qualifiers, 'zh')})"
             answer_en += f" Also {said} [{n}: {other.citation}]."
-            answer_zh += f"另有 {said} [{n}：{other.citation}]。"
+            answer_zh += f"另有 {said_zh} [{n}：{other.citation}]。"
             support_ref.append(facts.cited(other))
         if yes_no:                          # a yes/no question about a list: its answer first, then the list
             lacking = [vocab.label(a) for a in asks or [] if a not in ref.value]

@@ -55,15 +55,18 @@ def references_of(view: ReleaseView, vocab: Vocabulary, subject: str, attribute:
     return [(f, via) for f in found if f is not None]
 
 
-def configuration(qualifiers: dict[str, Any] | None) -> str:
+def configuration(qualifiers: dict[str, Any] | None, lang: str = "en") -> str:
     """A configuration in a few words ("SXM", "sparsity"), empty for none; the date a value was read comes last.
 
     >>> configuration({"form_factor": "SXM", "sparsity": True})
     'SXM, sparsity'
     >>> configuration({"region": "ap-guangzhou", "as_of": "2023-06-30"})
     'ap-guangzhou, as of 2023-06-30'
+    >>> configuration({"region": "ap-guangzhou", "as_of": "2023-06-30"}, "zh")
+    'ap-guangzhou, 截至 2023-06-30'
     """
-    return ", ".join(f"as of {v}" if k == "as_of" else str(v) if isinstance(v, str) else k if v is True else f"{k} {v}"
+    read = "截至" if lang == "zh" else "as of"
+    return ", ".join(f"{read} {v}" if k == "as_of" else str(v) if isinstance(v, str) else k if v is True else f"{k} {v}"
                      for k, v in sorted((qualifiers or {}).items(), key=lambda kv: (kv[0] == "as_of", kv[0])))
 
 
@@ -230,7 +233,7 @@ def _text(vocab: Vocabulary, attr: Any, compared: list[ComparedFact], numbers: d
             text = f.text if f.value is not None else (getattr(reason, "zh", reason).rstrip("。") if zh and reason else
                                                        reason.rstrip(".") if reason else
                                                        "参考层中没有" if zh else "not in the reference tier")
-            config = configuration(f.get("qualifiers"))
+            config = configuration(f.get("qualifiers"), lang)
             parts.append(f"{vocab.label(f.subject, lang)}" + (f" ({config})" if config else "")
                          + f"{'：' if zh else ': '}{text}" + (f" [{marks}]" if marks else ""))
     name = attr.zh if zh else attr.en
