@@ -37,6 +37,7 @@ from ..core.errors import BadInput, Issue
 from ..core.yamlio import load_file
 from ..text.check import WRONG, audit_claims, claims_of, judged, reader, text_id
 from ..text.workload import METHOD_CONCEPT
+from ..sizing.calibration import band_of
 from .check import _same_attribute, _same_subject
 
 SPLITS = ("dev", "heldout")
@@ -142,6 +143,7 @@ def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = Non
     """The five measures per split (see the module docstring), with the rows behind each miss; ``spec``
     maps a spec part's name to its statements (:func:`load_spec`), measured after the passages."""
     view = state.view(kb_version)
+    bands = lambda m: band_of(state, view, m)       # noqa: E731  (the check's error bands, as `gpukb check` reads them)
     report: dict[str, Any] = {"kb_version": view.name, "splits": {}}
     for split in splits:
         if split in SPEC_PARTS:
@@ -155,7 +157,7 @@ def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = Non
             guards = reader(p["text"], view)
             claims, _, _ = claims_of(p["text"], text_id(p["text"], view.name), view, p.get("lang"), guards)
             res = audit_claims(state, view, claims)
-            status = {cid: st["status"] for cid, st in judged(p["text"], view, claims, res, guards).items()}
+            status = {cid: st["status"] for cid, st in judged(p["text"], view, claims, res, guards, bands).items()}
             gold = [resolve(g, view.kb.vocab) for g in p["claims"] if g["label"] in LABELS]
             matched_gold: dict[int, list[str]] = {}
             for c in claims:
@@ -233,6 +235,7 @@ def load_spec(path: str | Path) -> list[dict[str, Any]]:
 def _evaluate_spec(state, view, statements: list[dict[str, Any]], show_rows: bool) -> dict[str, Any]:
     """The measures of one spec part: each statement checked alone, its claims matched to the expected
     ones by subject and attribute."""
+    bands = lambda m: band_of(state, view, m)       # noqa: E731
     n = Counter()
     rows: list[dict[str, Any]] = []
     for st in statements:
@@ -241,7 +244,7 @@ def _evaluate_spec(state, view, statements: list[dict[str, Any]], show_rows: boo
         guards = reader(text, view)
         claims, _, _ = claims_of(text, text_id(text, view.name), view, st.get("lang"), guards)
         res = audit_claims(state, view, claims)
-        status = {cid: s["status"] for cid, s in judged(text, view, claims, res, guards).items()}
+        status = {cid: s["status"] for cid, s in judged(text, view, claims, res, guards, bands).items()}
         got_for: dict[int, str] = {}
         expected_of: dict[str, dict[str, Any]] = {}
         for i, e in enumerate(st["expect"]):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_left
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import BadInput, Issue, NotFound, TooLarge, require_text
 from ..kb.ids import bare, finding_source
@@ -20,6 +20,7 @@ from ..kb.vocabulary import Interval, Vocabulary
 from ..core.terms import FINDING_KINDS, label as term_label
 from ..audit.result import AuditResult, audit_block
 from ..audit.blocks import reachable_reference
+from ..sizing.calibration import band_of
 from .guard import Guards
 from .figure_guards import network_speed
 from .guard_base import last_figure, point_of
@@ -43,20 +44,41 @@ UNCLEAR = "unclear"
 
 
 def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult,
-           guards: Guards | None = None) -> dict[str, dict[str, Any]]:
+           guards: Guards | None = None, bands: Callable[[str], dict[str, Any] | None] | None = None) -> dict[str, dict[str, Any]]:
     """Each claim's status as ``check`` reports it: the audit's, or ``unclear`` with the guards' reasons
     where the audit found it wrong but the reading of the text is in doubt (precision before recall).
-    ``guards``: the text's, when the caller read them already (:func:`reader`)."""
+    ``guards``: the text's, when the caller read them already (:func:`reader`); ``bands``: a training method's
+    error band against published measurements (:func:`..sizing.calibration.band_of`), so that a verdict on a
+    run whose memory need is within that band of the GPU's capacity is not called wrong."""
     guards = guards or reader(text, view)
     out: dict[str, dict[str, Any]] = {}
     for c in claims:
         st = dict(res.status_of(c.id))
         if st["status"] in WRONG:
-            reasons = guards.reasons(c, st["status"])
+            reasons = guards.reasons(c, st["status"], _verdict_of(res, c, st["status"], bands))
             if reasons:
                 st = {"status": UNCLEAR, "audit_status": st["status"], "unclear_because": reasons}
         out[c.id] = st
     return out
+
+
+def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Callable[[str], dict[str, Any] | None] | None) -> dict[str, Any] | None:
+    """The sizing verdict a derivation finding of ``status`` rests on (need and capacity per GPU), with the error
+    band of the claim's method, or None."""
+    method = str((c.qualifiers or {}).get("method") or "")
+    band = bands(method.split(":")[-1]) if bands is not None and method else None
+    if not band:
+        return None
+    facts = None
+    for f in res.findings_for(c.id):
+        if f.get("kind") != status or f.get("basis") != "derivation":
+            continue
+        facts = facts if facts is not None else res.proof(c.id).facts
+        for e in f.get("evidence") or ():
+            v = facts.get(e) or {}
+            if v.get("t") == "verdict" and v.get("need_gb") and v.get("capacity_gb"):
+                return {"need_gb": v["need_gb"], "capacity_gb": v["capacity_gb"], "method": method, "band": band}
+    return None
 
 
 CHECK_PREFIX = "X"
@@ -250,7 +272,7 @@ def check_answer(state: Session, text: str, lang: str | None = None, kb_version:
     claims, skipped, text_lang = claims_of(text, sid, view, lang, guards)
     res = audit_claims(state, view, claims)
     state.remember_check(sid, res)
-    statuses = judged(text, view, claims, res, guards)
+    statuses = judged(text, view, claims, res, guards, lambda m: band_of(state, view, m))
     out = [_checked(c, statuses[c.id], res, view, lang or text_lang) for c in claims]
     return CheckAnswer.of(kb_version=view.name, text_id=sid, lang=lang or text_lang, wrong=what_is_wrong(out, view.kb.vocab),
                           claims=out, not_understood=skipped, summary=summary(out, skipped))

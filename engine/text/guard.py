@@ -334,8 +334,9 @@ class Guards:
             out[g] = out.get(g, True) and (compared or own_gpus)
         return {g for g, yes in out.items() if yes}
 
-    def reasons(self, claim: Fact, status: str | None = None) -> list[dict[str, Any]]:
-        """The guards that apply to ``claim`` (whose audit status is ``status``), each as {"code", "en", "zh"}."""
+    def reasons(self, claim: Fact, status: str | None = None, verdict: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The guards that apply to ``claim`` (whose audit status is ``status``, resting on the sizing ``verdict``
+        when it is a derivation's), each as {"code", "en", "zh"}."""
         pos = (claim.span or [0])[0]
         unit = self._unit(pos)
         header = _table_header(self.text, pos)
@@ -348,7 +349,7 @@ class Guards:
             products = self._products(self._section(pos))
         ctx = Context(self.text, self.low, claim, self.view, unit, header, products, self.text_products, cell,
                       self.attached(claim, unit), status, tuple((m.start, m.end) for m in self._between(*unit)),
-                      tuple(m.eid for m in self._between(*unit)))
+                      tuple(m.eid for m in self._between(*unit)), verdict=verdict)
         out = []
         for g in GUARDS:
             detail = g.test(ctx)

@@ -38,6 +38,7 @@ class Context:
     mentions: tuple[tuple[int, int], ...] = ()     # the spans of the product names in the unit
     mention_ids: tuple[str, ...] = ()               # the product each of those names names
     memo: dict[str, Any] = field(default_factory=dict, compare=False)   # what several guards read, computed once
+    verdict: dict[str, Any] | None = None          # the sizing verdict a derivation finding rests on, with its band
 
     @property
     def vocab(self) -> Vocabulary:

@@ -82,6 +82,21 @@ def _component_named(ctx: Context) -> dict[str, str] | None:
 COMPONENT_BOUND = ("memory_required", "training_memory")
 
 
+def _within_error_band(ctx: Context) -> dict[str, str] | None:
+    """"You can LoRA a 7B model on a 16 GB T4": gpukb's need (18.6 GB) and the card's capacity (15.6 GB) differ
+    by less than its estimates' error band against published measurements of the method's runs (measured
+    0.74-1.22 times the estimate): the run may fit or not, so a verdict either way is not called wrong."""
+    v = ctx.verdict
+    if not v:
+        return None
+    need, cap, band = v["need_gb"], v["capacity_gb"], v["band"]
+    if not need * band["low"] <= cap <= need * band["high"]:
+        return None
+    return {"need": f"{need:.1f}", "capacity": f"{cap:.1f}", "low": f"{need * band['low']:.1f}",
+            "high": f"{need * band['high']:.1f}", "points": str(band.get("points", "")), "method": v["method"].split(":")[-1],
+            "ratios": f"{band['low']:g}–{band['high']:g}"}
+
+
 def _method_unstated(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
     if c.attribute not in METHOD_BOUND or c.qualifiers.get("method"):
@@ -253,6 +268,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("card_capacity",
           "the figure ({figure}) is a card's memory ({cards}): the text may give the card the run fits on, not what it needs",
           "该数字（{figure}）正是显卡的显存容量（{cards_zh}）：文中可能给出的是能容纳该任务的显卡规格，而非实际需求", card_capacity),
+    Guard("within_error_band",
+          "gpukb's estimate ({need} GB per GPU) is within its error band of the usable memory ({capacity} GB): {points} published {method} runs measured {ratios} times gpukb's estimate, {low}–{high} GB here, so the run may fit or not",
+          "gpukb 的估算（每卡 {need} GB）与可用显存（{capacity} GB）之差在其误差范围内：{points} 次已发表的 {method} 实测为 gpukb 估算的 {ratios} 倍，此处即 {low}–{high} GB，可能放得下也可能放不下", _within_error_band),
     Guard("unknown_form_factor",
           "the figure is given for a “{word}” board, and gpukb knows {product} only as a board of {widths} slot(s): it is a version gpukb has no figures of",
           "该数字对应“{word}”版本，而 gpukb 所知的 {product} 只有 {widths} 槽宽的版本：这是 gpukb 没有参数的版本", unknown_form_factor),
