@@ -102,6 +102,7 @@ QUESTIONS = [
     "Does the H100 support FP8?",                                      # yes or no from the cited list
     "How much does g5.xlarge cost per hour?",                          # a price the KB does not have, and why
     "Which is cheaper, GN7.2XLARGE32 or GN8.LARGE56?",                 # prices compared: the lower leads
+    "How much does a T4 cost per hour?",                               # a GPU's price: the instances that carry it
 ]
 #: Bad inputs: (method, path, keyword arguments of the test client's open()).
 BAD = [

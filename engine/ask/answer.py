@@ -11,6 +11,7 @@ from . import price as ask_price
 from . import parser as ap
 from ..kb import names
 from .parser import parse_question
+from ..catalog import inventory as inv
 from ..catalog.sources import claim_brief
 from ..sizing.answer import query
 from ..models import scenario as scen
@@ -73,6 +74,16 @@ def _unknown(base: dict[str, Any], parsed: Any, missing: list[Any], answer: str 
                             examples=parsed.examples, answer=answer)
 
 
+def _priced_gpu(parsed: Any) -> str | None:
+    """The GPU a price question names when it names no instance or family (the KB prices instances), else None."""
+    u = parsed.understood or {}
+    if parsed.kind != "unknown" or u.get("fact_keyword") not in inv.PRICE_ATTRIBUTES:
+        return None
+    kinds = [(e.get("kind"), e.get("id")) for e in u.get("entities") or []]
+    gpus = [i for k, i in kinds if k == "gpu"]
+    return gpus[0] if gpus and not any(k in ("instance", "family") for k, _ in kinds) else None
+
+
 def _assumed(parsed: Any, out: Asked) -> Asked:
     """An answer with the defaults the parser assumed."""
     assumed = parsed.understood.get("assumed")
@@ -106,6 +117,12 @@ def _ask(state: Session, q: str, parsed: Any, base: dict[str, Any], view: Releas
     if parsed.kind == "fact_comparison" and parsed.fact:
         return facts.compare(state, parsed.compared["subjects_compared"], parsed.fact["attribute"],
                              parsed.fact.get("order"), view, lang, {**base, "kind": "fact_comparison"})
+    gpu = _priced_gpu(parsed)
+    if gpu is not None:                     # "How much does an A100 cost?": the instances that carry it, priced
+        try:
+            return facts.gpu_prices(state, gpu, view, lang, base)
+        except BadInput as exc:
+            return _unknown(base, parsed, [exc.message], exc.message)
     if parsed.kind == "fact" and parsed.fact:
         subject = parsed.fact["subject"]
         return fact(state, subject, facts.attribute_for(view, subject, parsed.fact["attribute"]), view, lang,

@@ -11,11 +11,13 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import inventory as inv
+from ..core.errors import BadInput
 from ..kb.interval import Interval
 from ..kb.lexicon import Match, cue_patterns, resolve_variant
 from ..kb.store import Fact, ReleaseView
 from ..kb.vocabulary import Vocabulary
 from ..models.ask import ComparedFact, FactComparisonAnswer, FactValue, Support
+from ..models.sizing import Assumed
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -261,3 +263,26 @@ def _text(vocab: Vocabulary, attr: Any, compared: list[ComparedFact], numbers: d
         word = ("highest" if several else "higher") if more else ("lowest" if several else "lower")
         return f"{head}. {who} has the {word} {name}."
     return f"{head}. {who} has {name} at least as {'high' if more else 'low'} as the others' (equal for some variants)."
+
+
+#: how many instances a GPU's price answer lists: the cheapest priced ones, else a few unpriced with their reasons
+GPU_PRICE_LISTED, GPU_UNPRICED_LISTED = 8, 4
+
+
+def gpu_prices(state: Session, gpu: str, view: ReleaseView, lang: str, head: dict[str, Any]) -> FactComparisonAnswer:
+    """"How much does an A100 cost?": the KB prices renting, so the answer compares the hourly list prices of the
+    instances that carry the GPU (any of its variants when the name is generic), cheapest first within a currency
+    (never converted), and says so in a note; without any price, a few of them with the reason each has none."""
+    vocab = view.kb.vocab
+    own = {gpu, *(vocab.entities.get(gpu, {}).get("variants") or ())}
+    carriers = [e for e, d in vocab.entities.items() if d.get("kind") == "instance" and own & set(inv.gpus_of(view, e))]
+    priced = sorted((min((p["currency"], p["value"]) for p in ps), e) for e in carriers if (ps := inv.prices(view, e)))
+    subjects = [e for _, e in priced][:GPU_PRICE_LISTED] or sorted(carriers)[:GPU_UNPRICED_LISTED]
+    if not subjects:
+        raise BadInput(f"the KB knows no instance that carries the {vocab.label(gpu)}")
+    attribute = next(iter(inv.PRICE_ATTRIBUTES))
+    out = compare(state, subjects, attribute, "less", view, lang, {**head, "kind": "fact_comparison"})
+    note = vocab.wording.note("gpu_price_instances", vocab, gpu=vocab.label(gpu), priced=len(priced), total=len(carriers))
+    said = {"en": f"{note}. {out.summary.en}", "zh": f"{note.zh}。{out.summary.zh}"}
+    return out.replace(assumed=[Assumed.of(field="subject", value=gpu, text=note)], answer=said[lang],
+                       summary=out.summary.replace(**said))

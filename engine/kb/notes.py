@@ -12,7 +12,7 @@ NOTE_KEYS = ("method_default", "gpu_variant", "precision_default", "qlora_nf4", 
              "offload_ignored", "tp_given", "min_gpus_split", "min_gpus_tp", "kernel_flash", "kernel_fp8", "attention_sdpa", "attention_sdpa_math",
              "capacity_engine", "capacity_nvsmi", "capacity_datasheet", "context_beyond", "shape_estimated", "shape_assumed",
              "disagreeing", "why_not_question", "missing_workload", "missing_hardware", "missing_lookup", "missing_subject",
-             "price_unpublished", "cannot_size", "band_measured")
+             "price_unpublished", "gpu_price_instances", "cannot_size", "band_measured")
 
 
 class Note(str):

@@ -81,6 +81,8 @@ class FactComparisonAnswer(Asked):
     leader: str | None = spec(OMIT, "The product whose values are all on the asked side of the others'; null when "
                                     "the values do not decide (a tie, variants that overlap, a missing value, text values).")
     strict: bool = spec(OMIT, "True when the leader's values are strictly beyond the others' (false: equal for some variants).")
+    assumed: list[Assumed] = spec(OMIT, "What the answer took the question to mean (a price asked of a GPU: the "
+                                         "instances that carry it).")
     support: list[Support] = OMIT
     summary: Summary = OMIT
     kb_version: str = OMIT
