@@ -67,9 +67,12 @@ def test_releases_tell_the_history(kb):
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
                      "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14",
                      "2026.12.15", "2026.12.16", "2026.12.17", "2026.12.18", "2026.12.19", "2026.12.20", "2026.12.21",
-                     "2026.12.22", "2026.12.23", "2026.12.24", "2026.12.25"]
+                     "2026.12.22", "2026.12.23", "2026.12.24", "2026.12.25", "2026.12.27"]
     (first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi,
-     sharded, deepspeed, split, pcie, megatron, groups, frozen, galore, precisions, fused) = (kb.release(n) for n in names)
+     sharded, deepspeed, split, pcie, megatron, groups, frozen, galore, precisions, fused, kbit_base) = (kb.release(n) for n in names)
+    # 2026.12.27 sizes LoRA over an 8-bit or a GPTQ/AWQ 4-bit base in that precision, cited to PEFT and LLM.int8()
+    assert "R-LORA-kbit-base" not in fused.facts and "R-LORA-kbit-base" in kbit_base.facts
+    assert "2208.07339" in kbit_base.facts["R-LORA-kbit-base"].citation
     # 2026.12.25 sizes a loss fused into the output head (Cut Cross-Entropy, Liger), cited to both papers
     assert "R-LOGITS-fused" not in precisions.facts and "R-LOGITS-fused" in fused.facts
     assert "2411.09009" in fused.facts["R-LOGITS-fused"].citation

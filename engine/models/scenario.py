@@ -19,7 +19,7 @@ from ..core.terms import METHODS, OFFLOADS, OPTIMIZERS, PRECISIONS
 from .query import ENGINES, FIELD, KEYS, KV_CACHE_DTYPES, LIMITS
 # what the release and the hardware decide of a scenario (native BF16, vLLM's token budget, DeepSpeed's FP32 master)
 from .scenario_defaults import (_input_tokens, _native_bf16, _vllm_batched_tokens, fsdp_no_sync, fsdp_orig_params,
-                                galore, layer_split, master_weights, optimizer_in_release, tensor_parallel)
+                                galore, layer_split, master_weights, optimizer_in_release, qlora_base, tensor_parallel)
 
 #: the shape defaults every scenario states in its notes (seq_len 512, batch 1)
 DEFAULTS = {k: FIELD[k].default for k in ("seq_len", "batch")}
@@ -163,9 +163,10 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         elif "compute_precision" in b:
             issues.append(Issue(f"unknown compute precision {b['compute_precision']!r}", field="compute_precision",
                                 allowed=["fp32", "fp16", "bf16", "mixed"]))
+        base = qlora_base(prec, view)
         if prec != "nf4":
-            notes.append(note("qlora_nf4", prec=prec))
-        prec = "nf4"
+            notes.append(note("qlora_nf4" if base == "nf4" else "qlora_kbit_base", prec=prec))
+        prec = base
     if method in ("full", "pretrain") and prec in ("int8", "int4", "nf4"):
         issues.append(Issue(f"full training cannot keep weights in {prec}", field="precision",
                             allowed=["fp32", "fp16", "bf16", "mixed"]))

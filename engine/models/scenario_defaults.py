@@ -189,3 +189,10 @@ OPTIMIZER_SINCE = {"adamw4bit": "R-OPT-adamw4bit-states"}
 def optimizer_in_release(opt: str, view: Any) -> bool:
     """Whether a release can size an optimizer (one added later needs the release of its state fact)."""
     return view is None or opt not in OPTIMIZER_SINCE or OPTIMIZER_SINCE[opt] in view.facts
+
+
+def qlora_base(prec: str, view: Any) -> str:
+    """The precision a QLoRA question's frozen linear layers keep: the quantized base's own, INT8 over a bitsandbytes
+    8-bit base or INT4 over a GPTQ / AWQ checkpoint, in a release that knows LoRA over such a base
+    (R-LORA-kbit-base, 2026.12.27); NF4 otherwise, the other precisions naming the adapters' and compute's."""
+    return prec if prec in ("int8", "int4") and (view is None or "R-LORA-kbit-base" in view.facts) else "nf4"

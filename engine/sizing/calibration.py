@@ -19,6 +19,7 @@ from ..kb.names import QUANTIZED_WORDS, TUNED_WORDS, catalogued_model
 from ..kb.store import ReleaseView
 from ..kb.vocabulary import Interval
 from ..models import scenario as scen
+from . import frameworks
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -131,26 +132,6 @@ TP_SIZE = re.compile(r"\b(?:tp|tensor[-_ ]model[-_ ]parallel[-_ ]size|tensor[-_ 
 #: a run on several GPUs that shards nothing but whose framework or note says the model's layers were split over them
 #: (Accelerate's device_map="auto", naive model parallelism in one process: R-ACCEL-layer-split)
 LAYER_SPLIT_WORDS = ("device_map", "naive model parallel", "layer split", "split across gpus")
-#: what a training framework does unless told otherwise: torchtune's recipes compute the loss with
-#: CEWithChunkedOutputLoss (R-LOGITS-chunked); lit-gpt's / litgpt's fine-tuning scripts run the head in chunks of
-#: 128 tokens and the loss chunk by chunk (Lightning-AI/lit-gpt finetune/lora.py: model(input_ids,
-#: lm_head_chunk_size=128), chunked_cross_entropy(logits, targets))
-#: (keyed by the framework's name without hyphens: "lit-gpt" is litgpt)
-#: (Megatron-LM's GPT-2 of 2019-2020 computes the attention scores as a matmul: eager attention, not SDPA)
-#: (universal-llm-trainer calls the model without labels and applies its own nn.CrossEntropyLoss to the logits as they
-#: come out, autocast off in its configs, amp_training: False: src/models/llama3.py Llama3.forward, config/*.yaml; the
-#: loss runs in the logits' own dtype, R-LOGITS-own-dtype)
-#: (QLoRA through PEFT goes through prepare_model_for_kbit_training, as PEFT's quantization guide and the QLoRA
-#: reference script do it, R-PEFT-kbit-fp32; torchtune's and LitGPT's QLoRA do not use PEFT)
-#: (ms-swift builds its PEFT adapters without that preparation: swift sft (swift/llm/sft.py, modelscope/ms-swift) calls
-#: prepare_model for the tuner and, with gradient checkpointing, model.enable_input_require_grads(), and no module of
-#: swift/ calls prepare_model_for_kbit_training; listed before "peft", the first framework word that sets a field wins)
-FRAMEWORK_DEFAULTS = {"torchtune": {"chunked_cross_entropy": True}, "litgpt": {"chunked_cross_entropy": True},
-                      "msswift": {"kbit_preparation": False}, "peft": {"kbit_preparation": True},
-                      "megatron": {"flash_attention": False}, "universalllmtrainer": {"logits_dtype_loss": True}}
-#: what a serving framework does unless told otherwise: ExLlama (v1) computes attention as Hugging Face's eager
-#: attention does, or through SDPA with an explicit mask at the same peak (R-EXLLAMA-attention)
-INFERENCE_DEFAULTS = {"exllama": {"flash_attention": False}}
 #: techniques a gold row may state (true / false), as the query field each one sets (it wins over a framework default)
 TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "fused_cross_entropy": "fused_cross_entropy",
               "optimizer_in_backward": "optimizer_in_backward", "activation_offloading": "activation_offloading",
@@ -269,9 +250,9 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
     for k, field in TECHNIQUES.items():
         if isinstance(row.get(k), bool) and row["method"] != "inference":
             body[field] = row[k]
-    for k, v in (INFERENCE_DEFAULTS if row["method"] == "inference" else FRAMEWORK_DEFAULTS).items():
-        if k in str(row.get("framework") or "").lower().replace("-", ""):
-            body.update({f: x for f, x in v.items() if f not in body})
+    # what the run's framework does unless told otherwise (kb/frameworks.yaml, each with its citation)
+    usual = frameworks.defaults(view.kb.root, row.get("framework"), row["method"] != "inference")
+    body.update({f: x for f, x in usual.items() if f not in body})
     if any("optimizer_in_bwd=true" in str(x).replace(" ", "").lower() for x in row.get("inferred_from_config") or []) \
             and row["method"] in ("full", "pretrain"):
         body["optimizer_in_backward"] = True
