@@ -22,3 +22,12 @@ def test_a_one_product_spec_table_under_its_heading_is_still_read(gpukb):
     claims = gpukb.check("## RTX 3090\n| Spec | Value |\n|---|---|\n| VRAM | 24 GB |\n| Memory | GDDR6X |").to_json()["claims"]
     assert {(c["subject"], c["attribute"], c["status"]) for c in claims} == {
         ("gpu:RTX-3090", "memory_gb", "supported"), ("gpu:RTX-3090", "memory_type", "supported")}, claims
+
+
+def test_an_empty_corner_cell_keeps_the_columns_in_place(gpukb):
+    """"| | A100 | H100 |": the header's empty first cell is a column too, so each figure is its own column's
+    product's (dropping it shifted every figure one product to the right)."""
+    text = "| | T4 | A10 |\n|---|---|---|\n| Memory | 16 GB | 24 GB |\n| TDP | | 150 W |"
+    got = {(c["subject"], c["attribute"], c["value"]) for c in gpukb.check(text).to_json()["claims"]}
+    assert ("gpu:T4", "memory_gb", 16.0) in got and ("gpu:A10", "memory_gb", 24.0) in got, got
+    assert ("gpu:A10", "tdp_w", 150.0) in got and not any(s == "gpu:T4" and a == "tdp_w" for s, a, _ in got), got

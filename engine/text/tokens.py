@@ -340,8 +340,7 @@ def _cells(low: str, start: int, end: int) -> list[tuple[int, int]]:
         e2 = b
         while e2 > a and low[e2 - 1].isspace():
             e2 -= 1
-        if e2 > a:
-            out.append((a, e2))
+        out.append((a, e2))         # an empty cell keeps its column ("| | A100 | H100 |": the corner cell)
     return out
 
 
