@@ -31,3 +31,22 @@ def test_an_empty_corner_cell_keeps_the_columns_in_place(gpukb):
     got = {(c["subject"], c["attribute"], c["value"]) for c in gpukb.check(text).to_json()["claims"]}
     assert ("gpu:T4", "memory_gb", 16.0) in got and ("gpu:A10", "memory_gb", 24.0) in got, got
     assert ("gpu:A10", "tdp_w", 150.0) in got and not any(s == "gpu:T4" and a == "tdp_w" for s, a, _ in got), got
+
+
+def _facts(gpukb, text: str) -> dict[tuple[str, str], str]:
+    return {(c["subject"], c["attribute"]): c["status"] for c in gpukb.check(text).to_json()["claims"]}
+
+
+def test_a_memory_type_written_with_two_sizes_is_said_of_each_size(gpukb):
+    """"40GB/80GB HBM2e": HBM2e for the 40 GB A100 (which has HBM2) is wrong, for the 80 GB one right; one size
+    that names two versions ("80GB": the H100 SXM or PCIe) names neither."""
+    got = _facts(gpukb, "| Spec | A100 | H100 |\n|---|---|---|\n| GPU Memory | 40GB/80GB HBM2e | 80GB HBM3 |")
+    assert got[("gpu:A100-40GB", "memory_type")] == "incorrect", got
+    assert got[("gpu:A100-80GB", "memory_type")] == "supported", got
+    assert not any(s.startswith("gpu:H100-") and a == "memory_type" for s, a in got), got
+
+
+def test_a_columns_memory_size_names_the_variant_of_its_other_cells(gpukb):
+    text = "| | A100 | H100 |\n|---|---|---|\n| Memory | 40GB | 80GB |\n| Memory type | HBM2e | HBM3 |"
+    got = _facts(gpukb, text)
+    assert got[("gpu:A100-40GB", "memory_type")] == "incorrect", got

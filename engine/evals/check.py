@@ -44,7 +44,10 @@ def _same_subject(gold: str, got: str, view) -> bool:
     if gold == got:
         return True
     vocab = view.kb.vocab
-    return carries(view, gold, got) or (vocab.generic(gold) == vocab.generic(got) and gold.startswith("gpu:"))
+    # one GPU's generic name and its variant's are one subject; two different variants are not (a claim about the
+    # 80 GB card is not the labeller's claim about the 40 GB one)
+    generic = vocab.generic(gold)
+    return carries(view, gold, got) or (generic == vocab.generic(got) and gold.startswith("gpu:") and generic in (gold, got))
 
 
 #: attributes that state one fact in two ways: the host interface "PCIe 4.0" states the PCIe generation

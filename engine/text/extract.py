@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.errors import BadInput, Issue
 from ..kb.vocabulary import Vocabulary
@@ -180,7 +180,14 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     at = [claims[k].start for k in order]
     units = [claims[lo:hi] for lo, hi in sheets] + [
         [claims[k] for k in order[bisect_left(at, r.start):bisect_left(at, r.end)]] for r in rows if not r.is_header]
-    _sized_by_memory(units, vocab)
+    columns: dict[tuple, list[Candidate]] = {}      # a table's column: the cells of the product its header names
+    for r in rows:
+        if not r.is_header and r.header:
+            for k in order[bisect_left(at, r.start):bisect_left(at, r.end)]:
+                j = r.cell_at(claims[k].start)
+                if j is not None and j > 0:
+                    columns.setdefault((tuple(r.header), j), []).append(claims[k])
+    claims += _sized_by_memory(units + list(columns.values()), vocab)
     return Extraction(text, out_lang, claims, not_understood)
 
 
@@ -193,20 +200,45 @@ def _whole_line(low: str, s: int, e: int) -> bool:
     return (s == 0 or low[s - 1] == "\n") and (e == len(low) or low[e] == "\n")
 
 
-def _sized_by_memory(groups: list[list[Candidate]], vocab: Vocabulary) -> None:
-    """A spec sheet or a table row about a GPU of several sizes whose memory figure names one of them
-    ("最大显存 80 GB" under "英伟达 A100 配置参数", "| A100 | 40 GB | 2.0 TB/s |") is about that variant: its
-    figures are that variant's, not the family's."""
+def _sized_by_memory(groups: list[list[Candidate]], vocab: Vocabulary) -> list[Candidate]:
+    """A spec sheet, a table row or a table's column about a GPU of several sizes whose memory figure names one of
+    them ("最大显存 80 GB" under "英伟达 A100 配置参数", "| A100 | 40 GB | 2.0 TB/s |") is about that variant: its
+    figures are that variant's, not the family's (each GPU of the group on its own). A memory type written with
+    two sizes of one GPU ("40GB/80GB HBM2e") is said of each: the claims it adds, one per variant."""
+    added: list[Candidate] = []
     for mine in groups:
-        sizes = {(c.subject, c.value * (vocab.unit_factor("memory", c.unit) or 1)) for c in mine
-                 if c.attribute == "memory_gb" and isinstance(c.value, (int, float)) and vocab.sized_variants(c.subject)}
-        named = {(g, v) for g, gb in sizes for v in vocab.sized_variants(g) if gb >= 1 and vocab.names_size(v, gb)}
-        if len(named) != 1:
-            continue                    # no size, or sizes of two variants ("40GB/80GB")
-        ((generic, variant),) = named
+        sized: dict[str, list[tuple[Candidate, list[set[str]]]]] = {}
         for c in mine:
-            if c.subject == generic:
-                c.subject = variant
+            generic = vocab.generic(c.subject)
+            if c.attribute != "memory_gb" or not vocab.sized_variants(generic):
+                continue
+            factor = vocab.unit_factor("memory", c.unit) or 1
+            values = c.value if isinstance(c.value, list) else [c.value]
+            named = [{v for v in vocab.sized_variants(generic) if vocab.names_size(v, x * factor)}
+                     for x in values if isinstance(x, (int, float)) and x * factor >= 1]
+            if any(named):
+                sized.setdefault(generic, []).append((c, named))
+        for generic, found in sized.items():
+            variants = set().union(*(n for _, ns in found for n in ns))
+            if len(variants) == 1:
+                (variant,) = variants
+                for c in mine:
+                    if c.subject == generic:
+                        c.subject = variant
+                continue
+            for size, named in found:        # "40GB/80GB HBM2e": the type right after two sizes, said of each
+                each = [next(iter(n)) for n in named if len(n) == 1]
+                if len(named) < 2 or len(each) != len(named) or len(set(each)) != len(each):
+                    continue                 # one size that names two versions ("80GB": SXM or PCIe) says neither
+                for c in mine:
+                    if c.subject == generic and c.attribute == "memory_type" and 0 <= c.start - size.end <= TYPE_AFTER_SIZES:
+                        c.subject = each[0]
+                        added += [replace(c, subject=v) for v in each[1:]]
+    return added
+
+
+#: how far after a figure of several sizes a memory type is read as theirs ("40GB/80GB HBM2e")
+TYPE_AFTER_SIZES = 4
 
 
 def _sole_product(named: list[_Match], vocab: Vocabulary) -> dict[str, _Match]:
