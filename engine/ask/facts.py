@@ -274,8 +274,7 @@ def gpu_prices(state: Session, gpu: str, view: ReleaseView, lang: str, head: dic
     instances that carry the GPU (any of its variants when the name is generic), cheapest first within a currency
     (never converted), and says so in a note; without any price, a few of them with the reason each has none."""
     vocab = view.kb.vocab
-    own = {gpu, *(vocab.entities.get(gpu, {}).get("variants") or ())}
-    carriers = [e for e, d in vocab.entities.items() if d.get("kind") == "instance" and own & set(inv.gpus_of(view, e))]
+    carriers = inv.carriers(view, gpu)
     priced = sorted((min((p["currency"], p["value"]) for p in ps), e) for e in carriers if (ps := inv.prices(view, e)))
     subjects = [e for _, e in priced][:GPU_PRICE_LISTED] or sorted(carriers)[:GPU_UNPRICED_LISTED]
     if not subjects:

@@ -181,6 +181,18 @@ def model_item(view: ReleaseView, eid: str) -> ModelItem:
                         specs=_specs(view, eid, MODEL_SUMMARY), facts=_own_facts(view, eid))
 
 
+def carriers(view: ReleaseView, gpu: str) -> list[str]:
+    """The instance sizes that carry ``gpu`` (or, for a generic name, any of its variants), in catalog order."""
+    vocab = view.kb.vocab
+    want = {gpu, *vocab.entities[gpu].get("variants", [])}
+    out = []
+    for e in known(vocab, "instance"):
+        carried = set(gpus_of(view, e))
+        if want & (carried | {vocab.generic(x) for x in carried}):
+            out.append(e)
+    return out
+
+
 def listing(state: Session, kind: str, provider: str | None = None, gpu: str | None = None,
             kb_version: str | None = None) -> GpuList | InstanceList | ModelList:
     """Every GPU, instance size (of one provider, carrying one GPU) or model the release knows."""
@@ -191,16 +203,12 @@ def listing(state: Session, kind: str, provider: str | None = None, gpu: str | N
     if kind == "model":
         return ModelList.of(kb_version=view.name, models=[model_item(view, e) for e in known(vocab, "model")])
     want_p = resolve_provider(view, provider) if provider else None
-    want_g: set[str] | None = None
-    if gpu:
-        g = resolve(vocab, "gpu", gpu, "gpu", BadInput)
-        want_g = {g, *vocab.entities[g].get("variants", [])}
+    carrying = set(carriers(view, resolve(vocab, "gpu", gpu, "gpu", BadInput))) if gpu else None
     items = []
     for e in known(vocab, "instance"):
         if want_p and provider_of(view, e) != want_p:
             continue
-        carried = set(gpus_of(view, e))
-        if want_g is not None and not want_g & (carried | {vocab.generic(x) for x in carried}):
+        if carrying is not None and e not in carrying:
             continue
         items.append(instance_item(view, e))
     items.sort(key=lambda i: (i.provider or "~", i.family or "", _num(view, i.id, "gpu_count"),

@@ -35,9 +35,8 @@ from typing import Any
 
 from ..core.errors import BadInput, Issue
 from ..core.yamlio import load_file
-from ..text.check import WRONG, audit_claims, claims_of, judged, reader, text_id
+from ..text.check import WRONG, audit_claims, claims_of, error_bands, judged, reader, text_id
 from ..text.workload import METHOD_CONCEPT
-from ..sizing.calibration import band_of
 from .check import _same_attribute, _same_subject
 
 SPLITS = ("dev", "heldout")
@@ -143,12 +142,12 @@ def evaluate(state, passages: list[dict[str, Any]], kb_version: str | None = Non
     """The five measures per split (see the module docstring), with the rows behind each miss; ``spec``
     maps a spec part's name to its statements (:func:`load_spec`), measured after the passages."""
     view = state.view(kb_version)
-    bands = lambda m: band_of(state, view, m)       # noqa: E731  (the check's error bands, as `gpukb check` reads them)
+    bands = error_bands(state, view)                # the check's error bands, as `gpukb check` reads them
     report: dict[str, Any] = {"kb_version": view.name, "splits": {}}
     for split in splits:
         if split in SPEC_PARTS:
             if spec and split in spec:
-                report["splits"][split] = _evaluate_spec(state, view, spec[split], split in DEV_PARTS)
+                report["splits"][split] = _evaluate_spec(state, view, spec[split], split in DEV_PARTS, bands)
             continue
         n = Counter()
         rows: list[dict[str, Any]] = []
@@ -232,10 +231,9 @@ def load_spec(path: str | Path) -> list[dict[str, Any]]:
     return load_statements(path)
 
 
-def _evaluate_spec(state, view, statements: list[dict[str, Any]], show_rows: bool) -> dict[str, Any]:
+def _evaluate_spec(state, view, statements: list[dict[str, Any]], show_rows: bool, bands) -> dict[str, Any]:
     """The measures of one spec part: each statement checked alone, its claims matched to the expected
     ones by subject and attribute."""
-    bands = lambda m: band_of(state, view, m)       # noqa: E731
     n = Counter()
     rows: list[dict[str, Any]] = []
     for st in statements:

@@ -66,8 +66,7 @@ def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Callable[[str], d
     """The sizing verdict a derivation finding of ``status`` rests on (need and capacity per GPU), with the error
     band of the claim's method, or None."""
     method = str((c.qualifiers or {}).get("method") or "")
-    band = bands(method.split(":")[-1]) if bands is not None and method else None
-    if not band:
+    if bands is None or not method:
         return None
     facts = None
     for f in res.findings_for(c.id):
@@ -77,8 +76,16 @@ def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Callable[[str], d
         for e in f.get("evidence") or ():
             v = facts.get(e) or {}
             if v.get("t") == "verdict" and v.get("need_gb") and v.get("capacity_gb"):
-                return {"need_gb": v["need_gb"], "capacity_gb": v["capacity_gb"], "method": method, "band": band}
+                band = bands(method.split(":")[-1])    # read only for a verdict (the first read sizes the gold runs)
+                return {"need_gb": v["need_gb"], "capacity_gb": v["capacity_gb"], "method": method, "band": band} \
+                    if band else None
     return None
+
+
+def error_bands(state: Session, view: ReleaseView) -> Callable[[str], dict[str, Any] | None]:
+    """The error band of a method's estimates in ``view`` (:func:`..sizing.calibration.band_of`), as :func:`judged`
+    reads it."""
+    return lambda method: band_of(state, view, method)
 
 
 CHECK_PREFIX = "X"
@@ -272,7 +279,7 @@ def check_answer(state: Session, text: str, lang: str | None = None, kb_version:
     claims, skipped, text_lang = claims_of(text, sid, view, lang, guards)
     res = audit_claims(state, view, claims)
     state.remember_check(sid, res)
-    statuses = judged(text, view, claims, res, guards, lambda m: band_of(state, view, m))
+    statuses = judged(text, view, claims, res, guards, error_bands(state, view))
     out = [_checked(c, statuses[c.id], res, view, lang or text_lang) for c in claims]
     return CheckAnswer.of(kb_version=view.name, text_id=sid, lang=lang or text_lang, wrong=what_is_wrong(out, view.kb.vocab),
                           claims=out, not_understood=skipped, summary=summary(out, skipped))

@@ -178,15 +178,17 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         sheets.append((sheet[0], len(claims)))
     order = sorted(range(len(claims)), key=lambda k: claims[k].start)
     at = [claims[k].start for k in order]
-    units = [claims[lo:hi] for lo, hi in sheets] + [
-        [claims[k] for k in order[bisect_left(at, r.start):bisect_left(at, r.end)]] for r in rows if not r.is_header]
+    units = [claims[lo:hi] for lo, hi in sheets]
     columns: dict[tuple, list[Candidate]] = {}      # a table's column: the cells of the product its header names
     for r in rows:
-        if not r.is_header and r.header:
-            for k in order[bisect_left(at, r.start):bisect_left(at, r.end)]:
-                j = r.cell_at(claims[k].start)
-                if j is not None and j > 0:
-                    columns.setdefault((tuple(r.header), j), []).append(claims[k])
+        if r.is_header:
+            continue
+        row = [claims[k] for k in order[bisect_left(at, r.start):bisect_left(at, r.end)]]
+        units.append(row)
+        for c in row if r.header else ():
+            j = r.cell_at(c.start)
+            if j is not None and j > 0:
+                columns.setdefault((tuple(r.header), j), []).append(c)
     claims += _sized_by_memory(units + list(columns.values()), vocab)
     return Extraction(text, out_lang, claims, not_understood)
 

@@ -263,19 +263,19 @@ def unknown_form_factor(ctx: Context) -> dict[str, str] | None:
     if fig is None or ctx.vocab.kind_of(c.subject) != "gpu":
         return None
     a, b = clause_of(ctx, fig.start())
-    found: list[tuple[int, int, int, int]] = []       # (after?, distance, width, start)
+    found: list[tuple[int, int, int, int, int]] = []       # (after?, distance, width, start, end)
     for n in SLOT_WIDTHS:
         for rx in vocab_cues(ctx.vocab, f"slots_{n}"):
-            for m in rx.finditer(ctx.low, a, min(b, fig.end() + FORM_FACTOR_REACH) if b > fig.end() else b):
+            for m in rx.finditer(ctx.low, a, min(b, fig.end() + FORM_FACTOR_REACH)):
                 after = m.start() >= fig.end()
-                found.append((0 if after else 1, m.start() - fig.end() if after else fig.start() - m.start(), n, m.start()))
+                found.append((0 if after else 1, m.start() - fig.end() if after else fig.start() - m.start(), n,
+                              m.start(), m.end()))
     if not found:
         return None
-    _, _, width, at = min(found)
+    _, _, width, start, end = min(found)
     ids = family_ids(ctx.vocab, c.subject)
     widths = {point_of(f) for f in references(ctx.view, "board_slots") if f.subject in ids}
     if not widths or float(width) in widths:
         return None
-    m = next(m for n in (width,) for rx in vocab_cues(ctx.vocab, f"slots_{n}") for m in [rx.match(ctx.low, at)] if m)
-    return {"word": ctx.text[m.start():m.end()], "product": ctx.vocab.label(c.subject),
+    return {"word": ctx.text[start:end], "product": ctx.vocab.label(c.subject),
             "widths": ", ".join(f"{w:g}" for w in sorted(w for w in widths if w is not None))}
