@@ -14,7 +14,7 @@ import re
 import statistics
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import BadInput
+from ..core.errors import BadInput, Issue, ValidationError
 from ..kb.names import QUANTIZED_WORDS, TUNED_WORDS, catalogued_model
 from ..kb.store import ReleaseView
 from ..kb.vocabulary import Interval
@@ -284,6 +284,21 @@ def _band(ratios: list[float]) -> dict[str, Any] | None:
     return {"low": round(rs[best], 3), "high": round(rs[best + k - 1], 3), "points": len(rs), "covers": k}
 
 
+def _check_runs_shape(data: Any, fname: str) -> None:
+    """The gold file is a mapping whose ``runs`` is a list of mappings; anything else is named with its line."""
+    def kind(x: Any) -> str:
+        return "a list" if isinstance(x, list) else "a string" if isinstance(x, str) else "a number" \
+            if isinstance(x, (int, float)) else "nothing" if x is None else f"a {type(x).__name__}"
+    if not isinstance(data, dict):
+        raise ValidationError(f"{fname}: expected a mapping with a 'runs' list, got {kind(data)}",
+                              [Issue("expected a mapping with a 'runs' list", fname, getattr(data, "line", None))])
+    runs = data.get("runs") or []
+    bad = next((r for r in ([runs] if not isinstance(runs, list) else runs) if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise ValidationError(f"{fname}: 'runs' must be a list of mappings (one per run), got {kind(bad)}",
+                              [Issue("'runs' must be a list of mappings", fname, data.line_of("runs"))])
+
+
 def measured_runs(state: Session, view: ReleaseView, path: Any = None, splits: tuple[str, ...] | None = None
                   ) -> dict[str, Any]:
     """Every measured run of the gold set sized as its flags say; per split: the share within 15% of the
@@ -296,6 +311,7 @@ def measured_runs(state: Session, view: ReleaseView, path: Any = None, splits: t
     if not p.exists():
         return {"file": str(p), "splits": {}}
     data = load_file(p) or {}
+    _check_runs_shape(data, str(p))
     vocab = state.kb.vocab
     per: dict[str, list[dict[str, Any]]] = {}
     for row in data.get("runs") or []:

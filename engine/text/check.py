@@ -63,8 +63,8 @@ def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult,
 
 
 def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Callable[[str], dict[str, Any] | None] | None) -> dict[str, Any] | None:
-    """The sizing verdict a derivation finding of ``status`` rests on (need and capacity per GPU), with the error
-    band of the claim's method, or None."""
+    """The sizing verdict a derivation finding of ``status`` rests on (need and capacity per GPU), or the run's total
+    a requirement finding compares with (no capacity), with the error band of the claim's method; or None."""
     method = str((c.qualifiers or {}).get("method") or "")
     if bands is None or not method:
         return None
@@ -73,6 +73,10 @@ def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Callable[[str], d
         if f.get("kind") != status or f.get("basis") != "derivation":
             continue
         facts = facts if facts is not None else res.proof(c.id).facts
+        if str(f.get("rule") or "").split("@")[0] in TOTAL_RULES:
+            need = (facts.get(f.get("fact")) or {}).get("value")
+            band = bands(method.split(":")[-1]) if isinstance(need, (int, float)) and need > 0 else None
+            return {"need_gb": need, "method": method, "band": band} if band else None
         for e in f.get("evidence") or ():
             v = facts.get(e) or {}
             if v.get("t") == "verdict" and v.get("need_gb") and v.get("capacity_gb"):
@@ -80,6 +84,11 @@ def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Callable[[str], d
                 return {"need_gb": v["need_gb"], "capacity_gb": v["capacity_gb"], "method": method, "band": band} \
                     if band else None
     return None
+
+
+#: the rules whose finding compares a stated need with gpukb's total for the run, the quantity the error
+#: band was measured on (a weights-only figure is arithmetic, not an estimate with a measured error)
+TOTAL_RULES = ("audit.derive.memory.total",)
 
 
 def error_bands(state: Session, view: ReleaseView) -> Callable[[str], dict[str, Any] | None]:

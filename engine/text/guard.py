@@ -54,6 +54,9 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   open: the memory differs several-fold between them.
 - ``unread_precision``: a verdict or requirement said in a precision or format gpukb does not size (FP8,
   AWQ, GGUF): the scenario checked would not be the one the text states.
+- ``within_error_band``, ``requirement_within_band``: a verdict whose need lies within gpukb's measured error
+  band of the card's usable memory, or a stated need within that band of gpukb's total for the run (the
+  band: the ratios measured / estimated over published runs of the method, :func:`..sizing.calibration.band_of`).
 - ``workload_memory``, ``card_capacity``, ``weights_only``: a memory figure that is a workload's part, a
   card's capacity given as a requirement, or a serving requirement at least the weights' size.
 """

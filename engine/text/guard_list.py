@@ -87,7 +87,7 @@ def _within_error_band(ctx: Context) -> dict[str, str] | None:
     by less than its estimates' error band against published measurements of the method's runs (measured
     0.74-1.22 times the estimate): the run may fit or not, so a verdict either way is not called wrong."""
     v = ctx.verdict
-    if not v:
+    if not v or "capacity_gb" not in v:
         return None
     need, cap, band = v["need_gb"], v["capacity_gb"], v["band"]
     if not need * band["low"] <= cap <= need * band["high"]:
@@ -95,6 +95,24 @@ def _within_error_band(ctx: Context) -> dict[str, str] | None:
     return {"need": f"{need:.1f}", "capacity": f"{cap:.1f}", "low": f"{need * band['low']:.1f}",
             "high": f"{need * band['high']:.1f}", "points": str(band.get("points", "")), "method": v["method"].split(":")[-1],
             "ratios": f"{band['low']:g}–{band['high']:g}"}
+
+
+def _requirement_within_band(ctx: Context) -> dict[str, str] | None:
+    """"Full fine-tuning of a 7B model needs about 200 GB": gpukb's total for the run (130 GB) times the ratios
+    measured over published runs of the method (up to 1.88 for full fine-tuning) reaches the stated need, so the
+    text may describe a setup that takes that much; over or under that band, the claim is still called wrong."""
+    v = ctx.verdict
+    if not v or "capacity_gb" in v or ctx.status not in ("overstated", "understated"):
+        return None
+    need, band = v["need_gb"], v["band"]
+    lo, hi = getattr(ctx.claim.norm, "lo", None), getattr(ctx.claim.norm, "hi", None)
+    low, high = need * band["low"], need * band["high"]
+    inside = (lo is not None and lo <= high) if ctx.status == "overstated" else \
+        ((hi if hi is not None else lo) is not None and (hi if hi is not None else lo) >= low)
+    if not inside:
+        return None
+    return {"need": f"{need:.1f}", "low": f"{low:.1f}", "high": f"{high:.1f}", "points": str(band.get("points", "")),
+            "method": v["method"].split(":")[-1], "ratios": f"{band['low']:g}–{band['high']:g}"}
 
 
 def _method_unstated(ctx: Context) -> dict[str, str] | None:
@@ -271,6 +289,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("within_error_band",
           "gpukb's estimate ({need} GB per GPU) is within its error band of the usable memory ({capacity} GB): {points} published {method} runs measured {ratios} times gpukb's estimate, {low}–{high} GB here, so the run may fit or not",
           "gpukb 的估算（每卡 {need} GB）与可用显存（{capacity} GB）之差在其误差范围内：{points} 次已发表的 {method} 实测为 gpukb 估算的 {ratios} 倍，此处即 {low}–{high} GB，可能放得下也可能放不下", _within_error_band),
+    Guard("requirement_within_band",
+          "gpukb's estimate of the run is {need} GB per GPU, and {points} published {method} runs measured {ratios} times gpukb's estimate ({low}–{high} GB here): the stated need is within that band, so gpukb does not call it wrong",
+          "gpukb 对该任务的估算为每卡 {need} GB，而 {points} 次已发表的 {method} 实测为 gpukb 估算的 {ratios} 倍（此处即 {low}–{high} GB）：文中的需求在此范围内，gpukb 不判其为错", _requirement_within_band),
     Guard("unknown_form_factor",
           "the figure is given for a “{word}” board, and gpukb knows {product} only as a board of {widths} slot(s): it is a version gpukb has no figures of",
           "该数字对应“{word}”版本，而 gpukb 所知的 {product} 只有 {widths} 槽宽的版本：这是 gpukb 没有参数的版本", unknown_form_factor),
