@@ -26,7 +26,7 @@ from .compare import advantages, comparisons
 from .tables import covered, table_claims, unread_cells
 from .lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_same, spread_to_referents
 from .claims import product_names
-from .glued import glued
+from .glued import with_glued
 from .subject import HARDWARE, HEADING, Candidate, topic_concept, vendor_prefix
 from .tokens import BULLET, PLACEHOLDER, Row, aligned_lower, any_match, layout, quantities, row_at, sentences, tables
 from .sentence import asks_question, explicit_vendors, is_heading_line, verdict_of_heading, sentence_claims, uncompared
@@ -56,7 +56,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     t = tables(vocab)
     mentions = _match_entities(low, vocab)
     mentions = sorted(mentions + abbreviated(low, mentions, vocab), key=lambda m: m.start)   # "ZeRO-2/3"
-    mentions = sorted(mentions + glued(low, mentions, vocab), key=lambda m: m.start)         # "4090A100"
+    mentions = with_glued(low, mentions, vocab)                                               # "4090A100"
     starts = [m.start for m in mentions]
     claims: list[Candidate] = []
     not_understood: list[tuple[int, int]] = []

@@ -2,13 +2,14 @@
 ("参数RTX 4090A100 80GB", "A100H100"): the lexicon reads a name only at word boundaries, so neither name
 is found. A run of Latin letters and digits that holds no name, and that is wholly a sequence of two or
 more known names (separators ignored), is read as those names; a header row copied without borders may
-lead with its label cell, a word of letters only ("SpecA100-40GBH100 SXM")."""
+lead with its label cell, a word of letters only ("SpecA100-40GBH100 SXM"), and end with another run into the
+last name ("A100H100Gain")."""
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from itertools import accumulate
 import weakref
+from itertools import accumulate
 
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match, per_vocabulary
@@ -37,7 +38,9 @@ def _names(vocab: Vocabulary) -> tuple[dict[str, str], int]:
 
 
 def glued(low: str, mentions: list[Match], vocab: Vocabulary) -> list[Match]:
-    """The names glued together in runs of ``low`` that hold no mention (see the module's docstring)."""
+    """The names glued together in runs of ``low`` that no mention covers (see the module's docstring); a name
+    the lexicon found inside such a run ("3090" of "SpecificationRTX 4090RTX 3090") must lie within one of the
+    run's names, which replace it (:func:`with_glued`)."""
     names, longest = _names(vocab)
     taken = sorted((m.start, m.end) for m in mentions)
     starts = [s for s, _ in taken]
@@ -45,10 +48,14 @@ def glued(low: str, mentions: list[Match], vocab: Vocabulary) -> list[Match]:
     out: list[Match] = []
     for run in _RUN.finditer(low):
         a, b = run.span()
-        before = bisect_left(starts, b)                          # the mentions that start before the run ends
-        if b - a > _MAX_RUN or (before and reach[before - 1] > a):     # ... and one of them ends inside it
+        if b - a > _MAX_RUN:
             continue
+        first = bisect_left(starts, a)
+        inner = taken[first:bisect_left(starts, b)]
+        crossing = bool(first) and reach[first - 1] > a         # a mention that starts before the run ends in it
         pos = [i for i in range(a, b) if not _SEP.match(low[i])]     # the run's characters, separators left out
+        if crossing or any(e > b for _, e in inner) or all(any(s <= i < e for s, e in inner) for i in pos):
+            continue                                             # a name crosses its ends, or names cover it
         chars = "".join(low[i] for i in pos)
         best: list[list[tuple[int, int]] | None] = [None] * (len(chars) + 1)   # fewest names covering chars[:k]
         best[0] = []
@@ -60,10 +67,19 @@ def glued(low: str, mentions: list[Match], vocab: Vocabulary) -> list[Match]:
                 prev = best[j]
                 if prev is not None and chars[j:k] in names and (best[k] is None or len(prev) + 1 < len(best[k] or ())):
                     best[k] = prev + [(j, k)]
-        pieces = best[len(chars)]
+        n = len(chars)                 # ... and a label cell's word after them ("A100H100Gain")
+        pieces = best[n] or next((best[k] for k in range(n - 1, max(0, n - _LABEL) - 1, -1)
+                                  if chars[k:].isalpha() and low[pos[k - 1]:pos[-1] + 1].isalnum() and best[k]), None)
         if pieces is None or len(pieces) < 2:
             continue
-        for j, k in pieces:
-            eid = names[chars[j:k]]
-            out.append(Match(pos[j], pos[k - 1] + 1, eid, vocab.kind_of(eid) or ""))
+        found = [Match(pos[j], pos[k - 1] + 1, names[chars[j:k]], vocab.kind_of(names[chars[j:k]]) or "") for j, k in pieces]
+        if all(any(g.start <= s and e <= g.end for g in found) for s, e in inner):
+            out += found
     return out
+
+
+def with_glued(low: str, mentions: list[Match], vocab: Vocabulary) -> list[Match]:
+    """``mentions`` and the glued names of ``low``, in text order, without the mentions a glued name holds."""
+    new = glued(low, mentions, vocab)
+    kept = [m for m in mentions if not any(g.start <= m.start and m.end <= g.end for g in new)]
+    return sorted(kept + new, key=lambda m: m.start)

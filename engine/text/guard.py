@@ -70,7 +70,7 @@ from ..kb.store import Fact, ReleaseView
 from .tables import table_claims
 from .tokens import BULLET, any_match, layout, sentences, tables
 from ..kb.lexicon import match_entities
-from .glued import glued
+from .glued import with_glued
 from .guard_base import Context, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, carries, own_ids, size_in_name
 from .figure_guards import unnamed_card
 from .specs import compared_before
@@ -112,7 +112,7 @@ class Guards:
         self.text, self.low, self.view = text, low, view
         vocab = view.kb.vocab
         found = match_entities(low, vocab)
-        found = sorted(found + glued(low, found, vocab), key=lambda m: m.start)   # names run together, as the reader reads them
+        found = with_glued(low, found, vocab)   # names run together, as the reader reads them
         self.mentions = [m for m in found if m.kind in PRODUCT_KINDS]
         self.text_products = frozenset({m.eid for m in self.mentions} | {vocab.generic(m.eid) for m in self.mentions})
         self.sentences = sentences(low)

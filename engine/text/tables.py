@@ -196,7 +196,7 @@ def _glued_header(mentions: list[_Match], a: int, b: int, low: str, vocab: Vocab
     rest = list(low[a:b])
     for m in names:
         rest[m.start - a:m.end - a] = " " * (m.end - m.start)
-    if not re.fullmatch(r"\s*[^\s\d]*\s*", "".join(rest)):
+    if not re.fullmatch(r"\s*[^\s\d]*\s*[^\s\d]*\s*", "".join(rest)):     # a label cell before them, one after
         return []
     return [_Match(m.start, m.end, _resolve_variant(m, low, vocab), m.kind) if m.kind == "gpu" else m for m in names]
 
@@ -234,6 +234,8 @@ def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary
                 if len(qs) == n and len({q.dimension for q in qs}) == 1:
                     for q, p in zip(qs, products):      # "TDP400W700W": each figure with its own unit
                         out += _cell_claims(p, masked, low, q.start, q.end, (la, qs[0].start), vocab, t, conf=0.7, qs=[q])
+                    if qs[0].dimension == "memory":     # ... and a size's technology ("48 GB GDDR6X24 GB GDDR6X")
+                        out += _glued_types(masked, la, cut, products, vocab, t)
                 else:
                     out += _glued_types(masked, la, cut, products, vocab, t)
                 continue
@@ -247,14 +249,29 @@ def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary
     return out
 
 
-_GLUED_NUM = re.compile(r"(\d{1,5}(?:\.\d{1,3})?)\s*")
+_GLUED_NUM = re.compile(r"((?:\d{1,3}(?:,\d{3})+|\d{1,5})(?:\.\d{1,3})?)\s*")
+#: a row label that ends in a precision's name run into the first figure ("FP3219.5 TFLOPS"): the bit widths
+#: a precision's name can end in, longest first, so the figure starts after them
+_PRECISION_GLUE = re.compile(r"(?<![a-z])(?:fp|bf|tf|int)(?:64|32|16|8|6|4)(?=\d)")
+#: what may follow a row's figures: a last column comparing them ("2.6x", "+68%", "——")
+_TRAILING = re.compile(r"\s*(?:\d+(?:\.\d+)?\s*(?:x|×|倍|%)|[—–-]+)?\s*")
+_TYPES: dict[str, re.Pattern[str]] = {}
+
+
+def _TYPE_AT(rx: re.Pattern[str]) -> re.Pattern[str]:
+    """A memory technology's pattern that a glued figure may follow ("GDDR6X24 GB")."""
+    if rx.pattern not in _TYPES:
+        _TYPES[rx.pattern] = re.compile(rx.pattern.replace("(?![a-z0-9])", "(?![a-z])"))
+    return _TYPES[rx.pattern]
 
 
 def _glued_figures(masked: str, a: int, b: int, t: dict[str, Any]) -> list[Quantity]:
     """The figures of a text table's row whose cells ran together ("TDP400W400W700W", "Memory BW1.6
     TB/s2.0 TB/s"): from the first figure after the row's label word to the line's end, nothing but
     figures each with its unit; else none (a row such as "FP16 TFLOPS312312990" cannot be split)."""
-    for start in (m.start() for m in re.finditer(r"(?<![\d.,])\d", masked[:b]) if m.start() > a):
+    glue = _PRECISION_GLUE.search(masked, a, b)
+    starts = [m.start() for m in re.finditer(r"(?<![\d.,])\d", masked[:b]) if m.start() > a]
+    for start in ([glue.end()] if glue else []) + starts:
         if not masked[a:start].strip():
             continue
         out: list[Quantity] = []
@@ -267,10 +284,13 @@ def _glued_figures(masked: str, a: int, b: int, t: dict[str, Any]) -> list[Quant
                              for m in [rx.match(masked, num.end(), b)] if m and m.end() > num.end()), None)
             if unit is None:
                 break
-            x = float(num.group(1))
+            x = float(num.group(1).replace(",", ""))
             out.append(Quantity(at, unit[2], x, x, unit[0], unit[1], unit_at=num.end()))
             at = unit[2] + len(masked[unit[2]:b]) - len(masked[unit[2]:b].lstrip())
-        if at >= b and len(out) >= 2:
+            if unit[0] == "memory":      # a size's memory technology in its cell ("48 GB GDDR6X24 GB GDDR6X")
+                kind = next((m.end() for _, rx in t["memory_types"] for m in [_TYPE_AT(rx).match(masked, at, b)] if m), None)
+                at = at if kind is None else kind + len(masked[kind:b]) - len(masked[kind:b].lstrip())
+        if len(out) >= 2 and (at >= b or _TRAILING.fullmatch(masked, at, b)):
             return out
     return []
 
