@@ -124,6 +124,10 @@ _NOT_GPU = {"fp", "bf", "tf", "nf", "int", "sm", "cc", "gen", "ddr", "hbm", "gdd
             "tops", "w", "gb", "q", "lr", "bs", "ep", "gn", "gi", "gt", "bn", "ps", "ms", "us", "hz"}
 
 
+#: NVIDIA's Grace superchips ("GB200", "GB300"), whose letters are otherwise a unit's
+_SUPERCHIP = re.compile(r"GB\d{3}")
+
+
 def unknown_mentions(text: str, vocab: Vocabulary, known_spans: Iterable[tuple[int, int]] = ()) -> list[dict[str, Any]]:
     """Product names in ``text`` shaped like a GPU, an instance size or a model that the KB does not know:
     ``[{"kind", "text", "span", "message", "closest"}]``. ``known_spans`` are the spans of names already
@@ -160,7 +164,7 @@ def unknown_mentions(text: str, vocab: Vocabulary, known_spans: Iterable[tuple[i
         if re.fullmatch(r"[a-z]{1,2}\d{2,4}[a-z]{0,2}(?:-\d{2,3}gb?)?", compact, re.I):
             # a bare letters+digits word is a GPU name only when it reads like one: capitals ("B300") or
             # a vendor or GPU word around it; never a precision, a parameter count or a ZeRO stage
-            if re.match(r"[a-z]+", compact, re.I).group(0).lower() in _NOT_GPU:
+            if re.match(r"[a-z]+", compact, re.I).group(0).lower() in _NOT_GPU and not _SUPERCHIP.fullmatch(compact):
                 continue
             around = text[max(0, m.start() - 12):m.end() + 14].lower()
             if not (word[:1].isupper() or re.search(r"gpu|card|显卡|卡|nvidia|amd|英伟达", around)):

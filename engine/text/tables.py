@@ -21,6 +21,7 @@ from typing import Any
 
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, resolve_variant as _resolve_variant
+from ..kb.names import unknown_mentions
 from .attributes import attribute_for
 from .subject import HARDWARE, Candidate
 from .guard_base import size_in_name
@@ -100,6 +101,8 @@ def _cell_claims(subject: _Match, masked: str, low: str, a: int, b: int, head: t
     from ``words_from`` on: in a table copied as text a cell's words follow its figure); ``qs``: the
     cell's figures when the caller read them."""
     out: list[Candidate] = []
+    if subject.kind == UNKNOWN:
+        return out              # a column of a product gpukb does not know: its cells are no claims it can check
     for q in qs if qs is not None else _figures(masked, low, a, b, head, vocab, t):
         attr, aconf = attribute_for(q, low, masked, head, head[0], head[1], [], {}, vocab, t)
         if attr == "memory_gb" and subject.kind in ("instance", "family") and "host_memory_gb" in vocab.attributes \
@@ -206,26 +209,47 @@ def _names_size(q: Quantity, products: list[_Match], low: str) -> bool:
     return any(size_in_name(low, p.end, q.start) and p.eid.lower().endswith(f"-{q.lo:g}gb") for p in products)
 
 
-def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary, t: dict[str, Any]) -> list[Candidate]:
-    """Tables copied as text without pipes (see the module): only the lines whose structure is clean."""
+#: the kind of a header's column whose product gpukb does not know ("Feature GB300 GB200 B300 B200")
+UNKNOWN = "unknown"
+
+
+def _with_unknown(text: str, a: int, b: int, known: list[_Match], mentions: list[_Match], vocab: Vocabulary) -> list[_Match]:
+    """A header line's columns when it also names GPUs gpukb does not know: each such name holds a column
+    (kind :data:`UNKNOWN`), so the figures under it are not given to a known neighbour."""
+    inside = [(m.start - a, m.end - a) for m in mentions if a <= m.start and m.end <= b]
+    unknown = [_Match(a + x["span"][0], a + x["span"][1], "", UNKNOWN)
+               for x in unknown_mentions(text[a:b], vocab, inside) if x["kind"] == "gpu"]
+    return sorted(known + unknown, key=lambda m: m.start) if known and unknown else known
+
+
+def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary, t: dict[str, Any],
+                text: str | None = None, unread: list[tuple[int, int]] | None = None) -> list[Candidate]:
+    """Tables copied as text without pipes (see the module): only the lines whose structure is clean;
+    ``text``, the original (not lowered) text, shows the names of GPUs gpukb does not know; the spans no
+    claim may come from (a cell of such a GPU's column, a row of its table that does not fit the columns)
+    are added to ``unread``."""
+    unread = [] if unread is None else unread
     lines = line_spans(low)
     out: list[Candidate] = []
     i = 0
     while i < len(lines):
         a, b = lines[i]
         i += 1
-        text = masked[a:b].strip()
-        if not text or len(text) > HEADER_LINE or "|" in text or _PROSE.search(re.sub(r"[\ue000-\ue003]+", "", text)):
+        line = masked[a:b].strip()
+        if not line or len(line) > HEADER_LINE or "|" in line or _PROSE.search(re.sub(r"[\ue000-\ue003]+", "", line)):
             continue
         products = _hardware(mentions, a, b, low, vocab)
         if len(products) < 2:
-            products = _glued_header(mentions, a, b, low, vocab)
-        if len(products) < 2 or [q for q in quantities(masked, a, b, vocab) if not _names_size(q, products, low)]:
+            products = _glued_header(mentions, a, b, low, vocab) or \
+                (_with_unknown(text, a, b, products, mentions, vocab) if text is not None else products)
+        if len(products) < 2 or [q for q in quantities(_blank(masked, products), a, b, vocab) if not _names_size(q, products, low)]:
             continue
         n = len(products)
+        unknown = any(p.kind == UNKNOWN for p in products)
         while i < len(lines) and masked[lines[i][0]:lines[i][1]].strip():
             la, lb = lines[i]
             i += 1
+            fits = len(out)
             named = [m for m in mentions if la <= m.start < lb and m.kind in HARDWARE]
             cut = named[0].start if named else lb
             qs = [q for q in quantities(masked, la, cut, vocab, ranges=False) if q.end <= cut]
@@ -234,18 +258,22 @@ def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary
                 if len(qs) == n and len({q.dimension for q in qs}) == 1:
                     for q, p in zip(qs, products):      # "TDP400W700W": each figure with its own unit
                         out += _cell_claims(p, masked, low, q.start, q.end, (la, qs[0].start), vocab, t, conf=0.7, qs=[q])
+                        unread += [(q.start, q.end)] if p.kind == UNKNOWN else []
                     if qs[0].dimension == "memory":     # ... and a size's technology ("48 GB GDDR6X24 GB GDDR6X")
                         out += _glued_types(masked, la, cut, products, vocab, t)
                 else:
                     out += _glued_types(masked, la, cut, products, vocab, t)
+                    unread += [(la, lb)] if unknown and len(out) == fits else []   # whose figure is whose: unknown
                 continue
             label = (la, qs[0].start)
             if not masked[la:qs[0].start].strip() or _PROSE.search(masked[la:qs[-1].end].replace(",", "")):
+                unread += [(la, lb)] if unknown else []
                 continue
             for k, (q, p) in enumerate(zip(qs, products)):
                 begin = qs[k - 1].end if k else la
                 stop = qs[k + 1].start if k + 1 < n else cut
                 out += _cell_claims(p, masked, low, begin, stop, label, vocab, t, conf=0.7, words_from=q.start)
+                unread += [(begin, stop)] if p.kind == UNKNOWN else []
     return out
 
 
@@ -320,15 +348,23 @@ def _glued_types(masked: str, a: int, b: int, products: list[_Match], vocab: Voc
             continue
         applies = vocab.attributes[attr].applies_to
         out += [Candidate(s, e, p.eid, attr, val, confidence=0.6) for (s, e, val), p in zip(kept, products)
-                if vocab.kind_of(p.eid) in applies]
+                if p.kind != UNKNOWN and vocab.kind_of(p.eid) in applies]
     return out
 
 
-def table_claims(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary,
-                 t: dict[str, Any]) -> list[Candidate]:
-    """Every claim the text's tables state cell by cell."""
+def _blank(masked: str, products: list[_Match]) -> str:
+    """``masked`` with the unknown names among ``products`` blanked too (their digits are no figures)."""
+    for m in (m for m in products if m.kind == UNKNOWN):
+        masked = masked[:m.start] + " " * (m.end - m.start) + masked[m.end:]
+    return masked
+
+
+def table_claims(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary, t: dict[str, Any],
+                 text: str | None = None, unread: list[tuple[int, int]] | None = None) -> list[Candidate]:
+    """Every claim the text's tables state cell by cell (``text``: the original text, for unknown names; the
+    spans of cells no claim may come from are added to ``unread``, see :func:`text_tables`)."""
     masked = masked_text(low, mentions)
-    return markdown_tables(low, masked, rows, mentions, vocab, t) + text_tables(low, masked, mentions, vocab, t)
+    return markdown_tables(low, masked, rows, mentions, vocab, t) + text_tables(low, masked, mentions, vocab, t, text, unread)
 
 
 def _label_words(low: str, head: tuple[int, int]) -> str:
