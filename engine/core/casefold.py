@@ -33,7 +33,25 @@ def _lower(c: str) -> str:
 
 def _nfkc_lower(c: str) -> str:
     n = unicodedata.normalize("NFKC", c).lower()
-    return n if len(n) == 1 else _lower(c) if len(c.lower()) == 1 else " "
+    n = n if len(n) == 1 else _lower(c) if len(c.lower()) == 1 else " "
+    return _simplified().get(n, n) if "\u3400" <= n <= "\U0002ffff" else n
+
+
+_SIMPLIFIED: dict[str, str] = {}
+
+
+def _simplified() -> dict[str, str]:
+    """Traditional Chinese character -> its Simplified form, where that is one character: OpenCC's character
+    dictionary (TSCharacters.txt, first candidate), so a text in Traditional characters ("訓練需求") reads as the
+    Simplified cue words of the vocabulary ("训练需求")."""
+    if not _SIMPLIFIED:
+        from importlib.resources import files
+        for line in files("opencc").joinpath("dictionary/TSCharacters.txt").read_text(encoding="utf-8").splitlines():
+            trad, _, simp = line.partition("\t")
+            first = simp.split(" ")[0]
+            if len(trad) == 1 and len(first) == 1:
+                _SIMPLIFIED[trad] = first
+    return _SIMPLIFIED
 
 
 _LOWER = _Table(_lower)
@@ -51,9 +69,10 @@ def lower_aligned(text: str) -> str:
 
 def nfkc_lower_aligned(text: str) -> str:
     """Each character NFKC-normalised and lower-cased where that gives one character, else lower-cased
-    where that does, else a space (the character map of :func:`engine.text.tokens.aligned_lower`).
+    where that does, else a space, and a Traditional Chinese character in its Simplified form (the character
+    map of :func:`engine.text.tokens.aligned_lower`).
 
-    >>> nfkc_lower_aligned("Ａ１００ ﬁ İ")
-    'a100 ﬁ  '
+    >>> nfkc_lower_aligned("Ａ１００ ﬁ İ 顯存")
+    'a100 ﬁ   显存'
     """
     return text.translate(_NFKC_LOWER)

@@ -50,6 +50,9 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   sequence length and batch the band allows for activations, which dominate their memory.
 - ``count_within_practice``: the same for a full-training GPU count or a verdict on N GPUs: between what
   pure BF16 and mixed-precision AdamW need on cards of that memory.
+- ``variant_unstated``: a verdict that a run fits (or a GPU count said to be enough) on a product named without
+  its memory size whose versions differ in memory (A100 40 / 80 GB): gpukb sizes the smallest; unless its need
+  per GPU exceeds even the largest version's memory, the text may mean a larger one.
 - ``method_unstated``: a training verdict or requirement whose method (full, LoRA, QLoRA) the text leaves
   open: the memory differs several-fold between them.
 - ``unread_precision``: a verdict or requirement said in a precision or format gpukb does not size (FP8,

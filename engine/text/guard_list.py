@@ -6,7 +6,7 @@ from .explained import total_of_cards, unexplained_figure
 from .clause_guards import attribute_unstated, difference, model_named_size, other_precision_label, other_size_in_clause
 from .readings import another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
-from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, cue_in_unit, last_figure, names_of, carries, own_ids, vocab_cues
+from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, cue_in_unit, last_figure, names_of, carries, own_ids, point_of, references, vocab_cues
 from .other_figures import unknown_form_factor, bit_rate, figure_then_card, from_to, memory_part, system_total, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
@@ -57,7 +57,7 @@ def _subject_from_context(ctx: Context) -> dict[str, str] | None:
 
 #: what a training verdict or requirement depends on when the text names no method: full fine-tuning,
 #: LoRA and QLoRA of one model differ several-fold in memory
-METHOD_BOUND = ("memory_verdict", "min_gpus", "memory_required")
+METHOD_BOUND = ("memory_verdict", "suitability", "min_gpus", "memory_required")
 #: tasks that leave the training method open (pre-training and large-scale training are full training)
 OPEN_METHOD_TASKS = ("training", "fine_tuning", "nlp_training", "cv_training")
 
@@ -113,6 +113,24 @@ def _requirement_within_band(ctx: Context) -> dict[str, str] | None:
         return None
     return {"need": f"{need:.1f}", "low": f"{low:.1f}", "high": f"{high:.1f}", "points": str(band.get("points", "")),
             "method": v["method"].split(":")[-1], "ratios": f"{band['low']:g}–{band['high']:g}"}
+
+
+def _variant_unstated(ctx: Context) -> dict[str, str] | None:
+    """"推荐配置为两块A100": a verdict or GPU count for a product named without its memory size, whose versions
+    differ in memory (A100 40 / 80 GB). gpukb sizes the smallest; a claim that the run fits (or needs no more
+    cards) may be about a larger version, so it is not wrong unless gpukb's need per GPU exceeds even the
+    largest one's memory. A claim that it does not fit is judged as before: it fails on the smallest too."""
+    c, vocab = ctx.claim, ctx.vocab
+    optimistic = (c.attribute in ("suitability", "memory_verdict") and vocab.polarity(str(c.value)) > 0
+                  and ctx.status == "inconsistent_with_derivation") or (c.attribute == "min_gpus" and ctx.status == "understated")
+    variants = vocab.entities.get(c.subject, {}).get("variants") or ()
+    if not optimistic or len(variants) < 2:
+        return None
+    sizes = sorted({x for r in references(ctx.view, "memory_gb") if r.subject in variants and (x := point_of(r))})
+    need = (ctx.verdict or {}).get("need_gb")
+    if len(sizes) < 2 or (need is not None and need > sizes[-1]):
+        return None
+    return {"product": vocab.label(c.subject), "sizes": " / ".join(f"{x:g}" for x in sizes)}
 
 
 def _method_unstated(ctx: Context) -> dict[str, str] | None:
@@ -191,6 +209,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("conditional",
           "the sentence is a condition or hypothesis (“{word}”), which states nothing",
           "该句是条件或假设（“{word}”），并未断言", _conditional),
+    Guard("variant_unstated",
+          "the text does not name the {product}'s memory size, and its versions have {sizes} GB: gpukb sized the smallest, and on a larger one the run may fit",
+          "文中未说明 {product} 的显存规格，其各版本分别为 {sizes} GB：gpukb 按最小显存的版本计算，换成更大显存的版本可能放得下", _variant_unstated),
     Guard("method_unstated",
           "the text does not say how the model is trained (full fine-tuning, LoRA or QLoRA), and the memory it takes differs several-fold between them",
           "文中未说明训练方式（全参数微调、LoRA 或 QLoRA），而三者所需显存相差数倍", _method_unstated),
