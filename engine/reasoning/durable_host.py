@@ -334,6 +334,11 @@ class Session:
         self.compiled._matches.clear()
         return out
 
+    @property
+    def pending(self) -> list:
+        """The matches recorded and not drained yet (the list itself: empty when there is nothing to drain)."""
+        return self.compiled._matches
+
     def drain_keys(self) -> list[tuple[str, dict[str, str]]]:
         """The matches recorded since the last drain: (durable rule name, binding → fact key ``fk``)."""
         out = [match_keys(m) if isinstance(m, str) else (m[0], {k: v["fk"] for k, v in m[1].items()})

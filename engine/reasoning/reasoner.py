@@ -145,7 +145,8 @@ class Reasoner:
         self._plan = {name: (r, r.key, tuple("b_" + p.bind for p in r.patterns if not p.absent), _checker(r, self._defaults),
                              matcher.Absent(r, {p.bind for p in r.patterns if not p.absent}, self._defaults)
                              if any(p.absent for p in r.patterns) else None,
-                             tuple((field, compile_node(node)) for field, node in r.derive.items()), self._reads[r.key])
+                             tuple((field, compile_node(node)) for field, node in r.derive.items()), self._reads[r.key],
+                             tuple(p.bind for p in r.patterns if not p.absent))
                       for name, r in self._by_name.items()}
 
     def run(self, facts: Iterable[dict[str, Any]], budget: int | None = None,
@@ -184,6 +185,7 @@ class Reasoner:
         debug = log.isEnabledFor(logging.DEBUG)
         n_match, n_repeat, n_reject, n_block = (self.stats.counts[k] for k in ("matches", "repeat", "rejected", "blocked"))
         n_fired = self.stats.counts["fired"]
+        pending = session.pending       # the matches not drained yet (a list the session fills)
         while work:
             steps += 1
             if steps % 256 == 0:       # a request's or a smoke derivation's time limit (engine.core.limits)
@@ -191,7 +193,7 @@ class Reasoner:
                 if report is not None:
                     report("rule firings", sum(counts.values()), None)
             rname, bindings = work.popleft()
-            rule, key, binds, check, absent, derive, reads = plan[rname]
+            rule, key, binds, check, absent, derive, reads, names = plan[rname]
             try:
                 premises = tuple([bindings[b] for b in binds])
                 sig = (key, premises)
@@ -199,7 +201,7 @@ class Reasoner:
                 if sig in seen_matches:
                     n_repeat[key] += 1
                     continue
-                env = {b[2:]: known[fk] for b, fk in zip(binds, premises)}   # not the member records (lift.py)
+                env = {n: known[fk] for n, fk in zip(names, premises)}   # not the member records (lift.py)
             except KeyError as exc:
                 raise RuleError(f"rule {key}: matched an unknown fact {exc}") from None
             seen_matches.add(sig)
@@ -234,7 +236,8 @@ class Reasoner:
             if mute is not None and mute(fact, known):
                 continue
             session.assert_fact(fact)
-            work.extend(session.drain_keys())
+            if pending:
+                work.extend(session.drain_keys())
 
 
 def _checker(rule: Any, defaults: dict[str, dict[str, None]]) -> Callable[[dict], bool] | None:
@@ -311,6 +314,7 @@ class StagedRun:
         checks, checked = self.reasoner._given_checks, self.reasoner._checked
         work: deque = deque()
         session.resume()
+        pending = session.pending
         try:
             for i, f in enumerate(facts):
                 if report is not None and i % 500 == 0:
@@ -328,7 +332,8 @@ class StagedRun:
                 self.given.add(fk)
                 self.by_type.setdefault(f["t"], []).append(f)
                 session.assert_fact(f, i < n_shared)
-                work.extend(session.drain_keys())
+                if pending:
+                    work.extend(session.drain_keys())
             if report is not None:
                 report("asserting facts", len(facts), len(facts))
             self.reasoner._settle(session, work, known, self.firings, self.counts, self.seen_matches, budget,

@@ -125,6 +125,10 @@ class Guards:
         self._starts = [m.start for m in self.mentions]          # mentions and sentences in text order: bisected
         self._sentence_starts = [s for s, _ in self.sentences]
 
+    def _starting_at(self, pos: int) -> list[Any]:
+        """The product mentions that start at ``pos``, in text order."""
+        return self.mentions[bisect_left(self._starts, pos):bisect_right(self._starts, pos)]
+
     def _between(self, start: int, end: int) -> list[Any]:
         """The product mentions that start in [start, end)."""
         return self.mentions[bisect_left(self._starts, start):bisect_left(self._starts, end)]
@@ -295,8 +299,8 @@ class Guards:
         vocab = self.view.kb.vocab
         span = claim.span or [0, 0]
         own = own_ids(vocab, claim.subject)
-        if any(m.start == span[0] and m.end == span[1] and (m.eid in own or vocab.generic(m.eid) in own)
-               for m in self.mentions):
+        if any(m.end == span[1] and (m.eid in own or vocab.generic(m.eid) in own)
+               for m in self._starting_at(span[0])):
             return True                 # read at its name, one of a list a value heads ("Ampere (A100/A800)")
         fig = last_figure(self.low, span)
         if fig is None:
@@ -306,10 +310,11 @@ class Guards:
         if any(rx.search(seg) for rx in vocab_cues(vocab, "paired")):
             return False
         lead = _SIZE_FIRST.match(self.low, span[0], span[1])
-        after = next((m for m in self.mentions if lead is not None and m.start == lead.end()), None)
+        after = next(iter(self._starting_at(lead.end())), None) if lead is not None else None
         if after is not None and (after.eid in own or vocab.generic(after.eid) in own):
             return True                 # "24GB A100", "12GB 3090": the size written before its product's name
-        before = [m for m in self.mentions if unit[0] <= m.start and m.end <= at]
+        before = [m for m in self.mentions[bisect_left(self._starts, unit[0]):bisect_right(self._starts, at)]
+                  if m.end <= at]       # a mention ends after it starts: those starting in [unit start, at]
         if not before:
             return False
         near = before[-1]
