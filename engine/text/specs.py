@@ -32,6 +32,10 @@ _CARD_GAP = re.compile(r"[^\ue000-\ue003，,。;；|｜]{0,16}")
 #: how far before a name or a value a comparison word reaches ("almost double the memory of the H100")
 COMPARED_REACH = 40
 
+#: what may stand between a component and the ordinal after it ("Tensor Cores of the third generation",
+#: "Tensor Cores (3rd Gen)")
+_AFTER_NOUN = re.compile(r"\s*(?:[(（]\s*|(?:of|from)\s+(?:the\s+)?)")
+
 
 def compared_before(low: str, start: int, floor: int, t: dict[str, Any]) -> bool:
     """Is what starts at ``start`` what another is compared with: a comparison word (``comparison.before``)
@@ -95,6 +99,14 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
                 noun = next((n for rx in crx for n in [rx.match(masked, m.end(), e)] if n), None)
                 if noun is not None and attr in vocab.attributes:
                     add(attr, x, m.start(), noun.end(), unit_of(vocab, attr), named=True)
+    # ... or an ordinal right after it ("Tensor Cores of the third generation", "Tensor Cores (3rd Gen)")
+    for attr, crx in t["components"]:
+        for n in (n for rx in crx for n in rx.finditer(masked, s, e)):
+            p = _AFTER_NOUN.match(masked, n.end(), e)
+            hit = next(((x, om) for x, rxs in t["ordinals"] for rx in rxs for om in [rx.match(masked, p.end(), e)] if om), None) if p else None
+            if hit is not None and attr in vocab.attributes:
+                add(attr, hit[0], n.start() + len(n.group(0)) - len(n.group(0).lstrip(" -的")), hit[1].end(),
+                    unit_of(vocab, attr), named=True)
     # a feature had or denied ("supports MIG": at least one; "不支持 MIG": none)
     for attr, rxs in _featured(vocab):
         for m in (m for rx in rxs for m in rx.finditer(masked, s, e)):
