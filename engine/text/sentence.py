@@ -174,7 +174,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             continue
         if any_match(t["hypothetical"], low[seg[0]:q.start]):
             continue                            # "如果长期低于 30%": a figure in a condition states nothing
-        subj, sconf = subject_of(vocab.attributes[attr].applies_to, q.start, ents, carried, seg)
+        subj, sconf = subject_of(vocab.attributes[attr].applies_to, q.start, ents, carried, seg, text=masked)
         if subj is None or (attr == "params" and _generic_model(subj, vocab)):
             continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
         owner = next((m for m in reversed(named_all or ents) if m.end <= q.start and m.start >= s
@@ -235,7 +235,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             seg = segment(masked, s, e, m.start())
             if negated(masked, seg[0], m.start(), m.end(), seg[1], t):
                 continue                        # "instead of HBM2", "并非 HBM": what the memory is not
-            subj, sconf = subject_of(vocab.attributes["memory_type"].applies_to, m.start(), ents, carried, seg)
+            subj, sconf = subject_of(vocab.attributes["memory_type"].applies_to, m.start(), ents, carried, seg, text=masked)
             subj = host_of(subj, ents, masked, s, m.start(), t) or subj
             for v in variants:                  # the variants the sentence's memory figures named
                 out.append(Candidate(m.start(), m.end(), v, "memory_type", val, confidence=sconf * 0.8))

@@ -42,13 +42,31 @@ class Candidate:
         return d
 
 
+def _in_aside(m: _Match, text: str, pos: int) -> bool:
+    """``m`` is named inside a parenthesis that does not hold ``pos`` and says more than the name ("384 GB (up
+    from 80 GB on H100) and 8 TB/s"): a remark about another product, not the subject of a figure outside it.
+    A bare name in brackets ("≥24GB(A10)") labels the figure beside it."""
+    opened = max(text.rfind("(", 0, m.start), text.rfind("（", 0, m.start))
+    if opened < 0 or max(text.rfind(")", opened, m.start), text.rfind("）", opened, m.start)) >= 0:
+        return False                       # not inside a parenthesis
+    shut = min((i for i in (text.find(")", m.end), text.find("）", m.end)) if i >= 0), default=-1)
+    if shut < 0 or opened < pos <= shut:
+        return False                       # unclosed, or the statement is inside it too
+    return bool(re.search(r"[^\s,，、/]", text[opened + 1:m.start] + text[m.end:shut]))
+
+
 def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: dict[str, _Match],
-             seg: tuple[int, int], topic_first: bool = False) -> tuple[str | None, float]:
+               seg: tuple[int, int], topic_first: bool = False, text: str | None = None) -> tuple[str | None, float]:
     """The entity a statement at ``pos`` is about: the nearest one of a fitting kind before it (in its
     clause first), else after it in its clause, else the last one of the previous sentences. With
     ``topic_first`` (verdicts, which judge the product a passage is about), the passage's product comes
-    before hardware named later in the sentence ("…扩展性差；低于 A100" judges the passage's product)."""
+    before hardware named later in the sentence ("…扩展性差；低于 A100" judges the passage's product).
+    With ``text``, a product named in a parenthesis that does not hold the statement is passed over when
+    the sentence names another outside it (:func:`_in_aside`)."""
     fit = [m for m in ents if m.kind in kinds]
+    if text is not None:
+        outside = [m for m in fit if not _in_aside(m, text, pos)]
+        fit = outside if outside else fit
     if topic_first and not [m for m in fit if m.end <= pos or m.start < seg[1]]:
         for k in kinds:
             if k in carried:
