@@ -1,6 +1,6 @@
 """engine.core.casefold: the table-driven lower-casing gives, character for character, what the Python
 loops it replaced gave (aligned_lower of the text reader, the same-length lower-casing of names and
-questions)."""
+questions), with Traditional Chinese characters in their Simplified form for the text reader."""
 from __future__ import annotations
 
 import unicodedata
@@ -9,11 +9,26 @@ from gpukb.engine.core.casefold import lower_aligned, nfkc_lower_aligned
 from gpukb.engine.text.tokens import aligned_lower
 
 
+def _traditional_to_simplified() -> dict[str, str]:
+    """OpenCC's one-character Traditional -> Simplified pairs (the first candidate), read here on their own."""
+    from importlib.resources import files
+    pairs = {}
+    for line in files("opencc").joinpath("dictionary/TSCharacters.txt").read_text(encoding="utf-8").splitlines():
+        trad, simp = line.split("\t")
+        if len(trad) == 1 and len(simp.split()[0]) == 1:
+            pairs[trad] = simp.split()[0]
+    return pairs
+
+
+_T2S = _traditional_to_simplified()
+
+
 def _loop_nfkc(text: str) -> str:
     out = []
     for c in text:
         n = unicodedata.normalize("NFKC", c).lower()
-        out.append(n if len(n) == 1 else c.lower() if len(c.lower()) == 1 else " ")
+        n = n if len(n) == 1 else c.lower() if len(c.lower()) == 1 else " "
+        out.append(_T2S.get(n, n))
     return "".join(out)
 
 
@@ -38,3 +53,8 @@ def test_aligned_lower_keeps_the_last_text_and_answers_each_text_its_own():
     assert aligned_lower(a) == _loop_nfkc(a)
     assert aligned_lower(b) == _loop_nfkc(b).replace("\ue000", " ")
     assert aligned_lower(a) == _loop_nfkc(a) and aligned_lower(a) is aligned_lower(a)
+
+
+def test_traditional_characters_read_as_simplified_and_simplified_ones_stay():
+    assert nfkc_lower_aligned("顯存與訓練") == "显存与训练"
+    assert nfkc_lower_aligned("显存与训练") == "显存与训练"
