@@ -32,8 +32,10 @@ def unknown_product(ctx: Context) -> dict[str, str] | None:
 
 
 def memory_part(ctx: Context) -> dict[str, str] | None:
-    """"8 stacks of HBM3e (24GB each)": a memory size said of each stack, die or chip (cues ``memory_part``)."""
-    return cue_in_unit(ctx, "memory_part") if ctx.claim.attribute == "memory_gb" else None
+    """"8 stacks of HBM3e (24GB each)": a memory size said of each stack, die or chip (cues ``memory_part``); "each
+    of the dies … 1TB/sec of memory bandwidth on a 1024-bit interface": a bandwidth of one (``bandwidth_part``)."""
+    cue = {"memory_gb": "memory_part", "memory_bandwidth": "bandwidth_part"}.get(ctx.claim.attribute)
+    return cue_in_unit(ctx, cue) if cue else None
 
 
 def bit_rate(ctx: Context) -> dict[str, str] | None:
