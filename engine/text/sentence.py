@@ -10,7 +10,7 @@ from .compare import per_compared
 from .relations import upgrades
 from .attributes import attribute_for
 from .claims import bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
-from .subject import HARDWARE, Candidate, carries, host_of, locative_gpu, subject_of, vendor_prefix, widen
+from .subject import HARDWARE, Candidate, carries, figure_subject, host_of, locative_gpu, subject_of, vendor_prefix, widen
 from .workload import LINE_LABEL, contrasted, gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
 from .specs import (announced_figures, cards_of_size, compared_before, counts_cards, named_specs, per_gpu_owner,
                     per_param, size_named_variants, form_named_variants)
@@ -174,7 +174,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             continue
         if any_match(t["hypothetical"], low[seg[0]:q.start]):
             continue                            # "如果长期低于 30%": a figure in a condition states nothing
-        subj, sconf = subject_of(vocab.attributes[attr].applies_to, q.start, ents, carried, seg, text=masked)
+        attr, subj, sconf = figure_subject(attr, vocab, q.start, ents, carried, seg, masked)
         if subj is None or (attr == "params" and _generic_model(subj, vocab)):
             continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
         owner = next((m for m in reversed(named_all or ents) if m.end <= q.start and m.start >= s

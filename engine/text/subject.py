@@ -93,6 +93,17 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
     return None, 0.0
 
 
+def figure_subject(attr: str, vocab: Any, pos: int, ents: list[_Match], carried: dict[str, _Match],
+                   seg: tuple[int, int], text: str) -> tuple[str, str | None, float]:
+    """(attribute, subject, confidence) of a figure read as ``attr``: a GPU-memory sum with no instance or family
+    to own it ("一台 8 卡服务器共有 320GB 显存") is read as the cards' memory, which the check's guards then doubt."""
+    subj, conf = subject_of(vocab.attributes[attr].applies_to, pos, ents, carried, seg, text=text)
+    if subj is None and attr == "gpu_memory_total_gb":
+        attr = "memory_gb"
+        subj, conf = subject_of(vocab.attributes[attr].applies_to, pos, ents, carried, seg, text=text)
+    return attr, subj, conf
+
+
 def host_of(subject: str | None, ents: list[_Match], masked: str, s: int, pos: int, t: dict[str, Any]) -> str | None:
     """In "GN7 carries the T4 and supports X", X is said of GN7: a GPU that is the object of a family's
     "carries" earlier in the sentence hands the statement back to the family, unless the statement sits
