@@ -7,7 +7,7 @@ from typing import Any
 from ..kb.vocabulary import Interval
 from .tokens import tables
 from .claim_figures import card_counts, dimension, figures, near_claimed_figure
-from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, cue_in_unit, last_figure, vocab_cues, own_ids, point_of, references
+from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, cue_in_unit, last_figure, vocab_cues, memory_facts, own_ids, point_of, references
 
 
 def same_value(ctx: Context) -> bool:
@@ -98,8 +98,7 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
         return None
     x = point_of(c)
     variants = tuple(ctx.vocab.entities[c.subject].get("variants") or ())
-    cards = [r for e in (c.subject, *variants) for r in ctx.view.by_subject_attr.get((e, "memory_gb"), [])
-             if r.tier == "reference"]       # every version's ("144 GB HBM3e version" beside 96 GB)
+    cards = memory_facts(ctx.view, (c.subject, *variants))
     ks = [(x / point_of(r), r) for r in cards if r is not None and point_of(r) and x]
     counts = card_counts(ctx)     # of a card with several sizes, the one the stated count makes the total of
     # within 3%: a total is often of the usable memory ("282 GB" of two 144 GB HBM3e GH200s, 141 GB usable each),

@@ -158,6 +158,11 @@ def references(view: ReleaseView, attribute: str) -> list[Fact]:
     return idx.get(attribute, [])
 
 
+def memory_facts(view: ReleaseView, eids: tuple[str, ...]) -> list[Fact]:
+    """The reference memory sizes of these products, every version's ("144 GB HBM3e version" beside 96 GB)."""
+    return [r for e in eids for r in view.by_subject_attr.get((e, "memory_gb"), []) if r.tier == "reference"]
+
+
 def point_of(f: Fact) -> float | None:
     return f.norm.point() if isinstance(f.norm, Interval) and f.norm.kind == "number" else None
 

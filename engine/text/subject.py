@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..kb.lexicon import Match as _Match
+from ..kb.vocabulary import Vocabulary
 from .tokens import any_match, negated
 
 HARDWARE = ("gpu", "family", "instance")
@@ -93,7 +94,7 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
     return None, 0.0
 
 
-def figure_subject(attr: str, vocab: Any, pos: int, ents: list[_Match], carried: dict[str, _Match],
+def figure_subject(attr: str, vocab: Vocabulary, pos: int, ents: list[_Match], carried: dict[str, _Match],
                    seg: tuple[int, int], text: str) -> tuple[str, str | None, float]:
     """(attribute, subject, confidence) of a figure read as ``attr``: a GPU-memory sum with no instance or family
     to own it ("一台 8 卡服务器共有 320GB 显存") is read as the cards' memory, which the check's guards then doubt."""

@@ -17,6 +17,7 @@ vocabulary's."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from ..kb.vocabulary import Vocabulary
@@ -283,14 +284,12 @@ _GLUED_NUM = re.compile(r"((?:\d{1,3}(?:,\d{3})+|\d{1,5})(?:\.\d{1,3})?)\s*")
 _PRECISION_GLUE = re.compile(r"(?<![a-z])(?:fp|bf|tf|int)(?:64|32|16|8|6|4)(?=\d)")
 #: what may follow a row's figures: a last column comparing them ("2.6x", "+68%", "——")
 _TRAILING = re.compile(r"\s*(?:\d+(?:\.\d+)?\s*(?:x|×|倍|%)|[—–-]+)?\s*")
-_TYPES: dict[str, re.Pattern[str]] = {}
 
 
-def _TYPE_AT(rx: re.Pattern[str]) -> re.Pattern[str]:
-    """A memory technology's pattern that a glued figure may follow ("GDDR6X24 GB")."""
-    if rx.pattern not in _TYPES:
-        _TYPES[rx.pattern] = re.compile(rx.pattern.replace("(?![a-z0-9])", "(?![a-z])"))
-    return _TYPES[rx.pattern]
+@lru_cache(maxsize=256)
+def _glued_type(rx: re.Pattern[str]) -> re.Pattern[str]:
+    """A memory technology's pattern that a figure may follow with no space ("GDDR6X24 GB", "HBM2e80 GB")."""
+    return re.compile(rx.pattern.replace("(?![a-z0-9])", "(?![a-z])"))
 
 
 def _glued_figures(masked: str, a: int, b: int, t: dict[str, Any]) -> list[Quantity]:
@@ -316,7 +315,7 @@ def _glued_figures(masked: str, a: int, b: int, t: dict[str, Any]) -> list[Quant
             out.append(Quantity(at, unit[2], x, x, unit[0], unit[1], unit_at=num.end()))
             at = unit[2] + len(masked[unit[2]:b]) - len(masked[unit[2]:b].lstrip())
             if unit[0] == "memory":      # a size's memory technology in its cell ("48 GB GDDR6X24 GB GDDR6X")
-                kind = next((m.end() for _, rx in t["memory_types"] for m in [_TYPE_AT(rx).match(masked, at, b)] if m), None)
+                kind = next((m.end() for _, rx in t["memory_types"] for m in [_glued_type(rx).match(masked, at, b)] if m), None)
                 at = at if kind is None else kind + len(masked[kind:b]) - len(masked[kind:b].lstrip())
         if len(out) >= 2 and (at >= b or _TRAILING.fullmatch(masked, at, b)):
             return out
@@ -332,8 +331,7 @@ def _glued_types(masked: str, a: int, b: int, products: list[_Match], vocab: Voc
     unread)."""
     if _PROSE.search(masked[a:b].replace(",", "")):
         return []
-    groups: dict[str, list[tuple[str, Any]]] = {"memory_type": [
-        (val, re.compile(rx.pattern.replace("(?![a-z0-9])", "(?![a-z])"))) for val, rx in t["memory_types"]]}  # a figure may follow it
+    groups: dict[str, list[tuple[str, Any]]] = {"memory_type": [(val, _glued_type(rx)) for val, rx in t["memory_types"]]}
     groups["host_link"] = [(val, rx) for val, rxs in t["host_links"] for rx in rxs]
     for attr, val, rxs in t["text_values"]:
         groups.setdefault(attr, []).extend((val, rx) for rx in rxs)
