@@ -38,6 +38,7 @@ import traceback
 from typing import Any, Callable, Sequence
 
 from gpukb.engine.core.errors import BadInput, GpukbError, Issue, NotFound
+from gpukb.engine.core.files import read_input_text
 from gpukb.engine import models
 from gpukb.engine.service.state import DEFAULT_KB, DEFAULT_RULES, GpuKB
 from gpukb.engine.kb.notes import in_lang
@@ -215,14 +216,32 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    text = _check_text(args)
     kb = _engine(*_dirs(args), _pending(args))
-    text = sys.stdin.read() if args.text == "-" else args.text
     d = _method(kb, "check", "checking texts")(text, lang=args.lang, kb_version=args.kb_version)
     if args.json:
         print_json(d)
     else:
         print(render_check(d, args.lang or d.lang.value))
     return 0
+
+
+def _check_text(args: argparse.Namespace) -> str:
+    """The text ``gpukb check`` was given: as its argument, on standard input (``-``) or in ``--file``."""
+    if args.file is not None and args.text is not None:
+        raise BadInput("give the text to check or --file, not both", [Issue("both a text and --file", field="file")])
+    if args.file is not None:
+        return read_input_text(args.file, MAX_INPUT_BYTES)
+    if args.text is None:
+        raise BadInput("nothing to check: give the text, - to read standard input, or --file PATH",
+                       [Issue("no text", field="text")])
+    if args.text != "-" and "\n" not in args.text and " " not in args.text.strip() and Path(args.text).is_file():
+        print(f"note: checking the words {args.text!r}; to check that file's text use --file {args.text}", file=sys.stderr)
+    return sys.stdin.read() if args.text == "-" else args.text
+
+
+#: the largest file ``gpukb check --file`` reads; the check itself refuses texts over its character limit
+MAX_INPUT_BYTES = 1_000_000
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -603,6 +622,23 @@ def _usage_failed(exc: UsageError, as_json: bool) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command line; its exit status. Output cut short by the reader (``| head``) ends quietly,
+    the error report included."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        _drop_stdout()
+        return 0
+
+
+def _drop_stdout() -> None:
+    try:
+        sys.stdout = open(os.devnull, "w")
+    except OSError:
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = _wants_json(argv)
     parser = build_parser()
@@ -624,10 +660,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        _drop_stdout()
         return 0
     except Exception as exc:          # a bug: say so without a traceback unless asked for one
         if verbosity >= 2:

@@ -126,7 +126,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "sources": ("gpukb sources", "gpukb sources --json"),
     "ask": ('gpukb ask "why not T4 for 13B full fine-tune"', 'gpukb ask "为什么 T4 不能全量微调 13B 模型"',
             'gpukb ask "Does the T4 support BF16?" --json'),
-    "check": ('gpukb check "A T4 has 16 GB of memory and supports BF16."', "gpukb check - < article.md --json"),
+    "check": ('gpukb check "A T4 has 16 GB of memory and supports BF16."', "gpukb check --file kb/sources/000_224545ea096de99b.txt --json",
+              "gpukb check - < article.md"),
     "ingest": ("gpukb ingest article.md --source S003 --title 'GN7 review' --date 2025-01-31",),
     "query": ("gpukb query --model llama-2-13b --method full --gpu T4",
               "gpukb query --params 7e9 --method qlora --instance GN7.2XLARGE32 --lang zh",
@@ -262,7 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
     json_flag(p)
 
     p = command("check", "find the checkable claims in a text (English or Chinese) and audit each one")
-    p.add_argument("text", help="the text, or - to read it from standard input")
+    p.add_argument("text", nargs="?", help="the text, or - to read it from standard input")
+    p.add_argument("--file", metavar="PATH", help="check the UTF-8 text of this file instead (Markdown or plain text)")
     p.add_argument("--lang", choices=LANGS, help="the text's language (default: detected)")
     kb_version_flag(p)
     json_flag(p)

@@ -11,7 +11,7 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import Issue, ValidationError
+from .errors import BadInput, Issue, ValidationError
 
 MAX_FILE_BYTES = 32 * 1024 * 1024      # one KB or rule file; the bundled ones are under 60 KB
 MAX_TREE_FILES = 100_000               # files under one KB or rules directory
@@ -45,13 +45,14 @@ def resolve_inside(path: str | Path, root: str | Path, display: str | None = Non
 
 
 def read_bytes(path: str | Path, root: str | Path | None = None, display: str | None = None,
-               max_bytes: int = MAX_FILE_BYTES) -> bytes:
+               max_bytes: int = MAX_FILE_BYTES, what: str = "a KB or rule file") -> bytes:
     """The bytes of a regular file under ``root`` (default: the file's own directory).
 
     Refused with a :class:`ValidationError` naming the file: a path that resolves outside ``root``,
     anything but a regular file (FIFO, socket, device, directory), a file larger than ``max_bytes``.
     The file is opened without blocking and without following a final symlink, then checked with
-    ``fstat``, so it cannot be swapped for a FIFO between the check and the read.
+    ``fstat``, so it cannot be swapped for a FIFO between the check and the read. ``what`` names the kind
+    of file in the size refusal.
     """
     p = Path(path)
     name = display or str(p)
@@ -70,14 +71,14 @@ def read_bytes(path: str | Path, root: str | Path | None = None, display: str | 
             msg = f"{_kind(st.st_mode)}, not a regular file; only regular files are read"
             raise ValidationError(f"{name}: {msg}", [Issue(msg, name)])
         if st.st_size > max_bytes:
-            msg = f"{st.st_size} bytes, more than the {max_bytes} a KB or rule file may have"
+            msg = f"{st.st_size} bytes, more than the {max_bytes} bytes {what} may have"
             raise ValidationError(f"{name}: {msg}", [Issue(msg, name)])
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=True) as f:
             fd = -1
             data = f.read(max_bytes + 1)
         if len(data) > max_bytes:     # grew while being read
-            msg = f"more than the {max_bytes} bytes a KB or rule file may have"
+            msg = f"more than the {max_bytes} bytes {what} may have"
             raise ValidationError(f"{name}: {msg}", [Issue(msg, name)])
         return data
     finally:
@@ -101,6 +102,20 @@ def read_text(path: str | Path, root: str | Path | None = None, display: str | N
     """The UTF-8 text of a regular file under ``root`` (see :func:`read_bytes`)."""
     name = display or str(path)
     return decode_utf8(read_bytes(path, root, name, max_bytes), name)
+
+
+def read_input_text(path: str | Path, max_bytes: int, what: str = "a text to check") -> str:
+    """The UTF-8 text of a file a user hands gpukb (``gpukb check --file``): the same refusals as
+    :func:`read_text` (missing, not a regular file, too large, not UTF-8 with its offset and line, and
+    empty), as a :class:`BadInput` naming the file, since the mistake is in the request, not in a KB."""
+    name = str(path)
+    try:
+        text = decode_utf8(read_bytes(path, None, name, max_bytes, what), name)
+    except ValidationError as exc:
+        raise BadInput(exc.message, exc.issues) from None
+    if not text.strip():
+        raise BadInput(f"{name}: the file is empty", [Issue("the file is empty", name)])
+    return text
 
 
 def tree_files(root: str | Path, display: str | None = None) -> list[tuple[str, Path]]:
