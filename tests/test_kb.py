@@ -67,9 +67,14 @@ def test_releases_tell_the_history(kb):
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
                      "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14",
                      "2026.12.15", "2026.12.16", "2026.12.17", "2026.12.18", "2026.12.19", "2026.12.20", "2026.12.21",
-                     "2026.12.22", "2026.12.23", "2026.12.24", "2026.12.25", "2026.12.27"]
+                     "2026.12.22", "2026.12.23", "2026.12.24", "2026.12.25", "2026.12.27", "2026.12.28"]
     (first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi,
-     sharded, deepspeed, split, pcie, megatron, groups, frozen, galore, precisions, fused, kbit_base) = (kb.release(n) for n in names)
+     sharded, deepspeed, split, pcie, megatron, groups, frozen, galore, precisions, fused, kbit_base, p100) = (kb.release(n) for n in names)
+    # 2026.12.28 records the P100's SXM2 board and 12 GB PCIe card, and scopes the PCIe card's figures to its form factor
+    assert "R-P100-SXM2-fp32_tflops" not in kbit_base.facts and p100.facts["R-P100-SXM2-fp32_tflops"].value == 10.6
+    assert "nvidia-tesla-p100-datasheet" in p100.facts["R-P100-SXM2-nvlink_bandwidth"].citation
+    assert kbit_base.facts["R-P100-tdp_w"].version == 1 and not kbit_base.facts["R-P100-tdp_w"].qualifiers
+    assert p100.facts["R-P100-tdp_w"].version == 2 and p100.facts["R-P100-tdp_w"].qualifiers == {"form_factor": "PCIe"}
     # 2026.12.27 sizes LoRA over an 8-bit or a GPTQ/AWQ 4-bit base in that precision, cited to PEFT and LLM.int8()
     assert "R-LORA-kbit-base" not in fused.facts and "R-LORA-kbit-base" in kbit_base.facts
     assert "2208.07339" in kbit_base.facts["R-LORA-kbit-base"].citation
