@@ -44,6 +44,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   "80 GB" for a card of 80 GiB): the same figure, loosely named, not a wrong one.
 - ``optimizer_scope``: an optimizer's bytes per parameter one FP32 master copy of the weights (4 bytes) off
   the reference's: counted with or without that copy, not a wrong figure.
+- ``with_gradients``: an optimizer's bytes per parameter in a sentence that names the gradients counts the weights,
+  gradients and optimizer states together (16 bytes for mixed-precision AdamW), not the optimizer's states alone.
 - ``within_practice``: a training or serving memory figure that states no precision or optimizer and
   lies within what common setups need (pure BF16 to mixed-precision AdamW for full training): right
   under one setup, wrong under another, so debatable rather than wrong; for LoRA and QLoRA without a

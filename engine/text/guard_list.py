@@ -55,6 +55,14 @@ def _subject_from_context(ctx: Context) -> dict[str, str] | None:
     return {"subject": vocab.label(c.subject)}
 
 
+def _with_gradients(ctx: Context) -> dict[str, str] | None:
+    """An optimizer's bytes per parameter said beside the model's gradients ("AdamW stores weights, gradients and two
+    moments: 16 bytes per parameter") count the weights and gradients too, not the optimizer's states alone."""
+    if ctx.claim.attribute != "bytes_per_param" or ctx.vocab.kind_of(ctx.claim.subject) != "optimizer":
+        return None
+    return cue_in_unit(ctx, "gradients")
+
+
 #: what a training verdict or requirement depends on when the text names no method: full fine-tuning,
 #: LoRA and QLoRA of one model differ several-fold in memory
 METHOD_BOUND = ("memory_verdict", "suitability", "min_gpus", "memory_required")
@@ -286,6 +294,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("optimizer_scope",
           "the reference ({figure}) counts the FP32 master copy of the weights differently: the figure may count the optimizer's states without it, or with it",
           "参考值（{figure}）对权重 FP32 主副本的计入方式不同：该数字可能只计优化器状态，或连同主副本一并计入", optimizer_scope),
+    Guard("with_gradients",
+          "the sentence names the gradients (“{word}”): the figure counts the weights, gradients and optimizer states together, not the optimizer's states alone",
+          "该句提到梯度（“{word}”）：该数字是权重、梯度与优化器状态的合计，而非优化器状态本身", _with_gradients),
     Guard("within_practice",
           "the text states no optimizer and no precision but a 16-bit one (which pure 16-bit and mixed precision training both use), and the figure is within what common setups need ({lo}–{hi} GB)",
           "文中未说明优化器，也未说明 16 位以外的精度（纯 16 位训练和混合精度训练都用 16 位），该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),
