@@ -7,7 +7,7 @@ from typing import Any
 from ..kb.vocabulary import Interval
 from .tokens import tables
 from .claim_figures import card_counts, dimension, figures, near_claimed_figure
-from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, cue_in_unit, last_figure, vocab_cues, memory_facts, own_ids, point_of, references
+from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, distributed, cue_in_unit, last_figure, vocab_cues, memory_facts, own_ids, point_of, references
 
 
 def same_value(ctx: Context) -> bool:
@@ -44,7 +44,8 @@ def _own_sparse_figure(ctx: Context) -> bool:
 
 def other_products_figure(ctx: Context) -> dict[str, str] | None:
     x = point_of(ctx.claim)
-    if x is None or x == 0 or same_value(ctx) or own_sparse_figure(ctx) or (ctx.attached and ctx.claim.attribute == "memory_gb"):
+    if x is None or x == 0 or same_value(ctx) or own_sparse_figure(ctx) or (ctx.attached and ctx.claim.attribute == "memory_gb") \
+            or distributed(ctx):
         return None             # "24GB A100": a size written onto a name is said of that name, whoever else has it
     vocab = ctx.vocab
     own = vocab.generic(ctx.claim.subject)

@@ -11,7 +11,9 @@ and the reference tier; their cue words are the vocabulary's ``check_guard`` cue
 Each guard is a general reading of the domain, not a patch for one sentence:
 
 - ``several_products``: the claim's sentence, or its table row and header, names two or more products;
-  gpukb reads which product a figure belongs to from proximity, which a comparison defeats.
+  gpukb reads which product a figure belongs to from proximity, which a comparison defeats. Not when the
+  sentence gives one figure to every product it lists ("T4 和 L4 都配备了 24GB", "both ... have"; cue
+  ``distributive``): each product has it, and neither is this guard's doubt nor ``other_products_figure``'s.
 - ``other_products_figure``: the figure is exactly the reference figure of another product that the
   text also names: the text or gpukb's reading may have moved a figure from one product to another.
 - ``another_reading``: a memory size or bandwidth that is exactly another attribute's reference figure of

@@ -181,3 +181,16 @@ def size_in_name(low: str, name_end: int, figure_start: int) -> bool:
 def counts_cards(vocab: Vocabulary, low: str, q: Any) -> bool:
     """Is quantity ``q`` a count that may be of cards (not "96 vCPUs", "80 核": cues ``check_guard.not_cards``)?"""
     return q.dimension == "count" and not any(rx.search(low, q.start, q.end) for rx in vocab_cues(vocab, "not_cards"))
+
+
+def distributed(ctx: "Context") -> bool:
+    """Is the claim's figure said of every product its sentence lists ("T4 和 L4 都配备了 24GB 显存", "Both the T4
+    and the L4 have 24 GB"): a ``distributive`` cue before the figure and no pairing of lists ("respectively")?
+    Then each product gets the figure, so the several products and the other product's figure are no doubt."""
+    fig = last_figure(ctx.low, ctx.claim.span)
+    if fig is None or len(ctx.products) < 2:
+        return False
+    a = ctx.unit[0]
+    if any(rx.search(ctx.low, a, ctx.unit[1]) for rx in vocab_cues(ctx.vocab, "paired")):
+        return False
+    return any(rx.search(ctx.low, a, fig.start()) for rx in vocab_cues(ctx.vocab, "distributive"))

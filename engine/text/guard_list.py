@@ -6,7 +6,7 @@ from .explained import total_of_cards, unexplained_figure
 from .clause_guards import attribute_unstated, difference, model_named_size, other_precision_label, other_size_in_clause
 from .readings import another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
-from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
+from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
 from .other_figures import unknown_form_factor, bit_rate, figure_then_card, from_to, memory_part, system_total, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
@@ -15,7 +15,7 @@ from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_s
 
 
 def _several_products(ctx: Context) -> dict[str, str] | None:
-    if ctx.attached or same_value(ctx) or own_sparse_figure(ctx):
+    if ctx.attached or same_value(ctx) or own_sparse_figure(ctx) or distributed(ctx):
         return None             # "低于 H100 的 8.0 TB/s": the figure is written onto its product's name
     # the products the claim itself relates (a family and the GPU it carries) are not rival subjects
     value = ctx.claim.value if isinstance(ctx.claim.value, list) else [ctx.claim.value]
