@@ -35,7 +35,8 @@ from typing import Any
 
 from ..core.errors import BadInput, Issue
 from ..core.yamlio import load_file
-from ..text.check import WRONG, audit_claims, claims_of, error_bands, judged, reader, text_id
+from ..text.bands import error_bands
+from ..text.check import WRONG, audit_claims, claims_of, judged, reader, text_id
 from ..text.workload import METHOD_CONCEPT
 from .check import _same_attribute, _same_subject
 

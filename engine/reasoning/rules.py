@@ -23,7 +23,10 @@ from .durable_json import compile_condition, definition  # noqa: F401  (definiti
 from ..core.terms import FINDING_FIELDS
 
 RESERVED_FIELDS = {"id", "sid", "t", "fk", "$s"}
-RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group", "label", "explain"}
+RULE_FIELDS = {"id", "version", "description", "cites", "when", "if", "derive", "priority", "group", "label", "explain", "compares"}
+#: what an audit rule's finding compares a stated memory need with (``compares``): gpukb's total for the run,
+#: the quantity whose estimates were measured against published runs, or a part of it (weights, gradients)
+COMPARES = ("total", "part")
 #: what a rule's ``explain`` template may name (see :data:`gpukb.engine.core.terms.FINDING_FIELDS`)
 EXPLAIN_FIELDS = FINDING_FIELDS
 PATTERN_FIELDS = {"bind", "type", "where", "absent"}
@@ -70,6 +73,7 @@ class Rule:
     group: str = ""
     label: dict[str, str] | None = None   # what the derived fact says in words (en, zh): a recommendation's action
     explain: dict[str, str] | None = None  # a finding's explanation (en, zh), with {placeholders} of EXPLAIN_FIELDS
+    compares: str | None = None            # what a finding's computed value is (COMPARES), when it is a memory need
 
     @property
     def key(self) -> str:
@@ -312,11 +316,15 @@ def _load_rule(item: Any, fname: str, types: dict[str, FactType], issues: list[I
         else:
             for lang in ("en", "zh"):
                 check_template(explain[lang], FINDING_FIELDS, f"explain.{lang}", fname, item.line_of("explain"), issues)
+    compares = item.get("compares")
+    if compares is not None and compares not in COMPARES:
+        issues.append(Issue(f"compares must be one of {', '.join(COMPARES)}, got {compares!r}", fname,
+                            item.line_of("compares"), "compares", list(COMPARES)))
     if len(issues) > n_before:
         return None
     return Rule(rid, ver, dict(desc), [str(c) for c in cites], patterns, guard, dtype, derive, derive_text,
                 fname, line, group, dict(label) if isinstance(label, dict) else None,
-                dict(explain) if isinstance(explain, dict) else None)
+                dict(explain) if isinstance(explain, dict) else None, compares)
 
 
 def _conjuncts(node: tuple) -> list[tuple]:

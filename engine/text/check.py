@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_left
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput, Issue, NotFound, TooLarge, require_text
 from ..kb.ids import bare, finding_source
@@ -20,7 +20,7 @@ from ..kb.vocabulary import Interval, Vocabulary
 from ..core.terms import FINDING_KINDS, label as term_label
 from ..audit.result import AuditResult, audit_block
 from ..audit.blocks import reachable_reference
-from ..sizing.calibration import band_of
+from .bands import Bands, error_bands
 from .guard import Guards
 from .figure_guards import network_speed
 from .guard_base import last_figure, point_of
@@ -44,7 +44,7 @@ UNCLEAR = "unclear"
 
 
 def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult,
-           guards: Guards | None = None, bands: Callable[[str], dict[str, Any] | None] | None = None) -> dict[str, dict[str, Any]]:
+           guards: Guards | None = None, bands: Bands | None = None) -> dict[str, dict[str, Any]]:
     """Each claim's status as ``check`` reports it: the audit's, or ``unclear`` with the guards' reasons
     where the audit found it wrong but the reading of the text is in doubt (precision before recall).
     ``guards``: the text's, when the caller read them already (:func:`reader`); ``bands``: a training method's
@@ -62,7 +62,7 @@ def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult,
     return out
 
 
-def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Callable[[str], dict[str, Any] | None] | None) -> dict[str, Any] | None:
+def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Bands | None) -> dict[str, Any] | None:
     """The sizing verdict a derivation finding of ``status`` rests on (need and capacity per GPU), or the run's total
     a requirement finding compares with (no capacity), with the error band of the claim's method; or None."""
     method = str((c.qualifiers or {}).get("method") or "")
@@ -73,7 +73,7 @@ def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Callable[[str], d
         if f.get("kind") != status or f.get("basis") != "derivation":
             continue
         facts = facts if facts is not None else res.proof(c.id).facts
-        if str(f.get("rule") or "").split("@")[0] in TOTAL_RULES:
+        if str(f.get("rule") or "").split("@")[0] in bands.totals:
             need = (facts.get(f.get("fact")) or {}).get("value")
             band = bands(method.split(":")[-1]) if isinstance(need, (int, float)) and need > 0 else None
             return {"need_gb": need, "method": method, "band": band} if band else None
@@ -84,17 +84,6 @@ def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Callable[[str], d
                 return {"need_gb": v["need_gb"], "capacity_gb": v["capacity_gb"], "method": method, "band": band} \
                     if band else None
     return None
-
-
-#: the rules whose finding compares a stated need with gpukb's total for the run, the quantity the error
-#: band was measured on (a weights-only figure is arithmetic, not an estimate with a measured error)
-TOTAL_RULES = ("audit.derive.memory.total",)
-
-
-def error_bands(state: Session, view: ReleaseView) -> Callable[[str], dict[str, Any] | None]:
-    """The error band of a method's estimates in ``view`` (:func:`..sizing.calibration.band_of`), as :func:`judged`
-    reads it."""
-    return lambda method: band_of(state, view, method)
 
 
 CHECK_PREFIX = "X"
