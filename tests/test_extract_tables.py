@@ -48,7 +48,7 @@ def test_a_name_inside_another_name_does_not_make_a_row_per_product_table(vocab)
     from gpukb.engine.kb.lexicon import match_entities
     text = "| Size | Total memory |\n|---|---|\n| Standard_X4_T4_v3 | 64 GB |\n| Standard_X8_T4_v3 | 16 GB |"
     low = aligned_lower(text)
-    assert table_claims(low, layout(low), match_entities(low, vocab), vocab, tables(vocab)) == []
+    assert table_claims(low, layout(low), match_entities(low, vocab), vocab, tables(vocab)).claims == []
 
 
 def test_table_copied_as_text_assigns_the_ith_figure_to_the_ith_product(vocab):

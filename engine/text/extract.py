@@ -23,7 +23,7 @@ from ..kb.vocabulary import Vocabulary
 from ..kb.names import unknown_mentions
 from ..kb.lexicon import Match as _Match, generic_model, match_entities as _match_entities, resolve_variant as _resolve_variant
 from .compare import advantages, comparisons
-from .tables import covered, table_claims, unread_cells
+from .tables import covered, table_claims
 from .lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_same, spread_to_referents
 from .claims import product_names
 from .glued import with_glued
@@ -63,9 +63,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     carried: dict[str, _Match] = {}                       # the last entity of each kind, across sentences
     named: set[str] = set()                               # products already said to exist (first mention only)
     rows = layout(low)                                    # Markdown table rows: header and heading as context
-    blind: list[tuple[int, int]] = []                     # cells of a column whose product gpukb does not know
-    cells = table_claims(low, rows, mentions, vocab, t, text, blind)   # tables read cell by cell (product x attribute)
-    blind += unread_cells(low, rows, mentions, vocab)
+    # tables read cell by cell (product x attribute), and the cells of a column whose product gpukb does not know
+    cells, blind = table_claims(low, rows, mentions, vocab, t, text)
     placed: set[int] = set()
     explicit = explicit_vendors(low, mentions, t)       # products whose vendor the text names beside them
     advising = False                                      # the previous line introduced a list of advice

@@ -125,7 +125,7 @@ class Guards:
         self.sentences = sentences(low)
         # the cells of the text's tables, each read with the product of its own column or row
         self.cells = {(c.start, c.end, vocab.generic(c.subject), c.attribute)
-                      for c in table_claims(low, layout(low), found, vocab, tables(vocab), text)}
+                      for c in table_claims(low, layout(low), found, vocab, tables(vocab), text).claims}
         self._starts = [m.start for m in self.mentions]          # mentions and sentences in text order: bisected
         self._sentence_starts = [s for s, _ in self.sentences]
 

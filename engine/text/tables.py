@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import Match as _Match, resolve_variant as _resolve_variant
@@ -223,13 +223,19 @@ def _with_unknown(text: str, a: int, b: int, known: list[_Match], mentions: list
     return sorted(known + unknown, key=lambda m: m.start) if known and unknown else known
 
 
+class TableRead(NamedTuple):
+    """What the tables of a text say: the claims of their cells, and the spans no claim may come from (a cell
+    under a GPU gpukb does not know, a row of such a table that does not fit its columns)."""
+
+    claims: list[Candidate]
+    unread: list[tuple[int, int]]
+
+
 def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary, t: dict[str, Any],
-                text: str | None = None, unread: list[tuple[int, int]] | None = None) -> list[Candidate]:
+                text: str | None = None) -> TableRead:
     """Tables copied as text without pipes (see the module): only the lines whose structure is clean;
-    ``text``, the original (not lowered) text, shows the names of GPUs gpukb does not know; the spans no
-    claim may come from (a cell of such a GPU's column, a row of its table that does not fit the columns)
-    are added to ``unread``."""
-    unread = [] if unread is None else unread
+    ``text``, the original (not lowered) text, shows the names of GPUs gpukb does not know."""
+    unread: list[tuple[int, int]] = []
     lines = line_spans(low)
     out: list[Candidate] = []
     i = 0
@@ -275,7 +281,7 @@ def text_tables(low: str, masked: str, mentions: list[_Match], vocab: Vocabulary
                 stop = qs[k + 1].start if k + 1 < n else cut
                 out += _cell_claims(p, masked, low, begin, stop, label, vocab, t, conf=0.7, words_from=q.start)
                 unread += [(begin, stop)] if p.kind == UNKNOWN else []
-    return out
+    return TableRead(out, unread)
 
 
 _GLUED_NUM = re.compile(r"((?:\d{1,3}(?:,\d{3})+|\d{1,5})(?:\.\d{1,3})?)\s*")
@@ -358,11 +364,13 @@ def _blank(masked: str, products: list[_Match]) -> str:
 
 
 def table_claims(low: str, rows: list[Row], mentions: list[_Match], vocab: Vocabulary, t: dict[str, Any],
-                 text: str | None = None, unread: list[tuple[int, int]] | None = None) -> list[Candidate]:
-    """Every claim the text's tables state cell by cell (``text``: the original text, for unknown names; the
-    spans of cells no claim may come from are added to ``unread``, see :func:`text_tables`)."""
+                 text: str | None = None) -> TableRead:
+    """Every claim the text's tables state cell by cell, and the spans no claim may come from (``text``: the
+    original text, for unknown names; see :func:`text_tables` and :func:`unread_cells`)."""
     masked = masked_text(low, mentions)
-    return markdown_tables(low, masked, rows, mentions, vocab, t) + text_tables(low, masked, mentions, vocab, t, text, unread)
+    plain = text_tables(low, masked, mentions, vocab, t, text)
+    return TableRead(markdown_tables(low, masked, rows, mentions, vocab, t) + plain.claims,
+                     plain.unread + unread_cells(low, rows, mentions, vocab))
 
 
 def _label_words(low: str, head: tuple[int, int]) -> str:
@@ -376,4 +384,4 @@ def covered(c: Candidate, cells: list[Candidate]) -> bool:
         any(c.start <= x.start and x.end <= c.end and c.unit is not None and x.unit is not None for x in cells)
 
 
-__all__ = ["table_claims", "covered", "masked_text", "unread_cells"]
+__all__ = ["TableRead", "table_claims", "covered", "masked_text", "unread_cells"]
