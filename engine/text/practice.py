@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..kb.vocabulary import Interval
-from .guard_base import Context, cue_in_unit, point_of
+from .guard_base import Context, cue_in_unit, memory_facts, point_of
 
 
 #: bytes per parameter that common setups hold, lowest and highest (see kb/reference/formulas.yaml):
@@ -84,8 +84,7 @@ def count_within_practice(ctx: Context) -> dict[str, str] | None:
     if c.attribute == "memory_verdict" and c.value != "sufficient":
         return None
     vocab = ctx.vocab
-    cards = [ctx.view.ref(g, "memory_gb") for g in (c.subject, *(vocab.entities.get(c.subject, {}).get("variants") or ()))]
-    sizes = [point_of(r) for r in cards if r is not None and point_of(r)]
+    sizes = [x for r in memory_facts(ctx.view, (c.subject, *(vocab.entities.get(c.subject, {}).get("variants") or ()))) if (x := point_of(r))]
     if not n or not count or not sizes or vocab.kind_of(c.subject) != "gpu":
         return None
     lo_b, hi_b = PRACTICE_BYTES[method]
