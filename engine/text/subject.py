@@ -45,11 +45,14 @@ class Candidate:
         return d
 
 
+_OPENING, _CLOSING = re.compile(r"[(（]"), re.compile(r"[)）]")
+
+
 @lru_cache(maxsize=16)
 def _brackets(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The positions of the opening and of the closing parentheses of ``text`` (ASCII and full-width), in order:
     read once per text, so that :func:`_in_aside` bisects them instead of scanning the text for every name."""
-    return (tuple(i for i, ch in enumerate(text) if ch in "(（"), tuple(i for i, ch in enumerate(text) if ch in ")）"))
+    return tuple(m.start() for m in _OPENING.finditer(text)), tuple(m.start() for m in _CLOSING.finditer(text))
 
 
 def _in_aside(m: _Match, text: str, pos: int) -> bool:
