@@ -5,9 +5,7 @@ product's name and the general concept a statement naming no product is about.""
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from ..kb.lexicon import Match as _Match
@@ -45,30 +43,14 @@ class Candidate:
         return d
 
 
-_OPENING, _CLOSING = re.compile(r"[(（]"), re.compile(r"[)）]")
-
-
-@lru_cache(maxsize=16)
-def _brackets(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The positions of the opening and of the closing parentheses of ``text`` (ASCII and full-width), in order:
-    read once per text, so that :func:`_in_aside` bisects them instead of scanning the text for every name."""
-    return tuple(m.start() for m in _OPENING.finditer(text)), tuple(m.start() for m in _CLOSING.finditer(text))
-
-
 def _in_aside(m: _Match, text: str, pos: int) -> bool:
     """``m`` is named inside a parenthesis that does not hold ``pos`` and says more than the name ("384 GB (up
     from 80 GB on H100) and 8 TB/s"): a remark about another product, not the subject of a figure outside it.
     A bare name in brackets ("≥24GB(A10)") labels the figure beside it."""
-    opens, shuts = _brackets(text)
-    i = bisect_left(opens, m.start)
-    if i == 0:
-        return False                       # no parenthesis opens before the name
-    opened = opens[i - 1]
-    j = bisect_left(shuts, opened)
-    if j < len(shuts) and shuts[j] < m.start:
-        return False                       # that parenthesis closes before the name
-    k = bisect_left(shuts, m.end)
-    shut = shuts[k] if k < len(shuts) else -1
+    opened = max(text.rfind("(", 0, m.start), text.rfind("（", 0, m.start))
+    if opened < 0 or max(text.rfind(")", opened, m.start), text.rfind("）", opened, m.start)) >= 0:
+        return False                       # not inside a parenthesis
+    shut = min((i for i in (text.find(")", m.end), text.find("）", m.end)) if i >= 0), default=-1)
     if shut < 0 or opened < pos <= shut:
         return False                       # unclosed, or the statement is inside it too
     return bool(re.search(r"[^\s,，、/]", text[opened + 1:m.start] + text[m.end:shut]))
