@@ -20,7 +20,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   the product or of another product the text names (an NVLink bandwidth, an instance's host memory), in a
   sentence that does not name the claim's attribute by its own word (:mod:`.readings`).
 - ``beyond_figures``: a card's memory, bandwidth, throughput or power more than twice the largest its product
-  has in any version: a server's total, a workload's need or another product's figure (:mod:`.readings`).
+  has in any version: a server's total, a workload's need or another product's figure (:mod:`.readings`); when
+  the sentence names the card and the attribute, only if it says it gives a sum ("a total of", "合计": ``sum_said``).
 - :mod:`.readings` and :mod:`.clause_guards` doubt a reading by what the clause says of its figure: a figure
   beside a card named by its size (``named_size``) or beside the product's own figure (``own_figure_elsewhere``),
   a requirement said of a GPU count the scenario lacks (``count_unread``), a "usable" memory not said to be
