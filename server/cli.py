@@ -659,9 +659,6 @@ def _main(argv: Sequence[str] | None) -> int:
         return _report(exc, args, as_json)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        _drop_stdout()
-        return 0
     except Exception as exc:          # a bug: say so without a traceback unless asked for one
         if verbosity >= 2:
             traceback.print_exc()

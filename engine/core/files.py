@@ -105,7 +105,7 @@ def read_text(path: str | Path, root: str | Path | None = None, display: str | N
 
 
 def read_input_text(path: str | Path, max_bytes: int, what: str = "a text to check") -> str:
-    """The UTF-8 text of a file a user hands gpukb (``gpukb check --file``): the same refusals as
+    """The UTF-8 text of a file a user hands gpukb (``gpukb check --file``, ``gpukb ingest``): the same refusals as
     :func:`read_text` (missing, not a regular file, too large, not UTF-8 with its offset and line, and
     empty), as a :class:`BadInput` naming the file, since the mistake is in the request, not in a KB."""
     name = str(path)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import BadInput, GpukbError, Issue
+from ..core.files import read_input_text
 from ..kb.ids import SOURCE_ID
 from ..kb.loader import load_kb
 from .check import claims_of
@@ -45,17 +46,8 @@ def ingest(kb_dir: str | Path, file: str | Path, sid: str, title: str | None = N
             raise BadInput(f"--date must be a date like 2026-12-03, got {date!r}", [Issue("expected YYYY-MM-DD", field="date")]) from None
     if lang is not None and lang not in ("en", "zh"):
         raise BadInput(f"--lang must be en or zh, got {lang!r}", [Issue("unknown language", field="lang", allowed=["en", "zh"])])
-    if not path.is_file():
-        raise BadInput(f"{path}: no such file", [Issue("file not found", str(path))])
-    raw = path.read_bytes()
-    if len(raw) > MAX_SOURCE_BYTES:
-        raise BadInput(f"{path}: {len(raw):,} bytes; at most {MAX_SOURCE_BYTES:,} are accepted", [Issue("file too large", str(path))])
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{path}: not UTF-8 (invalid byte at offset {exc.start})", [Issue("expected UTF-8 text", str(path))]) from None
-    if not text.strip():
-        raise BadInput(f"{path}: the file is empty", [Issue("empty file", str(path))])
+    text = read_input_text(path, MAX_SOURCE_BYTES, "an article")
+    raw = text.encode("utf-8")          # the file's bytes again: valid UTF-8 decodes and encodes back unchanged
     recovered = recover(root)
     if recovered and not recovered.endswith("as it was before it"):
         raise GpukbError(recovered, [Issue(recovered, str(root / JOURNAL))])
