@@ -30,6 +30,9 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   count beside a model named by its size.
 - ``multiple_of_one_card``: a memory figure that is an exact multiple of one card's memory, said beside
   several GPUs, a server or an instance, reads as their total, not as a per-card figure.
+- ``several_values`` (:data:`.guard_list.DOCUMENT_GUARDS`, weighed after the others, over the claims still judged
+  wrong): the text gives one product's attribute two or more figures that none of its versions has; it speaks of
+  several things under that name (a server, a MIG slice, a system), so none of them is called wrong.
 - ``interconnect_bandwidth``: a bandwidth said next to interconnect words (NVLink, PCIe, network,
   互联) is not the memory bandwidth it was read as.
 - ``pcie_link``: an interconnect bandwidth read as NVLink's in a sentence that names PCIe and not NVLink:
@@ -79,10 +82,11 @@ from .tables import table_claims
 from .tokens import BULLET, any_match, layout, sentences, tables
 from ..kb.lexicon import match_entities
 from .glued import with_glued
-from .guard_base import Context, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, carries, own_ids, size_in_name
+from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, carries, own_ids, size_in_name
 from .figure_guards import unnamed_card
 from .specs import compared_before
-from .guard_list import GUARDS
+from .guard_list import DOCUMENT_GUARDS, GUARDS
+from .document_guards import figures_by_product
 
 
 #: a claim that opens with its memory size, written onto the name that follows ("24GB A100")
@@ -129,6 +133,12 @@ class Guards:
                       for c in table_claims(low, layout(low), found, vocab, tables(vocab), text).claims}
         self._starts = [m.start for m in self.mentions]          # mentions and sentences in text order: bisected
         self._sentence_starts = [s for s, _ in self.sentences]
+        self.figures: dict[tuple[str, str], list[float]] = {}     # set by :meth:`note` from the text's claims
+
+    def note(self, claims: list[Fact]) -> None:
+        """Read the claims still judged wrong once, for :data:`.guard_list.DOCUMENT_GUARDS`, which weigh a figure
+        against the rest of the text."""
+        self.figures = figures_by_product(claims, self.view.kb.vocab)
 
     def _starting_at(self, pos: int) -> list[Any]:
         """The product mentions that start at ``pos``, in text order."""
@@ -350,9 +360,10 @@ class Guards:
             out[g] = out.get(g, True) and (compared or own_gpus)
         return {g for g, yes in out.items() if yes}
 
-    def reasons(self, claim: Fact, status: str | None = None, verdict: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """The guards that apply to ``claim`` (whose audit status is ``status``, resting on the sizing ``verdict``
-        when it is a derivation's), each as {"code", "en", "zh"}."""
+    def reasons(self, claim: Fact, status: str | None = None, verdict: dict[str, Any] | None = None,
+                which: tuple[Guard, ...] = GUARDS) -> list[dict[str, Any]]:
+        """The guards among ``which`` that apply to ``claim`` (whose audit status is ``status``, resting on the
+        sizing ``verdict`` when it is a derivation's), each as {"code", "en", "zh"}."""
         pos = (claim.span or [0])[0]
         unit = self._unit(pos)
         header = _table_header(self.text, pos)
@@ -365,9 +376,9 @@ class Guards:
             products = self._products(self._section(pos))
         ctx = Context(self.text, self.low, claim, self.view, unit, header, products, self.text_products, cell,
                       self.attached(claim, unit), status, tuple((m.start, m.end) for m in self._between(*unit)),
-                      tuple(m.eid for m in self._between(*unit)), verdict=verdict)
+                      tuple(m.eid for m in self._between(*unit)), verdict=verdict, text_figures=self.figures)
         out = []
-        for g in GUARDS:
+        for g in which:
             detail = g.test(ctx)
             if detail is not None:
                 out.append({"code": g.name, "en": g.en.format(**detail), "zh": g.zh.format(**detail)})

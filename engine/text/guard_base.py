@@ -39,6 +39,8 @@ class Context:
     mention_ids: tuple[str, ...] = ()               # the product each of those names names
     memo: dict[str, Any] = field(default_factory=dict, compare=False)   # what several guards read, computed once
     verdict: dict[str, Any] | None = None          # the sizing verdict a derivation finding rests on, with its band
+    #: every product's figures per attribute as the whole text's claims give them (:mod:`.document_guards`)
+    text_figures: dict[tuple[str, str], list[float]] = field(default_factory=dict, compare=False)
 
     @property
     def vocab(self) -> Vocabulary:

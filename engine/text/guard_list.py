@@ -3,6 +3,7 @@ reads and why): each names a doubt about a claim's reading and words its reason 
 from __future__ import annotations
 
 from .explained import total_of_cards, unexplained_figure
+from .document_guards import several_values
 from .clause_guards import attribute_unstated, difference, model_named_size, other_precision_label, other_size_in_clause
 from .readings import another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
@@ -333,4 +334,12 @@ GUARDS: tuple[Guard, ...] = (
     Guard("weights_only",
           "the figure is at least the weights' own size ({params} × {bytes} bytes = {weights}): texts often give that as what serving needs; the KV cache and the runtime come on top",
           "该数字不低于权重本身的大小（{params} × {bytes} 字节 = {weights}）：文中常把它当作推理所需显存，KV 缓存和运行时开销另计", weights_only),
+)
+
+#: the guards that weigh a claim against the rest of the text's claims still judged wrong once :data:`GUARDS`
+#: have spoken (:mod:`.document_guards`)
+DOCUMENT_GUARDS: tuple[Guard, ...] = (
+    Guard("several_values",
+          "the text gives the {product}'s {attribute} {n} figures that none of its versions has ({figures}): it speaks of several things under that name (a server, a slice, another configuration), and which figure is the card's is unclear",
+          "文中给 {product_zh} 的{attribute_zh}写了 {n} 个该产品任何版本都没有的数值（{figures}）：同一名称下说的是几样东西（服务器、切分实例或其他配置），哪个是单卡的数值不明", several_values),
 )
