@@ -311,7 +311,7 @@ GUARDS: tuple[Guard, ...] = (
           "the text says the GPUs are enough (“{word}”), not that fewer would not do: more than the fewest overstates nothing",
           "文中说的是这些显卡足够（“{word}”），并未说更少不行：多于最少卡数并非夸大", enough_count),
     Guard("count_within_practice",
-          "the text states no optimizer and no precision but a 16-bit one, and {n} GPUs lie between what pure 16-bit and mixed-precision training need on these cards ({lo}–{hi})",
+          "the text states no optimizer and no precision but a 16-bit one, and a count of {n} GPU(s) lies between what pure 16-bit and mixed-precision training need on these cards ({lo}–{hi})",
           "文中未说明优化器，也未说明 16 位以外的精度，{n} 张卡介于纯 16 位训练与混合精度训练在这类显卡上所需的数量之间（{lo}–{hi} 张）", count_within_practice),
     Guard("workload_memory",
           "the figure follows “{word}”: it may be memory a workload takes (weights, cache, what is left), not the card's memory",

@@ -80,7 +80,8 @@ def count_within_practice(ctx: Context) -> dict[str, str] | None:
         return None
     params, gpus = c.qualifiers.get("params"), c.qualifiers.get("gpus")
     n = params.point() if isinstance(params, Interval) else None
-    count = point_of(c) if c.attribute == "min_gpus" else (gpus.point() if isinstance(gpus, Interval) else None)
+    # a verdict that names no count is said of one card, as the audit sizes it ("7B can be fully fine-tuned on an A100")
+    count = point_of(c) if c.attribute == "min_gpus" else (gpus.point() if isinstance(gpus, Interval) else 1)
     if c.attribute == "memory_verdict" and c.value != "sufficient":
         return None
     vocab = ctx.vocab
