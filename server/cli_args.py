@@ -363,6 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--full-prompt-logits", action=argparse.BooleanOptionalAction, default=None,
                    help="inference: the prompt's forward pass computes every position's logits and upcasts them to "
                         "FP32, as Hugging Face transformers did before v4.45.0")
+    p.add_argument("--new-tokens", metavar="N", type=_int,
+                   help="inference: how many of seq_len's tokens are generated after the prompt (the prompt's logits "
+                        "cover the rest)")
     p.add_argument("--offload", choices=choices(Offload),
                    help="CPU offload of full training: optimizer states and gradients (ZeRO-Offload) or parameters too")
     kb_version_flag(p)

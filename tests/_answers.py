@@ -46,6 +46,9 @@ QUERIES = [
     {"model": "llama-2-7b", "method": "lora", "gpu": "A100-80GB", "gpus": 2, "zero": 0, "seq_len": 8192},
     # a long prompt served by transformers before v4.45: every prompt position's logits (issue 33)
     {"model": "qwen2-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 32768, "full_prompt_logits": True},
+    # a generation benchmark whose sequence counts the generated tokens: the prompt's logits cover the rest (issue 33)
+    {"model": "qwen2-7b", "method": "inference", "gpu": "A100-80GB", "seq_len": 8192, "full_prompt_logits": True,
+     "new_tokens": 2048},
     # eager attention asked for (not given, the release's default SDPA is sized and the scenario omits the key)
     {"model": "llama-2-7b", "method": "lora", "gpu": "T4", "seq_len": 2048, "flash_attention": False},
     # a training loop's own cross-entropy on the 16-bit logits; QLoRA through PEFT's k-bit preparation (issue 33)

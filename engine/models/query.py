@@ -162,6 +162,9 @@ FIELDS: tuple[Field, ...] = (
     Field("full_prompt_logits", "boolean", "inference: the prompt's forward pass computes every position's logits "
           "and upcasts them to FP32, as Hugging Face transformers did before v4.45.0", "inference: logits of every "
           "prompt position, 16-bit and FP32 (transformers before 4.45)"),
+    Field("new_tokens", "integer", "inference: how many of seq_len's tokens are generated after the prompt (the "
+          "prompt's logits cover the rest)", "inference: tokens generated after the prompt, counted in seq_len",
+          limits=(0, 100_000_000)),
     Field("kv_cache_dtype", "string", "inference: fp8 halves the KV cache",
           "inference: auto or fp8 (1 byte per cached value)", KV_CACHE_DTYPES),
 )

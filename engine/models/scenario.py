@@ -270,7 +270,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
         notes.append(note("oib_sharded"))
         del s["optimizer_in_backward"]
     serving = [k for k in ("engine", "gpu_memory_utilization", "max_num_batched_tokens", "kv_cache_dtype",
-                           "full_prompt_logits") if k in b]
+                           "full_prompt_logits", "new_tokens") if k in b]
     if serving and method != "inference":
         notes.append(note("serving_ignored", fields=", ".join(serving), fields_zh="、".join(serving)))
     elif method == "inference":
@@ -279,7 +279,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             issues.append(Issue(f"unknown engine {eng!r}", field="engine", allowed=list(ENGINES)))
         elif eng != "transformers":
             s["engine"] = eng
-        for key in ("gpu_memory_utilization", "max_num_batched_tokens"):
+        for key in ("gpu_memory_utilization", "max_num_batched_tokens", "new_tokens"):
             if key in b:
                 s[key] = _number(key, b[key], issues)
         if s.get("engine") == "vllm" and "gpu_memory_utilization" not in s:
@@ -361,6 +361,7 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,
          "kv8": int(s.get("kv_cache_dtype") == "fp8"), "vllm": int(s.get("engine") == "vllm"),
          "apl": int(bool(s.get("full_prompt_logits"))),
+         "ntok": min(s.get("new_tokens") or 0, max(s["seq_len"] - 1, 0)),
          "amp": int(s["method"] in ("full", "pretrain") and (s["precision"] in ("fp16", "mixed") or bool(s.get("master_weights")))),
          "master": int(s["method"] in ("full", "pretrain") and (s["precision"] == "fp16" or bool(s.get("master_weights")) or (
              s["precision"] == "mixed" and (s.get("zero", 0) > 0 or s.get("offload", "none") != "none"))))}

@@ -52,6 +52,7 @@ class Scenario(Model):
     gpu_memory_utilization: float = spec(OMIT, "Inference: the engine's share of each card's memory (vLLM default 0.9).")
     max_num_batched_tokens: int = spec(OMIT, "Inference: the engine's token budget per step, which bounds prefill activations.")
     kv_cache_dtype: Literal["auto", "fp8"] = spec(OMIT, "Inference: fp8 stores the KV cache in 1 byte per value.")
+    new_tokens: int = spec(OMIT, "Inference: how many of seq_len's tokens are generated after the prompt; the prompt's logits cover the rest.")
     full_prompt_logits: bool = spec(OMIT, "Inference: the prompt's forward pass computes every position's logits and upcasts them to FP32 (Hugging Face transformers before v4.45.0).")
 
 

@@ -8,7 +8,6 @@ Bounds ("> 80 GB") are checked for consistency only.
 """
 from __future__ import annotations
 
-
 import math
 import re
 import statistics
@@ -141,6 +140,7 @@ TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "fused_cross_ent
 NO_SYNC_WORDS = ("accelerate", "trainer", "lightning")
 ADAMW4BIT = re.compile(r"\b(?:ao 4-bit|adamw?4bit)\b")     # torchao's AdamW4bit, as a row's quote names it
 ACCUMULATION = re.compile(r"gradient[_ ]accumulation(?:[_ ]steps)?[ =:]+(\d+)")
+NEW_TOKENS = re.compile(r"\bgenerat(?:e|es|ed|ing)\s+(\d+)\s+(?:new\s+|output\s+)?tokens")    # a benchmark's output length
 #: GaLore's --optimizer names (_per_layer: each weight stepped in its grad hook, in backward) and its --rank
 GALORE_OPT = re.compile(r"\b(q_)?galore_(?:adamw8bit|adamw|adafactor)(_per_layer)?\b")
 GALORE_RANK = re.compile(r"(?:--rank|\brank)[ =:]+(\d+)")
@@ -258,6 +258,8 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
         body["optimizer_in_backward"] = True
     if row["method"] == "inference" and _transformers_before(row.get("framework"), (4, 45)):
         body["full_prompt_logits"] = True       # generate computed every prompt position's logits (R-HF-logits-all)
+        if (gen := NEW_TOKENS.search(text)) and int(gen.group(1)) < int(row.get("seq_len") or 0):
+            body["new_tokens"] = int(gen.group(1))      # of the sequence, the tokens generated after the prompt
     body.update(_gpu_body(row, vocab, view) or {"vram_gb": 4096})
     return body
 
