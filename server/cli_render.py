@@ -165,7 +165,8 @@ def _candidate_line(o: Candidate, zh: bool) -> str:
             + (f"  [{cid[:24]}…]" if cid else ""))
 
 
-def render_choice(a: m.ComparisonAnswer | m.InstanceChoiceAnswer | m.InverseAnswer, lang: str = "en") -> str:
+def render_choice(a: m.ComparisonAnswer | m.InstanceChoiceAnswer | m.GpuChoiceAnswer | m.InverseAnswer,
+                  lang: str = "en") -> str:
     """A comparison, an instance choice or an inverse answer: the answer, then each candidate sized."""
     zh = lang == "zh"
     if isinstance(a, m.InstanceChoiceAnswer) and a.get("ranking") == "price":
@@ -176,6 +177,8 @@ def render_choice(a: m.ComparisonAnswer | m.InstanceChoiceAnswer | m.InverseAnsw
         rows = a.options
     elif isinstance(a, m.InstanceChoiceAnswer):
         rows = a.tried
+    elif isinstance(a, m.GpuChoiceAnswer):
+        rows = a.get("fewest") or [o for o in a.tried if o.get("gpu") in (a.get("fitting") or ())] or a.tried
     else:
         rows = [x for x in (a.get("fits"), a.get("first_not_fitting")) if x]
     lines += [_candidate_line(o, zh) for o in rows]
@@ -208,7 +211,7 @@ def render_answer(a: Model, lang: str = "en") -> str:
         return render_fact(a, lang)
     if isinstance(a, m.FactComparisonAnswer):
         return render_fact_comparison(a, lang)
-    if isinstance(a, (m.ComparisonAnswer, m.InstanceChoiceAnswer, m.InverseAnswer)):
+    if isinstance(a, (m.ComparisonAnswer, m.InstanceChoiceAnswer, m.GpuChoiceAnswer, m.InverseAnswer)):
         return render_choice(a, lang)
     if isinstance(a, m.ClaimCheckAnswer):        # the statement's check, after the one-line answer
         return a.answer + "\n\n" + render_check(a.check, lang)

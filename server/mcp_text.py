@@ -147,7 +147,7 @@ def answer(a: dict[str, Any], lang: str = "en") -> str:
         return fact(a, lang)
     if kind == "fact_comparison":
         return fact_comparison(a, lang)
-    if kind in ("comparison", "instance_choice", "inverse"):
+    if kind in ("comparison", "instance_choice", "gpu_choice", "inverse"):
         return choice(a, lang)
     return unknown(a, lang)
 

@@ -259,7 +259,7 @@ def answer_view(a: dict[str, Any], ui_lang: str, component_label: Callable[[str]
         v["why_not"] = a.get("why_not")
         v["contradictions"] = a.get("contradictions") or []
         v["scenario"] = a.get("scenario") or {}
-    elif a.get("kind") in ("comparison", "instance_choice", "inverse"):
+    elif a.get("kind") in ("comparison", "instance_choice", "gpu_choice", "inverse"):
         rows = a.get("options") or a.get("tried") or [x for x in (a.get("fits"), a.get("first_not_fitting")) if x]
         v["options"] = [{"name": str(o.get("gpu") or o.get("instance") or o.get("family") or o.get("value")),
                          "verdict": o.get("verdict"), "need_gb": o.get("need_gb"), "usable_gb": o.get("usable_gb_per_gpu"),

@@ -106,6 +106,9 @@ QUESTIONS = [
     "How much does g5.xlarge cost per hour?",                          # a price the KB does not have, and why
     "Which is cheaper, GN7.2XLARGE32 or GN8.LARGE56?",                 # prices compared: the lower leads
     "How much does a T4 cost per hour?",                               # a GPU's price: the instances that carry it
+    "How much VRAM does Llama 3 8B need for inference?",               # no GPU named: the smallest cards that hold it
+    "How much GPU memory does it take to fully fine-tune Llama 2 70B?",  # none holds it: the fewest cards
+    "how fast is the Z9000 GPU",                                       # not understood, and a name gpukb does not know
 ]
 #: Bad inputs: (method, path, keyword arguments of the test client's open()).
 BAD = [

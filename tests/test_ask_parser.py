@@ -43,8 +43,9 @@ CASES: list[tuple[str, str, dict, dict]] = [
       "gradient_checkpointing": True, "flash_attention": True}, {}),
     ("4x A100 80GB, ZeRO stage 2, 13B with AdamW, sequence length 4k, batch size 16", "sizing",
      {"gpus": 4, "gpu": "A100-80GB", "zero": 2, "params": 13e9, "optimizer": "adamw", "seq_len": 4096, "batch": 16}, {}),
-    ("1.5B model pretrain on 8 GPUs bs=4 seq 2048", "sizing",
-     {"params": 1.5e9, "method": "pretrain", "gpus": 8, "batch": 4, "seq_len": 2048}, {"missing": [MISSING_HARDWARE]}),
+    # no GPU named: answered over the catalog's GPUs (kind gpu_choice), nothing missing (was: sizing, GPU missing)
+    ("1.5B model pretrain on 8 GPUs bs=4 seq 2048", "gpu_choice",
+     {"params": 1.5e9, "method": "pretrain", "gpus": 8, "batch": 4, "seq_len": 2048}, {"missing": []}),
     ("350M from scratch with 7 billion tokens on a 24 GB card", "sizing",
      {"params": 350e6, "method": "pretrain", "vram_gb": 24.0}, {}),
     ("two T4s for 7B inference in int8", "sizing",
@@ -67,8 +68,8 @@ CASES: list[tuple[str, str, dict, dict]] = [
     ("GT4 for 7B LoRA", "sizing", {"family": "GT4", "params": 7e9, "method": "lora"}, {}),
     ("1.3B GPT in fp32 with SGD on a 12 GB GPU", "sizing",
      {"params": 1.3e9, "precision": "fp32", "optimizer": "sgd", "vram_gb": 12.0}, {}),
-    ("how many GPUs to full fine-tune 70B with 8-bit Adam", "sizing",
-     {"params": 70e9, "method": "full", "optimizer": "adamw8bit"}, {"ask_min_gpus": True, "missing": [MISSING_HARDWARE]}),
+    ("how many GPUs to full fine-tune 70B with 8-bit Adam", "gpu_choice",
+     {"params": 70e9, "method": "full", "optimizer": "adamw8bit"}, {"ask_min_gpus": True, "missing": []}),
     # --- English facts
     ("Does the T4 support BF16?", "fact", {}, {"fact": {"subject": "gpu:T4", "attribute": "bf16_native"}}),
     ("what GPU does GN7 use", "fact", {}, {"fact": {"subject": "family:GN7", "attribute": "gpu"}}),
@@ -122,8 +123,8 @@ CASES: list[tuple[str, str, dict, dict]] = [
     ("从头训练一个 1.5B 的模型，八卡 V100，混合精度，梯度检查点", "sizing",
      {"method": "pretrain", "params": 1.5e9, "gpus": 8, "gpu": "V100-16GB", "precision": "mixed",
       "gradient_checkpointing": True}, {}),
-    ("13B LoRA 多少张卡", "sizing", {"params": 13e9, "method": "lora"},
-     {"ask_min_gpus": True, "missing": [MISSING_HARDWARE]}),
+    ("13B LoRA 多少张卡", "gpu_choice", {"params": 13e9, "method": "lora"},
+     {"ask_min_gpus": True, "missing": []}),
     # --- Chinese facts
     ("GN7 用的是什么 GPU？", "fact", {}, {"fact": {"subject": "family:GN7", "attribute": "gpu"}, "lang": "zh"}),
     ("T4 支持 BF16 吗", "fact", {}, {"fact": {"subject": "gpu:T4", "attribute": "bf16_native"}}),
@@ -241,9 +242,12 @@ def test_a_generic_gpu_name_takes_the_smaller_card_and_says_so(vocab: Vocabulary
     assert p["understood"]["assumed"] == [{"field": "gpu", "text": "A100", "value": "A100-40GB", "alternatives": ["A100-80GB"]}]
 
 
-def test_no_hardware_is_listed_as_missing(vocab: Vocabulary) -> None:
+def test_no_hardware_is_answered_over_the_catalog(vocab: Vocabulary) -> None:
+    # a workload with no GPU is a GPU choice (the smallest cards that hold it), no longer "GPU missing"
     p = parse_question("Llama-2-7B QLoRA", vocab)
-    assert p.kind == "sizing" and p.missing == [MISSING_HARDWARE]
+    assert p.kind == "gpu_choice" and p.missing == []
+    # the hardware is still what is missing when the question names no workload either
+    assert MISSING_HARDWARE in parse_question("how much memory does it take to fine-tune", vocab).missing
 
 
 @pytest.mark.parametrize("bad", ["", "   ", "\n\t ", "x" * 501, None, 42, b"T4"])
@@ -335,7 +339,7 @@ def _check(vocab: Vocabulary, text: str) -> None:
         return
     assert text.strip()
     d = p.as_dict()
-    assert d["kind"] in ("sizing", "fact", "fact_comparison", "unknown")
+    assert d["kind"] in ("sizing", "gpu_choice", "fact", "fact_comparison", "unknown")
     assert d["lang"] in ("en", "zh")
     assert set(d["scenario"]) <= set(SCENARIO_KEYS)
     for key, value in d["scenario"].items():

@@ -167,7 +167,9 @@ ASK_HEAD = ["question", "lang", "kb_version", "parsed", "kind"]
     ("the longest context for Llama-2-7B inference on a T4", "InverseAnswer", None),
     ("Is it true that the T4 supports BF16?", "ClaimCheckAnswer", None),
     ("hello", "UnknownAnswer", "zh"),
-    ("Can an RTX 9090 run Llama-2-7B?", "UnknownAnswer", None),
+    # a GPU gpukb does not know: said first, then the run over the GPUs it knows (was an UnknownAnswer)
+    ("Can an RTX 9090 run Llama-2-7B?", "GpuChoiceAnswer", None),
+    ("How much VRAM does Llama 3 8B need for inference?", "GpuChoiceAnswer", None),
 ])
 def test_ask_returns_the_model_of_its_kind_built_by_its_producer(gpukb, question, model, lang):
     a = gpukb.ask(question, lang=lang)

@@ -63,6 +63,11 @@ def _unknown_names(out: Asked, q: str, vocab: Any, lang: str) -> Asked:
     if out.get("kind") == "unknown":
         return out.replace(missing=[x["message"] for x in found] + list(out.get("missing") or []),
                            answer=said + ("。" if lang == "zh" else "."))
+    if out.get("kind") == "gpu_choice" and any(x["kind"] == "gpu" for x in found):
+        # the GPU asked about is unknown: say so first, then what the run needs on the GPUs the KB knows
+        return out.replace(answer=(f"{said}。不知道它的显存，下面是在已知 GPU 上的结论：" if lang == "zh"
+                                   else f"{said}. Not knowing its memory, here is the run on the GPUs gpukb knows: ")
+                           + out.answer)
     if isinstance(out.get("answer"), str):
         return out.replace(answer=out.answer + (f"（注意：{said}。）" if lang == "zh" else f" (Note: {said}.)"))
     return out
@@ -103,9 +108,11 @@ def _ask(state: Session, q: str, parsed: Any, base: dict[str, Any], view: Releas
         # the answer and its alternative readings in one engine session: the reference facts once
         with state.staged(view):
             return _sizing(state, parsed, base, view, lang)
-    if parsed.kind in ("comparison", "instance_choice", "inverse") and not parsed.missing:
+    if parsed.kind in ("comparison", "instance_choice", "gpu_choice", "inverse") and not parsed.missing:
         try:
-            if parsed.kind == "comparison":
+            if parsed.kind == "gpu_choice":
+                out = choice.gpu_choice(state, parsed.scenario, view, lang, base, parsed.ask_min_gpus)
+            elif parsed.kind == "comparison":
                 out = choice.compare(state, parsed.scenario, parsed.compared, view, lang, base)
             elif parsed.kind == "instance_choice":
                 out = choice.instance_choice(state, parsed.scenario, view, lang, base)

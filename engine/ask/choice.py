@@ -10,7 +10,7 @@ from ..core.errors import BadInput
 from ..kb.store import ReleaseView
 from ..core.terms import gb
 from ..kb.names import resolve
-from ..models.ask import Candidate, ComparisonAnswer, InstanceChoiceAnswer, InverseAnswer
+from ..models.ask import Candidate, ComparisonAnswer, GpuChoiceAnswer, InstanceChoiceAnswer, InverseAnswer
 from ..sizing.answer import query
 
 if TYPE_CHECKING:
@@ -110,6 +110,103 @@ def instance_choice(state: Session, scenario: dict[str, Any], view: ReleaseView,
         zh = f"{family or '目录中'}没有能放下的规格。{why_zh}。"
     return InstanceChoiceAnswer.of(**head, kind="instance_choice", family=family, choice=choice.instance if choice else None,
                                    tried=tried, answer=zh if lang == "zh" else en, text={"en": en, "zh": zh})
+
+
+#: a card with less memory than this share of the run's need on the largest card cannot hold it (a card's own
+#: kernels change the need by less); an engine that takes a share of each card's memory is sized on every card
+SKIP_BELOW = 0.8
+#: how many of the largest GPUs' fewest counts an answer lists
+FEWEST_SHOWN = 6
+#: the memory size from which a card counts as one of the largest, whose fewest counts an answer lists
+MANY_CARDS_GB = 80
+
+
+def single_cards(view: ReleaseView) -> list[tuple[float, str]]:
+    """The NVIDIA GPUs the release gives exactly one memory size, as (GB, name), smallest first: a product with
+    versions is sized through its versions, each its own card."""
+    got = view.__dict__.get("_single_cards")
+    if got is None:
+        vocab = view.kb.vocab
+        sizes: dict[str, set[float]] = {}
+        for f in view.reference:
+            if f.attribute != "memory_gb" or vocab.kind_of(f.subject) != "gpu" or f.norm is None \
+                    or vocab.entities.get(f.subject, {}).get("variants") or "nvidia" not in vocab.label(f.subject).lower():
+                continue
+            x = f.norm.point() if hasattr(f.norm, "point") else None
+            if x:
+                sizes.setdefault(f.subject, set()).add(float(x))
+        got = sorted((next(iter(v)), e.split(":", 1)[1]) for e, v in sizes.items() if len(v) == 1)
+        view.__dict__["_single_cards"] = got
+    return got
+
+
+def gpu_choice(state: Session, scenario: dict[str, Any], view: ReleaseView, lang: str,
+               head: dict[str, Any], counts: bool = False) -> GpuChoiceAnswer:
+    """A run asked about with no GPU: its need, sized on the largest card; then the cards of the smallest memory size
+    that hold it (each sized on its own, so its kernels count); the fewest cards of the largest GPUs (from
+    :data:`MANY_CARDS_GB` up) when none holds it, when only such a card does, or when the question asks how many
+    (``counts``)."""
+    cards = single_cards(view)
+    if not cards:
+        raise BadInput(f"release {view.name} knows no GPU's memory size")
+    base = {k: v for k, v in scenario.items() if k not in HARDWARE_KEYS}
+    groups: dict[float, list[str]] = {}
+    for mem, name in cards:
+        groups.setdefault(mem, []).append(name)
+    largest = _option(state, {**base, "gpu": cards[-1][1]}, view, gpu=cards[-1][1])
+    if largest.verdict is None:
+        raise BadInput(largest.error or "the run cannot be sized")
+    vocab = state.kb.vocab
+    label = lambda n: _short(vocab, "gpu", n)
+    tried: list[Candidate] = []
+    choice: Candidate | None = None
+    fitting: list[str] = []
+    if largest.verdict == "fits":
+        floor = 0 if base.get("engine") else SKIP_BELOW * (largest.need_gb or 0)
+        for mem in sorted(groups):
+            if mem < floor:
+                continue
+            got = [largest if n == cards[-1][1] else _option(state, {**base, "gpu": n}, view, gpu=n) for n in groups[mem]]
+            tried += got
+            fit = [o for o in got if o.verdict == "fits"]
+            if fit:
+                choice, fitting = fit[0], [o.gpu for o in fit]
+                break
+    # the cards of the memory size just below the chosen one: why a smaller card will not do
+    under = max((m for m in groups if choice is not None and m < next(x for x, n in cards if n == choice.gpu)
+                 and any(o.gpu in groups[m] for o in tried)), default=None)
+    below = [o for o in tried if o.verdict == "does_not_fit" and under is not None and o.gpu in groups[under]]
+    fewest: list[Candidate] = []
+    chosen_gb = next((m for m, n in cards if choice is not None and n == choice.gpu), None)
+    if choice is None or counts or (chosen_gb or 0) >= MANY_CARDS_GB:
+        memory = {n: m for m, n in cards}
+        done = {o.gpu: o for o in tried} | {largest.gpu: largest}
+        sized = [done.get(n) or _option(state, {**base, "gpu": n}, view, gpu=n)
+                 for mem in sorted(groups) if mem >= MANY_CARDS_GB for n in groups[mem]]
+        tried += [o for o in sized if o.gpu not in done]
+        best: dict[float, Candidate] = {}        # of each memory size, the card that needs the fewest
+        for o in sorted((o for o in sized if o.min_gpus), key=lambda o: (o.min_gpus, o.gpu)):
+            best.setdefault(memory[o.gpu], o)
+        fewest = sorted(best.values(), key=lambda o: (o.min_gpus, memory[o.gpu]))[:FEWEST_SHOWN]
+    need = (choice or largest).need_gb
+    if choice is not None:
+        mem = next(m for m, n in cards if n == choice.gpu)
+        names = ", ".join(label(n) for n in fitting)
+        en = (f"It needs about {gb(need)} of GPU memory on one card. The smallest GPUs that hold it ({mem:g} GB): {names}."
+              + (f" Smaller ones do not: {'; '.join(f'{label(o.gpu)} ({gb(o.usable_gb_per_gpu)} usable)' for o in below)}." if below else "")
+              + (f" The fewest cards of the largest GPUs: {', '.join(f'{o.min_gpus}× {label(o.gpu)}' for o in fewest)}." if fewest else ""))
+        zh = (f"单卡约需 {gb(need)} 显存。能放下的显存最小的 GPU（{mem:g} GB）：{names}。"
+              + (f"更小的放不下：{'；'.join(f'{label(o.gpu)}（可用 {gb(o.usable_gb_per_gpu)}）' for o in below)}。" if below else "")
+              + (f"大显存 GPU 最少需要：{'、'.join(f'{o.min_gpus} 张 {label(o.gpu)}' for o in fewest)}。" if fewest else ""))
+    else:
+        few_en = ", ".join(f"{o.min_gpus}× {label(o.gpu)}" for o in fewest)
+        en = (f"It needs about {gb(need)} of GPU memory on one card, more than any single GPU holds (the largest: "
+              f"{label(cards[-1][1])}, {cards[-1][0]:g} GB)." + (f" The fewest cards: {few_en}." if few_en else ""))
+        zh = (f"单卡约需 {gb(need)} 显存，超过任何一张 GPU（最大的 {label(cards[-1][1])} 为 {cards[-1][0]:g} GB）。"
+              + (f"最少需要：{'、'.join(f'{o.min_gpus} 张 {label(o.gpu)}' for o in fewest)}。" if fewest else ""))
+    return GpuChoiceAnswer.of(**head, kind="gpu_choice", need_gb=need, choice=choice.gpu if choice else None,
+                              fitting=fitting, fewest=fewest, tried=tried,
+                              answer=zh if lang == "zh" else en, text={"en": en, "zh": zh})
 
 
 def inverse(state: Session, scenario: dict[str, Any], target: str, view: ReleaseView, lang: str,

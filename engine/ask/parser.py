@@ -296,8 +296,9 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
         pq.compared = {"subjects_compared": several} if several else {}
         return pq
     if has_workload:
-        missing = [] if has_hardware else [MISSING_HARDWARE]
-        return ParsedQuestion("sizing", out_lang, scenario, ask_min, negated, None, understood, missing, examples)
+        # no GPU named: what the run needs, and the GPUs that hold it (engine/ask/choice.gpu_choice)
+        return ParsedQuestion("sizing" if has_hardware else "gpu_choice", out_lang, scenario, ask_min, negated, None,
+                              understood, [], examples)
     if attr_seen:
         understood["fact_keyword"] = attr_seen
     wants_sizing = ask_min or "method" in scenario or bool(_SIZING_CUES.search(low))

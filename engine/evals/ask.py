@@ -43,8 +43,10 @@ def load_questions(path: str | Path) -> list[dict[str, Any]]:
 def observed(parsed: dict[str, Any]) -> dict[str, Any]:
     """The parse in the gold corpus's terms: its intent and fields."""
     kind = parsed.get("kind")
-    if kind == "sizing" and parsed.get("ask_min_gpus"):
+    if kind in ("sizing", "gpu_choice") and parsed.get("ask_min_gpus"):
         intent = "min_gpus"
+    elif kind == "gpu_choice":           # a sizing question that names no GPU, answered over the catalog
+        intent = "sizing"
     elif kind == "comparison":
         intent = "compare"
     elif kind == "inverse":

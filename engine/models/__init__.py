@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ask import (AskAnswer, Candidate, ClaimCheckAnswer, ComparedFact, ComparisonAnswer, FactAnswer, FactComparisonAnswer, InstanceChoiceAnswer, InverseAnswer,
+from .ask import (AskAnswer, Candidate, ClaimCheckAnswer, ComparedFact, ComparisonAnswer, FactAnswer, FactComparisonAnswer, GpuChoiceAnswer, InstanceChoiceAnswer, InverseAnswer,
                   UnknownAnswer)
 from .audit import AuditGaps, ClaimReview, ClaimStatus, Finding, FindingList, Gap
 from .base import OMIT, Model, ModelError, to_json
@@ -42,7 +42,7 @@ BODIES: dict[str, Any] = {"query": QUERY_BODY, "solve": SOLVE_BODY, "check": CHE
 __all__ = ["ANSWERS", "BODIES", "OMIT", "Model", "ModelError", "to_json",
            "AskAnswer", "Asked", "AuditGaps", "Candidate", "CheckAnswer", "CheckedClaim", "Claim", "ClaimDetail", "ClaimList",
            "ClaimCheckAnswer", "ClaimReview", "ClaimStatus", "ComparedFact", "ComparisonAnswer", "Diff", "Error", "Explanation", "FactAnswer", "FactComparisonAnswer", "Finding",
-           "FindingKind", "FindingList", "Gap", "GpuDetail", "GpuList", "Health", "InstanceDetail", "InstanceList", "InstanceChoiceAnswer", "InverseAnswer", "Issue", "Lang",
+           "FindingKind", "FindingList", "Gap", "GpuDetail", "GpuList", "Health", "InstanceDetail", "InstanceList", "GpuChoiceAnswer", "InstanceChoiceAnswer", "InverseAnswer", "Issue", "Lang",
            "Memory", "Method", "Modality", "ModelDetail", "ModelList", "Offload", "Optimizer", "Precision", "Price", "PricedOption", "ProvDocument", "Recommendation",
            "Release", "Scenario", "SizingAnswer", "Source", "SourceDetail", "SourceList", "Summary", "UnknownAnswer",
            "Verdict", "Versions"]

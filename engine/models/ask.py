@@ -145,6 +145,25 @@ class InstanceChoiceAnswer(Asked):
 
 
 @dataclass(kw_only=True)
+class GpuChoiceAnswer(Asked):
+    """A run asked about with no GPU named: the memory it needs, the smallest GPUs that hold it on one card, and
+    when none does, the fewest cards of the largest ones. Every candidate links to its own sizing proof."""
+
+    kind: Literal["gpu_choice"]
+    tried: list[Candidate]
+    answer: str = spec()     # required here (optional in Asked)
+    need_gb: float | None = spec(OMIT, "The memory the run needs on one GPU, as sized on the chosen GPU (or, when no "
+                                       "GPU holds it, on the largest one).")
+    choice: str | None = spec(OMIT, "The catalogued GPU with the least memory that holds the run on one card; null "
+                                    "when none does.")
+    fitting: list[str] = spec(OMIT, "Every GPU of the chosen one's memory size that holds the run too.")
+    fewest: list[Candidate] = spec(OMIT, "When no single GPU holds the run: the fewest cards of each of the largest "
+                                         "GPUs (min_gpus).")
+    text: Label = OMIT
+    kb_version: str = OMIT
+
+
+@dataclass(kw_only=True)
 class InverseAnswer(Asked):
     """The largest batch, sequence length or model that fits, and the first value that does not."""
 
@@ -185,6 +204,7 @@ class ClaimCheckAnswer(Asked):
 
 AskAnswer = Variants("AskAnswer", "kind", {
     "sizing": SizingAnswer, "fact": FactAnswer, "fact_comparison": FactComparisonAnswer, "comparison": ComparisonAnswer,
-    "instance_choice": InstanceChoiceAnswer, "inverse": InverseAnswer, "claim_check": ClaimCheckAnswer,
+    "instance_choice": InstanceChoiceAnswer, "gpu_choice": GpuChoiceAnswer, "inverse": InverseAnswer,
+    "claim_check": ClaimCheckAnswer,
     "unknown": UnknownAnswer,
 }, description="The answer to a question, by kind.")
