@@ -67,9 +67,13 @@ def test_releases_tell_the_history(kb):
     assert names == ["2026.09", "2026.10", "2026.12", "2026.12.1", "2026.12.4", "2026.12.5", "2026.12.6", "2026.12.7",
                      "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14",
                      "2026.12.15", "2026.12.16", "2026.12.17", "2026.12.18", "2026.12.19", "2026.12.20", "2026.12.21",
-                     "2026.12.22", "2026.12.23", "2026.12.24", "2026.12.25", "2026.12.27", "2026.12.28"]
+                     "2026.12.22", "2026.12.23", "2026.12.24", "2026.12.25", "2026.12.27", "2026.12.28",
+                     "2026.12.29"]
     (first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi,
-     sharded, deepspeed, split, pcie, megatron, groups, frozen, galore, precisions, fused, kbit_base, p100) = (kb.release(n) for n in names)
+     sharded, deepspeed, split, pcie, megatron, groups, frozen, galore, precisions, fused, kbit_base, p100, configs) = (kb.release(n) for n in names)
+    # 2026.12.29 sizes open models a run names by repository from their config.json (tests/test_sizing_practice4.py)
+    assert "R-yi-6b-vocab_size" not in p100.facts and "R-yi-6b-vocab_size" in configs.facts
+    assert "01-ai/Yi-6B" in configs.facts["R-yi-6b-vocab_size"].citation
     # 2026.12.28 records the P100's SXM2 board and 12 GB PCIe card, and scopes the PCIe card's figures to its form factor
     assert "R-P100-SXM2-fp32_tflops" not in kbit_base.facts and p100.facts["R-P100-SXM2-fp32_tflops"].value == 10.6
     assert "nvidia-tesla-p100-datasheet" in p100.facts["R-P100-SXM2-nvlink_bandwidth"].citation
