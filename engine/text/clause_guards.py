@@ -134,3 +134,19 @@ def attribute_unstated(ctx: Context) -> dict[str, str] | None:
     if any(rx.search(ctx.low, s[0], s[1]) for rx in words for s in spans if s):
         return None
     return {"attribute": ctx.vocab.attribute_label(c.attribute, "en"), "attribute_zh": ctx.vocab.attribute_label(c.attribute, "zh")}
+
+
+def several_precisions(ctx: Context) -> dict[str, str] | None:
+    """"A 7B model needs ~14GB in FP16 or ~3.5GB in INT4": a requirement or verdict whose clause names several
+    precisions was read with all of them; which figure goes with which precision is the text's, not gpukb's, to say,
+    so a derivation that disagrees is no finding. Precisions of one width ("fp16/bf16") leave no doubt."""
+    c, vocab = ctx.claim, ctx.vocab
+    stated = [p for p in (c.qualifiers.get("precision") or []) if isinstance(p, str)] \
+        if isinstance(c.qualifiers.get("precision"), list) else []
+    if len(stated) < 2 or ctx.status not in ("understated", "overstated", "inconsistent_with_derivation"):
+        return None
+    widths = {str(f.value) if f is not None else p for p in stated for f in (ctx.view.ref(p, "bytes_per_param"),)}
+    if len(widths) < 2:
+        return None          # "fp16/bf16": the same bytes per parameter, so the reading does not change the need
+    return {"precisions": ", ".join(vocab.label(p) for p in stated),
+            "precisions_zh": "、".join(vocab.label(p, "zh") for p in stated)}

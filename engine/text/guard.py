@@ -33,6 +33,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 - ``several_values`` (:data:`.guard_list.DOCUMENT_GUARDS`, weighed after the others, over the claims still judged
   wrong): the text gives one product's attribute two or more figures that none of its versions has; it speaks of
   several things under that name (a server, a MIG slice, a system), so none of them is called wrong.
+- ``several_precisions``: a requirement or verdict read with several precisions of its clause ("~14GB in FP16 or
+  ~3.5GB in INT4"): which figure is which precision's is the text's to say, so a derivation that disagrees is no finding.
 - ``interconnect_bandwidth``: a bandwidth said next to interconnect words (NVLink, PCIe, network,
   互联) is not the memory bandwidth it was read as.
 - ``pcie_link``: an interconnect bandwidth read as NVLink's in a sentence that names PCIe and not NVLink:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
-from .clause_guards import attribute_unstated, difference, model_named_size, other_precision_label, other_size_in_clause
+from .clause_guards import attribute_unstated, difference, model_named_size, other_precision_label, other_size_in_clause, several_precisions
 from .readings import another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
@@ -206,6 +206,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("other_precision_label",
           "the figure is labelled “{word}” in brackets: it is that precision's",
           "该数字后括注“{word}”：属于该精度", other_precision_label),
+    Guard("several_precisions",
+          "the clause names several precisions ({precisions}) and gpukb read the figure with all of them: which figure goes with which precision is unclear",
+          "该句提到多种精度（{precisions_zh}），gpukb 将该数字与它们一并读取：哪个数字对应哪种精度不明", several_precisions),
     Guard("model_named_size",
           "the {name} is named by its size; another parameter count beside it is another model's",
           "{name} 的名称已说明其规模；旁边的另一个参数量属于别的模型", model_named_size),
