@@ -150,62 +150,62 @@ def gpu_choice(state: Session, scenario: dict[str, Any], view: ReleaseView, lang
     if not cards:
         raise BadInput(f"release {view.name} knows no GPU's memory size")
     base = {k: v for k, v in scenario.items() if k not in HARDWARE_KEYS}
+    memory = {name: mem for mem, name in cards}
     groups: dict[float, list[str]] = {}
     for mem, name in cards:
         groups.setdefault(mem, []).append(name)
-    largest = _option(state, {**base, "gpu": cards[-1][1]}, view, gpu=cards[-1][1])
+    sized: dict[str, Candidate] = {}          # each card sized once
+    tried: dict[str, Candidate] = {}          # the cards the answer weighed, in that order
+
+    def size(name: str) -> Candidate:
+        if name not in sized:
+            sized[name] = _option(state, {**base, "gpu": name}, view, gpu=name)
+        tried.setdefault(name, sized[name])
+        return sized[name]
+
+    top_gb, top = cards[-1]
+    largest = sized[top] = _option(state, {**base, "gpu": top}, view, gpu=top)     # the need where memory is plenty
     if largest.verdict is None:
         raise BadInput(largest.error or "the run cannot be sized")
-    vocab = state.kb.vocab
-    label = lambda n: _short(vocab, "gpu", n)
-    tried: list[Candidate] = []
+    label = lambda n: _short(state.kb.vocab, "gpu", n)
     choice: Candidate | None = None
     fitting: list[str] = []
     if largest.verdict == "fits":
         floor = 0 if base.get("engine") else SKIP_BELOW * (largest.need_gb or 0)
-        for mem in sorted(groups):
-            if mem < floor:
-                continue
-            got = [largest if n == cards[-1][1] else _option(state, {**base, "gpu": n}, view, gpu=n) for n in groups[mem]]
-            tried += got
-            fit = [o for o in got if o.verdict == "fits"]
+        for mem in sorted(m for m in groups if m >= floor):
+            fit = [o for o in map(size, groups[mem]) if o.verdict == "fits"]
             if fit:
                 choice, fitting = fit[0], [o.gpu for o in fit]
                 break
+    chosen_gb = memory[choice.gpu] if choice is not None else None
     # the cards of the memory size just below the chosen one: why a smaller card will not do
-    under = max((m for m in groups if choice is not None and m < next(x for x, n in cards if n == choice.gpu)
-                 and any(o.gpu in groups[m] for o in tried)), default=None)
-    below = [o for o in tried if o.verdict == "does_not_fit" and under is not None and o.gpu in groups[under]]
+    under = max((memory[n] for n in tried if chosen_gb is not None and memory[n] < chosen_gb), default=None)
+    below = [o for o in tried.values() if o.verdict == "does_not_fit" and memory[o.gpu] == under]
     fewest: list[Candidate] = []
-    chosen_gb = next((m for m, n in cards if choice is not None and n == choice.gpu), None)
-    if choice is None or counts or (chosen_gb or 0) >= MANY_CARDS_GB:
-        memory = {n: m for m, n in cards}
-        done = {o.gpu: o for o in tried} | {largest.gpu: largest}
-        sized = [done.get(n) or _option(state, {**base, "gpu": n}, view, gpu=n)
-                 for mem in sorted(groups) if mem >= MANY_CARDS_GB for n in groups[mem]]
-        tried += [o for o in sized if o.gpu not in done]
+    if choice is None or counts or chosen_gb >= MANY_CARDS_GB:
         best: dict[float, Candidate] = {}        # of each memory size, the card that needs the fewest
-        for o in sorted((o for o in sized if o.min_gpus), key=lambda o: (o.min_gpus, o.gpu)):
+        large = [size(n) for mem in sorted(groups) if mem >= MANY_CARDS_GB for n in groups[mem]]
+        for o in sorted((o for o in large if o.min_gpus), key=lambda o: (o.min_gpus, o.gpu)):
             best.setdefault(memory[o.gpu], o)
         fewest = sorted(best.values(), key=lambda o: (o.min_gpus, memory[o.gpu]))[:FEWEST_SHOWN]
     need = (choice or largest).need_gb
+    few_en = ", ".join(f"{o.min_gpus}× {label(o.gpu)}" for o in fewest)
+    few_zh = "、".join(f"{o.min_gpus} 张 {label(o.gpu)}" for o in fewest)
     if choice is not None:
-        mem = next(m for m, n in cards if n == choice.gpu)
         names = ", ".join(label(n) for n in fitting)
-        en = (f"It needs about {gb(need)} of GPU memory on one card. The smallest GPUs that hold it ({mem:g} GB): {names}."
+        en = (f"It needs about {gb(need)} of GPU memory on one card. The smallest GPUs that hold it ({chosen_gb:g} GB): {names}."
               + (f" Smaller ones do not: {'; '.join(f'{label(o.gpu)} ({gb(o.usable_gb_per_gpu)} usable)' for o in below)}." if below else "")
-              + (f" The fewest cards of the largest GPUs: {', '.join(f'{o.min_gpus}× {label(o.gpu)}' for o in fewest)}." if fewest else ""))
-        zh = (f"单卡约需 {gb(need)} 显存。能放下的显存最小的 GPU（{mem:g} GB）：{names}。"
+              + (f" The fewest cards of the largest GPUs: {few_en}." if fewest else ""))
+        zh = (f"单卡约需 {gb(need)} 显存。能放下的显存最小的 GPU（{chosen_gb:g} GB）：{names}。"
               + (f"更小的放不下：{'；'.join(f'{label(o.gpu)}（可用 {gb(o.usable_gb_per_gpu)}）' for o in below)}。" if below else "")
-              + (f"大显存 GPU 最少需要：{'、'.join(f'{o.min_gpus} 张 {label(o.gpu)}' for o in fewest)}。" if fewest else ""))
+              + (f"大显存 GPU 最少需要：{few_zh}。" if fewest else ""))
     else:
-        few_en = ", ".join(f"{o.min_gpus}× {label(o.gpu)}" for o in fewest)
         en = (f"It needs about {gb(need)} of GPU memory on one card, more than any single GPU holds (the largest: "
-              f"{label(cards[-1][1])}, {cards[-1][0]:g} GB)." + (f" The fewest cards: {few_en}." if few_en else ""))
-        zh = (f"单卡约需 {gb(need)} 显存，超过任何一张 GPU（最大的 {label(cards[-1][1])} 为 {cards[-1][0]:g} GB）。"
-              + (f"最少需要：{'、'.join(f'{o.min_gpus} 张 {label(o.gpu)}' for o in fewest)}。" if fewest else ""))
+              f"{label(top)}, {top_gb:g} GB)." + (f" The fewest cards: {few_en}." if fewest else ""))
+        zh = (f"单卡约需 {gb(need)} 显存，超过任何一张 GPU（最大的 {label(top)} 为 {top_gb:g} GB）。"
+              + (f"最少需要：{few_zh}。" if fewest else ""))
     return GpuChoiceAnswer.of(**head, kind="gpu_choice", need_gb=need, choice=choice.gpu if choice else None,
-                              fitting=fitting, fewest=fewest, tried=tried,
+                              fitting=fitting, fewest=fewest, tried=list(tried.values()),
                               answer=zh if lang == "zh" else en, text={"en": en, "zh": zh})
 
 

@@ -23,6 +23,7 @@ from ..audit.blocks import reachable_reference
 from .bands import Bands, error_bands
 from .guard import Guards
 from .guard_list import DOCUMENT_GUARDS
+from .document_guards import figures_by_product
 from .figure_guards import network_speed
 from .guard_base import last_figure, point_of
 from .extract import extract
@@ -60,11 +61,12 @@ def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult,
             if reasons:
                 st = {"status": UNCLEAR, "audit_status": st["status"], "unclear_because": reasons}
         out[c.id] = st
+    # then the text as a whole: several wrong figures for one thing are a misreading
     wrong = [c for c in claims if out[c.id]["status"] in WRONG]
-    guards.note(wrong)          # then the text as a whole: several wrong figures for one thing are a misreading
+    figures = figures_by_product(wrong, view.kb.vocab)
     for c in wrong:
         st = out[c.id]
-        reasons = guards.reasons(c, st["status"], None, DOCUMENT_GUARDS)
+        reasons = guards.reasons(c, st["status"], None, DOCUMENT_GUARDS, figures)
         if reasons:
             out[c.id] = {"status": UNCLEAR, "audit_status": st["status"], "unclear_because": reasons}
     return out

@@ -141,12 +141,12 @@ def several_precisions(ctx: Context) -> dict[str, str] | None:
     precisions was read with all of them; which figure goes with which precision is the text's, not gpukb's, to say,
     so a derivation that disagrees is no finding. Precisions of one width ("fp16/bf16") leave no doubt."""
     c, vocab = ctx.claim, ctx.vocab
-    stated = [p for p in (c.qualifiers.get("precision") or []) if isinstance(p, str)] \
-        if isinstance(c.qualifiers.get("precision"), list) else []
+    precisions = c.qualifiers.get("precision")
+    stated = [p for p in precisions if isinstance(p, str)] if isinstance(precisions, list) else []
     if len(stated) < 2 or ctx.status not in ("understated", "overstated", "inconsistent_with_derivation"):
         return None
-    widths = {str(f.value) if f is not None else p for p in stated for f in (ctx.view.ref(p, "bytes_per_param"),)}
-    if len(widths) < 2:
+    width = lambda p: getattr(ctx.view.ref(p, "bytes_per_param"), "value", p)     # a precision without one: its own
+    if len({str(width(p)) for p in stated}) < 2:
         return None          # "fp16/bf16": the same bytes per parameter, so the reading does not change the need
     return {"precisions": ", ".join(vocab.label(p) for p in stated),
             "precisions_zh": "、".join(vocab.label(p, "zh") for p in stated)}

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..kb.interval import Interval
 from ..kb.store import Fact
 from ..kb.vocabulary import Vocabulary
 from .explained import _figures, same
-from .guard_base import Context, PRODUCT_KINDS, family_ids
+from .guard_base import Context, PRODUCT_KINDS, family_ids, figure_of
 
 #: how many figures of one product's attribute, none of them its versions', make the text's reading doubtful
 UNEXPLAINED_AT_LEAST = 2
@@ -31,14 +30,6 @@ def distinct(xs: Iterable[float]) -> list[float]:
         if not same(x, out):
             out.append(x)
     return out
-
-
-def figure_of(c: Fact) -> float | None:
-    """A claim's single numeric figure (a range's upper end), or None."""
-    if not isinstance(c.norm, Interval) or c.norm.kind != "number":
-        return None
-    x = c.norm.point()
-    return x if x is not None else c.norm.hi
 
 
 def figures_by_product(claims: Iterable[Fact], vocab: Vocabulary) -> dict[tuple[str, str], list[float]]:

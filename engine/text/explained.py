@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from ..kb.interval import Interval
 from .claim_figures import card_counts, near_claimed_figure
-from .guard_base import Context, family_ids, point_of, vocab_cues
+from .guard_base import Context, family_ids, figure_of, point_of, vocab_cues
 from .readings import SUMMED_DIMENSIONS, _names, _stated
 from .tokens import tables
 from .workload import label_attribute
@@ -59,9 +59,7 @@ def _figures(ctx: Context, ids: set[str], attributes: Iterable[str]) -> list[flo
             for r in by.get((e, a), ()):
                 if r.tier != "reference":
                     continue
-                x = point_of(r)
-                if x is None and isinstance(r.norm, Interval) and r.norm.kind == "number":
-                    x = r.norm.hi
+                x = figure_of(r)
                 if x is not None:
                     out.append(x)
     return out

@@ -88,7 +88,6 @@ from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK
 from .figure_guards import unnamed_card
 from .specs import compared_before
 from .guard_list import DOCUMENT_GUARDS, GUARDS
-from .document_guards import figures_by_product
 
 
 #: a claim that opens with its memory size, written onto the name that follows ("24GB A100")
@@ -135,12 +134,6 @@ class Guards:
                       for c in table_claims(low, layout(low), found, vocab, tables(vocab), text).claims}
         self._starts = [m.start for m in self.mentions]          # mentions and sentences in text order: bisected
         self._sentence_starts = [s for s, _ in self.sentences]
-        self.figures: dict[tuple[str, str], list[float]] = {}     # set by :meth:`note` from the text's claims
-
-    def note(self, claims: list[Fact]) -> None:
-        """Read the claims still judged wrong once, for :data:`.guard_list.DOCUMENT_GUARDS`, which weigh a figure
-        against the rest of the text."""
-        self.figures = figures_by_product(claims, self.view.kb.vocab)
 
     def _starting_at(self, pos: int) -> list[Any]:
         """The product mentions that start at ``pos``, in text order."""
@@ -363,9 +356,11 @@ class Guards:
         return {g for g, yes in out.items() if yes}
 
     def reasons(self, claim: Fact, status: str | None = None, verdict: dict[str, Any] | None = None,
-                which: tuple[Guard, ...] = GUARDS) -> list[dict[str, Any]]:
+                which: tuple[Guard, ...] = GUARDS,
+                text_figures: dict[tuple[str, str], list[float]] | None = None) -> list[dict[str, Any]]:
         """The guards among ``which`` that apply to ``claim`` (whose audit status is ``status``, resting on the
-        sizing ``verdict`` when it is a derivation's), each as {"code", "en", "zh"}."""
+        sizing ``verdict`` when it is a derivation's), each as {"code", "en", "zh"}; ``text_figures``: what the
+        rest of the text gives each product (:func:`.document_guards.figures_by_product`), for the document guards."""
         pos = (claim.span or [0])[0]
         unit = self._unit(pos)
         header = _table_header(self.text, pos)
@@ -378,7 +373,7 @@ class Guards:
             products = self._products(self._section(pos))
         ctx = Context(self.text, self.low, claim, self.view, unit, header, products, self.text_products, cell,
                       self.attached(claim, unit), status, tuple((m.start, m.end) for m in self._between(*unit)),
-                      tuple(m.eid for m in self._between(*unit)), verdict=verdict, text_figures=self.figures)
+                      tuple(m.eid for m in self._between(*unit)), verdict=verdict, text_figures=text_figures or {})
         out = []
         for g in which:
             detail = g.test(ctx)

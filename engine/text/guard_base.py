@@ -169,6 +169,14 @@ def point_of(f: Fact) -> float | None:
     return f.norm.point() if isinstance(f.norm, Interval) and f.norm.kind == "number" else None
 
 
+def figure_of(f: Fact) -> float | None:
+    """A fact's single numeric figure: its point, or a range's or bound's upper end; None for no number."""
+    if not isinstance(f.norm, Interval) or f.norm.kind != "number":
+        return None
+    x = f.norm.point()
+    return x if x is not None else f.norm.hi
+
+
 #: between a product's name and the size that names its variant: "A100 80GB", "A100-80GB", "A100（80GB）"
 NAME_SIZE_GAP = re.compile(r"[\s\-_]*[(（]?\s*")
 
