@@ -182,6 +182,9 @@ def render_choice(a: m.ComparisonAnswer | m.InstanceChoiceAnswer | m.GpuChoiceAn
     else:
         rows = [x for x in (a.get("fits"), a.get("first_not_fitting")) if x]
     lines += [_candidate_line(o, zh) for o in rows]
+    if isinstance(a, m.GpuChoiceAnswer) and a.get("notes"):
+        lines.append(_t("assumed", lang))
+        lines += [f"  - {n}" for n in a.notes]
     for x in a.get("assumed") or []:
         alt = ", ".join(x.get("alternatives") or [])
         lines.append(f"假定 {x.text} 为 {x.value}（也可以是：{alt}）" if zh else f"Assumed {x.text} means {x.value} (alternatives: {alt})")

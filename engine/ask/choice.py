@@ -189,6 +189,8 @@ def gpu_choice(state: Session, scenario: dict[str, Any], view: ReleaseView, lang
             best.setdefault(memory[o.gpu], o)
         fewest = sorted(best.values(), key=lambda o: (o.min_gpus, memory[o.gpu]))[:FEWEST_SHOWN]
     need = (choice or largest).need_gb
+    # what the sizing of the card the need is reported on assumed (precision, seq_len, batch, ...), as /v1/query says it
+    notes = query(state, {**base, "gpu": (choice or largest).gpu, "kb_version": view.name}).get("notes") or []
     few_en = ", ".join(f"{o.min_gpus}× {label(o.gpu)}" for o in fewest)
     few_zh = "、".join(f"{o.min_gpus} 张 {label(o.gpu)}" for o in fewest)
     if choice is not None:
@@ -205,7 +207,7 @@ def gpu_choice(state: Session, scenario: dict[str, Any], view: ReleaseView, lang
         zh = (f"单卡约需 {gb(need)} 显存，超过任何一张 GPU（最大的 {label(top)} 为 {top_gb:g} GB）。"
               + (f"最少需要：{few_zh}。" if fewest else ""))
     return GpuChoiceAnswer.of(**head, kind="gpu_choice", need_gb=need, choice=choice.gpu if choice else None,
-                              fitting=fitting, fewest=fewest, tried=list(tried.values()),
+                              fitting=fitting, fewest=fewest, tried=list(tried.values()), notes=notes,
                               answer=zh if lang == "zh" else en, text={"en": en, "zh": zh})
 
 

@@ -159,6 +159,8 @@ class GpuChoiceAnswer(Asked):
     fitting: list[str] = spec(OMIT, "Every GPU of the chosen one's memory size that holds the run too.")
     fewest: list[Candidate] = spec(OMIT, "When no single GPU holds the run: the fewest cards of each of the largest "
                                          "GPUs (min_gpus).")
+    notes: list[str] = spec(OMIT, "What the sizing of the need assumed where the question is silent (precision, "
+                                  "seq_len, batch, ...), as the sizing answer of that GPU states it.")
     text: Label = OMIT
     kb_version: str = OMIT
 
