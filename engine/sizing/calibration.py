@@ -91,22 +91,6 @@ def band_of(state: Session, view: ReleaseView, method: str) -> dict[str, Any] | 
     return dict(band) if band is not None else None
 
 
-def report_text(rep: dict[str, Any]) -> str:
-    lines = [f"sizing against published measurements, release {rep['kb_version']}:",
-             f"  {'point':34} {'method':9} {'measured':>12} {'estimate':>10} {'ratio':>7}"]
-    for r in rep["points"]:
-        if "error" in r:
-            lines.append(f"  {r['fact']:34} cannot be sized: {r['error']}")
-            continue
-        m = r["measured"]
-        shown = f"{m['lo']:g} GB" if m["kind"] == "number" else ("> " if m["hi"] is None else "< ") + f"{(m['lo'] or m['hi']):g} GB"
-        ratio = f"{r['ratio']:.2f}" if r.get("ratio") else ("ok" if r.get("consistent") else "NOT OK")
-        lines.append(f"  {r['fact']:34} {r['method']:9} {shown:>12} {r['estimate_gb']:>8.1f} GB {ratio:>7}")
-    for m, b in rep["by_method"].items():
-        lines.append(f"  band for {m} (measured / estimated over {b['points']} points): {b['low']:.2f} .. {b['high']:.2f}")
-    return "\n".join(lines)
-
-
 # ---- measured runs (kb/gold/measured_runs.yaml): per split, how close the estimates are -----------------
 
 WITHIN = 0.15          # an estimate "within 15%" of the measured peak
@@ -181,6 +165,18 @@ def _gpu_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, A
     return {"vram_gb": float(m.group(1))} if m else {}
 
 
+#: a stated parameter count this many times its named model's (or less than its inverse) is another size of that
+#: architecture: sizes of a family step by about 2x (GPT-2 124M/355M/774M/1.5B, Llama 7B/13B), while rounding and
+#: an untied output head counted apart add at most about a third (GPT-2 124M holds 163M with its head)
+ANOTHER_SIZE = 1.5
+
+
+def _another_size(row: dict[str, Any], ref: Any) -> bool:
+    """Whether the run states a parameter count of another size than its named model ("gpt2 (18B shape)")."""
+    n, said = ref.norm.point() if hasattr(ref.norm, "point") else None, float(row.get("params_b") or 0) * 1e9
+    return bool(n and said) and max(said / n, n / said) > ANOTHER_SIZE
+
+
 def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, Any]:
     """The query body that describes a measured run as gpukb's flags do."""
     body: dict[str, Any] = {"method": row["method"]}
@@ -192,7 +188,8 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
         said_model = re.split(r",| architecture|\)", remark, maxsplit=1)[0].strip()
         model = catalogued_model(repo, vocab, TUNED_WORDS | QUANTIZED_WORDS) or \
             (said_model and catalogued_model(said_model, vocab, TUNED_WORDS | QUANTIZED_WORDS)) or model
-    if model in vocab.entities and view.ref(model, "params") is not None:
+    ref = view.ref(model, "params") if model in vocab.entities else None
+    if ref is not None and not _another_size(row, ref):
         body["model"] = model.split(":", 1)[1]
     elif row.get("params_b"):
         body["params"] = float(row["params_b"]) * 1e9
@@ -378,22 +375,3 @@ def measured_runs(state: Session, view: ReleaseView, path: Any = None, splits: t
             # the band answers carry comes from dev: the share of this split's runs it covers
             st["dev_band_covers"] = round(sum(1 for x in ratios if dev_band["low"] <= x <= dev_band["high"]) / len(ratios), 3)
     return {"file": str(p), "splits": splits}
-
-
-def measured_report_text(rep: dict[str, Any]) -> str:
-    lines = [f"sizing against published measurements of real runs ({rep['file']}):"]
-    for split, st in rep["splits"].items():
-        b = st.get("band") or {}
-        lines.append(f"  {split}: {st['runs']} runs, {st['sized']} with a measured peak; within 15%: "
-                     f"{(st['within_15pct'] or 0):.0%}; outcomes right: {(st['outcome_right'] or 0):.0%} of "
-                     f"{st['outcomes_judged']}; median error {st['median_error_pct']}%; 90% band "
-                     f"{b.get('low')} .. {b.get('high')} (measured / estimated)"
-                     + (f"; the dev band covers {st['dev_band_covers']:.0%} of its runs" if "dev_band_covers" in st else ""))
-        for r in st.get("rows", []):
-            if "error" in r:
-                lines.append(f"    {r['id']:6} cannot be sized: {r['error']}")
-                continue
-            lines.append(f"    {r['id']:6} {r['method']:9} measured {r['measured_gb'] if r['measured_gb'] else '-':>6} "
-                         f"estimate {r['estimate_gb']:8.2f} {r.get('compared', 'total')[:5]:5}  err {r.get('error_pct', '-'):>6}%  "
-                         f"{r['outcome']}/{r.get('predicted', '?')}")
-    return "\n".join(lines)
