@@ -51,7 +51,7 @@ def _same_subject(gold: str, got: str, view) -> bool:
 
 
 #: attributes that state one fact in two ways: the host interface "PCIe 4.0" states the PCIe generation
-SAME_FACT = ({"host_link", "pcie_generation"},)
+SAME_FACT = ({"host_link", "pcie_generation"}, {"fp16_tensor_tflops", "bf16_tensor_tflops"})
 
 
 def _same_attribute(a: str, b: str) -> bool:

@@ -190,7 +190,24 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
             if j is not None and j > 0:
                 columns.setdefault((tuple(r.header), j), []).append(c)
     claims += _sized_by_memory(units + list(columns.values()), vocab)
+    _sized_in_brackets(claims, low, vocab)
     return Extraction(text, out_lang, claims, not_understood)
+
+
+#: a memory size in brackets right after a figure ("1935 GB/s (40GB) / 2039 GB/s (80GB)", "（80GB）")
+SIZE_IN_BRACKETS = re.compile(r"\s*[（(]\s*(\d{1,3})\s*gb\s*[)）]")
+
+
+def _sized_in_brackets(claims: list[Candidate], low: str, vocab: Vocabulary) -> None:
+    """A figure of a GPU of several sizes followed by one size in brackets ("1935 GB/s (40GB)") is that version's
+    figure: the claim's subject becomes the one variant whose name states the size (none when two do)."""
+    for c in claims:
+        if c.attribute == "memory_gb" or not vocab.sized_variants(c.subject):
+            continue
+        m = SIZE_IN_BRACKETS.match(low, c.end)
+        named = [v for v in vocab.sized_variants(c.subject) if m and vocab.names_size(v, float(m.group(1)))]
+        if len(named) == 1:
+            c.subject = named[0]
 
 
 #: a line of a spec sheet ("TDP功耗 250W", "Memory: 80 GB") is a whole line of at most this many characters;

@@ -35,6 +35,9 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   several things under that name (a server, a MIG slice, a system), so none of them is called wrong.
 - ``several_precisions``: a requirement or verdict read with several precisions of its clause ("~14GB in FP16 or
   ~3.5GB in INT4"): which figure is which precision's is the text's to say, so a derivation that disagrees is no finding.
+- ``versus``: a figure or a word value right after "versus", "compared with" or "instead of" (and their German,
+  French, Spanish, Portuguese, Italian, Russian, Vietnamese and Chinese words), or right before "ではなく" / "대신",
+  is the other side of a comparison or what the product does not have ("H200 uses HBM3e instead of HBM3").
 - ``interconnect_bandwidth``: a bandwidth said next to interconnect words (NVLink, PCIe, network,
   互联) is not the memory bandwidth it was read as.
 - ``pcie_link``: an interconnect bandwidth read as NVLink's in a sentence that names PCIe and not NVLink:

@@ -3,6 +3,7 @@ written in bits per second, one memory stack's size, a figure that follows a pro
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..kb.names import unknown_mentions
 from .claim_figures import claimed_figures, figures, near_claimed_figure
@@ -176,11 +177,36 @@ def _named_at(ctx: Context, a: int, b: int) -> bool:
 
 
 def versus(ctx: Context) -> dict[str, str] | None:
-    """"the SXM version uses 700W versus 350W for the PCIe version": a figure right after "versus" is what the
-    claim's product is compared with, not the product's own; only a wrong reading of it is doubted."""
+    """"the SXM version uses 700W versus 350W for the PCIe version", "H200 uses HBM3e instead of HBM3": a figure or
+    a value right after "versus" or "instead of" (or right before "ではなく", "대신") is what the claim's product is
+    compared with or does not have, not the product's own; only a wrong reading of it is doubted."""
     if ctx.status not in ("incorrect", "understated", "overstated"):
         return None
-    return _cue_before(ctx, "versus", 24, claimed_figures(ctx))
+    c = ctx.claim
+    said = claimed_figures(ctx) or _word_value(ctx)
+    hit = _cue_before(ctx, "versus", 24, said)
+    if hit is None:
+        for q in said:
+            m = next((m for rx in vocab_cues(ctx.vocab, "versus_after") for m in [rx.match(ctx.low[q.end:ctx.unit[1]])] if m), None)
+            if m:
+                return {"word": m.group(0).strip()}
+    return hit
+
+
+class _Span(NamedTuple):
+    start: int
+    end: int
+
+
+def _word_value(ctx: Context) -> list[_Span]:
+    """Where a claim's word value (a memory type, an architecture) stands in its span, the last time it is written
+    there, as a figure's place is read."""
+    c = ctx.claim
+    if not c.span or not isinstance(c.value, str) or not c.value.strip():
+        return []
+    word = re.compile(r"(?<![a-z0-9])" + re.escape(c.value.lower()) + r"(?![a-z0-9])")
+    found = list(word.finditer(ctx.low, c.span[0], c.span[1]))
+    return [_Span(*found[-1].span())] if found else []
 
 
 def year_off_by_one(ctx: Context) -> dict[str, str] | None:

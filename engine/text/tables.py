@@ -161,7 +161,11 @@ def markdown_tables(low: str, masked: str, rows: list[Row], mentions: list[_Matc
         named = [_hardware(mentions, a, b, low, vocab) for a, b in head.cells]
         first = [_hardware(mentions, *r.cells[0], low, vocab) for r in body]
         columns = {j: ms[0] for j, ms in enumerate(named) if j > 0 and len(ms) == 1}
-        if columns and not named[0] and sum(1 for f in first if f) * 2 < len(body):
+        if named[0] and head.cells[-1][0] == head.cells[-1][1] and not any(first):
+            # "| L4 | L40S | H100 | |" over "| Memory | 24 GB | 48 GB | 80 GB |": the header's corner cell slipped to its
+            # end when the table was copied, so each name heads the column after its own
+            columns = {j + 1: ms[0] for j, ms in enumerate(named[:-1]) if len(ms) == 1}
+        if columns and (not named[0] or 1 in columns) and sum(1 for f in first if f) * 2 < len(body):
             for r in body:                       # one row per attribute, one column per product
                 for j, p in columns.items():
                     if j < len(r.cells) and len(r.cells) == len(head.cells):
