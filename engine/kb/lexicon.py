@@ -89,6 +89,11 @@ _RECENT_TEXTS = 8                 # texts remembered per vocabulary: a check rea
 _RECENT_LOCK = threading.Lock()
 
 
+#: the size part of a cloud instance's name right after its family's (AWS "g6.12xlarge", "p4d.24xlarge", Tencent
+#: "GN7.2XLARGE32", "GN10Xp.20XLARGE320")
+INSTANCE_SIZE = re.compile(r"\.\d*(?:x?large|medium|small|micro|nano|metal)\d*(?![a-z0-9])")
+
+
 def match_entities(low: str, vocab: Vocabulary) -> list[Match]:
     """Entity mentions in text order; on overlap the longest mention wins, then one read without a plural
     "s" ("L40S" is the L40S, not two L40s), then the earliest. The last few texts' mentions are kept, so
@@ -103,6 +108,9 @@ def match_entities(low: str, vocab: Vocabulary) -> list[Match]:
     # "RTX 3090 Ti" names another card than "RTX 3090" (cues product_suffix): no mention of the latter
     suffixes = [rx for val, rx in cue_patterns(vocab)["product_suffix"] if val == "other"]
     out = [f for f in out if f.kind != "gpu" or not any(rx.match(low, f.end) for rx in suffixes)]
+    # "g6.12xlarge", "GN7.2XLARGE32": a family's name with a size after it names one instance size; a size the
+    # catalog knows is matched whole (the longer mention wins), so this one is a size gpukb does not know, not the family
+    out = [f for f in out if f.kind != "family" or not INSTANCE_SIZE.match(low, f.end)]
     with _RECENT_LOCK:
         recent[low] = tuple(out)
         while len(recent) > _RECENT_TEXTS:

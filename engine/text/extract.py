@@ -110,6 +110,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         for m in ents:             # hardware and model names only: method and precision words stay readable
             if m.kind in PLACEHOLDER:
                 masked[m.start - s:m.end - s] = PLACEHOLDER[m.kind] * (m.end - m.start)
+        for m in MIG_PROFILE.finditer(low, s, e):    # "1g.10gb": a MIG profile's name, no figure of its own
+            masked[m.start() - s:m.end() - s] = "_" * (m.end() - m.start())
         masked_low = low[:s] + "".join(masked) + low[e:]
         named_all = ents
         ents = uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
@@ -194,6 +196,9 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     return Extraction(text, out_lang, claims, not_understood)
 
 
+#: a MIG profile's name, <compute slices>g.<memory>gb ("1g.10gb", "3g.40gb", "1g.10gb+me"; NVIDIA Multi-Instance GPU
+#: User Guide, "Supported MIG Profiles"): its numbers name the slice, they state no figure
+MIG_PROFILE = re.compile(r"(?<![a-z0-9.])\d{1,2}g\.\d{1,3}gb(?:\+me)?(?![a-z0-9])")
 #: a memory size in brackets right after a figure ("1935 GB/s (40GB) / 2039 GB/s (80GB)", "（80GB）")
 SIZE_IN_BRACKETS = re.compile(r"\s*[（(]\s*(\d{1,3})\s*gb\s*[)）]")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from ..audit.functions import HEDGED_TOLERANCE
 from ..kb.vocabulary import Interval
 from .tokens import tables
 from .claim_figures import card_counts, dimension, figures, near_claimed_figure
@@ -103,9 +104,12 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     ks = [(x / point_of(r), r) for r in cards if r is not None and point_of(r) and x]
     counts = card_counts(ctx)     # of a card with several sizes, the one the stated count makes the total of
     # within 3%: a total is often of the usable memory ("282 GB" of two 144 GB HBM3e GH200s, 141 GB usable each),
-    # or rounded ("144 H200 GPUs and 20TB"): a multiple up to 16, or the count of cards the sentence states
-    fits = [(k, r) for k, r in ks if 2 <= round(k) <= 16 and abs(k - round(k)) <= 3 * SAME_FIGURE * k]
-    fits += [(float(n), r) for k, r in ks for n in sorted(counts) if n > 16 and abs(k - n) <= 3 * SAME_FIGURE * n]
+    # or rounded ("144 H200 GPUs and 20TB"): a multiple up to 16, or the count of cards the sentence states; within
+    # the card's own tolerance when its reference is approximate (two "~180 GB" B200s hold 384 GB as 2 x 192)
+    def near(k: float, n: float, r: Any) -> bool:
+        return abs(k - n) <= max(3 * SAME_FIGURE, HEDGED_TOLERANCE if r.approx else 0) * n
+    fits = [(k, r) for k, r in ks if 2 <= round(k) <= 16 and near(k, round(k), r)]
+    fits += [(float(n), r) for k, r in ks for n in sorted(counts) if n > 16 and near(k, n, r)]
     if not fits:
         return None
     k, ref = next(((k, r) for k, r in fits if round(k) in counts), fits[0])

@@ -10,7 +10,7 @@ from .claim_figures import claimed_figures, figures, near_claimed_figure
 from .guard_base import CLAUSE_BREAK, DIGITS, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, vocab_cues
 from .tokens import tables
 
-__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
+__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
 
 
 #: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
@@ -80,6 +80,24 @@ def system_total(ctx: Context) -> dict[str, str] | None:
         return {"word": ctx.text[row_start:span[0]].strip(" |").split("|")[0].strip()[:40]}
     # "总带宽为每秒10TB", "Total: 580-620GB": said before it
     return _cue_before(ctx, "system_total_before", 30, _own_figures(ctx))
+
+
+def system_named(ctx: Context) -> dict[str, str] | None:
+    """"The DGX H100 delivers 32 PFLOPS", "HGX B200 … 1.4 TB", "H100 servers draw 10 kW": the clause names the
+    card inside a system's name (cues ``system_name_before`` / ``system_name_after``): its figures are the
+    system's, not one card's."""
+    if ctx.claim.attribute not in PER_CARD or ctx.vocab.kind_of(ctx.claim.subject) != "gpu":
+        return None
+    a, b = clause_of(ctx)
+    own = own_ids(ctx.vocab, ctx.claim.subject)
+    for (s, e), eid in zip(ctx.mentions, ctx.mention_ids):
+        if not (a <= s < b) or not (eid in own or ctx.vocab.generic(eid) in own):
+            continue
+        before = next((m for rx in vocab_cues(ctx.vocab, "system_name_before") for m in [rx.search(ctx.low[max(0, s - 8):s])] if m), None)
+        after = next((m for rx in vocab_cues(ctx.vocab, "system_name_after") for m in [rx.match(ctx.low[e:e + 16])] if m), None)
+        if before or after:
+            return {"name": ctx.text[s - len(before.group(0)) if before else s:e + (len(after.group(0)) if after else 0)].strip()}
+    return None
 
 
 def _own_figures(ctx: Context) -> list:
