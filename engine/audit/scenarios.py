@@ -41,13 +41,17 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
         open_use = c.attribute == "memory_required" and not method and not weights
         if weights or open_use:
             method = "inference"      # the weights: params x bytes of the stated precision, whatever the use
+        polarity = vocab.polarity(str(c.value)) if c.attribute in ("memory_verdict", "suitability") else 0
+        # "70B in FP16 fits on one A100": a use left open at a stated precision is sized for its least demanding use
+        least_use = not method and polarity > 0 and bool(q.get("precision")) and not q.get("task")
+        if least_use:
+            method = "inference"
         if method == "lora" and ({"technique:quantization", "software:bitsandbytes"} & techniques):
             method = "qlora"
             # quantized, but to how many bits? bitsandbytes loads a base in 8 or in 4 bits
             open_bits = not q.get("precision")
         if method not in scen.METHODS:
             continue
-        polarity = vocab.polarity(str(c.value)) if c.attribute in ("memory_verdict", "suitability") else 0
         sizes: list[tuple[str, dict]] = []
         for m in q.get("model") or []:
             if view.ref(m, "params") is not None:
@@ -143,7 +147,7 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
                 out.append((c, f"probe:above {above / 1e9:g}B qlora", {**qlora, "params": above}))
             continue
         for pick, size in sizes:
-            out.append((c, pick, {**body, **size}))
+            out.append((c, f"probe:least-use {pick} inference" if least_use else pick, {**body, **size}))
     return out
 
 
@@ -176,7 +180,7 @@ def task_method(tasks: Any, vocab) -> str | None:
 #: a check's pick prefix -> its ``probe`` number (rules/types.yaml): the catalog's smallest and largest
 #: model, the most and the least demanding training method, a model 25% above a recommended cap
 PROBES = {"probe:smallest": 1, "probe:largest": 2, "probe:most": 3, "probe:least": 4, "probe:above": 5,
-          "probe:heaviest": 6, "probe:lightest": 7}
+          "probe:heaviest": 6, "probe:lightest": 7, "probe:least-use": 8}
 
 
 def check_records(view: ReleaseView, checked: list[Fact]) -> list[dict[str, Any]]:

@@ -245,7 +245,8 @@ def count_unread(ctx: Context) -> dict[str, str] | None:
     for q in unit_quantities(ctx):
         if q.dimension == "count" and q.lo is not None and q.lo == q.hi and q.lo >= 2:
             return {"word": ctx.text[q.start:q.end]}
-    return cue_in_unit(ctx, "combined")     # "… offering a total of 188 GB — ideal for 70B models": the pair's
+    # "two A100 80GB cards can hold …", "两张 A100": a count in words
+    return cue_in_unit(ctx, "spelled_count") or cue_in_unit(ctx, "combined")     # "… a total of 188 GB — ideal for 70B models": the pair's
 
 
 def usable_scope(ctx: Context) -> dict[str, str] | None:
