@@ -274,12 +274,14 @@ def _transformers_before(framework: Any, version: tuple[int, int]) -> bool:
 
 
 def _band(ratios: list[float]) -> dict[str, Any] | None:
-    """The narrowest [low, high] of ratios measured / estimated that holds at least COVER of them."""
-    rs = sorted(ratios)
+    """The narrowest [low, high] of ratios measured / estimated that holds at least COVER of them, narrowest as a
+    factor (high / low): a ratio is multiplicative, 0.5 is as far off as 2, so a width measured in plain units
+    would always prefer to take in the low outliers (0.07 is "near" 0.7) and leave out the high ones."""
+    rs = sorted(x for x in ratios if x > 0)
     if not rs:
         return None
     k = max(1, math.ceil(COVER * len(rs)))
-    best = min(range(len(rs) - k + 1), key=lambda i: (rs[i + k - 1] - rs[i], i))
+    best = min(range(len(rs) - k + 1), key=lambda i: (rs[i + k - 1] / rs[i], i))
     return {"low": round(rs[best], 3), "high": round(rs[best + k - 1], 3), "points": len(rs), "covers": k}
 
 
