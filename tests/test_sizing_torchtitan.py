@@ -109,3 +109,14 @@ def test_the_cli_takes_both_flags(cli):
                    "--zero", "3", "--seq-len", "8192", "--gradient-checkpointing", "--selective-checkpointing",
                    "--expandable-segments", "--json")
     assert out["scenario"]["selective_checkpointing"] is True and out["scenario"]["expandable_segments"] is True
+
+
+def test_a_plain_loop_on_its_own_bf16_logits_keeps_them_16_bit(kb):
+    # rasbt/LLMs-from-scratch's training-speed scripts apply F.cross_entropy to a bf16 model's own logits
+    root = kb.kb.root
+    for fw in ("plain PyTorch training loop (book code, 01_opt_single_gpu.py)", "PyTorch DDP (02_opt_multi_gpu_dpp.py)"):
+        assert frameworks.defaults(root, fw, True) == {"logits_dtype_loss": True}
+    assert frameworks.defaults(root, "plain PyTorch training loop (own script)", True) == {}
+    q = {"params": 3e8, "method": "pretrain", "precision": "bf16", "gpu": "A100-80GB", "seq_len": 1024, "batch": 4}
+    own, upcast = kb.query({**q, "logits_dtype_loss": True}).to_json(), kb.query(q).to_json()
+    assert own["memory"]["logits"] < upcast["memory"]["logits"]
