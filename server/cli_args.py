@@ -353,6 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--torch-compile", action=argparse.BooleanOptionalAction, default=None,
                    help="the training step is compiled with torch.compile: pointwise activations are recomputed "
                         "in the backward pass instead of saved")
+    p.add_argument("--selective-checkpointing", action=argparse.BooleanOptionalAction, default=None,
+                   help="with --gradient-checkpointing: torchtitan's op-level selective checkpointing; each layer also "
+                        "keeps every other matmul's output (wq, wv, w1, w2) and the attention kernel's")
+    p.add_argument("--expandable-segments", action=argparse.BooleanOptionalAction, default=None,
+                   help="training: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; the reserve nvidia-smi shows is "
+                        "sized without the allocator's fragmentation share")
     p.add_argument("--engine", choices=query_fields.ENGINES,
                    help="inference: the serving engine (vllm takes gpu_memory_utilization of each card, 0.9 by default)")
     p.add_argument("--gpu-memory-utilization", metavar="F", type=float,

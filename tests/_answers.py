@@ -55,6 +55,9 @@ QUERIES = [
     {"model": "llama-3.1-8b", "method": "lora", "precision": "bf16", "gpu": "H100-80GB", "seq_len": 8192, "batch": 2,
      "gradient_checkpointing": True, "logits_dtype_loss": True},
     {"model": "llama-3.1-8b", "method": "qlora", "gpu": "RTX-4090", "seq_len": 4096, "kbit_preparation": True},
+    # torchtitan's op-level selective checkpointing under PyTorch's expandable segments (issue 33, release 2026.12.30)
+    {"model": "llama-3.1-8b", "method": "pretrain", "gpu": "H100-80GB", "gpus": 8, "zero": 3, "seq_len": 8192, "batch": 1,
+     "gradient_checkpointing": True, "selective_checkpointing": True, "expandable_segments": True},
     # FSDP1's CPU offload keeps the gradient shards; Gemma 2's final logit soft-capping keeps one more logit tensor
     {"model": "gemma-2-9b", "method": "full", "precision": "bf16", "gpu": "H100-80GB", "gpus": 2, "zero": 3,
      "offload": "params", "fsdp1": True, "seq_len": 4096, "batch": 1, "gradient_checkpointing": True},

@@ -8,7 +8,7 @@ from typing import Any
 #: the notes an answer states (``labels.note`` of kb/vocabulary.yaml has a case for each ``key``)
 NOTE_KEYS = ("method_default", "gpu_variant", "precision_default", "qlora_nf4", "qlora_kbit_base", "qlora_optimizer", "default_native",
              "default", "lora_rank_ignored", "zero_default", "zero_one_gpu", "zero_inference", "gc_qlora",
-             "inference_no_backward", "oib_sharded", "ao_without_gc", "serving_ignored", "vllm_gmu", "vllm_mnbt", "gc_inference",
+             "inference_no_backward", "oib_sharded", "ao_without_gc", "sac_without_gc", "serving_ignored", "vllm_gmu", "vllm_mnbt", "gc_inference",
              "offload_ignored", "tp_given", "min_gpus_split", "min_gpus_tp", "kernel_flash", "kernel_fp8", "attention_sdpa", "attention_sdpa_math",
              "capacity_engine", "capacity_nvsmi", "capacity_datasheet", "context_beyond", "shape_estimated", "shape_assumed",
              "disagreeing", "why_not_question", "missing_workload", "missing_hardware", "missing_lookup", "missing_subject",

@@ -151,6 +151,16 @@ FIELDS: tuple[Field, ...] = (
     Field("torch_compile", "boolean", "training step compiled with torch.compile: pointwise activations are "
           "recomputed in the backward pass instead of saved", "compiled with torch.compile (pointwise activations "
           "recomputed, not saved)"),
+    Field("selective_checkpointing", "boolean", "with gradient_checkpointing: torchtitan's op-level selective "
+          "activation checkpointing (activation_checkpoint mode selective, selective_ac_option op, its Llama 3 8B "
+          "preset): each layer keeps its input, every other matmul's output (wq, wv, w1, w2) and the attention "
+          "kernel's output instead of its input only (from release 2026.12.30)", "with gradient_checkpointing: "
+          "torchtitan's op-level selective checkpointing (every other matmul's output kept)"),
+    Field("expandable_segments", "boolean", "training: PyTorch's caching allocator runs with "
+          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (torchtitan's launch script sets it): segments grow in "
+          "place through CUDA's virtual memory API, so the reserve nvidia-smi shows is sized without the fragmentation "
+          "share (from release 2026.12.30)", "training: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (no "
+          "fragmentation share in the reserve)"),
     Field("engine", "string", "inference: the serving engine (vllm takes gpu_memory_utilization of each card, "
           "0.9 by default)", "inference: serving engine, transformers (whole card) or vllm "
           "(gpu_memory_utilization of each card)", ENGINES),

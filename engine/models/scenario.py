@@ -249,7 +249,7 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             notes.append(note("default_off", key_field=key))
         s[key] = v
     for key in ("optimizer_in_backward", "chunked_cross_entropy", "fused_cross_entropy", "activation_offloading",
-                "torch_compile", "logits_dtype_loss", "fsdp1"):
+                "torch_compile", "logits_dtype_loss", "fsdp1", "selective_checkpointing", "expandable_segments"):
         if key in b:
             v = b[key]
             if not isinstance(v, bool):
@@ -264,8 +264,8 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
             issues.append(Issue(f"expected true or false, got {v!r}", field="kbit_preparation", allowed=["true", "false"]))
         elif v and method == "qlora":
             s["kbit_preparation"] = True
-    if s.get("activation_offloading") and not s.get("gradient_checkpointing"):
-        notes.append(note("ao_without_gc"))
+    for key, why in (("activation_offloading", "ao_without_gc"), ("selective_checkpointing", "sac_without_gc")):
+        notes.extend([note(why)] if s.get(key) and not s.get("gradient_checkpointing") else [])
     if s.get("optimizer_in_backward") and s.get("zero"):
         notes.append(note("oib_sharded"))
         del s["optimizer_in_backward"]
@@ -351,10 +351,10 @@ def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, An
          "cce": int(bool(s.get("chunked_cross_entropy"))), "ao": int(bool(s.get("activation_offloading"))),
          "fce": int(bool(s.get("fused_cross_entropy"))),
          "tc": int(bool(s.get("torch_compile"))), "ldl": int(bool(s.get("logits_dtype_loss"))),
-         "fsdp1": int(bool(s.get("fsdp1"))), "split": int(bool(s.get("layer_split"))),
+         "fsdp1": int(bool(s.get("fsdp1"))), "split": int(bool(s.get("layer_split"))), "sac": int(bool(s.get("selective_checkpointing"))),
          "tp": int(s.get("tensor_parallel") or 1), "sp": int(bool(s.get("sequence_parallel"))),
          "fop": int(bool(s.get("fsdp_orig_params"))), "galore": int(s.get("galore_rank") or 0), "qg": int(bool(s.get("q_galore"))),
-         "nosync": int(bool(s.get("fsdp_no_sync"))),
+         "nosync": int(bool(s.get("fsdp_no_sync"))), "es": int(bool(s.get("expandable_segments"))),
          "kbp": int(s["method"] == "qlora" and bool(s.get("kbit_preparation"))),
          "paged": int(s["optimizer"].startswith("paged_")),
          "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")), "state4": int(s["optimizer"] == "adamw4bit"),

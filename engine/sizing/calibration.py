@@ -72,7 +72,6 @@ def calibrate(state: Session, view: ReleaseView) -> dict[str, Any]:
             by_method[m] = {"low": min(rs), "high": max(rs), "points": len(rs)}
     return {"kb_version": view.name, "points": rows, "band": band, "by_method": by_method}
 
-
 MIN_POINTS = 2      # a band from fewer measured points than this is not given
 
 
@@ -124,6 +123,7 @@ TECHNIQUES = {"chunked_cross_entropy": "chunked_cross_entropy", "fused_cross_ent
 NO_SYNC_WORDS = ("accelerate", "trainer", "lightning")
 ADAMW4BIT = re.compile(r"\b(?:ao 4-bit|adamw?4bit)\b")     # torchao's AdamW4bit, as a row's quote names it
 ACCUMULATION = re.compile(r"gradient[_ ]accumulation(?:[_ ]steps)?[ =:]+(\d+)")
+FULL_AC = re.compile(r"\bfull (?:ac|activation checkpointing|activation recomputation)\b")  #: whole layers recomputed
 NEW_TOKENS = re.compile(r"\bgenerat(?:e|es|ed|ing)\s+(\d+)\s+(?:new\s+|output\s+)?tokens")    # a benchmark's output length
 #: GaLore's --optimizer names (_per_layer: each weight stepped in its grad hook, in backward) and its --rank
 GALORE_OPT = re.compile(r"\b(q_)?galore_(?:adamw8bit|adamw|adafactor)(_per_layer)?\b")
@@ -214,6 +214,7 @@ def run_body(row: dict[str, Any], vocab: Any, view: ReleaseView) -> dict[str, An
                      "optimizer_in_backward": bool(galore.group(2)) or body.get("optimizer_in_backward", False)})
     if row.get("gradient_checkpointing") is not None and row["method"] != "inference":
         body["gradient_checkpointing"] = bool(row["gradient_checkpointing"])
+        body.update({"selective_checkpointing": False} if FULL_AC.search(text) else {})     # full, not selective
     att = row.get("attention")
     if att:
         body["flash_attention"] = att in ("flash_attention_2", "sdpa", "flash")

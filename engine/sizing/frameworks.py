@@ -34,9 +34,11 @@ def _load(path: str) -> tuple[tuple[str, tuple[str, ...], tuple[tuple[str, Any],
             issues.append(Issue(f"{where}: unknown phase {e.get('phase')!r}", str(p), None, "phase", list(PHASES)))
         sets = e.get("sets") or {}
         for field, value in sets.items():
-            if field not in FIELD or FIELD[field].type != "boolean" or not isinstance(value, bool):
-                issues.append(Issue(f"{where}: {field!r} must be a yes/no query field set to true or false", str(p),
-                                    None, "sets", sorted(k for k, f in FIELD.items() if f.type == "boolean")))
+            kind = FIELD[field].type if field in FIELD else None
+            if not (kind == "boolean" and isinstance(value, bool) or kind == "integer" and type(value) is int):
+                issues.append(Issue(f"{where}: {field!r} must be a yes/no query field set to true or false, or a "
+                                    "whole-number one set to a number", str(p), None, "sets",
+                                    sorted(k for k, f in FIELD.items() if f.type in ("boolean", "integer"))))
         out.append((e["phase"], tuple(str(w) for w in e["words"]), tuple(sets.items())))
     if issues:
         raise ValidationError(f"{p}: invalid framework defaults", issues)
