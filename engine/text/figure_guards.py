@@ -127,6 +127,19 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     return None
 
 
+def cards_counted(ctx: Context) -> dict[str, str] | None:
+    """"336 GB of HBM -- more than four A100s": a memory figure in a sentence that counts several of the cards (a
+    number or a word: "8 GPUs", "four A100s", "两张") is set against those cards' total or shared by them; that it is
+    not one card's size says nothing wrong about the card. (An exact multiple is :func:`multiple_of_one_card`'s.)"""
+    c = ctx.claim
+    if c.attribute != "memory_gb" or ctx.vocab.kind_of(c.subject) != "gpu" or ctx.attached:
+        return None
+    counts = {n for n in card_counts(ctx) if n and n >= 2}
+    if counts:
+        return {"word": f"{max(counts):g}"}
+    return cue_in_unit(ctx, "spelled_count")
+
+
 def _instance_total(ctx: Context) -> dict[str, str] | None:
     """An instance size's "GPU memory" that is its GPUs' total ("g5.12xlarge | 4 | 96 GB", as written: AWS gives GiB)."""
     x, view = point_of(ctx.claim), ctx.view

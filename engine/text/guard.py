@@ -28,6 +28,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   nvidia-smi's (``usable_scope``), a count said to be enough (``enough_count``), a throughput with no precision
   word (``precision_unstated``), a difference, another model size, another precision's label, a parameter
   count beside a model named by its size.
+- ``cards_counted``: a memory figure in a sentence that counts several of the cards ("more than four A100s",
+  "8 GPUs", "两张"): it is set against their total or shared by them, so not being one card's size is no error.
 - ``multiple_of_one_card``: a memory figure that is an exact multiple of one card's memory, said beside
   several GPUs, a server or an instance, reads as their total, not as a per-card figure.
 - ``several_values`` (:data:`.guard_list.DOCUMENT_GUARDS`, weighed after the others, over the claims still judged

@@ -9,7 +9,7 @@ from .readings import another_reading, beyond_figures, carried_vendor, count_unr
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
 from .other_figures import unknown_form_factor, bit_rate, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
-from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, interconnect_bandwidth, multiple_of_one_card,
+from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
                             weights_only)
@@ -179,6 +179,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("multiple_of_one_card",
           "the figure is {n} × one card's memory ({card}): it may be the total of a {n}-GPU instance or server",
           "该数字是单卡显存（{card}）的 {n} 倍，可能是 {n} 卡实例或服务器的合计", multiple_of_one_card),
+    Guard("cards_counted",
+          "the sentence counts several of these cards (“{word}”): the memory figure is set against or shared by them, not one card's size",
+          "该句提到多张这种显卡（“{word}”）：该显存数字是与多卡合计相比或由多卡共享的，而非单卡的显存", cards_counted),
     Guard("beyond_figures",
           "{figure} is more than twice the largest figure of its kind any version of the {product} has ({largest}, its {attribute}): it reads as a total, a workload's figure or another product's, not one card's",
           "{figure} 超过 {product_zh} 任何版本同类数值最大值（{attribute_zh} {largest}）的两倍：更像是合计、工作负载的数字或其他产品的数字，而非单卡数值", beyond_figures),
