@@ -39,6 +39,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   ~3.5GB in INT4"): which figure is which precision's is the text's to say, so a derivation that disagrees is no finding.
 - ``system_named``: the clause names the card inside a system's name ("DGX H100", "HGX B200", "GB200 NVL72", "H100
   servers"; cues ``system_name_before`` / ``system_name_after``): its figures are the system's, not one card's.
+- ``dot_thousands``: a figure written with one dot before three digits ("3.958 TFLOPS", "2.000 TFLOPS") that, read a
+  thousand times larger as German, Italian, Spanish or Portuguese texts group thousands, is the product's own figure.
 - ``versus``: a figure or a word value right after "versus", "compared with" or "instead of" (and their German,
   French, Spanish, Portuguese, Italian, Russian, Vietnamese and Chinese words), or right before "ではなく" / "대신",
   is the other side of a comparison or what the product does not have ("H200 uses HBM3e instead of HBM3").

@@ -7,10 +7,10 @@ from typing import NamedTuple
 
 from ..kb.names import unknown_mentions
 from .claim_figures import claimed_figures, figures, near_claimed_figure
-from .guard_base import CLAUSE_BREAK, DIGITS, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, vocab_cues
+from .guard_base import CLAUSE_BREAK, DIGITS, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, vocab_cues
 from .tokens import tables
 
-__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
+__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
 
 
 #: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
@@ -97,6 +97,32 @@ def system_named(ctx: Context) -> dict[str, str] | None:
         after = next((m for rx in vocab_cues(ctx.vocab, "system_name_after") for m in [rx.match(ctx.low[e:e + 16])] if m), None)
         if before or after:
             return {"name": ctx.text[s - len(before.group(0)) if before else s:e + (len(after.group(0)) if after else 0)].strip()}
+    return None
+
+
+#: one dot before exactly three digits ("3.958", "2.000"): how German, Italian, Spanish, Portuguese, Dutch and Turkish
+#: group thousands
+_DOT_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}\.\d{3}(?![\d.,])")
+
+
+def dot_thousands(ctx: Context) -> dict[str, str] | None:
+    """"Die H100 bietet 3.958 TFLOPS FP8", "fino a 2.000 TFLOPS": a figure written with one dot before three digits,
+    read as a thousand times more (thousands grouped with dots), is one of the product's own figures of its kind:
+    the text may write numbers so, and only a wrong reading of it is doubted."""
+    c, vocab = ctx.claim, ctx.vocab
+    x, spec = point_of(c), vocab.attributes.get(c.attribute)
+    if ctx.status not in ("incorrect", "understated", "overstated") or not x or spec is None:
+        return None
+    written = [ctx.text[q.start:q.end] for q in claimed_figures(ctx)]
+    if not any(_DOT_THOUSANDS.search(w) for w in written):
+        return None
+    own, y = family_ids(vocab, c.subject), x * 1000
+    for k in (k for k, a in vocab.attributes.items() if a.dimension == spec.dimension):
+        for r in references(ctx.view, k):
+            z = point_of(r)
+            if r.subject in own and z and abs(y - z) <= 3 * SAME_FIGURE * z:
+                return {"figure": written[0].strip(), "read": f"{y:,.0f}", "reference": r.value_text(vocab),
+                        "product": vocab.label(r.subject), "product_zh": vocab.label(r.subject, "zh")}
     return None
 
 
