@@ -41,6 +41,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   servers"; cues ``system_name_before`` / ``system_name_after``): its figures are the system's, not one card's.
 - ``dot_thousands``: a figure written with one dot before three digits ("3.958 TFLOPS", "2.000 TFLOPS") that, read a
   thousand times larger as German, Italian, Spanish or Portuguese texts group thousands, is the product's own figure.
+- ``other_version``: a GPU figure in, or right after, a sentence that calls the product a variant, a modified or a new
+  version ("die jetzt aufgetauchten Varianten", "魔改版"; cues ``other_version``): it may be that version's.
 - ``versus``: a figure or a word value right after "versus", "compared with" or "instead of" (and their German,
   French, Spanish, Portuguese, Italian, Russian, Vietnamese and Chinese words), or right before "ではなく" / "대신",
   is the other side of a comparison or what the product does not have ("H200 uses HBM3e instead of HBM3").

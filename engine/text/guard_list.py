@@ -8,7 +8,7 @@ from .clause_guards import attribute_unstated, difference, model_named_size, oth
 from .readings import another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
-from .other_figures import unknown_form_factor, bit_rate, dot_thousands, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
+from .other_figures import unknown_form_factor, bit_rate, dot_thousands, other_version, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
@@ -283,6 +283,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("dot_thousands",
           "“{figure}” read with the dot as a thousands separator, as German, Italian, Spanish or Portuguese texts write numbers, is {read}: the {product}'s own figure ({reference})",
           "“{figure}”若按德语、意大利语、西班牙语或葡萄牙语的写法把点视为千位分隔符，即为 {read}，正是 {product_zh} 的数值（{reference}）", dot_thousands),
+    Guard("other_version",
+          "the text speaks of a version of the product it calls “{word}”: the figure may be that version's, which gpukb does not know",
+          "文中提到该产品的“{word}”版本：该数值可能属于 gpukb 不了解的这个版本", other_version),
     Guard("versus",
           "the figure goes with “{word}”: it is what the product is compared with or does not have, not the product's own",
           "该数字与“{word}”相连：是被比较对象的数值或该产品所没有的数值，而非该产品本身的数值", versus),

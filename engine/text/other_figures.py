@@ -10,7 +10,7 @@ from .claim_figures import claimed_figures, figures, near_claimed_figure
 from .guard_base import CLAUSE_BREAK, DIGITS, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, vocab_cues
 from .tokens import tables
 
-__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
+__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "other_version", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
 
 
 #: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
@@ -123,6 +123,20 @@ def dot_thousands(ctx: Context) -> dict[str, str] | None:
             if r.subject in own and z and abs(y - z) <= 3 * SAME_FIGURE * z:
                 return {"figure": written[0].strip(), "read": f"{y:,.0f}", "reference": r.value_text(vocab),
                         "product": vocab.label(r.subject), "product_zh": vocab.label(r.subject, "zh")}
+    return None
+
+
+def other_version(ctx: Context) -> dict[str, str] | None:
+    """"Die jetzt aufgetauchten Varianten … verfügen über 96 GB", "魔改版 4090 有 48GB": a GPU figure in a sentence, or
+    right after one, that calls the product a variant, a modified or a new version (cues ``other_version``) may be
+    that version's, which gpukb does not know; only a wrong reading of it is doubted."""
+    if ctx.status not in ("incorrect", "understated", "overstated") or ctx.vocab.kind_of(ctx.claim.subject) != "gpu":
+        return None
+    before = ctx.low[max(0, ctx.unit[0] - 240):ctx.unit[0]]
+    for text in (ctx.low[ctx.unit[0]:ctx.unit[1]], before[before.rfind("\n") + 1:]):     # the same line before it
+        m = next((m for rx in vocab_cues(ctx.vocab, "other_version") for m in [rx.search(text)] if m), None)
+        if m:
+            return {"word": m.group(0)}
     return None
 
 
