@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from ..kb.interval import Interval
 from .claim_figures import card_counts, near_claimed_figure
-from .guard_base import Context, family_ids, figure_of, point_of, vocab_cues
+from .guard_base import Context, family_ids, figure_of, point_of, same_kind, vocab_cues
 from .readings import SUMMED_DIMENSIONS, _names, _stated
 from .tokens import tables
 from .workload import label_attribute
@@ -83,7 +83,7 @@ def unexplained_figure(ctx: Context) -> dict[str, Any] | None:
         return None                  # nothing to measure the figure against: other guards judge it
     if any(near(x, mine) for x in xs) or (lo is not None and hi is not None and any(lo <= f <= hi for f in mine)):
         return None
-    kin = [k for k, x in vocab.attributes.items() if x.dimension == spec.dimension]
+    kin = same_kind(vocab, c.attribute)
     named: set[str] = set()
     for p in ctx.text_products:
         if vocab.kind_of(p) == "gpu":

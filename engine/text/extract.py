@@ -207,10 +207,8 @@ def _sized_in_brackets(claims: list[Candidate], low: str, vocab: Vocabulary) -> 
     """A figure of a GPU of several sizes followed by one size in brackets ("1935 GB/s (40GB)") is that version's
     figure: the claim's subject becomes the one variant whose name states the size (none when two do)."""
     for c in claims:
-        if c.attribute == "memory_gb" or not vocab.sized_variants(c.subject):
-            continue
-        m = SIZE_IN_BRACKETS.match(low, c.end)
-        named = [v for v in vocab.sized_variants(c.subject) if m and vocab.names_size(v, float(m.group(1)))]
+        m = SIZE_IN_BRACKETS.match(low, c.end) if c.attribute != "memory_gb" else None
+        named = [v for v in vocab.sized_variants(c.subject) if vocab.names_size(v, float(m.group(1)))] if m else []
         if len(named) == 1:
             c.subject = named[0]
 

@@ -144,6 +144,13 @@ def family_ids(vocab: Vocabulary, eid: str) -> set[str]:
     return {eid, generic, *(vocab.entities.get(generic, {}).get("variants") or ())}
 
 
+def same_kind(vocab: Vocabulary, attribute: str) -> list[str]:
+    """The attributes measured in the same dimension as ``attribute`` (its own among them): the figures a figure
+    of it may be confused with (a card's FP64 Tensor rate with its FP64 rate, its sparse rate with its dense one)."""
+    spec = vocab.attributes.get(attribute)
+    return [k for k, x in vocab.attributes.items() if spec is not None and x.dimension == spec.dimension]
+
+
 def names_of(ctx: Context, ids: list[str] | tuple[str, ...]) -> str:
     return ", ".join(ctx.vocab.label(e) for e in ids)
 

@@ -6,8 +6,8 @@ import re
 from typing import NamedTuple
 
 from ..kb.names import unknown_mentions
-from .claim_figures import claimed_figures, figures, near_claimed_figure
-from .guard_base import CLAUSE_BREAK, DIGITS, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, vocab_cues
+from .claim_figures import claimed_figures, figures
+from .guard_base import CLAUSE_BREAK, DIGITS, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
 from .tokens import tables
 
 __all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "other_version", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
@@ -93,8 +93,8 @@ def system_named(ctx: Context) -> dict[str, str] | None:
     for (s, e), eid in zip(ctx.mentions, ctx.mention_ids):
         if not (a <= s < b) or not (eid in own or ctx.vocab.generic(eid) in own):
             continue
-        before = next((m for rx in vocab_cues(ctx.vocab, "system_name_before") for m in [rx.search(ctx.low[max(0, s - 8):s])] if m), None)
-        after = next((m for rx in vocab_cues(ctx.vocab, "system_name_after") for m in [rx.match(ctx.low[e:e + 16])] if m), None)
+        before = _first_cue(ctx, "system_name_before", ctx.low[max(0, s - 8):s])
+        after = _first_cue(ctx, "system_name_after", ctx.low[e:e + 16], anchored=True)
         if before or after:
             return {"name": ctx.text[s - len(before.group(0)) if before else s:e + (len(after.group(0)) if after else 0)].strip()}
     return None
@@ -110,14 +110,14 @@ def dot_thousands(ctx: Context) -> dict[str, str] | None:
     read as a thousand times more (thousands grouped with dots), is one of the product's own figures of its kind:
     the text may write numbers so, and only a wrong reading of it is doubted."""
     c, vocab = ctx.claim, ctx.vocab
-    x, spec = point_of(c), vocab.attributes.get(c.attribute)
-    if ctx.status not in ("incorrect", "understated", "overstated") or not x or spec is None:
+    x = point_of(c)
+    if ctx.status not in ("incorrect", "understated", "overstated") or not x or c.attribute not in vocab.attributes:
         return None
     written = [ctx.text[q.start:q.end] for q in claimed_figures(ctx)]
     if not any(_DOT_THOUSANDS.search(w) for w in written):
         return None
     own, y = family_ids(vocab, c.subject), x * 1000
-    for k in (k for k, a in vocab.attributes.items() if a.dimension == spec.dimension):
+    for k in same_kind(vocab, c.attribute):
         for r in references(ctx.view, k):
             z = point_of(r)
             if r.subject in own and z and abs(y - z) <= 3 * SAME_FIGURE * z:
@@ -134,7 +134,7 @@ def other_version(ctx: Context) -> dict[str, str] | None:
         return None
     before = ctx.low[max(0, ctx.unit[0] - 240):ctx.unit[0]]
     for text in (ctx.low[ctx.unit[0]:ctx.unit[1]], before[before.rfind("\n") + 1:]):     # the same line before it
-        m = next((m for rx in vocab_cues(ctx.vocab, "other_version") for m in [rx.search(text)] if m), None)
+        m = _first_cue(ctx, "other_version", text)
         if m:
             return {"word": m.group(0)}
     return None
@@ -146,11 +146,16 @@ def _own_figures(ctx: Context) -> list:
     return claimed_figures(ctx) or [q for q in figures(ctx) if span[0] <= q.start < span[1]]
 
 
-def _cue_after(ctx: Context, cue: str, reach: int) -> dict[str, str] | None:
-    """The words of check-guard cue ``cue`` right after one of the claim's figures (within ``reach``
-    characters), as a guard's detail."""
-    for tail in near_claimed_figure(ctx, reach):
-        m = next((m for rx in vocab_cues(ctx.vocab, cue) for m in [rx.match(tail)] if m), None)
+def _first_cue(ctx: Context, cue: str, text: str, anchored: bool = False) -> re.Match[str] | None:
+    """The first match of check-guard cue ``cue`` in ``text`` (at its very start when ``anchored``), or None."""
+    return next((m for rx in vocab_cues(ctx.vocab, cue) for m in [(rx.match if anchored else rx.search)(text)] if m), None)
+
+
+def _cue_after(ctx: Context, cue: str, reach: int, figs: list | None = None) -> dict[str, str] | None:
+    """The words of check-guard cue ``cue`` right after one of ``figs`` (the claim's figures by default; within
+    ``reach`` characters), as a guard's detail."""
+    for q in claimed_figures(ctx) if figs is None else figs:
+        m = _first_cue(ctx, cue, ctx.low[q.end:min(q.end + reach, ctx.unit[1])], anchored=True)
         if m:
             return {"word": m.group(0).strip()}
     return None
@@ -160,8 +165,7 @@ def _cue_before(ctx: Context, cue: str, reach: int, figs: list) -> dict[str, str
     """The words of check-guard cue ``cue`` found in the ``reach`` characters before one of ``figs``, as a
     guard's detail."""
     for q in figs:
-        head = ctx.low[max(ctx.unit[0], q.start - reach):q.start]
-        m = next((m for rx in vocab_cues(ctx.vocab, cue) for m in [rx.search(head)] if m), None)
+        m = _first_cue(ctx, cue, ctx.low[max(ctx.unit[0], q.start - reach):q.start])
         if m:
             return {"word": m.group(0).strip()}
     return None
@@ -240,15 +244,8 @@ def versus(ctx: Context) -> dict[str, str] | None:
     compared with or does not have, not the product's own; only a wrong reading of it is doubted."""
     if ctx.status not in ("incorrect", "understated", "overstated"):
         return None
-    c = ctx.claim
     said = claimed_figures(ctx) or _word_value(ctx)
-    hit = _cue_before(ctx, "versus", 24, said)
-    if hit is None:
-        for q in said:
-            m = next((m for rx in vocab_cues(ctx.vocab, "versus_after") for m in [rx.match(ctx.low[q.end:ctx.unit[1]])] if m), None)
-            if m:
-                return {"word": m.group(0).strip()}
-    return hit
+    return _cue_before(ctx, "versus", 24, said) or _cue_after(ctx, "versus_after", 24, said)
 
 
 class _Span(NamedTuple):

@@ -31,7 +31,7 @@ from typing import Any
 from ..kb.interval import Interval
 from ..kb.lexicon import match_entities
 from ..kb.store import Fact, ReleaseView
-from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, vocab_cues
+from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
 from .claim_figures import figures, unit_quantities
 from .tokens import tables
 from .workload import label_attribute
@@ -156,7 +156,7 @@ def beyond_figures(ctx: Context) -> dict[str, str] | None:
     ids = family_ids(vocab, c.subject)
     # every figure of the kind, not only the attribute's: an FP64 rate that is the FP64 Tensor one is a
     # neighbouring confusion, judged; one beyond every figure of its kind is not the card's
-    kin = [k for k, x in vocab.attributes.items() if x.dimension == spec.dimension]
+    kin = same_kind(vocab, c.attribute)
     tops = [r for e in ids for k in kin for r in ctx.view.by_subject_attr.get((e, k), [])
             if r.tier == "reference" and isinstance(r.norm, Interval) and r.norm.hi]
     if not tops or not any(r.attribute == c.attribute for r in tops):
