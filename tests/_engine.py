@@ -44,3 +44,10 @@ def proof_nodes(tree: dict) -> list[dict]:
         out.append(n)
         stack.extend(n.get("premises") or [])
     return out
+
+
+def checked(gpukb, text: str, attribute: str | None = None, **kw) -> list[dict]:
+    """The claims ``gpukb check`` reports for ``text`` (as the JSON answer gives them), only those of
+    ``attribute`` when it is given; ``kw`` goes to check (lang, kb_version)."""
+    claims = gpukb.check(text, **kw).to_json()["claims"]
+    return [c for c in claims if attribute is None or c["attribute"] == attribute]

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests._engine import checked
+
 
 def _statuses(gpukb, text: str, attribute: str) -> dict:
-    return {str(c.value): str(c.status.value if hasattr(c.status, "value") else c.status)
-            for c in gpukb.check(text).claims if c.attribute == attribute}
+    return {str(c["value"]): c["status"] for c in checked(gpukb, text, attribute)}
 
 
 @pytest.mark.parametrize("text", [

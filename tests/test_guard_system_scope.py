@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests._engine import checked
+
 WRONG = {"incorrect", "overstated", "understated", "misattributed"}
 
 
 def _statuses(gpukb, text):
-    return [(c.subject, c.attribute, c.value, str(getattr(c.status, "value", c.status))) for c in gpukb.check(text).claims]
+    return [(c["subject"], c["attribute"], c["value"], c["status"]) for c in checked(gpukb, text)]
 
 
 @pytest.mark.parametrize("text", [

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests._engine import checked
+
 
 def _status(gpukb, text: str, lang: str = "en") -> list[dict]:
-    return gpukb.check(text, lang=lang).to_json()["claims"]
+    return checked(gpukb, text, lang=lang)
 
 
 @pytest.mark.parametrize("text, cite", [

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests._engine import checked
+
 WRONG = {"incorrect", "misattributed", "overstated", "understated"}
 
 
 def statuses(gpukb, text: str, kb_version: str | None = None) -> set[str]:
-    claims = gpukb.check(text, kb_version=kb_version).to_json()["claims"]
-    return {c["status"] for c in claims}
+    return {c["status"] for c in checked(gpukb, text, kb_version=kb_version)}
 
 
 @pytest.mark.parametrize("text", [

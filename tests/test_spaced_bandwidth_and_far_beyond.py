@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests._engine import checked
+
 from gpukb.engine.text.extract import extract
 
 
@@ -33,7 +35,7 @@ def test_sizes_either_side_of_a_slash_stay_sizes(vocab, text):
 
 
 def statuses(gpukb, text: str, attribute: str) -> set[str]:
-    return {c["status"] for c in gpukb.check(text).to_json()["claims"] if c["attribute"] == attribute}
+    return {c["status"] for c in checked(gpukb, text, attribute)}
 
 
 @pytest.mark.parametrize("text", [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .guard_base import Context, SAME_FIGURE, counts_cards, point_of
+from .guard_base import Context, SAME_FIGURE, counts_cards, cue_in_unit, point_of
 from .tokens import quantities
 
 
@@ -25,6 +25,15 @@ def card_counts(ctx: Context) -> set[Any]:
             for m in [_COUNT_BEFORE.search(ctx.low, max(ctx.unit[0], a - 16), a)] if m}
     return bare | {q.lo for q in unit_quantities(ctx) if q.lo == q.hi and (counts_cards(ctx.vocab, ctx.low, q) or (
         q.dimension == "ratio" and q.unit == "x" and any(0 <= a - q.end <= 2 for a, _ in ctx.mentions)))}
+
+
+def several_cards(ctx: Context) -> dict[str, str] | None:
+    """The count of two or more cards the claim's sentence states, as a guard's detail ({"word": ...}): the largest
+    written as a figure (:func:`card_counts`), else a count in words ("four A100s", "两张": cue ``spelled_count``)."""
+    counts = {n for n in card_counts(ctx) if n and n >= 2}
+    if counts:
+        return {"word": f"{max(counts):g}"}
+    return cue_in_unit(ctx, "spelled_count")
 
 
 def unit_quantities(ctx: Context) -> list:

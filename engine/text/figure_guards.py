@@ -7,7 +7,7 @@ from typing import Any
 from ..audit.functions import HEDGED_TOLERANCE
 from ..kb.vocabulary import Interval
 from .tokens import tables
-from .claim_figures import card_counts, dimension, figures, near_claimed_figure
+from .claim_figures import card_counts, dimension, figures, near_claimed_figure, several_cards
 from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, distributed, cue_in_unit, last_figure, vocab_cues, memory_facts, own_ids, point_of, references
 
 
@@ -134,10 +134,7 @@ def cards_counted(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
     if c.attribute != "memory_gb" or ctx.vocab.kind_of(c.subject) != "gpu" or ctx.attached:
         return None
-    counts = {n for n in card_counts(ctx) if n and n >= 2}
-    if counts:
-        return {"word": f"{max(counts):g}"}
-    return cue_in_unit(ctx, "spelled_count")
+    return several_cards(ctx)
 
 
 def _instance_total(ctx: Context) -> dict[str, str] | None:

@@ -16,6 +16,10 @@ PRODUCT_KINDS = ("gpu", "family", "instance")
 TOPIC_SHARE = 0.4
 
 
+#: the audit's statuses of a figure that disagrees with the reference (its value, not a derivation)
+FIGURE_WRONG = ("incorrect", "understated", "overstated")
+
+
 #: two figures of one quantity are the same figure within this relative difference
 SAME_FIGURE = 0.01
 

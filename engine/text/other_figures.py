@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from ..kb.names import unknown_mentions
 from .claim_figures import claimed_figures, figures
-from .guard_base import CLAUSE_BREAK, DIGITS, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
+from .guard_base import CLAUSE_BREAK, DIGITS, FIGURE_WRONG, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
 from .tokens import tables
 
 __all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "other_version", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
@@ -111,7 +111,7 @@ def dot_thousands(ctx: Context) -> dict[str, str] | None:
     the text may write numbers so, and only a wrong reading of it is doubted."""
     c, vocab = ctx.claim, ctx.vocab
     x = point_of(c)
-    if ctx.status not in ("incorrect", "understated", "overstated") or not x or c.attribute not in vocab.attributes:
+    if ctx.status not in FIGURE_WRONG or not x or c.attribute not in vocab.attributes:
         return None
     written = [ctx.text[q.start:q.end] for q in claimed_figures(ctx)]
     if not any(_DOT_THOUSANDS.search(w) for w in written):
@@ -130,7 +130,7 @@ def other_version(ctx: Context) -> dict[str, str] | None:
     """"Die jetzt aufgetauchten Varianten … verfügen über 96 GB", "魔改版 4090 有 48GB": a GPU figure in a sentence, or
     right after one, that calls the product a variant, a modified or a new version (cues ``other_version``) may be
     that version's, which gpukb does not know; only a wrong reading of it is doubted."""
-    if ctx.status not in ("incorrect", "understated", "overstated") or ctx.vocab.kind_of(ctx.claim.subject) != "gpu":
+    if ctx.status not in FIGURE_WRONG or ctx.vocab.kind_of(ctx.claim.subject) != "gpu":
         return None
     before = ctx.low[max(0, ctx.unit[0] - 240):ctx.unit[0]]
     for text in (ctx.low[ctx.unit[0]:ctx.unit[1]], before[before.rfind("\n") + 1:]):     # the same line before it
@@ -174,7 +174,7 @@ def _cue_before(ctx: Context, cue: str, reach: int, figs: list) -> dict[str, str
 def figure_then_card(ctx: Context) -> dict[str, str] | None:
     """"| Llama 3.2 8B | 48GB (H200) |": a memory figure followed by a GPU's name in brackets is what a workload
     takes on that card; only a wrong reading of it is doubted (the card's own size written so stays)."""
-    if ctx.claim.attribute != "memory_gb" or ctx.status not in ("incorrect", "understated", "overstated"):
+    if ctx.claim.attribute != "memory_gb" or ctx.status not in FIGURE_WRONG:
         return None
     for q in claimed_figures(ctx):
         tail = ctx.low[q.end:ctx.unit[1]]
@@ -242,7 +242,7 @@ def versus(ctx: Context) -> dict[str, str] | None:
     """"the SXM version uses 700W versus 350W for the PCIe version", "H200 uses HBM3e instead of HBM3": a figure or
     a value right after "versus" or "instead of" (or right before "ではなく", "대신") is what the claim's product is
     compared with or does not have, not the product's own; only a wrong reading of it is doubted."""
-    if ctx.status not in ("incorrect", "understated", "overstated"):
+    if ctx.status not in FIGURE_WRONG:
         return None
     said = claimed_figures(ctx) or _word_value(ctx)
     return _cue_before(ctx, "versus", 24, said) or _cue_after(ctx, "versus_after", 24, said)
@@ -283,7 +283,7 @@ def alternative_sizes(ctx: Context) -> dict[str, str] | None:
     """"RTX 4080 16GB/12GB": memory sizes written as alternatives are the sizes of a product sold in several,
     which a product with one size (and no variants) is not; only a wrong reading of them is doubted."""
     c = ctx.claim
-    if c.attribute != "memory_gb" or ctx.status not in ("incorrect", "understated", "overstated") \
+    if c.attribute != "memory_gb" or ctx.status not in FIGURE_WRONG \
             or ctx.vocab.entities.get(c.subject, {}).get("variants"):
         return None
     span = c.span or (0, 0)

@@ -32,7 +32,7 @@ from ..kb.interval import Interval
 from ..kb.lexicon import match_entities
 from ..kb.store import Fact, ReleaseView
 from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
-from .claim_figures import figures, unit_quantities
+from .claim_figures import figures, several_cards, unit_quantities
 from .tokens import tables
 from .workload import label_attribute
 
@@ -242,11 +242,8 @@ def count_unread(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
     if c.attribute not in COUNT_BOUND or c.qualifiers.get("gpus") is not None:
         return None
-    for q in unit_quantities(ctx):
-        if q.dimension == "count" and q.lo is not None and q.lo == q.hi and q.lo >= 2:
-            return {"word": ctx.text[q.start:q.end]}
-    # "two A100 80GB cards can hold …", "两张 A100": a count in words
-    return cue_in_unit(ctx, "spelled_count") or cue_in_unit(ctx, "combined")     # "… a total of 188 GB — ideal for 70B models": the pair's
+    # "two A100 80GB cards can hold …", "两张 A100"; "… a total of 188 GB — ideal for 70B models": the pair's
+    return several_cards(ctx) or cue_in_unit(ctx, "combined")
 
 
 def usable_scope(ctx: Context) -> dict[str, str] | None:
