@@ -22,13 +22,16 @@ INVERSE_RANGES = {"params": (1e8, 2e12), "batch": (1, 4096), "seq_len": (128, 1_
 INVERSE_WORDS = {"params": ("model size", "模型规模"), "batch": ("batch size", "batch 大小"), "seq_len": ("context length", "上下文长度")}
 
 
-def _option(state: Session, body: dict[str, Any], view: ReleaseView, **head: Any) -> Candidate:
+def _option(state: Session, body: dict[str, Any], view: ReleaseView, notes: dict[str, list] | None = None,
+            **head: Any) -> Candidate:
     """One candidate's sizing answer, reduced to what a comparison shows; ``head``: the fields that name
-    the candidate, written first."""
+    the candidate, written first; ``notes``: where to keep the sizing's assumptions, under the candidate's name."""
     try:
         a = query(state, {**body, "kb_version": view.name})
     except BadInput as exc:
         return Candidate.of(**head, verdict=None, error=exc.message)
+    if notes is not None:
+        notes[next(iter(head.values()))] = a.get("notes") or []
     return Candidate.of(**head, verdict=a.verdict, need_gb=a.memory.total, usable_gb_per_gpu=a.capacity.per_gpu,
                         gpus=a.capacity.gpus, min_gpus=a.min_gpus, conclusion_id=a.conclusion_id, summary=a.summary)
 
@@ -156,15 +159,16 @@ def gpu_choice(state: Session, scenario: dict[str, Any], view: ReleaseView, lang
         groups.setdefault(mem, []).append(name)
     sized: dict[str, Candidate] = {}          # each card sized once
     tried: dict[str, Candidate] = {}          # the cards the answer weighed, in that order
+    assumed: dict[str, list] = {}             # what each card's sizing assumed (precision, seq_len, batch, ...)
 
     def size(name: str) -> Candidate:
         if name not in sized:
-            sized[name] = _option(state, {**base, "gpu": name}, view, gpu=name)
+            sized[name] = _option(state, {**base, "gpu": name}, view, assumed, gpu=name)
         tried.setdefault(name, sized[name])
         return sized[name]
 
     top_gb, top = cards[-1]
-    largest = sized[top] = _option(state, {**base, "gpu": top}, view, gpu=top)     # the need where memory is plenty
+    largest = sized[top] = _option(state, {**base, "gpu": top}, view, assumed, gpu=top)     # the need where memory is plenty
     if largest.verdict is None:
         raise BadInput(largest.error or "the run cannot be sized")
     label = lambda n: _short(state.kb.vocab, "gpu", n)
@@ -190,7 +194,7 @@ def gpu_choice(state: Session, scenario: dict[str, Any], view: ReleaseView, lang
         fewest = sorted(best.values(), key=lambda o: (o.min_gpus, memory[o.gpu]))[:FEWEST_SHOWN]
     need = (choice or largest).need_gb
     # what the sizing of the card the need is reported on assumed (precision, seq_len, batch, ...), as /v1/query says it
-    notes = query(state, {**base, "gpu": (choice or largest).gpu, "kb_version": view.name}).get("notes") or []
+    notes = assumed.get((choice or largest).gpu) or []
     few_en = ", ".join(f"{o.min_gpus}× {label(o.gpu)}" for o in fewest)
     few_zh = "、".join(f"{o.min_gpus} 张 {label(o.gpu)}" for o in fewest)
     if choice is not None:
