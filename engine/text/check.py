@@ -102,7 +102,7 @@ CHECK_PREFIX = "X"
 def reader(text: str, view: ReleaseView) -> Guards:
     """The guards' reading of ``text`` (its products, sentences, sections and tables), made once per check
     and given to :func:`claims_of` and :func:`judged`."""
-    return Guards(text, aligned_lower(text), view)
+    return Guards(text, aligned_lower(text, view.kb.vocab), view)
 
 
 def _check_input(text: Any) -> None:
@@ -124,7 +124,7 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None,
     skipped: list[dict[str, Any]] = [{"span": [s, e], "quote": text[s:e], "reason": "no statement gpukb can check"}
                                      for s, e in ex.not_understood]
     sparse = _sparsity_reader(vocab)
-    low = aligned_lower(text)
+    low = aligned_lower(text, vocab)
     breaks = [i for i, ch in enumerate(text) if ch == "\n"]        # a claim's line: the breaks before it
     for c in ex.claims:
         said = sparse(low, c)           # True: with sparsity; False: said to be dense; None: not said

@@ -51,7 +51,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
     """The claims ``text`` states, and the sentences it could not turn into claims."""
     if not isinstance(text, str):
         raise BadInput(f"the text must be a string, got {type(text).__name__}", [Issue("expected text", field="text")])
-    low = aligned_lower(text)
+    low = aligned_lower(text, vocab)
     out_lang = lang if lang in ("en", "zh") else ("zh" if re.search(r"[\u4e00-\u9fff]", text) else "en")
     t = tables(vocab)
     mentions = _match_entities(low, vocab)

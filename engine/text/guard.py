@@ -43,6 +43,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   thousand times larger as German, Italian, Spanish or Portuguese texts group thousands, is the product's own figure.
 - ``other_version``: a GPU figure in, or right after, a sentence that calls the product a variant, a modified or a new
   version ("die jetzt aufgetauchten Varianten", "魔改版"; cues ``other_version``): it may be that version's.
+- ``round_figure``: a figure written with one significant digit ("3 TB/s", "~3,000 GB/s", "500 W") that the product's
+  own figure rounds to (half up), within 15% of it: a rounded figure, not a wrong one ("2 TB/s" for 1,555 GB/s is judged).
 - ``versus``: a figure or a word value right after "versus", "compared with" or "instead of" (and their German,
   French, Spanish, Portuguese, Italian, Russian, Vietnamese and Chinese words), or right before "ではなく" / "대신",
   is the other side of a comparison or what the product does not have ("H200 uses HBM3e instead of HBM3").

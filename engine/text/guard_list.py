@@ -5,7 +5,7 @@ from __future__ import annotations
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
 from .clause_guards import attribute_unstated, difference, model_named_size, other_precision_label, other_size_in_clause, several_precisions
-from .readings import another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
+from .readings import round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import count_within_practice, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
 from .other_figures import unknown_form_factor, bit_rate, dot_thousands, other_version, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
@@ -245,6 +245,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("subject_from_context",
           "the sentence does not name {subject}: gpukb took the product from the text around it",
           "该句未提到 {subject}，产品是 gpukb 从上下文推断的", _subject_from_context),
+    Guard("round_figure",
+          "the figure is written with one significant digit ({figure}), and the {product}'s {reference} rounds to it: a rounded figure, not a wrong one",
+          "该数字只写了一位有效数字（{figure}），{product_zh} 的 {reference} 四舍五入即为此数：是约数，不是错误", round_figure),
     Guard("attribute_unstated",
           "the figure's clause has no word for {attribute}: gpukb read it as that from its unit alone, and the text may mean another quantity",
           "该数字所在分句未提到{attribute_zh}：gpukb 仅凭单位将其读作此项，文中可能指的是别的量", attribute_unstated),

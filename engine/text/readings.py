@@ -32,7 +32,7 @@ from ..kb.interval import Interval
 from ..kb.lexicon import match_entities
 from ..kb.store import Fact, ReleaseView
 from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
-from .claim_figures import figures, several_cards, unit_quantities
+from .claim_figures import claimed_figures, figures, several_cards, unit_quantities
 from .tokens import tables
 from .workload import label_attribute
 
@@ -307,3 +307,34 @@ def carried_vendor(ctx: Context) -> dict[str, str] | None:
     if any(m.eid == vendor for m in match_entities(ctx.low[ctx.unit[0]:ctx.unit[1]], vocab)):
         return None             # "NVIDIA's EFA": the sentence itself places it with the vendor
     return {"vendor": vocab.label(vendor), "vendor_zh": vocab.label(vendor, "zh"), "product": vocab.label(c.subject)}
+
+
+#: the widest a round figure ("3 TB/s", "300 W") is read: its own rounding, up to this share of the reference
+ROUND_FIGURE = 0.15
+#: a figure of one significant digit as written: "3", "300", "3,000" (not "3.0", "3,5", "35")
+_ONE_DIGIT = re.compile(r"[1-9](?:0*|0{0,2}(?:,000)+)")
+
+
+def round_figure(ctx: Context) -> dict[str, str] | None:
+    """"H100 … 3TB/s di larghezza di banda", "~3,000 GB/s": a figure written with one significant digit is the
+    product's own figure rounded to that digit (3.35 TB/s is 3 TB/s to the unit), not a wrong one, when it is
+    within :data:`ROUND_FIGURE` of it; a wider miss ("2 TB/s" for the A100 40GB's 1,555 GB/s) is still judged."""
+    c, vocab = ctx.claim, ctx.vocab
+    x = point_of(c)
+    if ctx.status not in ("incorrect", "understated", "overstated") or not x:
+        return None
+    for q in claimed_figures(ctx):
+        written = re.search(r"\d[\d,.]*", ctx.low[q.start:q.end])
+        factor = vocab.unit_factor(q.dimension, q.unit) or 1
+        if written is None or not _ONE_DIGIT.fullmatch(written.group(0)) or q.lo != q.hi:
+            continue
+        digits = written.group(0).replace(",", "")
+        half = 10 ** (len(digits) - 1) / 2 * factor           # "3" TB/s: ±0.5 TB/s; "300" W: ±50 W
+        own = own_ids(vocab, c.subject)
+        for r in references(ctx.view, c.attribute):
+            y = point_of(r)
+            if r.subject in own and y and not r.qualifiers.get("sparsity") and x - half <= y < x + half * (1 - 1e-9) \
+                    and abs(x - y) <= ROUND_FIGURE * y:      # half up: 450 W rounds to 500 W, not to 400 W
+                return {"figure": written.group(0), "reference": r.value_text(vocab), "product": vocab.label(r.subject),
+                        "product_zh": vocab.label(r.subject, "zh")}
+    return None

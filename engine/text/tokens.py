@@ -10,6 +10,7 @@ from typing import Any
 from ..kb.vocabulary import Vocabulary
 from ..kb.lexicon import per_vocabulary as _per_vocabulary
 from ..core.casefold import nfkc_lower_aligned
+from .numbers import BARE_LIST, BARE_RANGE, LIST_JOIN, NUM, RANGE_JOIN, english_format
 
 _SENTENCE = re.compile(r"[^。！？!?；;\n•▪●]+[。！？!?；;]*")     # a bullet starts a statement of its own
 #: a list item's mark at the start of a line or sentence ("- ", "• ", "1. ", "2、", "3）")
@@ -19,18 +20,10 @@ _LIST_NUMBER = re.compile(r"\s*\d{1,2}\.")
 COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
 # where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
 CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)")
-# a number, with thousands separators ("2,039 GB/s"), never the tail of one (",039"); glued to a word only with
-# separators, as the cells of a table copied without borders are ("Bandwidth2,039 GB/s3,350 GB/s")
-_NUM = re.compile(r"(?:(?<![0-9.a-z_])(?<!\d,)|(?<=[a-z])(?=\d{1,3}(?:,\d{3})+(?![0-9])))"
-                  r"((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)(?![0-9]|\.[0-9]|,\d{3}(?!\d))")
-_RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")
-_BARE_RANGE = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|—|~|～|(?<![a-z])to|到|至)\s*$")
 _NAME_TAIL = re.compile(r"[a-z][\-_]?$")      # a number glued to a name before it ("qwen3", "llama-3", "glm2")
-_BARE_LIST = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*[a-z]{0,3}\s*/\s*(?:\d{1,7}(?:\.\d{1,4})?\s*[a-z]{0,3}\s*/\s*)*$")
-_LIST_JOIN = re.compile(r"\s*(?:or|或|/)\s*")
 _ZH_SCALE = {"千亿": 1e11, "百亿": 1e10, "亿": 1e8}
 _ZH_PARAMS = re.compile(r"^\s*(千亿|百亿|亿)")
-_PRIVATE, _LAST_ALIGNED = re.compile(r"[\ue000-\uf8ff]"), ("", "")     # see aligned_lower
+_PRIVATE, _LAST_ALIGNED = re.compile(r"[\ue000-\uf8ff]"), ((None, 0), "")     # see aligned_lower
 # entity mentions are masked, one private-use character per character, so positions stay aligned and
 # numbers inside names ("Llama-2-13B", "A100 80GB") are not read as statements
 PLACEHOLDER = {"gpu": "\ue000", "family": "\ue001", "instance": "\ue002", "model": "\ue003"}
@@ -65,6 +58,9 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "unit_announced": tuple(re.compile(p + r"\s*$") for p in (cues.get("check_guard") or {}).get("unit_announced", ())),
             "unit": tuple((k.split(":", 1)[0], k.split(":", 1)[1], re.compile(r"\s*(?:" + "|".join(ps) + ")"))
                           for k, ps in (cues.get("unit") or {}).items()),
+            # the units of measured quantities (not counts, ratios or parameter counts): what a decimal figure has
+            "measures": tuple(re.compile(r"\s*(?:" + "|".join(ps) + ")") for k, ps in (cues.get("unit") or {}).items()
+                              if k.split(":", 1)[0] not in ("count", "ratio", "params")),
             "neg_before": comp((cues.get("negation") or {}).get("before", ())),
             "neg_after": comp((cues.get("negation") or {}).get("after", ())),
             "neg_not": comp((cues.get("negation") or {}).get("not", ())),
@@ -139,13 +135,15 @@ def _gpu_suffix(v: Vocabulary) -> tuple[re.Pattern[str], dict[str, str]]:
 
 
 # --- text helpers ------------------------------------------------------------------------------------
-def aligned_lower(text: str) -> str:
+def aligned_lower(text: str, vocab: Vocabulary | None = None) -> str:
     """A lower-cased, NFKC-normalised copy of ``text`` with the same length (one character for one), so
-    spans found in it are spans of the original."""
+    spans found in it are spans of the original; with ``vocab``, its figures in the English format whatever
+    format the text writes them in ("3,35 TB/s" read as "3.35 TB/s": :func:`.numbers.english_format`)."""
     global _LAST_ALIGNED
     last = _LAST_ALIGNED        # the last text's copy: a check reads it three times (reader, claims, extract)
-    if last[0] != text:
-        last = _LAST_ALIGNED = (text, _PRIVATE.sub(" ", nfkc_lower_aligned(text)))
+    if last[0] != (text, id(vocab)):
+        low = _PRIVATE.sub(" ", nfkc_lower_aligned(text))
+        last = _LAST_ALIGNED = ((text, id(vocab)), english_format(low, tables(vocab)["measures"]) if vocab else low)
     return last[1]
 
 
@@ -226,7 +224,7 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool =
     "24G 以上") and hedges ("约 16GB"). Without ``ranges`` two figures with units stay two ("~8.1 TFLOPS ~31.2 TFLOPS")."""
     t = tables(vocab)
     out: list[Quantity] = []
-    for m in _NUM.finditer(low, start, end):
+    for m in NUM.finditer(low, start, end):
         x = float(m.group(1).replace(",", ""))
         after = m.end()
         zh = _ZH_PARAMS.match(low, after)
@@ -244,15 +242,16 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool =
         if q is None:
             continue
         prev = out[-1] if out else None
-        join = _RANGE_JOIN.search(low[prev.end:m.start()]) if prev is not None and m.start() - prev.end <= 6 else None
+        gap = low[prev.end:m.start()] if prev is not None and m.start() - prev.end <= 6 else "|"
+        join = RANGE_JOIN.search(gap) if "|" not in gap else None     # "~900 GB/s | ~3,000 GB/s": two cells
         # "16-32 GB" joins two; "32G/64G/128G" (alternatives) may go on: the range they span
         if ranges and prev is not None and join and prev.dimension == q.dimension and \
-                (prev.hi == prev.lo or _LIST_JOIN.fullmatch(join.group(0))):
+                (prev.hi == prev.lo or LIST_JOIN.fullmatch(join.group(0))):
             prev.hi, prev.end = max(prev.hi, x), q.end
             continue
         # "16-32GB": a bare number joined to this one
-        bare = _BARE_RANGE.search(low, max(start, m.start() - 14), m.start()) or \
-            _BARE_LIST.search(low, max(start, m.start() - 40), m.start())     # "32G/64G/128G": alternatives
+        bare = BARE_RANGE.search(low, max(start, m.start() - 14), m.start()) or \
+            BARE_LIST.search(low, max(start, m.start() - 40), m.start())     # "32G/64G/128G": alternatives
         if bare and _NAME_TAIL.search(low, max(0, bare.start(1) - 2), bare.start(1)):
             bare = None                 # "qwen3-14b", "llama-3-70b": a name's version, not a range's start
         if bare and (prev is None or prev.end <= m.start() - len(bare.group(0))):
