@@ -27,10 +27,11 @@ from .tables import covered, table_claims
 from .lists import abbreviated, groups, heading_verdict, pronoun_list, spread, spread_same, spread_to_referents
 from .claims import product_names
 from .glued import with_glued
-from .subject import HARDWARE, HEADING, Candidate, topic_concept, vendor_prefix
+from .subject import HARDWARE, HEADING, Candidate, in_aside, topic_concept, vendor_prefix
 from .tokens import BULLET, PLACEHOLDER, Row, aligned_lower, any_match, layout, quantities, row_at, sentences, tables
 from .sentence import asks_question, explicit_vendors, is_heading_line, verdict_of_heading, sentence_claims, uncompared
 from .workload import label_method
+from .specs import compared_before
 from .dates import launch_years
 
 __all__ = ["Candidate", "Extraction", "aligned_lower", "extract", "quantities", "sentences"]
@@ -171,6 +172,8 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         if re.search(r"[:：]\s*$", low[s:e]):        # a line introducing a list: its topic is the items'
             intro = topic_concept(low[s:e], t, general=False) or intro
         for m in ents:
+            if m.kind in HARDWARE and (compared_before(low, m.start, s, t) or in_aside(m, low, s)):
+                continue            # "(vs. H100's 80GB)": what a product is compared with is not what the next lines speak of
             carried[m.kind] = m
             v = vendor_prefix(m, low, t) if m.kind in ("family", "instance") else None
             if v is not None:                  # "腾讯云 GN7": the vendor the text speaks of

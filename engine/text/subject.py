@@ -43,7 +43,7 @@ class Candidate:
         return d
 
 
-def _in_aside(m: _Match, text: str, pos: int) -> bool:
+def in_aside(m: _Match, text: str, pos: int) -> bool:
     """``m`` is named inside a parenthesis that does not hold ``pos`` and says more than the name ("384 GB (up
     from 80 GB on H100) and 8 TB/s"): a remark about another product, not the subject of a figure outside it.
     A bare name in brackets ("≥24GB(A10)") labels the figure beside it."""
@@ -63,10 +63,10 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
     ``topic_first`` (verdicts, which judge the product a passage is about), the passage's product comes
     before hardware named later in the sentence ("…扩展性差；低于 A100" judges the passage's product).
     With ``text``, a product named in a parenthesis that does not hold the statement is passed over when
-    the sentence names another outside it (:func:`_in_aside`)."""
+    the sentence names another outside it (:func:`in_aside`)."""
     fit = [m for m in ents if m.kind in kinds]
     if text is not None:
-        outside = [m for m in fit if not _in_aside(m, text, pos)]
+        outside = [m for m in fit if not in_aside(m, text, pos)]
         fit = outside if outside else fit
     if topic_first and not [m for m in fit if m.end <= pos or m.start < seg[1]]:
         for k in kinds:

@@ -15,7 +15,8 @@ from .numbers import BARE_LIST, BARE_RANGE, LIST_JOIN, NUM, RANGE_JOIN, english_
 _SENTENCE = re.compile(r"[^。！？!?；;\n•▪●]+[。！？!?；;]*")     # a bullet starts a statement of its own
 #: a list item's mark at the start of a line or sentence ("- ", "• ", "1. ", "2、", "3）")
 BULLET = re.compile(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*")
-_ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])\.(?:\[\d{1,3}(?:[,–-]\d{1,3})*\])*(?=\s+\S)")  # "BF16. Next", "T4.[3][5] FP16"
+_ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])(?<!\bvs)(?<!\bca)(?<!\be\.g)(?<!\bi\.e)(?<!approx)(?<!\bbzw)(?<!\binkl)(?<!\bz\.b)(?<!\bnr)(?<!\bresp)"
+                           r"\.(?:\[\d{1,3}(?:[,–-]\d{1,3})*\])*(?=\s+\S)")  # "BF16. Next", "T4.[3][5] FP16"; not "vs.", "e.g.", "ca."
 _LIST_NUMBER = re.compile(r"\s*\d{1,2}\.")
 COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
 # where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
