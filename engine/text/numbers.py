@@ -13,7 +13,6 @@ reader downstream sees English figures (and a decimal comma no longer ends a cla
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from typing import Iterable
 
 # a number, with thousands separators ("2,039 GB/s"), never the tail of one (",039"); glued to a word only with
@@ -38,31 +37,20 @@ _DECIMAL_POINT = re.compile(r"(?<![\w.,])\d{1,4}\.\d{1,2}(?![\d,.])")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _CJK_NEAR = 24
 
-_SEEN: OrderedDict[tuple[str, int], bool] = OrderedDict()
-_SEEN_MAX = 64
 
-
-def _with_unit(rx: re.Pattern[str], low: str, units: Iterable[re.Pattern[str]]) -> list[re.Match[str]]:
-    units = list(units)
-    return [m for m in rx.finditer(low) if any(u.match(low, m.end()) and u.match(low, m.end()).end() > m.end()
-                                               for u in units)]
+def _with_unit(rx: re.Pattern[str], low: str, units: tuple[re.Pattern[str], ...]) -> list[re.Match[str]]:
+    """The matches of ``rx`` in ``low`` that a unit follows."""
+    return [m for m in rx.finditer(low) if any((u := rx_unit.match(low, m.end())) and u.end() > m.end() for rx_unit in units)]
 
 
 def continental(low: str, units: Iterable[re.Pattern[str]]) -> bool:
     """Does ``low`` write decimal commas: at least one figure with a unit whose comma can only be a decimal one
     ("3,35 TB/s"), outside Chinese, Japanese or Korean text, and no figure with a unit written with a decimal point
-    ("3.35 TB/s")? A text that writes both, or neither, is read the English way (decided once per text)."""
+    ("3.35 TB/s")? A text that writes both, or neither, is read the English way (one decision for the whole text)."""
     units = tuple(units)
-    key = (low, id(units[0]) if units else 0)
-    if key in _SEEN:
-        return _SEEN[key]
     commas = [m for m in _with_unit(_DECIMAL_COMMA, low, units)
               if not _CJK.search(low, max(0, m.start() - _CJK_NEAR), m.end() + _CJK_NEAR)]
-    found = bool(commas) and not _with_unit(_DECIMAL_POINT, low, units)
-    _SEEN[key] = found
-    if len(_SEEN) > _SEEN_MAX:
-        _SEEN.popitem(last=False)
-    return found
+    return bool(commas) and not _with_unit(_DECIMAL_POINT, low, units)
 
 
 def english_format(low: str, units: Iterable[re.Pattern[str]]) -> str:

@@ -31,7 +31,7 @@ from typing import Any
 from ..kb.interval import Interval
 from ..kb.lexicon import match_entities
 from ..kb.store import Fact, ReleaseView
-from .guard_base import SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
+from .guard_base import FIGURE_WRONG, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
 from .claim_figures import claimed_figures, figures, several_cards, unit_quantities
 from .tokens import tables
 from .workload import label_attribute
@@ -321,7 +321,7 @@ def round_figure(ctx: Context) -> dict[str, str] | None:
     within :data:`ROUND_FIGURE` of it; a wider miss ("2 TB/s" for the A100 40GB's 1,555 GB/s) is still judged."""
     c, vocab = ctx.claim, ctx.vocab
     x = point_of(c)
-    if ctx.status not in ("incorrect", "understated", "overstated") or not x:
+    if ctx.status not in FIGURE_WRONG or not x:
         return None
     for q in claimed_figures(ctx):
         written = re.search(r"\d[\d,.]*", ctx.low[q.start:q.end])
