@@ -115,7 +115,7 @@ HEDGED_TOLERANCE = 0.1
 FLOOR_TOLERANCE = 0.005
 
 
-def _rounding(x: Any) -> float | None:
+def rounding(x: Any) -> float | None:
     """Half a unit of the last digit ``x`` is written with ("1.9" -> 0.05, "2000" -> 500: the trailing zeros
     of a whole number are rounding), None for no number."""
     if not isinstance(x, (int, float)) or isinstance(x, bool) or x == 0 or x != x or abs(x) == float("inf"):
@@ -143,7 +143,7 @@ def stated_tolerance(c_lo: Any, c_hi: Any, c_approx: Any, r_lo: Any, r_hi: Any, 
     """
     if c_approx or r_approx or c_lo is None or r_lo is None or c_lo != c_hi or r_lo != r_hi:
         return HEDGED_TOLERANCE
-    half = _rounding(c_lo)
+    half = rounding(c_lo)
     if half is None or not r_lo:
         return HEDGED_TOLERANCE
     return min(HEDGED_TOLERANCE, max(half / abs(r_lo) * (1 + 1e-9), FLOOR_TOLERANCE))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..audit.functions import rounding
 from ..kb.interval import Interval
 from ..kb.lexicon import match_entities
 from ..kb.store import Fact, ReleaseView
@@ -323,14 +324,12 @@ def round_figure(ctx: Context) -> dict[str, str] | None:
     x = point_of(c)
     if ctx.status not in FIGURE_WRONG or not x:
         return None
+    own = own_ids(vocab, c.subject)
     for q in claimed_figures(ctx):
         written = re.search(r"\d[\d,.]*", ctx.low[q.start:q.end])
-        factor = vocab.unit_factor(q.dimension, q.unit) or 1
         if written is None or not _ONE_DIGIT.fullmatch(written.group(0)) or q.lo != q.hi:
             continue
-        digits = written.group(0).replace(",", "")
-        half = 10 ** (len(digits) - 1) / 2 * factor           # "3" TB/s: ±0.5 TB/s; "300" W: ±50 W
-        own = own_ids(vocab, c.subject)
+        half = (rounding(q.lo) or 0) * (vocab.unit_factor(q.dimension, q.unit) or 1)   # "3" TB/s: ±0.5 TB/s; "300" W: ±50 W
         for r in references(ctx.view, c.attribute):
             y = point_of(r)
             if r.subject in own and y and not r.qualifiers.get("sparsity") and x - half <= y < x + half * (1 - 1e-9) \
