@@ -30,6 +30,7 @@ MAX_QUESTION_CHARS = 500
 SCENARIO_KEYS: tuple[str, ...] = (
     "model", "params", "method", "precision", "optimizer", "gpu", "instance", "family", "vram_gb",
     "gpus", "zero", "seq_len", "batch", "lora_rank", "gradient_checkpointing", "flash_attention", "engine",
+    "kv_cache_dtype",
 )
 
 MISSING_WORKLOAD = "a model or parameter count"
@@ -213,6 +214,9 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
     engine = _earliest([(x.start(), v) for v, rx in cues["engine"] for x in rx.finditer(low)])
     if engine and scenario.get("method") == "inference":
         scenario["engine"] = engine       # the serving engine named: its share of each card (R-VLLM-gmu)
+    kv_dtype = _earliest([(x.start(), v) for v, rx in cues["kv_cache_dtype"] for x in rx.finditer(low)])
+    if kv_dtype and scenario.get("method") == "inference":
+        scenario["kv_cache_dtype"] = kv_dtype     # "FP8 KV cache": 1 byte per key or value (R-VLLM-fp8-kv)
     optimizer = _earliest([(m.start, name(m.eid)) for m in of_kind("optimizer") if name(m.eid) in OPTIMIZERS]
                           + [(x.start(), v) for v, rx in cues["optimizer"] for x in rx.finditer(masked)])
     if optimizer:

@@ -23,6 +23,8 @@ CUE_GROUPS = ("method", "precision", "intent", "scale", "generality",
               # the serving engine a question names; the words that make a question a check of a statement; a
               # method named only as what came before or is not used
               "engine", "claim_check", "method_contrast",
+              # the KV-cache data type a serving question names ("FP8 KV cache": query field kv_cache_dtype)
+              "kv_cache_dtype",
               # the claim extractor's: attribute words, unit spellings, negation, bounds, hedges, verdicts,
               # the verbs that tie a GPU to an instance, of a requirement, of having a feature, of advice
               "attribute", "unit", "negation", "bound", "approx", "per_second", "launch", "verdict", "carries", "require", "possess", "advice",
@@ -113,7 +115,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "unit": {f"{d}:{u}" for d, us in vocab.units.items() for u in us},
         "verdict": set(vocab.enums.get("verdict") or {}),
         "bound": {">=", "<=", ">", "<"},
-        "engine": set(ENGINES), "claim_check": {"lead", "reported", "tail"}, "question_order": {"more", "less"},
+        "engine": set(ENGINES), "kv_cache_dtype": {"fp8"}, "claim_check": {"lead", "reported", "tail"}, "question_order": {"more", "less"},
         "negation": {"before", "after", "not"}, "method_contrast": {"before", "after"},
         "verdict_attribute": {a for a, spec in vocab.attributes.items() if spec.enum == "verdict"},
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),

@@ -156,7 +156,7 @@ def cue_patterns(vocab: Vocabulary) -> dict[str, tuple[tuple[str, re.Pattern[str
     """The vocabulary's cue patterns, compiled once per vocabulary: group -> ((value, pattern), ...)."""
     return per_vocabulary(_CUES, vocab, lambda v: {
         g: tuple((val, re.compile(p)) for val, ps in (getattr(v, "cues", {}).get(g) or {}).items() for p in ps)
-        for g in ("method", "precision", "intent", "scale", "question_fact", "question_fact_fallback", "question_fact_not", "optimizer", "engine", "claim_check", "method_contrast",
+        for g in ("method", "precision", "intent", "scale", "question_fact", "question_fact_fallback", "question_fact_not", "optimizer", "engine", "kv_cache_dtype", "claim_check", "method_contrast",
                   "product_suffix")})
 
 
