@@ -73,8 +73,9 @@ def spread(low: str, found: list[Candidate], runs: list[list[_Match]], vocab: Vo
 _DENIED = re.compile(r"(?:不|没有?|并非|并不|not\s+(?:quite\s+)?)\s*$")
 #: how far (in characters) before the figure it shares a word of sameness may stand
 _SAME_REACH = 48
-#: where a clause turns to another statement ("…, but the L20 is a 275W card", "，但")
-_TURN = re.compile(r"[,，;；]\s*(?:but|while|whereas|though|although)(?![a-z])|[,，;；]\s*(?:但|但是|而|不过)|[;；]")
+#: where a clause turns to another statement ("…, but the L20 is a 275W card", "the same memory as the RTX 4090 but
+#: a much lower 150 W", "，但")
+_TURN = re.compile(r"(?<![a-z])(?:but|while|whereas|though|although|yet)(?![a-z])|[,，;；]\s*(?:但|但是|而|不过)|[;；]")
 
 
 def spread_same(low: str, s: int, e: int, found: list[Candidate], hardware: list[_Match], vocab: Vocabulary) -> list[Candidate]:
@@ -96,7 +97,7 @@ def spread_same(low: str, s: int, e: int, found: list[Candidate], hardware: list
                 or any(str(v).split(":")[0] in HARDWARE for v in _flat(c.qualifiers.values())):
             continue
         near = [m for m in cues if m.end() <= c.end and c.end - m.end() <= _SAME_REACH
-                and not _TURN.search(low, m.end(), max(m.end(), c.start))]
+                and not _TURN.search(low, m.end(), c.end)]      # (a claim's span may start at its subject)
         twin = other if own == one else one
         if near and (twin, c.attribute) not in have:
             have.add((twin, c.attribute))

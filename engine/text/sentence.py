@@ -174,7 +174,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             continue
         if any_match(t["hypothetical"], low[seg[0]:q.start]):
             continue                            # "如果长期低于 30%": a figure in a condition states nothing
-        attr, subj, sconf = figure_subject(attr, vocab, q.start, ents, carried, seg, masked)
+        attr, subj, sconf = figure_subject(attr, vocab, q.start, ents, carried, seg, masked, plain=low)
         if subj is None or (attr == "params" and _generic_model(subj, vocab)):
             continue                            # "LLMs (e.g. 7B)" gives an example, not a model's size
         owner = next((m for m in reversed(named_all or ents) if m.end <= q.start and m.start >= s

@@ -56,14 +56,26 @@ def in_aside(m: _Match, text: str, pos: int) -> bool:
     return bool(re.search(r"[^\s,，、/]", text[opened + 1:m.start] + text[m.end:shut]))
 
 
+#: what ends a clause inside a comma-delimited piece: a contrast ("... but cuts NVLink to 400 GB/s") or a semicolon
+_CLAUSE_BREAK = re.compile(r"(?<![a-z])(?:but|yet|while|whereas)(?![a-z])|[;；]")
+
+
+def possessive(m: _Match, plain: str) -> bool:
+    """``m`` is named as an owner ("the H100's 80 GB", the name's match taking its "'s"): it owns the noun phrase
+    after it, not a later clause. ``plain`` is the unmasked text."""
+    return plain[max(m.start, m.end - 2):m.end] in ("'s", "’s") or re.match(r"['’]s(?![a-z])", plain[m.end:m.end + 3]) is not None
+
+
 def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: dict[str, _Match],
-               seg: tuple[int, int], topic_first: bool = False, text: str | None = None) -> tuple[str | None, float]:
+               seg: tuple[int, int], topic_first: bool = False, text: str | None = None,
+               plain: str | None = None) -> tuple[str | None, float]:
     """The entity a statement at ``pos`` is about: the nearest one of a fitting kind before it (in its
     clause first), else after it in its clause, else the last one of the previous sentences. With
     ``topic_first`` (verdicts, which judge the product a passage is about), the passage's product comes
     before hardware named later in the sentence ("…扩展性差；低于 A100" judges the passage's product).
     With ``text``, a product named in a parenthesis that does not hold the statement is passed over when
-    the sentence names another outside it (:func:`in_aside`)."""
+    the sentence names another outside it (:func:`in_aside`). With ``plain`` (the unmasked text), a product
+    named as an owner ("the H100's 80 GB") is no subject of a later clause (:func:`possessive`)."""
     fit = [m for m in ents if m.kind in kinds]
     if text is not None:
         outside = [m for m in fit if not in_aside(m, text, pos)]
@@ -75,11 +87,20 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
     before = [m for m in fit if m.end <= pos]
     in_seg = [m for m in before if m.start >= seg[0]]
     if in_seg:
-        return in_seg[-1].eid, 0.9
+        last = in_seg[-1]
+        if plain is not None and possessive(last, plain) and _CLAUSE_BREAK.search(plain, last.end, pos):
+            owners = [m for m in before if m.end <= last.start and not possessive(m, plain)]
+            if owners:                 # "H800 keeps the H100's 80 GB but cuts NVLink to 400 GB/s"
+                return owners[-1].eid, 0.7
+        return last.eid, 0.9
     after = [m for m in fit if m.start >= pos and m.end <= seg[1]]
     if after:
         return after[0].eid, 0.8
     if before:
+        if plain is not None and possessive(before[-1], plain):   # the owner of one noun phrase ("the H100's 80 GB")
+            owners = [m for m in before if not possessive(m, plain)]      # is not a later clause's subject
+            if owners:
+                return owners[-1].eid, 0.7
         return before[-1].eid, 0.8
     if fit:
         return fit[0].eid, 0.65
@@ -95,13 +116,13 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
 
 
 def figure_subject(attr: str, vocab: Vocabulary, pos: int, ents: list[_Match], carried: dict[str, _Match],
-                   seg: tuple[int, int], text: str) -> tuple[str, str | None, float]:
+                   seg: tuple[int, int], text: str, plain: str | None = None) -> tuple[str, str | None, float]:
     """(attribute, subject, confidence) of a figure read as ``attr``: a GPU-memory sum with no instance or family
     to own it ("一台 8 卡服务器共有 320GB 显存") is read as the cards' memory, which the check's guards then doubt."""
-    subj, conf = subject_of(vocab.attributes[attr].applies_to, pos, ents, carried, seg, text=text)
+    subj, conf = subject_of(vocab.attributes[attr].applies_to, pos, ents, carried, seg, text=text, plain=plain)
     if subj is None and attr == "gpu_memory_total_gb":
         attr = "memory_gb"
-        subj, conf = subject_of(vocab.attributes[attr].applies_to, pos, ents, carried, seg, text=text)
+        subj, conf = subject_of(vocab.attributes[attr].applies_to, pos, ents, carried, seg, text=text, plain=plain)
     return attr, subj, conf
 
 
