@@ -25,6 +25,7 @@ from .guard import Guards
 from .guard_list import DOCUMENT_GUARDS
 from .document_guards import figures_by_product
 from .figure_guards import network_speed
+from .footnotes import footnoted
 from .guard_base import last_figure, point_of
 from .extract import extract
 from ..kb.labels import shown_value
@@ -248,7 +249,7 @@ def _sparsity_reader(vocab):
         if any(rx.search(after) for rx in yes) or (any(rx.search(before) for rx in yes)
                                                    and not any(rx.search(before) for rx in no)):
             return True
-        return False if any(rx.search(before) for rx in no) else None
+        return False if any(rx.search(before) for rx in no) else footnoted(low, c.end, yes)
     return read
 
 
