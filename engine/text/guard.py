@@ -43,6 +43,9 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   thousand times larger as German, Italian, Spanish or Portuguese texts group thousands, is the product's own figure.
 - ``other_version``: a GPU figure in, or right after, a sentence that calls the product a variant, a modified or a new
   version ("die jetzt aufgetauchten Varianten", "魔改版"; cues ``other_version``): it may be that version's.
+- ``loose_bound``: a memory requirement stated as a strict bound ("needs far more than a T4's 16 GB", "needs less than
+  24 GB") that gpukb's estimate lies beyond on the allowed side is true as stated: no understatement or overstatement
+  ("at least 16 GB", a minimum requirement saying 16 GB is enough, is judged).
 - ``round_figure``: a figure written with one significant digit ("3 TB/s", "~3,000 GB/s", "500 W") that the product's
   own figure rounds to (half up), within 15% of it: a rounded figure, not a wrong one ("2 TB/s" for 1,555 GB/s is judged).
 - ``versus``: a figure or a word value right after "versus", "compared with" or "instead of" (and their German,

@@ -6,7 +6,7 @@ from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
 from .clause_guards import attribute_unstated, difference, model_named_size, other_precision_label, other_size_in_clause, several_precisions
 from .readings import round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
-from .practice import count_within_practice, usual_count, within_practice
+from .practice import count_within_practice, loose_bound, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
 from .other_figures import unknown_form_factor, bit_rate, dot_thousands, other_version, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
@@ -316,6 +316,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("with_gradients",
           "the sentence names the gradients (“{word}”): the figure counts the weights, gradients and optimizer states together, not the optimizer's states alone",
           "该句提到梯度（“{word}”）：该数字是权重、梯度与优化器状态的合计，而非优化器状态本身", _with_gradients),
+    Guard("loose_bound",
+          "the text gives a bound ({bound}), and gpukb's estimate lies beyond it on the side the bound allows: true as stated, though far from the need",
+          "文中给出的是界限（{bound}），gpukb 的估算在该界限允许的一侧：按字面是对的，只是与实际需求相差较远", loose_bound),
     Guard("within_practice",
           "the text states no optimizer and no precision but a 16-bit one (which pure 16-bit and mixed precision training both use), and the figure is within what common setups need ({lo}–{hi} GB)",
           "文中未说明优化器，也未说明 16 位以外的精度（纯 16 位训练和混合精度训练都用 16 位），该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),

@@ -102,3 +102,22 @@ def usual_count(ctx: Context) -> dict[str, str] | None:
     if ctx.claim.attribute != "min_gpus" or ctx.status != "overstated":
         return None
     return cue_in_unit(ctx, "usual")
+
+
+#: requirements a text may state as a bound ("needs more than 16 GB", "fits in under 24 GB")
+BOUNDED_NEEDS = ("memory_required", "training_memory")
+
+
+def loose_bound(ctx: Context) -> dict[str, str] | None:
+    """"Full fine-tuning 13B needs far more than a T4's 16 GB": a requirement stated as a strict lower bound that
+    gpukb's estimate exceeds (or a strict upper bound it stays under) is true as stated, however far the estimate
+    is from it: the bound says what is not enough (or enough), not how much is needed. "At least 16 GB" and "≥ 16 GB"
+    are not such bounds: a minimum requirement written so says that 16 GB is enough, which the estimate judges."""
+    c = ctx.claim
+    norm = c.norm if isinstance(c.norm, Interval) else None
+    if c.attribute not in BOUNDED_NEEDS or norm is None or norm.kind != "bound":
+        return None
+    if (norm.lo is not None and norm.lo_strict and ctx.status == "understated") or \
+            (norm.hi is not None and norm.hi_strict and ctx.status == "overstated"):
+        return {"bound": norm.text(c.unit or "")}
+    return None

@@ -11,7 +11,7 @@ from .relations import upgrades
 from .attributes import attribute_for
 from .claims import bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
 from .subject import HARDWARE, Candidate, carries, figure_subject, host_of, locative_gpu, subject_of, vendor_prefix, widen
-from .workload import LINE_LABEL, contrasted, gpus_needed, item_method, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
+from .workload import LINE_LABEL, contrasted, gpus_needed, item_method, owner_bound, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
 from .specs import (announced_figures, cards_of_size, compared_before, counts_cards, named_specs, per_gpu_owner,
                     per_param, size_named_variants, form_named_variants)
 from .tokens import CLAUSE, NAME_MARKS, Quantity, Row, any_match, first_match, negated, quantities, segment
@@ -150,7 +150,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             nearest = method_before(low, s, q.start, vocab)
             w = {**workload, "method": nearest} if nearest else workload
             w = size_after(q, qs, masked, w, vocab)          # "8 GB for 7B models and 15 GB for 13B models"
-            out += requirement(q, {**w, **need}, ents, seg[0], seg[1], qs)
+            out += requirement(q, {**w, **need}, ents, seg[0], seg[1], qs, owner_bound(low, q, t))
             continue
         if q.dimension == "memory" and workload.get("size") and not workload.get("task") \
                 and any(seg[0] <= r < q.start for r in requires):

@@ -97,11 +97,26 @@ def scale_cues(vocab: Vocabulary) -> tuple[tuple[str, tuple[re.Pattern[str], ...
     return tuple((role, tuple(re.compile(p) for p in ps)) for role, ps in (vocab.cues.get("scale") or {}).items())
 
 
+def owner_bound(low: str, q: Quantity, t: dict[str, Any]) -> str | None:
+    """The bound a word states of a figure written as another's ("needs far more than a T4's 16 GB": more
+    than 16 GB), the owner's name (one to three words and an article) standing between them; else None."""
+    head = low[max(0, q.start - 64):q.start]
+    if not re.search(r"['’]s\s*$", head):
+        return None
+    words = list(re.finditer(r"\S+", head))
+    for k in range(1, min(3, len(words)) + 1):
+        pre = re.sub(r"(?<![a-z])(?:the|an?|one|each)\s+$", "", head[:words[-k].start()])
+        op = next((op for op, rxs in t["bound"] if any(not rx.pattern.startswith("^") and rx.search(pre) for rx in rxs)), None)
+        if op:
+            return op
+    return None
+
+
 def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: int,
-                qs: list[Quantity] = ()) -> list[Candidate]:
+                qs: list[Quantity] = (), bound: str | None = None) -> list[Candidate]:
     """"Fully fine-tuning 7B needs 112 GB": a memory requirement of the workload (``qs``: the sentence's
     figures; a model size written between the model's name, not right after it, and the figure is another
-    model's)."""
+    model's; ``bound``: one stated through an owner, see :func:`owner_bound`)."""
     # the specific model named nearest before the figure in its clause, else the only one in the sentence
     every = [m for m in ents if m.kind == "model" and m.eid in (w.get("model") or ())]
     models = [m for m in every if m.end <= q.start] or (every if len(every) == 1 else [])
@@ -118,8 +133,8 @@ def requirement(q: Quantity, w: dict[str, Any], ents: list[_Match], s: int, e: i
         if subject is None or (w.get("method") == "inference" and not w.get("params")):
             return []               # what serving needs depends on the model's size above all: none, no claim
     value: Any = q.lo if q.lo == q.hi else [q.lo, q.hi]
-    if q.bound and q.lo == q.hi:
-        value = f"{q.bound} {q.lo:g}"
+    if (q.bound or bound) and q.lo == q.hi:
+        value = f"{q.bound or bound} {q.lo:g}"
     c = Candidate(s, q.end, subject, "memory_required", value, q.unit, quals, "estimate", 0.75, q.approx)
     widen(c, ents, (s, e))
     return [c]
