@@ -211,12 +211,12 @@ def parse_question(text: str, vocab: Vocabulary, lang: str | None = None) -> Par
         scenario["method"] = "inference"   # integer weights with no training named: serving a quantized model
     if precision:
         scenario["precision"] = precision
-    engine = _earliest([(x.start(), v) for v, rx in cues["engine"] for x in rx.finditer(low)])
-    if engine and scenario.get("method") == "inference":
-        scenario["engine"] = engine       # the serving engine named: its share of each card (R-VLLM-gmu)
-    kv_dtype = _earliest([(x.start(), v) for v, rx in cues["kv_cache_dtype"] for x in rx.finditer(low)])
-    if kv_dtype and scenario.get("method") == "inference":
-        scenario["kv_cache_dtype"] = kv_dtype     # "FP8 KV cache": 1 byte per key or value (R-VLLM-fp8-kv)
+    # the serving engine named (its share of each card, R-VLLM-gmu) and the KV cache's data type ("FP8 KV cache":
+    # 1 byte per key or value, R-VLLM-fp8-kv): settings of a serving question only
+    for key in ("engine", "kv_cache_dtype"):
+        setting = _earliest([(x.start(), v) for v, rx in cues[key] for x in rx.finditer(low)])
+        if setting and scenario.get("method") == "inference":
+            scenario[key] = setting
     optimizer = _earliest([(m.start, name(m.eid)) for m in of_kind("optimizer") if name(m.eid) in OPTIMIZERS]
                           + [(x.start(), v) for v, rx in cues["optimizer"] for x in rx.finditer(masked)])
     if optimizer:

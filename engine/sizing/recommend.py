@@ -224,11 +224,9 @@ def change_of(rec: dict[str, Any]) -> dict[str, Any]:
         except ValueError:
             value = v
         return {k: value}
-    if ch in ("gpus", "split_gpus", "family"):
-        d = rec.get("detail")
-        if ch == "gpus":
-            return {"gpus": int(d), "zero": 3}
-        if ch == "split_gpus":            # serving: the model split over the cards, no ZeRO stage
-            return {"gpus": int(d)}
-        return {"family": d}
-    return {}
+    d = rec.get("detail")
+    if ch == "gpus":
+        return {"gpus": int(d), "zero": 3}
+    if ch == "split_gpus":                # serving: the model split over the cards, no ZeRO stage
+        return {"gpus": int(d)}
+    return {"family": d} if ch == "family" else {}

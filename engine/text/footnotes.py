@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-#: a footnote mark right after a figure ("485 TFLOPS*", "1,979 TFLOPS¹"), and where the footnote it points to may begin
+#: a footnote mark right after a figure ("485 TFLOPS*", "1,979 TFLOPS¹")
 _MARK = re.compile(r"[ \t]*(\*{1,3}|†|‡|¹|²|³)")
 
 

@@ -10,7 +10,7 @@ from .compare import per_compared
 from .relations import upgrades
 from .attributes import attribute_for
 from .claims import bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
-from .subject import HARDWARE, Candidate, carries, figure_subject, host_of, locative_gpu, subject_of, vendor_prefix, widen
+from .subject import HARDWARE, Candidate, carries, figure_subject, host_of, locative_gpu, possessive, subject_of, vendor_prefix, widen
 from .workload import LINE_LABEL, contrasted, gpus_needed, item_method, owner_bound, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
 from .specs import (announced_figures, cards_of_size, compared_before, counts_cards, named_specs, per_gpu_owner,
                     per_param, size_named_variants, form_named_variants)
@@ -347,7 +347,7 @@ def _figure_owner(low: str, masked: str, start: int, end: int, named: list[_Matc
     """The product a figure is written against (see :data:`_OWNER_BEFORE`), or None."""
     before = next((m for m in reversed(named) if m.kind in HARDWARE and s <= m.start and m.end <= start), None)
     if before is not None and (_OWNER_BEFORE.fullmatch(masked, before.end, start) or
-                               (low[before.end - 2:before.end] in ("'s", "’s") and not masked[before.end:start].strip())):
+                               (possessive(before, low) and not masked[before.end:start].strip())):
         return before
     after = next((m for m in named if m.kind in HARDWARE and end <= m.start and m.end <= e), None)
     if after is not None and _OWNER_AFTER.fullmatch(masked, end, after.start):

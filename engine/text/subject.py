@@ -66,6 +66,11 @@ def possessive(m: _Match, plain: str) -> bool:
     return plain[max(m.start, m.end - 2):m.end] in ("'s", "’s") or re.match(r"['’]s(?![a-z])", plain[m.end:m.end + 3]) is not None
 
 
+def _last_not_owner(before: list[_Match], plain: str) -> _Match | None:
+    """The last of ``before`` not named as an owner (:func:`possessive`), or None."""
+    return next((m for m in reversed(before) if not possessive(m, plain)), None)
+
+
 def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: dict[str, _Match],
                seg: tuple[int, int], topic_first: bool = False, text: str | None = None,
                plain: str | None = None) -> tuple[str | None, float]:
@@ -89,18 +94,17 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
     if in_seg:
         last = in_seg[-1]
         if plain is not None and possessive(last, plain) and _CLAUSE_BREAK.search(plain, last.end, pos):
-            owners = [m for m in before if m.end <= last.start and not possessive(m, plain)]
-            if owners:                 # "H800 keeps the H100's 80 GB but cuts NVLink to 400 GB/s"
-                return owners[-1].eid, 0.7
+            owner = _last_not_owner(before, plain)     # "H800 keeps the H100's 80 GB but cuts NVLink to 400 GB/s"
+            if owner is not None:
+                return owner.eid, 0.7
         return last.eid, 0.9
     after = [m for m in fit if m.start >= pos and m.end <= seg[1]]
     if after:
         return after[0].eid, 0.8
     if before:
-        if plain is not None and possessive(before[-1], plain):   # the owner of one noun phrase ("the H100's 80 GB")
-            owners = [m for m in before if not possessive(m, plain)]      # is not a later clause's subject
-            if owners:
-                return owners[-1].eid, 0.7
+        owner = _last_not_owner(before, plain) if plain is not None and possessive(before[-1], plain) else None
+        if owner is not None:       # the owner of one noun phrase ("the H100's 80 GB") is not a later clause's subject
+            return owner.eid, 0.7
         return before[-1].eid, 0.8
     if fit:
         return fit[0].eid, 0.65
