@@ -16,6 +16,10 @@ def _memory(gpukb, text):
     "A modified RTX 4090 with 40 GB of memory has appeared in China.",
     "Die neuen A100-Varianten verfügen über 96 GB HBM2e.",
     "魔改版的 A100 拥有 96GB 显存。",
+    "Diese verbesserten A100-Modelle verfügen über 96 GB HBM2e.",
+    "An upgraded A100 with 96 GB of HBM2e has been spotted in China.",
+    "这款增强版 A100 配备 96GB 显存。",
+    "Une A100 améliorée avec 96 Go de HBM2e a été repérée.",
 ])
 def test_a_figure_of_a_version_the_text_calls_modified_is_not_called_wrong(gpukb, text):
     got = _memory(gpukb, text)
@@ -23,5 +27,9 @@ def test_a_figure_of_a_version_the_text_calls_modified_is_not_called_wrong(gpukb
     assert any("other_version" in codes for _, codes in got), got
 
 
-def test_the_figure_said_of_the_product_is_judged(gpukb):
-    assert ("incorrect", []) in _memory(gpukb, "The A100 has 96 GB of HBM2e.")
+@pytest.mark.parametrize("text", [
+    "The A100 has 96 GB of HBM2e.",
+    "Die A100 verfügt über 96 GB HBM2e.",
+])
+def test_the_figure_said_of_the_product_is_judged(gpukb, text):
+    assert ("incorrect", []) in _memory(gpukb, text)
