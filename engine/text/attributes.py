@@ -33,6 +33,8 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
         return None, 0.0
     if q.dimension == "memory" and "memory_gb" in cands and re.search(r"\ue000\s*[（(]\s*$", masked[max(s, q.start - 8):q.start]):
         return "memory_gb", 0.85                  # "A10（24GB）": the memory of the GPU just named
+    if q.dimension == "memory" and "memory_gb" in cands and q.lo == q.hi and re.match(r"\s*(?:nvidia\s*)?\ue000", masked[q.end:q.end + 10]):
+        return "memory_gb", 0.85                  # "a single 80 GB A100 with 220 GiB of RAM": the GPU's own size
     unit_text = low[q.unit_at:q.end] if q.unit_at else ""
     for a in cands:                               # "8 vCPUs", "4 张卡": the unit's own word names the attribute
         if unit_text and any(rx.search(unit_text) for rx in t["attribute"][a]):

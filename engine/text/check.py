@@ -25,7 +25,7 @@ from .guard import Guards
 from .guard_list import DOCUMENT_GUARDS
 from .document_guards import figures_by_product
 from .figure_guards import network_speed
-from .footnotes import footnoted
+from .footnotes import footnoted, header_sparsity
 from .guard_base import last_figure, point_of
 from .extract import extract
 from ..kb.labels import shown_value
@@ -221,7 +221,7 @@ SPARSITY_REACH = 60
 
 def _sparsity_reader(vocab):
     """Whether a throughput claim's figure is stated as the with-sparsity one (True), as the dense one (False) or
-    neither (None) (vocabulary cues ``sparsity``)."""
+    neither (None) (vocabulary cues ``sparsity``), by words near it, else a footnote mark on it or its table header."""
     cues = vocab.cues.get("sparsity") or {}
     yes = [re.compile(p) for p in cues.get("true", ())]
     no = [re.compile(p) for p in cues.get("false", ())]
@@ -249,7 +249,7 @@ def _sparsity_reader(vocab):
         if any(rx.search(after) for rx in yes) or (any(rx.search(before) for rx in yes)
                                                    and not any(rx.search(before) for rx in no)):
             return True
-        return False if any(rx.search(before) for rx in no) else footnoted(low, c.end, yes)
+        return False if any(rx.search(before) for rx in no) else footnoted(low, c.end, yes) or header_sparsity(low, at, yes, no)
     return read
 
 

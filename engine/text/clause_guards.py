@@ -9,7 +9,7 @@ import re
 
 from ..kb.interval import Interval
 from .claim_figures import claimed_figures, figures, unit_quantities
-from .guard_base import Context, clause_of, last_figure, vocab_cues
+from .guard_base import FIGURE_WRONG, Context, clause_of, figure_of, last_figure, vocab_cues
 from .tokens import BULLET
 
 
@@ -83,6 +83,27 @@ def model_named_size(ctx: Context) -> dict[str, str] | None:
     value_b = value / 1e9 if value > 1e6 else value
     if all(abs(value_b - s) > 0.15 * s for s in sizes):
         return {"name": vocab.label(c.subject)}
+    return None
+
+
+def embedding_convention(ctx: Context) -> dict[str, str] | None:
+    """"Mistral 7B (7.3B params)" beside a config that sums to 7.24B: makers count parameters with or without the
+    token-embedding and output matrices (vocabulary x hidden size, twice when the head is not tied), and round
+    what they announce; a count that differs from the reference by no more than those matrices is a convention."""
+    c, view = ctx.claim, ctx.view
+    if c.attribute != "params" or ctx.status not in FIGURE_WRONG or not isinstance(c.norm, Interval):
+        return None
+    def one(attr: str) -> float | None:
+        return next((x for r in view.by_subject_attr.get((c.subject, attr), []) if (x := figure_of(r)) is not None), None)
+    vocab_n, hidden, ref = one("vocab_size"), one("hidden_size"), one("params")
+    value = c.norm.point()
+    if None in (vocab_n, hidden, ref, value):
+        return None
+    tied = next((r.value for r in view.by_subject_attr.get((c.subject, "tie_embeddings"), [])), False) is True
+    emb = vocab_n * hidden * (1 if tied else 2)
+    scale = 1e9 if ref < 1e6 else 1.0                   # the reference in billions, or in parameters
+    if abs(value - ref) * scale <= emb:
+        return {"emb": f"{emb / 1e9:.2f}B", "reference": f"{ref:g}"}
     return None
 
 

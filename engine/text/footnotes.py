@@ -1,11 +1,18 @@
-"""Footnote marks on figures: datasheets print their with-sparsity rates as "1,979 TFLOPS*" and say what the mark
-means once, elsewhere ("* With sparsity")."""
+"""Sparsity said away from a figure: datasheets print their with-sparsity rates as "1,979 TFLOPS*" and say what the
+mark means once, elsewhere ("* With sparsity"); spec tables say it once in a row or column header ("FP8 Tensor*",
+"L4 peak (with sparsity)", "A100 稀疏") for every cell under it."""
 from __future__ import annotations
 
 import re
 
 #: a footnote mark right after a figure ("485 TFLOPS*", "1,979 TFLOPS¹")
 _MARK = re.compile(r"[ \t]*(\*{1,3}|†|‡|¹|²|³)")
+#: a footnote mark at the end of a header cell ("FP8 Tensor*")
+_END_MARK = re.compile(r"(\*{1,3}|†|‡|¹|²|³)\s*$")
+#: the separator row of a Markdown table ("|---|:--:|")
+_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+#: what parts a plain-text table's cells: a tab, or two spaces or more
+_GAP = re.compile(r"\t|[ ]{2,}")
 
 
 def footnoted(low: str, end: int, yes: list[re.Pattern[str]]) -> bool | None:
@@ -20,10 +27,90 @@ def footnoted(low: str, end: int, yes: list[re.Pattern[str]]) -> bool | None:
     True
     """
     m = _MARK.match(low, end)
-    if m is None:
+    return None if m is None else _note_says(low, m.group(1), m.start(1), yes)
+
+
+def _note_says(low: str, mark: str, at: int, yes: list[re.Pattern[str]]) -> bool | None:
+    """True when footnote ``mark`` (used at ``at``) is explained elsewhere in ``low`` as a sparsity word."""
+    esc = re.escape(mark)
+    for note in re.finditer(rf"(?<![*†‡¹²³]){esc}(?![*†‡¹²³])[ \t]*([^\n*†‡¹²³]{{0,40}})", low):
+        if note.start() != at and any(rx.match(note.group(1)) for rx in yes):
+            return True
+    return None
+
+
+def _cells(line: str) -> list[tuple[int, int]] | None:
+    """The cells of one table line as (start, end) offsets in it: split at "|" when it has one, else at a tab or a
+    run of two spaces or more; None when the line is not a table row."""
+    if "|" in line:
+        cuts = [m.start() for m in re.finditer(r"\|", line)]
+        bounds = [-1] + cuts + [len(line)]
+        return [(a + 1, b) for a, b in zip(bounds, bounds[1:]) if line[a + 1:b].strip()]
+    if not _GAP.search(line.strip()):
         return None
-    mark = re.escape(m.group(1))
-    for note in re.finditer(rf"(?<![*†‡¹²³]){mark}(?![*†‡¹²³])[ \t]*([^\n*†‡¹²³]{{0,40}})", low):
-        if note.start() != m.start(1) and any(rx.match(note.group(1)) for rx in yes):
+    out, pos = [], 0
+    for m in _GAP.finditer(line):
+        if line[pos:m.start()].strip():
+            out.append((pos, m.start()))
+        pos = m.end()
+    if line[pos:].strip():
+        out.append((pos, len(line)))
+    return out if len(out) > 1 else None
+
+
+def headers(low: str, at: int) -> tuple[str, str]:
+    r"""The row header and the column header of the table cell holding offset ``at`` (empty strings when ``at``
+    is not in a table, or is itself a header cell). A plain-text table is read like a Markdown one: its first
+    line of the same shape is the column header.
+
+    >>> t = "precision    h100 sxm    h100 pcie\nfp8 tensor*    3,958 tflops    3,026 tflops"
+    >>> headers(t, t.index("3,026"))
+    ('fp8 tensor*', 'h100 pcie')
+    >>> t = "| gpu | fp8 (sparse) |\n|---|---|\n| l4 | 485 |"
+    >>> headers(t, t.index("485"))
+    ('l4', 'fp8 (sparse)')
+    >>> headers("the l4 has 24 gb.", 11)
+    ('', '')
+    """
+    lines = low.split("\n")
+    start = 0
+    for i, line in enumerate(lines):
+        if start <= at <= start + len(line):
+            break
+        start += len(line) + 1
+    else:
+        return "", ""
+    cells = _cells(line)
+    k = next((j for j, (a, b) in enumerate(cells or []) if a <= at - start <= b), None)
+    if not cells or k is None or k == 0:
+        return "", ""
+    top = i
+    while top > 0 and (_RULE.match(lines[top - 1]) or (_cells(lines[top - 1]) or []).__len__() == len(cells)):
+        top -= 1
+    head = _cells(lines[top]) if top < i else None
+    col = lines[top][head[k][0]:head[k][1]].strip() if head and len(head) == len(cells) else ""
+    return line[cells[0][0]:cells[0][1]].strip(), col
+
+
+def header_sparsity(low: str, at: int, yes: list[re.Pattern[str]], no: list[re.Pattern[str]]) -> bool | None:
+    r"""Whether the row or column header of the table cell at ``at`` says its figures are with sparsity (True) or
+    dense (False): a sparsity word in the header ("fp8 (sparse)", "稀疏"), or a header's footnote mark that the
+    text explains as one ("fp8 tensor*" with "* with sparsity"); None when neither says.
+
+    >>> yes, no = [re.compile(r"sparse|with\s+sparsity")], [re.compile(r"dense")]
+    >>> t = "precision    h100 sxm\nfp8 tensor*    3,958 tflops\n* with sparsity"
+    >>> header_sparsity(t, t.index("3,958"), yes, no)
+    True
+    >>> t = "gpu    bf16 dense\nh100    989 tflops"
+    >>> header_sparsity(t, t.index("989"), yes, no)
+    False
+    """
+    for cell in headers(low, at):
+        if any(rx.search(cell) for rx in no):
+            return False
+        if any(rx.search(cell) for rx in yes):
+            return True
+        m = _END_MARK.search(cell)
+        if m and _note_says(low, m.group(1), -1, yes):
             return True
     return None

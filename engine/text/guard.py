@@ -27,7 +27,7 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   a requirement said of a GPU count the scenario lacks (``count_unread``), a "usable" memory not said to be
   nvidia-smi's (``usable_scope``), a count said to be enough (``enough_count``), a throughput with no precision
   word (``precision_unstated``), a difference, another model size, another precision's label, a parameter
-  count beside a model named by its size.
+  count beside a model named by its size, or one within the embedding matrices of the reference (``embedding_convention``).
 - ``cards_counted``: a memory figure in a sentence that counts several of the cards ("more than four A100s",
   "8 GPUs", "两张"): it is set against their total or shared by them, so not being one card's size is no error.
 - ``multiple_of_one_card``: a memory figure that is an exact multiple of one card's memory, said beside
@@ -41,11 +41,12 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   servers"; cues ``system_name_before`` / ``system_name_after``): its figures are the system's, not one card's.
 - ``dot_thousands``: a figure written with one dot before three digits ("3.958 TFLOPS", "2.000 TFLOPS") that, read a
   thousand times larger as German, Italian, Spanish or Portuguese texts group thousands, is the product's own figure.
-- ``other_version``: a GPU figure in, or right after, a sentence that calls the product a variant, a modified or a new
-  version ("die jetzt aufgetauchten Varianten", "魔改版"; cues ``other_version``): it may be that version's.
+- ``other_version``: a GPU figure in, or right after, a sentence that calls the product a variant, a modified, new or
+  improved version ("die jetzt aufgetauchten Varianten", "魔改版", "an upgraded A100"; cues ``other_version``).
 - ``loose_bound``: a memory requirement stated as a strict bound ("needs far more than a T4's 16 GB", "needs less than
   24 GB") that gpukb's estimate lies beyond on the allowed side is true as stated: no understatement or overstatement
   ("at least 16 GB", a minimum requirement saying 16 GB is enough, is judged).
+- ``capacity_place``: a GPU count that only places a memory figure ("the 640 GB on one 8x H100 node") needs nothing.
 - ``round_figure``: a figure written with one significant digit ("3 TB/s", "~3,000 GB/s", "500 W") that the product's
   own figure rounds to (half up), within 15% of it: a rounded figure, not a wrong one ("2 TB/s" for 1,555 GB/s is judged).
 - ``versus``: a figure or a word value right after "versus", "compared with" or "instead of" (and their German,

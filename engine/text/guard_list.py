@@ -2,11 +2,13 @@
 reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
 from __future__ import annotations
 
+import re
+
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
-from .clause_guards import attribute_unstated, difference, model_named_size, other_precision_label, other_size_in_clause, several_precisions
+from .clause_guards import attribute_unstated, difference, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
 from .readings import round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
-from .practice import count_within_practice, loose_bound, usual_count, within_practice
+from .practice import capacity_place, count_within_practice, loose_bound, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
 from .other_figures import unknown_form_factor, bit_rate, dot_thousands, other_version, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
@@ -73,19 +75,24 @@ OPEN_METHOD_TASKS = ("training", "fine_tuning", "nlp_training", "cv_training")
 
 def _component_named(ctx: Context) -> dict[str, str] | None:
     """"the KV cache for a 70B FP16 model consumes around 80 GB": a requirement whose clause, before its figure,
-    names one part of a run's memory (cues ``check_guard.component``) is that part's size, which gpukb's total
-    of the run does not judge."""
+    names one part of a run's memory (cues ``check_guard.component``), or whose sentence does before a clause
+    drawing its consequence ("…, so …"), is that part's size, which gpukb's total of the run does not judge."""
     c = ctx.claim
     fig = last_figure(ctx.low, c.span)
     if c.attribute not in COMPONENT_BOUND or fig is None:
         return None
     a, _ = clause_of(ctx, fig.start())
+    if _CONSEQUENCE.search(ctx.low, max(ctx.unit[0], a - 12), min(a + 16, fig.start())):
+        a = ctx.unit[0]             # "the KV cache is 0.5 MiB per token, so 4,096 tokens use about 2 GiB": the same part
     for rx in vocab_cues(ctx.vocab, "component"):
         m = rx.search(ctx.low, a, fig.start())
         if m:
             return {"word": ctx.text[m.start():m.end()]}
     return None
 
+
+#: a clause that draws a consequence of the one before it, of which it goes on speaking
+_CONSEQUENCE = re.compile(r"(?<![a-z])(?:so|thus|hence|therefore|which\s+means|meaning)(?![a-z])|所以|因此|因而|这意味着|也就是说")
 
 #: the totals of a run that a named part's figure is not
 COMPONENT_BOUND = ("memory_required", "training_memory")
@@ -212,6 +219,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("several_precisions",
           "the clause names several precisions ({precisions}) and gpukb read the figure with all of them: which figure goes with which precision is unclear",
           "该句提到多种精度（{precisions_zh}），gpukb 将该数字与它们一并读取：哪个数字对应哪种精度不明", several_precisions),
+    Guard("embedding_convention",
+          "parameter counts are given with or without the embedding and output matrices ({emb} here) and rounded: the figure is within that of the reference ({reference})",
+          "参数量有含与不含词嵌入和输出矩阵（此处为 {emb}）两种算法，且常被取整：该数字与参考值（{reference}）之差在此范围内", embedding_convention),
     Guard("model_named_size",
           "the {name} is named by its size; another parameter count beside it is another model's",
           "{name} 的名称已说明其规模；旁边的另一个参数量属于别的模型", model_named_size),
@@ -322,6 +332,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("within_practice",
           "the text states no optimizer and no precision but a 16-bit one (which pure 16-bit and mixed precision training both use), and the figure is within what common setups need ({lo}–{hi} GB)",
           "文中未说明优化器，也未说明 16 位以外的精度（纯 16 位训练和混合精度训练都用 16 位），该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),
+    Guard("capacity_place",
+          "the count of GPUs only says where a memory figure is (“{words}”), not how many GPUs the workload needs",
+          "该显卡数量只是说明某个显存数字所在之处（“{words}”），而非该负载所需的显卡数量", capacity_place),
     Guard("usual_count",
           "the text gives a usual or recommended count of GPUs (“{word}”), not the fewest that fit: more than the fewest is no overstatement",
           "文中给出的是通常或推荐的卡数（“{word}”），而非最少所需卡数：多于最少卡数并非夸大", usual_count),

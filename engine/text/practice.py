@@ -2,10 +2,11 @@
 band of bytes per parameter those setups hold, and what activations, cache and runtime add on top."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..kb.vocabulary import Interval
-from .guard_base import Context, cue_in_unit, memory_facts, point_of
+from .guard_base import Context, cue_in_unit, last_figure, memory_facts, point_of
 
 
 #: bytes per parameter that common setups hold, lowest and highest (see kb/reference/formulas.yaml):
@@ -121,3 +122,20 @@ def loose_bound(ctx: Context) -> dict[str, str] | None:
             (norm.hi is not None and norm.hi_strict and ctx.status == "overstated"):
         return {"bound": norm.text(c.unit or "")}
     return None
+
+
+#: a memory figure and the words that place it on GPUs, right before a count ("the 640 GB on one 8x H100 node",
+#: "80 GB across 8", "640GB 的 8 卡"): the count says where that memory is
+_PLACED = re.compile(r"\d\s*(?:gb|gib|tb|g)\s*(?:of\s+(?:gpu\s+)?memory\s+|of\s+hbm\w*\s+|显存\s*)?"
+                     r"(?:on|in|across|from|of|over|spread\s+over|的|在|分布在)\s+(?:(?:one|a|an|the|single)\s+)?[^\d,;.]{0,8}$")
+
+
+def capacity_place(ctx: Context) -> dict[str, str] | None:
+    """"810 GB for the weights, more than the 640 GB on one 8x H100 node": a GPU count that only says where a
+    memory figure sits (a server's or node's cards) is no count of GPUs the workload needs."""
+    c = ctx.claim
+    fig = last_figure(ctx.low, c.span) if c.attribute in ("min_gpus", "gpu_count") else None
+    if fig is None:
+        return None
+    m = _PLACED.search(ctx.low, max(ctx.unit[0], fig.start() - 40), fig.start())
+    return {"words": ctx.text[m.start() + 1:fig.start()].strip()} if m else None

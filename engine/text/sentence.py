@@ -10,7 +10,7 @@ from .compare import per_compared
 from .relations import upgrades
 from .attributes import attribute_for
 from .claims import bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
-from .subject import HARDWARE, Candidate, carries, figure_subject, host_of, locative_gpu, possessive, subject_of, vendor_prefix, widen
+from .subject import HARDWARE, Candidate, carries, figure_subject, host_of, locative_gpu, picked, possessive, subject_of, vendor_prefix, widen
 from .workload import LINE_LABEL, contrasted, gpus_needed, item_method, owner_bound, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
 from .specs import (announced_figures, cards_of_size, compared_before, counts_cards, named_specs, per_gpu_owner,
                     per_param, size_named_variants, form_named_variants)
@@ -190,10 +190,10 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
         if attr == "memory_gb" and any_match(t["instance_words"]["partition_before"], low[max(s, q.start - 80):q.start]):
             continue                            # "two GPU instances, each with 12 GB": a MIG partition's, not the card's
         if attr == "memory_gb" and any_match(t["instance_words"]["gpu_share"], low[seg[0]:seg[1]]):
-            # "half a T4, that is 8 GB of vGPU memory": a vGPU share is the instance size's, not the GPU's
             share, share_conf = subject_of(("instance", "family"), q.start, ents, carried, seg)
-            if share is not None:
-                subj, sconf = share, min(sconf, share_conf)
+            if share is None:
+                continue                        # a vGPU share is the instance size's ("half a T4, 8 GB of vGPU"), never the GPU's
+            subj, sconf = share, min(sconf, share_conf)
         host = per_gpu_owner(q, qs, low, masked, s, e, named_all or ents, t) if attr == "memory_gb" else None
         if host is not None:                    # "8 块 16 GB 显存的 V100", "eight A100s with 40 GB each": the instance's
             subj, sconf = host.eid, 0.85        # GPUs have that memory each
@@ -235,16 +235,16 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             seg = segment(masked, s, e, m.start())
             if negated(masked, seg[0], m.start(), m.end(), seg[1], t):
                 continue                        # "instead of HBM2", "并非 HBM": what the memory is not
-            subj, sconf = subject_of(vocab.attributes["memory_type"].applies_to, m.start(), ents, carried, seg, text=masked)
+            subj, sconf = subject_of(vocab.attributes["memory_type"].applies_to, m.start(), ents, carried, seg, text=masked, plain=low)
             subj = host_of(subj, ents, masked, s, m.start(), t) or subj
-            for v in variants:                  # the variants the sentence's memory figures named
+            pick = picked([x for x in ents if x.end <= m.start() and x.kind in HARDWARE], low, m.start())
+            for v in variants if pick is None else ():      # the variants the sentence's memory figures named
                 out.append(Candidate(m.start(), m.end(), v, "memory_type", val, confidence=sconf * 0.8))
-            if subj is not None and not variants:
+            if subj is not None and (not variants or pick is not None):     # or the one "the PCIe card" picks
                 c = Candidate(m.start(), m.end(), subj, "memory_type", val, confidence=sconf * 0.9)
                 widen(c, ents, seg)
                 out.append(c)
-    # 3b. the host interface named: of the names just before it ("A100/V100 的 PCIe 4.0"), else of the
-    # product the clause speaks of
+    # 3b. the host interface named: of the names just before it ("A100/V100 的 PCIe 4.0"), else of the clause's product
     for val, m in ((v, m) for v, rxs in t["host_links"] for rx in rxs for m in rx.finditer(low, s, e)):
         owners = _owners(low, m.start(), named_all or ents, s)
         if owners:

@@ -71,6 +71,34 @@ def _last_not_owner(before: list[_Match], plain: str) -> _Match | None:
     return next((m for m in reversed(before) if not possessive(m, plain)), None)
 
 
+#: a noun phrase that picks one of the products a sentence compares: "the former", "the latter", 前者, 后者, or a
+#: form factor or memory size with a noun ("the PCIe card", "the SXM5 module", "the 80GB version", "PCIe 版")
+_PICK = re.compile(r"(?<![a-z])the\s+(former|latter)(?![a-z])|(前者|后者)"
+                   r"|(?<![a-z])the\s+(pcie|sxm\d?|nvl|\d{2,3}\s*gb)\s+(?:cards?|versions?|models?|variants?|modules?|boards?"
+                   r"|parts?|editions?|ones?)(?![a-z])|(?<![a-z0-9])(pcie|sxm\d?|nvl|\d{2,3}\s*gb)\s*(?:版本?|型号|款)")
+
+
+def picked(before: list[_Match], plain: str, pos: int) -> _Match | None | bool:
+    """The product that a picking phrase between the last product named before ``pos`` and ``pos`` points to
+    ("H100 PCIe vs H100 SXM: ... the PCIe card uses HBM2e", "A 与 B：前者 ..."): the first or second product
+    named, or the one whose name holds the form factor or size; False when the phrase points to none or to
+    several (the figure has no subject the text makes sure of); None when there is no such phrase."""
+    if not before:
+        return None
+    found = list(_PICK.finditer(plain, before[-1].end, pos))
+    if not found:
+        return None
+    m = found[-1]
+    order = list({b.eid: b for b in before}.values())          # the products in the order first named
+    if m.group(1) or m.group(2):
+        if len(order) < 2:
+            return False
+        return order[0] if (m.group(1) or m.group(2)) in ("former", "前者") else order[1] if len(order) == 2 else False
+    token = re.sub(r"\s+|(?<=[a-z])\d$", "", m.group(3) or m.group(4))      # "SXM5" picks the "H100 SXM"
+    hits = [b for b in order if token in re.sub(r"[\s\-]+", "", plain[b.start:b.end])]
+    return hits[0] if len(hits) == 1 else False
+
+
 def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: dict[str, _Match],
                seg: tuple[int, int], topic_first: bool = False, text: str | None = None,
                plain: str | None = None) -> tuple[str | None, float]:
@@ -80,7 +108,8 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
     before hardware named later in the sentence ("…扩展性差；低于 A100" judges the passage's product).
     With ``text``, a product named in a parenthesis that does not hold the statement is passed over when
     the sentence names another outside it (:func:`in_aside`). With ``plain`` (the unmasked text), a product
-    named as an owner ("the H100's 80 GB") is no subject of a later clause (:func:`possessive`)."""
+    named as an owner ("the H100's 80 GB") is no subject of a later clause (:func:`possessive`), and a phrase that
+    picks one of the products named ("the PCIe card", "the latter") names the subject (:func:`picked`)."""
     fit = [m for m in ents if m.kind in kinds]
     if text is not None:
         outside = [m for m in fit if not in_aside(m, text, pos)]
@@ -90,6 +119,8 @@ def subject_of(kinds: tuple[str, ...], pos: int, ents: list[_Match], carried: di
             if k in carried:
                 return carried[k].eid, 0.55
     before = [m for m in fit if m.end <= pos]
+    if plain is not None and (pick := picked(before, plain, pos)) is not None:
+        return (pick.eid, 0.8) if pick else (None, 0.0)     # "the PCIe card", "the latter": the product it picks
     in_seg = [m for m in before if m.start >= seg[0]]
     if in_seg:
         last = in_seg[-1]

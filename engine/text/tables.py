@@ -106,6 +106,8 @@ def _cell_claims(subject: _Match, masked: str, low: str, a: int, b: int, head: t
         return out              # a column of a product gpukb does not know: its cells are no claims it can check
     for q in qs if qs is not None else _figures(masked, low, a, b, head, vocab, t):
         attr, aconf = attribute_for(q, low, masked, head, head[0], head[1], [], {}, vocab, t)
+        if (attr is None or aconf < 0.7) and q.start >= head[1]:    # a label whose word looks ahead to the cell's
+            attr, aconf = attribute_for(q, low, masked, head, head[0], q.end, [], {}, vocab, t)   # unit ("BF16 | 989 TFLOPS")
         if attr == "memory_gb" and subject.kind in ("instance", "family") and "host_memory_gb" in vocab.attributes \
                 and any_match(t["instance_words"]["host_memory"], _label_words(low, head)):
             attr = "host_memory_gb"     # "| Memory (GiB) |" of an instance beside its "GPU memory": its RAM
