@@ -18,3 +18,10 @@ def test_a_non_tensor_rate_is_the_plain_rate(gpukb, text, attribute, value, stat
     got = [c for c in checked(gpukb, text, attribute) if c["value"] == value]
     assert [c["status"] for c in got] == [status], checked(gpukb, text)
     assert not checked(gpukb, text, "fp16_tensor_tflops")
+
+
+def test_fp16_slash_fp32_is_the_mixed_precision_tensor_rate(gpukb):
+    # NVIDIA T4 datasheet: "Mixed Precision (FP16/FP32) 65 TFLOPS"
+    got = checked(gpukb, "NVIDIA T4 主要规格：\n- 混合精度（FP16/FP32）：65 TFLOPS", "fp16_tensor_tflops")
+    assert [c["status"] for c in got] == ["supported"]
+    assert not checked(gpukb, "NVIDIA T4: Mixed Precision (FP16/FP32) 65 TFLOPS", "fp32_tflops")

@@ -44,3 +44,11 @@ def test_a_size_written_onto_the_gpus_name_is_the_gpus(gpukb):
     claims = checked(gpukb, text)
     assert ("gpu:A100-80GB", "memory_gb", 80.0) in [(c["subject"], c["attribute"], c["value"]) for c in claims]
     assert all(c["status"] != "incorrect" for c in claims), claims
+
+
+@pytest.mark.parametrize("header", ["GPU メモリ合計", "GPU 메모리 합계", "GPU-Speicher gesamt", "Mémoire GPU totale", "Memoria GPU total"])
+def test_a_total_gpu_memory_column_is_the_instances_total(gpukb, header):
+    text = f"| Instance | GPU | {header} |\n|---|---|---|\n| p4de.24xlarge | A100 80GB × 8 | 640 GB |"
+    got = checked(gpukb, text)
+    assert ("instance:p4de.24xlarge", "gpu_memory_total_gb", 640.0) in [(c["subject"], c["attribute"], c["value"]) for c in got]
+    assert all(c["status"] != "incorrect" for c in got), got

@@ -19,6 +19,11 @@ STORAGE_ATTRIBUTES = ("system_disk_gb",)
 _OWN_FIGURE, _TRAILS = re.compile(r"(?:\s|[(（)）:：=~≈约]|tensor|core|cores){0,6}\d"), re.compile(r"\d[\d,.]*\s*[a-z/%]{0,8}\s*of\s+$")
 
 
+#: a memory technology's name right before a bandwidth ("HBM3 at 3.35 TB/s", "GDDR6 (300 GB/s)", "HBM2e mit 2 TB/s")
+_AFTER_MEMORY_TYPE = re.compile(r"(?<![a-z])(?:hbm\d?e?|gddr\d+x?|lpddr\d+x?)(?:\s+memory)?\s*(?:at|@|with|mit|à|a|con|com|de|di|,|[(（:：])?"
+                                r"\s*(?:up\s+to|bis\s+zu|jusqu'à|hasta|até|fino\s+a|最高|高达)?\s*(?:~|≈|约)?\s*$")
+
+
 def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: int, e: int, ents: list[_Match],
                    carried: dict[str, _Match], vocab: Vocabulary, t: dict[str, Any]) -> tuple[str | None, float]:
     """The attribute a quantity states: its dimension's whose word is nearest in the clause, else in the sentence,
@@ -35,6 +40,8 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
         return "memory_gb", 0.85                  # "A10（24GB）": the memory of the GPU just named
     if q.dimension == "memory" and "memory_gb" in cands and q.lo == q.hi and re.match(r"\s*(?:nvidia\s*)?\ue000", masked[q.end:q.end + 10]):
         return "memory_gb", 0.85                  # "a single 80 GB A100 with 220 GiB of RAM": the GPU's own size
+    if q.dimension == "bandwidth" and "memory_bandwidth" in cands and _AFTER_MEMORY_TYPE.search(low, max(s, q.start - 32), q.start):
+        return "memory_bandwidth", 0.85           # "HBM3 at 3.35 TB/s", "GDDR6（300 GB/s）": the memory's own rate
     unit_text = low[q.unit_at:q.end] if q.unit_at else ""
     for a in cands:                               # "8 vCPUs", "4 张卡": the unit's own word names the attribute
         if unit_text and any(rx.search(unit_text) for rx in t["attribute"][a]):

@@ -114,12 +114,12 @@ UNIT_AMBIGUOUS = ("memory", "compute", "bandwidth")
 
 def _attribute_words(ctx: Context) -> tuple[re.Pattern[str], ...]:
     """The words naming the claim's attribute: its ``attribute`` cues and the ``check_guard`` cues
-    ``named_<attribute>`` (compiled once per vocabulary)."""
+    ``named_<attribute>`` and ``stated_<attribute>`` (compiled once per vocabulary)."""
     cache = ctx.vocab.__dict__.setdefault("_attribute_words", {})
     name = ctx.claim.attribute
     if name not in cache:
         pats = list((ctx.vocab.cues.get("attribute") or {}).get(name, ()))
-        cache[name] = tuple(re.compile(p) for p in pats) + vocab_cues(ctx.vocab, "named_" + name)
+        cache[name] = tuple(re.compile(p) for p in pats) + vocab_cues(ctx.vocab, "named_" + name) + vocab_cues(ctx.vocab, "stated_" + name)
     return cache[name]
 
 

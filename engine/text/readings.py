@@ -64,9 +64,10 @@ def _of_dimension(view: ReleaseView, dimension: str, product: str) -> list[Fact]
 
 def _names(vocab: Any, attribute: str, seg: str) -> bool:
     """Does ``seg`` name ``attribute`` by its own word (the first, specific pattern of its ``attribute`` cue:
-    "memory bandwidth", not the bare "bandwidth" that several attributes share)?"""
+    "memory bandwidth", not the bare "bandwidth" that several attributes share, or a check-guard cue
+    ``stated_<attribute>``: "GDDR6 at 600 GB/s")?"""
     pats = tables(vocab)["attribute"].get(attribute) or ()
-    return bool(pats) and pats[0].search(seg) is not None
+    return (bool(pats) and pats[0].search(seg) is not None) or any(rx.search(seg) for rx in vocab_cues(vocab, "stated_" + attribute))
 
 
 def _readings(ctx: Context) -> list[Fact]:
