@@ -52,3 +52,18 @@ def test_a_total_gpu_memory_column_is_the_instances_total(gpukb, header):
     got = checked(gpukb, text)
     assert ("instance:p4de.24xlarge", "gpu_memory_total_gb", 640.0) in [(c["subject"], c["attribute"], c["value"]) for c in got]
     assert all(c["status"] != "incorrect" for c in got), got
+
+
+@pytest.mark.parametrize("text, status", [
+    ("The p4de.24xlarge has 640 GB of GPU memory.", "unclear"),       # eight A100 80GB: the instance's total
+    ("The ND H100 v5 series has 640 GB of GPU memory.", "unclear"),   # a size of eight H100s
+    ("The p4d.24xlarge has 640 GB of GPU memory.", "incorrect"),      # eight A100 40GB hold 320 GB
+])
+def test_an_instances_total_gpu_memory_is_not_called_a_wrong_card_size(gpukb, text, status):
+    assert [c["status"] for c in checked(gpukb, text, "memory_gb")] == [status]
+
+
+def test_each_memory_type_goes_with_the_size_written_before_it(gpukb):
+    text = "NVIDIA A100 有两种显存版本：40 GB HBM2（带宽约 1,555 GB/s）和 80 GB HBM2e（SXM 版带宽 2,039 GB/s）。"
+    got = {(c["subject"], c["value"], c["status"]) for c in checked(gpukb, text, "memory_type")}
+    assert got == {("gpu:A100-40GB", "HBM2", "supported"), ("gpu:A100-80GB", "HBM2e", "supported")}, got

@@ -35,3 +35,26 @@ def test_a_parameter_count_within_the_embedding_matrices_is_a_convention(gpukb):
     assert got and got[0]["status"] == "unclear" and "embedding_convention" in _codes(got[0]), got
     got = checked(gpukb, "Mistral 7B has 7.6 billion parameters.", "params")
     assert got and got[0]["status"] == "incorrect", got
+
+
+def test_a_consequence_in_a_paragraph_about_a_part_is_that_parts_size(gpukb):
+    text = ("KV cache per token = 2 × layers × KV heads × head dim × bytes. For Llama 2 7B in FP16 that is "
+            "0.5 MiB per token, so one full 4,096-token sequence needs 2 GiB.")
+    got = checked(gpukb, text, "memory_required")
+    assert all(c["status"] == "unclear" for c in got), got
+
+
+def test_running_example_of_a_training_run_is_no_serving_claim(gpukb):
+    text = ("The ZeRO paper's running example is a 7.5B-parameter model trained with mixed-precision Adam: "
+            "the model states need about 120 GB on every data-parallel GPU.")
+    assert all(c["qualifiers"].get("method") != "method:inference" for c in checked(gpukb, text)), checked(gpukb, text)
+    got = checked(gpukb, "Running Llama 2 7B needs about 2 GB.", "memory_required")     # serving it: judged
+    assert got and got[0]["status"] == "understated", got
+
+
+def test_a_family_with_multi_gpu_sizes_may_fit_what_one_card_does_not(gpukb):
+    got = checked(gpukb, "A 70B model in FP16 fits on an ND H100 v5 VM with 640 GB of GPU memory.", "memory_verdict")
+    assert got and got[0]["status"] == "unclear" and "family_sizes" in _codes(got[0]), got
+    # Tencent GN7 carries up to 8 T4s (128 GB): a 13B full fine-tune needs more than all of them hold
+    got = checked(gpukb, "Tencent GN7 can fully fine-tune a 13B model.", "memory_verdict")
+    assert got and got[0]["status"] == "inconsistent_with_derivation", got

@@ -320,6 +320,15 @@ def sized_variants(q: Quantity, ents: list[_Match], vocab: Vocabulary) -> dict[s
     return out if out and all(x in out.values() for x in sizes) else {}
 
 
+def type_variants(at: int, qs: list[Quantity], low: str, ents: list[_Match], vocab: Vocabulary,
+                  variants: dict[str, float]) -> list[str]:
+    """The variants a memory technology named at ``at`` belongs to: the one whose size is written right before it
+    ("40 GB HBM2（…）和 80 GB HBM2e"), else every variant the sentence's memory figures named."""
+    size = next((q for q in reversed(qs) if q.dimension == "memory" and q.end <= at and not low[q.end:at].strip()), None)
+    own = sized_variants(size, ents, vocab) if size is not None else {}
+    return list(own) if len(own) == 1 and set(own) <= set(variants) else list(variants)
+
+
 _KEY = re.compile(r"\s*[:：|｜]\s*(?:\d+\s*[x×*]\s*)?(?:nvidia\s*)?")
 
 

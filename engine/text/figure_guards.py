@@ -94,7 +94,7 @@ def other_attributes_figure(ctx: Context) -> dict[str, str] | None:
 
 def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
-    if c.attribute == "memory_gb" and ctx.vocab.kind_of(c.subject) == "instance":
+    if c.attribute == "memory_gb" and ctx.vocab.kind_of(c.subject) in ("instance", "family"):
         return _instance_total(ctx)
     if c.attribute != "memory_gb" or ctx.vocab.kind_of(c.subject) != "gpu":
         return None
@@ -138,14 +138,23 @@ def cards_counted(ctx: Context) -> dict[str, str] | None:
 
 
 def _instance_total(ctx: Context) -> dict[str, str] | None:
-    """An instance size's "GPU memory" that is its GPUs' total ("g5.12xlarge | 4 | 96 GB", as written: AWS gives GiB)."""
+    """An instance size's "GPU memory" that is its GPUs' total ("g5.12xlarge | 4 | 96 GB", as written: AWS gives GiB;
+    "p4de.24xlarge has 640 GB of GPU memory": eight 80 GB cards), or a family's that is a whole number of its
+    cards' ("an ND H100 v5 VM with 640 GB"): the GPUs of one of its sizes together."""
     x, view = point_of(ctx.claim), ctx.view
     total, count = view.ref(ctx.claim.subject, "gpu_memory_total_gb"), view.ref(ctx.claim.subject, "gpu_count")
-    n = point_of(count) if count is not None else None
+    carried = view.ref(ctx.claim.subject, "gpu")        # the card a size or family carries, whose memory it inherits
+    per = view.ref(ctx.claim.subject, "memory_gb") or next(
+        (r for g in (carried.value if carried is not None and isinstance(carried.value, list) else []) if (r := view.ref(g, "memory_gb"))), None)
+    n, card = (point_of(count) if count is not None else None), (point_of(per) if per is not None else None)
     ys = {point_of(total), total.value if isinstance(total.value, (int, float)) else None} if total is not None else set()
-    if not x or not n or n < 2 or not any(y and abs(x - y) <= SAME_FIGURE * x for y in ys):
-        return None
-    return {"n": f"{n:g}", "card": f"{x / n:g} GB"}
+    ys |= {n * card} if n and card else set()
+    if x and n and n >= 2 and any(y and abs(x - y) <= SAME_FIGURE * x for y in ys):
+        return {"n": f"{n:g}", "card": f"{x / n:g} GB"}
+    k = x / card if x and card and n is None else 0
+    if 2 <= round(k) <= 16 and abs(k - round(k)) <= 3 * SAME_FIGURE * k:
+        return {"n": f"{round(k)}", "card": f"{card:g} GB"}
+    return None
 
 
 def pcie_link(ctx: Context) -> dict[str, str] | None:

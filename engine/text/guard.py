@@ -46,6 +46,7 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 - ``loose_bound``: a memory requirement stated as a strict bound ("needs far more than a T4's 16 GB", "needs less than
   24 GB") that gpukb's estimate lies beyond on the allowed side is true as stated: no understatement or overstatement
   ("at least 16 GB", a minimum requirement saying 16 GB is enough, is judged).
+- ``family_sizes``: "fits on an ND H100 v5 VM": a family's sizes may carry several GPUs; only "does not fit" is judged.
 - ``capacity_place``: a GPU count that only places a memory figure ("the 640 GB on one 8x H100 node") needs nothing.
 - ``round_figure``: a figure written with one significant digit ("3 TB/s", "~3,000 GB/s", "500 W") that the product's
   own figure rounds to (half up), within 15% of it: a rounded figure, not a wrong one ("2 TB/s" for 1,555 GB/s is judged).

@@ -75,7 +75,7 @@ OPEN_METHOD_TASKS = ("training", "fine_tuning", "nlp_training", "cv_training")
 
 def _component_named(ctx: Context) -> dict[str, str] | None:
     """"the KV cache for a 70B FP16 model consumes around 80 GB": a requirement whose clause, before its figure,
-    names one part of a run's memory (cues ``check_guard.component``), or whose sentence does before a clause
+    names one part of a run's memory (cues ``check_guard.component``), or whose paragraph does before a clause
     drawing its consequence ("…, so …"), is that part's size, which gpukb's total of the run does not judge."""
     c = ctx.claim
     fig = last_figure(ctx.low, c.span)
@@ -83,7 +83,7 @@ def _component_named(ctx: Context) -> dict[str, str] | None:
         return None
     a, _ = clause_of(ctx, fig.start())
     if _CONSEQUENCE.search(ctx.low, max(ctx.unit[0], a - 12), min(a + 16, fig.start())):
-        a = ctx.unit[0]             # "the KV cache is 0.5 MiB per token, so 4,096 tokens use about 2 GiB": the same part
+        a = ctx.low.rfind("\n", 0, ctx.unit[0]) + 1    # "the KV cache is 0.5 MiB per token, so 4,096 tokens use about 2 GiB"
     for rx in vocab_cues(ctx.vocab, "component"):
         m = rx.search(ctx.low, a, fig.start())
         if m:
@@ -147,6 +147,24 @@ def _variant_unstated(ctx: Context) -> dict[str, str] | None:
     if len(sizes) < 2 or (need is not None and need > sizes[-1]):
         return None
     return {"product": vocab.label(c.subject), "sizes": " / ".join(f"{x:g}" for x in sizes)}
+
+
+def _family_sizes(ctx: Context) -> dict[str, str] | None:
+    """"A 70B model in FP16 fits on an ND H100 v5 VM": a claim that a run fits a family whose sizes carry several GPUs
+    (eight H100s in Standard_ND96isr_H100_v5) may be about its largest size; gpukb sized one card, so only a claim
+    that it does not fit is judged."""
+    c, vocab, view = ctx.claim, ctx.vocab, ctx.view
+    if vocab.kind_of(c.subject) != "family" or not (c.attribute in ("suitability", "memory_verdict")
+                                                   and vocab.polarity(str(c.value)) > 0 and ctx.status == "inconsistent_with_derivation"):
+        return None
+    counts = sorted({n for eid, spec in vocab.entities.items() if spec.get("family") == c.subject
+                     for r in [view.ref(eid, "gpu_count")] if r is not None and (n := point_of(r))})
+    card = view.ref(c.subject, "gpu")
+    sizes = [x for g in (card.value if card is not None and isinstance(card.value, list) else []) for r in memory_facts(view, (g,)) if (x := point_of(r))]
+    need = (ctx.verdict or {}).get("need_gb")
+    if not counts or counts[-1] < 2 or (need is not None and sizes and need > counts[-1] * max(sizes)):
+        return None                 # even the largest size's cards together hold less than the run needs
+    return {"family": vocab.label(c.subject), "counts": " / ".join(f"{n:g}" for n in counts)}
 
 
 def _method_unstated(ctx: Context) -> dict[str, str] | None:
@@ -237,6 +255,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("variant_unstated",
           "the text does not name the {product}'s memory size, and its versions have {sizes} GB: gpukb sized the smallest, and on a larger one the run may fit",
           "文中未说明 {product} 的显存规格，其各版本分别为 {sizes} GB：gpukb 按最小显存的版本计算，换成更大显存的版本可能放得下", _variant_unstated),
+    Guard("family_sizes",
+          "{family}'s sizes carry {counts} GPUs: the claim may be about a size with several, while gpukb sized one card",
+          "{family} 的各规格分别配备 {counts} 块 GPU：该说法可能指多卡规格，而 gpukb 按单卡计算", _family_sizes),
     Guard("method_unstated",
           "the text does not say how the model is trained (full fine-tuning, LoRA or QLoRA), and the memory it takes differs several-fold between them",
           "文中未说明训练方式（全参数微调、LoRA 或 QLoRA），而三者所需显存相差数倍", _method_unstated),

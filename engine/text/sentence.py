@@ -9,7 +9,7 @@ from ..kb.lexicon import Match as _Match, cue_patterns as _question_cues, generi
 from .compare import per_compared
 from .relations import upgrades
 from .attributes import attribute_for
-from .claims import bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants
+from .claims import bottlenecks, column_claims, depends, effects, keyed_gpu, recommends, roles, sized_variants, type_variants
 from .subject import HARDWARE, Candidate, carries, figure_subject, host_of, locative_gpu, picked, possessive, subject_of, vendor_prefix, widen
 from .workload import LINE_LABEL, contrasted, gpus_needed, item_method, owner_bound, requirement, size_after, scale_cues, task_verdict, verdict_attributes, verdict_claims, workload_of
 from .specs import (announced_figures, cards_of_size, compared_before, counts_cards, named_specs, per_gpu_owner,
@@ -238,7 +238,7 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
             subj, sconf = subject_of(vocab.attributes["memory_type"].applies_to, m.start(), ents, carried, seg, text=masked, plain=low)
             subj = host_of(subj, ents, masked, s, m.start(), t) or subj
             pick = picked([x for x in ents if x.end <= m.start() and x.kind in HARDWARE], low, m.start())
-            for v in variants if pick is None else ():      # the variants the sentence's memory figures named
+            for v in type_variants(m.start(), qs, low, ents, vocab, variants) if pick is None else ():   # figures' variants
                 out.append(Candidate(m.start(), m.end(), v, "memory_type", val, confidence=sconf * 0.8))
             if subj is not None and (not variants or pick is not None):     # or the one "the PCIe card" picks
                 c = Candidate(m.start(), m.end(), subj, "memory_type", val, confidence=sconf * 0.9)

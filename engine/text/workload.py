@@ -34,6 +34,8 @@ def workload_of(low: str, masked: str, s: int, e: int, ents: list[_Match], vocab
     # the tasks named by the task enum's labels (a label inside a longer one, "训练" in "预训练", is not one)
     spans = [(m.start(), m.end(), task) for task, rx in tables(vocab)["tasks"] if rx.pattern for m in rx.finditer(text)]
     tasks = list(dict.fromkeys(t for a, b, t in spans if not any(x <= a and b <= y and (x, y) != (a, b) for x, y, _ in spans)))
+    if named == ["inference"] and _TRAIN_TASK.search(text) and not _INFER_TASK.search(text):
+        named = []         # "a running example ... trained with Adam": "run" is no serving where only training is named
     if named:          # the most specific method named wins (cue order: qlora, lora, full, pretrain, inference)
         w["method"] = named[0]
         alts = [m.eid.split(":", 1)[1] for m in ents if m.kind == "method"]
