@@ -46,6 +46,7 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 - ``loose_bound``: a memory requirement stated as a strict bound ("needs far more than a T4's 16 GB", "needs less than
   24 GB") that gpukb's estimate lies beyond on the allowed side is true as stated: no understatement or overstatement
   ("at least 16 GB", a minimum requirement saying 16 GB is enough, is judged).
+- ``other_form_factor``: a figure right after "SXM", "PCIe" or "NVL" that names another version the text names.
 - ``family_sizes``: "fits on an ND H100 v5 VM": a family's sizes may carry several GPUs; only "does not fit" is judged.
 - ``capacity_place``: a GPU count that only places a memory figure ("the 640 GB on one 8x H100 node") needs nothing.
 - ``round_figure``: a figure written with one significant digit ("3 TB/s", "~3,000 GB/s", "500 W") that the product's
@@ -53,8 +54,7 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 - ``versus``: a figure or a word value right after "versus", "compared with" or "instead of" (and their German,
   French, Spanish, Portuguese, Italian, Russian, Vietnamese and Chinese words), or right before "ではなく" / "대신",
   is the other side of a comparison or what the product does not have ("H200 uses HBM3e instead of HBM3").
-- ``interconnect_bandwidth``: a bandwidth said next to interconnect words (NVLink, PCIe, network,
-  互联) is not the memory bandwidth it was read as.
+- ``interconnect_bandwidth``: a bandwidth next to interconnect words (NVLink, PCIe, network, 互联) is no memory bandwidth.
 - ``pcie_link``: an interconnect bandwidth read as NVLink's in a sentence that names PCIe and not NVLink:
   it may be the PCIe link's.
 - ``conditional``: the sentence is a condition or hypothesis ("if", "如果"), which states nothing.

@@ -8,9 +8,9 @@ from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
 from .clause_guards import attribute_unstated, difference, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
 from .readings import round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
-from .practice import capacity_place, count_within_practice, loose_bound, usual_count, within_practice
+from .practice import capacity_place, family_sizes, count_within_practice, loose_bound, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
-from .other_figures import unknown_form_factor, bit_rate, dot_thousands, other_version, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
+from .other_figures import other_form_factor, unknown_form_factor, bit_rate, dot_thousands, other_version, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
@@ -149,24 +149,6 @@ def _variant_unstated(ctx: Context) -> dict[str, str] | None:
     return {"product": vocab.label(c.subject), "sizes": " / ".join(f"{x:g}" for x in sizes)}
 
 
-def _family_sizes(ctx: Context) -> dict[str, str] | None:
-    """"A 70B model in FP16 fits on an ND H100 v5 VM": a claim that a run fits a family whose sizes carry several GPUs
-    (eight H100s in Standard_ND96isr_H100_v5) may be about its largest size; gpukb sized one card, so only a claim
-    that it does not fit is judged."""
-    c, vocab, view = ctx.claim, ctx.vocab, ctx.view
-    if vocab.kind_of(c.subject) != "family" or not (c.attribute in ("suitability", "memory_verdict")
-                                                   and vocab.polarity(str(c.value)) > 0 and ctx.status == "inconsistent_with_derivation"):
-        return None
-    counts = sorted({n for eid, spec in vocab.entities.items() if spec.get("family") == c.subject
-                     for r in [view.ref(eid, "gpu_count")] if r is not None and (n := point_of(r))})
-    card = view.ref(c.subject, "gpu")
-    sizes = [x for g in (card.value if card is not None and isinstance(card.value, list) else []) for r in memory_facts(view, (g,)) if (x := point_of(r))]
-    need = (ctx.verdict or {}).get("need_gb")
-    if not counts or counts[-1] < 2 or (need is not None and sizes and need > counts[-1] * max(sizes)):
-        return None                 # even the largest size's cards together hold less than the run needs
-    return {"family": vocab.label(c.subject), "counts": " / ".join(f"{n:g}" for n in counts)}
-
-
 def _method_unstated(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
     if c.attribute not in METHOD_BOUND or c.qualifiers.get("method"):
@@ -257,7 +239,7 @@ GUARDS: tuple[Guard, ...] = (
           "文中未说明 {product} 的显存规格，其各版本分别为 {sizes} GB：gpukb 按最小显存的版本计算，换成更大显存的版本可能放得下", _variant_unstated),
     Guard("family_sizes",
           "{family}'s sizes carry {counts} GPUs: the claim may be about a size with several, while gpukb sized one card",
-          "{family} 的各规格分别配备 {counts} 块 GPU：该说法可能指多卡规格，而 gpukb 按单卡计算", _family_sizes),
+          "{family} 的各规格分别配备 {counts} 块 GPU：该说法可能指多卡规格，而 gpukb 按单卡计算", family_sizes),
     Guard("method_unstated",
           "the text does not say how the model is trained (full fine-tuning, LoRA or QLoRA), and the memory it takes differs several-fold between them",
           "文中未说明训练方式（全参数微调、LoRA 或 QLoRA），而三者所需显存相差数倍", _method_unstated),
@@ -317,6 +299,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("dot_thousands",
           "“{figure}” read with the dot as a thousands separator, as German, Italian, Spanish or Portuguese texts write numbers, is {read}: the {product}'s own figure ({reference})",
           "“{figure}”若按德语、意大利语、西班牙语或葡萄牙语的写法把点视为千位分隔符，即为 {read}，正是 {product_zh} 的数值（{reference}）", dot_thousands),
+    Guard("other_form_factor",
+          "the figure follows “{form}”, the form factor of {product}, which the text also names: it may be that version's figure",
+          "该数字紧跟在“{form}”之后，即文中同样提到的 {product} 的外形规格：可能是该版本的数值", other_form_factor),
     Guard("other_version",
           "the text speaks of a version of the product it calls “{word}”: the figure may be that version's, which gpukb does not know",
           "文中提到该产品的“{word}”版本：该数值可能属于 gpukb 不了解的这个版本", other_version),

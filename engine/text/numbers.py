@@ -15,17 +15,19 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-# a number, with thousands separators ("2,039 GB/s"), never the tail of one (",039"); glued to a word only with
-# separators, as the cells of a table copied without borders are ("Bandwidth2,039 GB/s3,350 GB/s")
-NUM = re.compile(r"(?:(?<![0-9.a-z_])(?<!\d,)|(?<=[a-z])(?=\d{1,3}(?:,\d{3})+(?![0-9])))"
+# a number, with thousands separators ("2,039 GB/s"), never the tail of one (",039"), but after a name's digit and a
+# comma ("GDDR6,320 GB/s"); glued to a word only with separators, as the cells of a table copied without borders
+# are ("Bandwidth2,039 GB/s3,350 GB/s"), never to a memory type's or precision's digit ("GDDR6,320" is no 6,320)
+NUM = re.compile(r"(?:(?<![0-9.a-z_])(?:(?<!\d,)|(?<=[a-z]\d,)|(?<=[a-z]\d\d,))"
+                 r"|(?<=[a-z])(?<!gddr)(?<!hbm)(?<!ddr)(?<!fp)(?<!bf)(?<!int)(?<!tf)(?=\d{1,3}(?:,\d{3})+(?![0-9])))"
                  r"((?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d{1,4})?)(?![0-9]|\.[0-9]|,\d{3}(?!\d))")
 # the same in a text with decimal commas: "1.979", "3,35", "19,5"; never the tail of one (".979", ",35")
 NUM_CONTINENTAL = re.compile(r"(?<![0-9,a-z_])(?<!\d\.)((?:\d{1,3}(?:\.\d{3})+|\d{1,7})(?:,\d{1,4})?)"
                              r"(?![0-9]|,[0-9]|\.\d{3}(?!\d))")
 
 #: what joins two figures into a range ("16-32 GB", "16 GB to 32 GB", "40GB 或 80GB"), and a bare number before one
-RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|to|到|至|or|或|/)\s*$")
-BARE_RANGE = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|—|~|～|(?<![a-z])to|到|至)\s*$")
+RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|〜|to|到|至|or|或|/)\s*$")
+BARE_RANGE = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|—|~|～|〜|(?<![a-z])to|到|至)\s*$")
 BARE_LIST = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*[a-z]{0,3}\s*/\s*(?:\d{1,7}(?:\.\d{1,4})?\s*[a-z]{0,3}\s*/\s*)*$")
 LIST_JOIN = re.compile(r"\s*(?:or|或|/)\s*")
 

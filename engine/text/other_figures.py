@@ -10,7 +10,7 @@ from .claim_figures import claimed_figures, figures
 from .guard_base import CLAUSE_BREAK, DIGITS, FIGURE_WRONG, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
 from .tokens import tables
 
-__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "other_version", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after"]
+__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "other_version", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after", "other_form_factor"]
 
 
 #: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
@@ -362,3 +362,28 @@ def unknown_form_factor(ctx: Context) -> dict[str, str] | None:
         return None
     return {"word": ctx.text[start:end], "product": ctx.vocab.label(c.subject),
             "widths": ", ".join(f"{w:g}" for w in sorted(w for w in widths if w is not None))}
+
+
+#: a form factor's name that can label a figure of one version of a product ("SXM 700 W、PCIe 300〜350 W")
+_FORM = re.compile(r"(?<![a-z0-9])(sxm\d?|pcie|nvl)(?![a-z])")
+
+
+def other_form_factor(ctx: Context) -> dict[str, str] | None:
+    """"H100 SXM と H100 PCIe の比較 / 最大消費電力：SXM 700 W、PCIe 300〜350 W": a figure right after a form factor's
+    name that is another version's (one the text names) than the claim's product is that version's figure."""
+    c, vocab = ctx.claim, ctx.vocab
+    if ctx.status not in FIGURE_WRONG or vocab.kind_of(c.subject) != "gpu" or not c.span:
+        return None
+    fig = last_figure(ctx.low, c.span)
+    at = fig.start() if fig else c.span[0]
+    forms = list(_FORM.finditer(ctx.low, max(ctx.unit[0], at - 16), at))
+    if not forms:
+        return None
+    m = forms[-1]
+    token = re.sub(r"\d$", "", m.group(1))
+    def names(eid: str) -> str:
+        return " ".join([str(vocab.entities.get(eid, {}).get("name", ""))] + list((vocab.entities.get(eid, {}).get("aliases") or {}).get("en", []))).lower()
+    if token in names(c.subject):
+        return None
+    other = next((p for p in sorted(ctx.text_products) if vocab.kind_of(p) == "gpu" and token in names(p)), None)
+    return {"form": m.group(1), "product": vocab.label(other)} if other else None

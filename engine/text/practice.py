@@ -1,5 +1,6 @@
-"""The guard that abstains on a memory requirement within what common setups of its method need: the
-band of bytes per parameter those setups hold, and what activations, cache and runtime add on top."""
+"""Guards on requirements, counts and verdicts as practitioners state them: a requirement within what common setups
+of its method need (the band of bytes per parameter they hold, and what activations, cache and runtime add), a
+usual or setup GPU count, a bound, a count that only places a memory figure, a family whose sizes carry several GPUs."""
 from __future__ import annotations
 
 import re
@@ -139,3 +140,21 @@ def capacity_place(ctx: Context) -> dict[str, str] | None:
         return None
     m = _PLACED.search(ctx.low, max(ctx.unit[0], fig.start() - 40), fig.start())
     return {"words": ctx.text[m.start() + 1:fig.start()].strip()} if m else None
+
+
+def family_sizes(ctx: Context) -> dict[str, str] | None:
+    """"A 70B model in FP16 fits on an ND H100 v5 VM": a claim that a run fits a family whose sizes carry several GPUs
+    (eight H100s in Standard_ND96isr_H100_v5) may be about its largest size; gpukb sized one card, so only a claim
+    that it does not fit is judged."""
+    c, vocab, view = ctx.claim, ctx.vocab, ctx.view
+    if vocab.kind_of(c.subject) != "family" or not (c.attribute in ("suitability", "memory_verdict")
+                                                   and vocab.polarity(str(c.value)) > 0 and ctx.status == "inconsistent_with_derivation"):
+        return None
+    counts = sorted({n for eid, spec in vocab.entities.items() if spec.get("family") == c.subject
+                     for r in [view.ref(eid, "gpu_count")] if r is not None and (n := point_of(r))})
+    card = view.ref(c.subject, "gpu")
+    sizes = [x for g in (card.value if card is not None and isinstance(card.value, list) else []) for r in memory_facts(view, (g,)) if (x := point_of(r))]
+    need = (ctx.verdict or {}).get("need_gb")
+    if not counts or counts[-1] < 2 or (need is not None and sizes and need > counts[-1] * max(sizes)):
+        return None                 # even the largest size's cards together hold less than the run needs
+    return {"family": vocab.label(c.subject), "counts": " / ".join(f"{n:g}" for n in counts)}
