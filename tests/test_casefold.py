@@ -1,6 +1,7 @@
 """engine.core.casefold: the table-driven lower-casing gives, character for character, what the Python
 loops it replaced gave (aligned_lower of the text reader, the same-length lower-casing of names and
-questions), with Traditional Chinese characters in their Simplified form for the text reader."""
+questions), with Traditional Chinese characters in their Simplified form and the digits of every script (and
+the Arabic separators) as ASCII ones for the text reader."""
 from __future__ import annotations
 
 import unicodedata
@@ -26,6 +27,12 @@ _T2S = _traditional_to_simplified()
 def _loop_nfkc(text: str) -> str:
     out = []
     for c in text:
+        if c.isdecimal() and not c.isascii():        # a digit of any script reads as its ASCII digit
+            out.append(str(unicodedata.decimal(c)))
+            continue
+        if c in "\u066b\u066c":                       # the Arabic decimal and thousands separators
+            out.append("." if c == "\u066b" else ",")
+            continue
         n = unicodedata.normalize("NFKC", c).lower()
         n = n if len(n) == 1 else c.lower() if len(c.lower()) == 1 else " "
         out.append(_T2S.get(n, n))

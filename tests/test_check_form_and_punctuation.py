@@ -29,3 +29,13 @@ def test_a_figure_after_another_versions_form_factor_is_not_called_wrong(gpukb):
     assert got and all(c["status"] != "incorrect" for c in got), got
     assert any("other_form_factor" in [g["code"] for g in c.get("unclear_because") or []] for c in got), got
     assert [c["status"] for c in checked(gpukb, "The H100 SXM draws 350 W.", "tdp_w")] == ["incorrect"]
+
+
+@pytest.mark.parametrize("text, value, status", [
+    ("کارت H100 SXM دارای ۸۰ گیگابایت حافظه HBM3 و پهنای باند ۳٫۳۵ TB/s است.", 3.35, "supported"),   # Persian digits
+    ("بطاقة T4 تحتوي على ٣٢ GB من الذاكرة.", 32.0, "unclear"),   # Arabic-Indic digits: read, no memory word gpukb knows
+    ("H100 SXM में 3.35 TB/s और ८० GB HBM3 मेमोरी है।", 80.0, "supported"),  # Devanagari digits
+])
+def test_digits_of_other_scripts_are_read(gpukb, text, value, status):
+    got = [c for c in checked(gpukb, text) if c["value"] == value]
+    assert [c["status"] for c in got] == [status], checked(gpukb, text)

@@ -31,7 +31,15 @@ def _lower(c: str) -> str:
     return low if len(low) == 1 else c
 
 
+#: the Arabic decimal and thousands separators, read as the English ones
+_ARABIC_SEPARATORS = {"\u066b": ".", "\u066c": ","}
+
+
 def _nfkc_lower(c: str) -> str:
+    if c.isdecimal() and not c.isascii():      # Arabic-Indic, Persian, Devanagari ... digits: "۱۲۸" is 128
+        return str(unicodedata.decimal(c))
+    if c in _ARABIC_SEPARATORS:
+        return _ARABIC_SEPARATORS[c]
     n = unicodedata.normalize("NFKC", c).lower()
     n = n if len(n) == 1 else _lower(c) if len(c.lower()) == 1 else " "
     return _simplified().get(n, n) if "\u3400" <= n <= "\U0002ffff" else n
@@ -69,10 +77,10 @@ def lower_aligned(text: str) -> str:
 
 def nfkc_lower_aligned(text: str) -> str:
     """Each character NFKC-normalised and lower-cased where that gives one character, else lower-cased
-    where that does, else a space, and a Traditional Chinese character in its Simplified form (the character
-    map of :func:`engine.text.tokens.aligned_lower`).
+    where that does, else a space, a digit of any script as its ASCII digit, and a Traditional Chinese
+    character in its Simplified form (the character map of :func:`engine.text.tokens.aligned_lower`).
 
-    >>> nfkc_lower_aligned("Ａ１００ ﬁ İ 顯存")
-    'a100 ﬁ   显存'
+    >>> nfkc_lower_aligned("Ａ１００ ﬁ İ 顯存 ۱۲۸ ١٫٥ २४")
+    'a100 ﬁ   显存 128 1.5 24'
     """
     return text.translate(_NFKC_LOWER)
