@@ -58,6 +58,11 @@ def _cells(line: str) -> list[tuple[int, int]] | None:
     return out if len(out) > 1 else None
 
 
+def _line_end(low: str, at: int) -> int:
+    end = low.find("\n", at)
+    return len(low) if end < 0 else end
+
+
 def headers(low: str, at: int) -> tuple[str, str]:
     r"""The row header and the column header of the table cell holding offset ``at`` (empty strings when ``at``
     is not in a table, or is itself a header cell). A plain-text table is read like a Markdown one: its first
@@ -72,23 +77,21 @@ def headers(low: str, at: int) -> tuple[str, str]:
     >>> headers("the l4 has 24 gb.", 11)
     ('', '')
     """
-    lines = low.split("\n")
-    start = 0
-    for i, line in enumerate(lines):
-        if start <= at <= start + len(line):
-            break
-        start += len(line) + 1
-    else:
-        return "", ""
-    cells = _cells(line)
-    k = next((j for j, (a, b) in enumerate(cells or []) if a <= at - start <= b), None)
+    a, b = low.rfind("\n", 0, at) + 1, _line_end(low, at)
+    line, cells = low[a:b], _cells(low[a:b])
+    k = next((j for j, (x, y) in enumerate(cells or []) if x <= at - a <= y), None)
     if not cells or k is None or k == 0:
         return "", ""
-    top = i
-    while top > 0 and (_RULE.match(lines[top - 1]) or (_cells(lines[top - 1]) or []).__len__() == len(cells)):
-        top -= 1
-    head = _cells(lines[top]) if top < i else None
-    col = lines[top][head[k][0]:head[k][1]].strip() if head and len(head) == len(cells) else ""
+    top = a                             # the first line of the table: lines above of its shape, or its rule row
+    while top > 0:
+        above = low.rfind("\n", 0, top - 1) + 1
+        prev = low[above:top - 1]
+        if not (_RULE.match(prev) or len(_cells(prev) or []) == len(cells)):
+            break
+        top = above
+    first = low[top:_line_end(low, top)]
+    head = _cells(first) if top < a else None
+    col = first[head[k][0]:head[k][1]].strip() if head and len(head) == len(cells) else ""
     return line[cells[0][0]:cells[0][1]].strip(), col
 
 
