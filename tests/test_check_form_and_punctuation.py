@@ -39,3 +39,10 @@ def test_a_figure_after_another_versions_form_factor_is_not_called_wrong(gpukb):
 def test_digits_of_other_scripts_are_read(gpukb, text, value, status):
     got = [c for c in checked(gpukb, text) if c["value"] == value]
     assert [c["status"] for c in got] == [status], checked(gpukb, text)
+
+
+def test_a_count_of_cores_is_no_count_of_cards(gpukb):
+    # Tencent Cloud GN7.8XLARGE128: 32 vCPUs, 128 GB, one T4
+    got = checked(gpukb, "GN7.8XLARGE128  32核 128GB  T4 × 1")
+    assert not [c for c in got if c["attribute"] == "gpu_count" and c["value"] == 32.0], got
+    assert [c["value"] for c in got if c["attribute"] == "vcpu"] == [32.0], got

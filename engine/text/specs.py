@@ -29,6 +29,8 @@ _DIGITS = re.compile(r"(?<![0-9.,\ue000-\ue003])(\d{1,2})(?![0-9.])")
 _GAP_AFTER = re.compile(r"[\s\-]*")
 #: what may stand between a count and the GPU name it counts besides a memory figure ("8 块 16 GB 显存的 V100")
 _CARD_GAP = re.compile(r"[^\ue000-\ue003，,。;；|｜]{0,16}")
+#: a count's unit that counts something other than cards (cores, vCPUs, threads)
+_NOT_CARDS = re.compile(r"核|线程|(?<![a-z])(?:v?cores?|v?cpus?|threads?)(?![a-z])")
 #: how far before a name or a value a comparison word reaches ("almost double the memory of the H100")
 COMPARED_REACH = 40
 
@@ -216,8 +218,8 @@ def _bound(low: str, a: int, b: int, t: dict[str, Any]) -> str | None:
 def counts_cards(q: Quantity, qs: list[Quantity], masked: str, seg: tuple[int, int]) -> bool:
     """A count whose unit is a bare measure word ("1 块", "8 张") followed, in its clause, by a memory figure
     and then a GPU's name ("1 块 16 GB 的 V100"): the number of those GPUs."""
-    if q.dimension != "count":
-        return False
+    if q.dimension != "count" or (q.unit_at is not None and _NOT_CARDS.search(masked, q.unit_at, q.end)):
+        return False                    # "32核 128GB T4 × 1": a count of cores is no count of cards
     gpu = masked.find("\ue000", q.end, seg[1])
     if gpu < 0 or not _CARD_GAP.fullmatch(masked, q.end, gpu):
         return False
