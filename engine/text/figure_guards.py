@@ -8,7 +8,7 @@ from ..audit.functions import HEDGED_TOLERANCE
 from ..kb.vocabulary import Interval
 from .tokens import tables
 from .claim_figures import card_counts, dimension, figures, near_claimed_figure, several_cards
-from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carries, clause_of, distributed, cue_in_unit, last_figure, vocab_cues, memory_facts, own_ids, point_of, references
+from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carried_gpus, carries, clause_of, distributed, cue_in_unit, last_figure, vocab_cues, memory_facts, own_ids, point_of, references
 
 
 def same_value(ctx: Context) -> bool:
@@ -143,9 +143,8 @@ def _instance_total(ctx: Context) -> dict[str, str] | None:
     cards' ("an ND H100 v5 VM with 640 GB"): the GPUs of one of its sizes together."""
     x, view = point_of(ctx.claim), ctx.view
     total, count = view.ref(ctx.claim.subject, "gpu_memory_total_gb"), view.ref(ctx.claim.subject, "gpu_count")
-    carried = view.ref(ctx.claim.subject, "gpu")        # the card a size or family carries, whose memory it inherits
-    per = view.ref(ctx.claim.subject, "memory_gb") or next(
-        (r for g in (carried.value if carried is not None and isinstance(carried.value, list) else []) if (r := view.ref(g, "memory_gb"))), None)
+    per = view.ref(ctx.claim.subject, "memory_gb") or next(     # else the memory of the card it carries, which it inherits
+        (r for g in carried_gpus(view, ctx.claim.subject) if (r := view.ref(g, "memory_gb"))), None)
     n, card = (point_of(count) if count is not None else None), (point_of(per) if per is not None else None)
     ys = {point_of(total), total.value if isinstance(total.value, (int, float)) else None} if total is not None else set()
     ys |= {n * card} if n and card else set()

@@ -124,13 +124,18 @@ def not_neg_cues(vocab: Vocabulary) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in (vocab.cues.get("negation") or {}).get("not", ()))
 
 
+def carried_gpus(view: ReleaseView, subject: str) -> list[str]:
+    """The GPUs a family or instance carries (its own ``gpu`` fact); none for any other subject."""
+    carried = view.ref(subject, "gpu") if subject.startswith(("family:", "instance:")) else None
+    return [str(g) for g in carried.value] if carried is not None and isinstance(carried.value, list) else []
+
+
 def carries(view: ReleaseView, a: str, b: str) -> bool:
     """One of the two subjects is a family or instance whose only GPU is the other (or a variant of it)."""
     vocab = view.kb.vocab
     for fam, gpu in ((a, b), (b, a)):
-        carried = view.ref(fam, "gpu") if fam.startswith(("family:", "instance:")) else None
-        if carried is not None and isinstance(carried.value, list) and len(carried.value) == 1 and \
-                vocab.generic(carried.value[0]) == vocab.generic(gpu):
+        carried = carried_gpus(view, fam)
+        if len(carried) == 1 and vocab.generic(carried[0]) == vocab.generic(gpu):
             return True
     return False
 

@@ -8,6 +8,7 @@ from typing import NamedTuple
 from ..kb.names import unknown_mentions
 from .claim_figures import claimed_figures, figures
 from .guard_base import CLAUSE_BREAK, DIGITS, FIGURE_WRONG, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
+from .subject import FORM_FACTOR, form_token
 from .tokens import tables
 
 __all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "other_version", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after", "other_form_factor"]
@@ -365,7 +366,7 @@ def unknown_form_factor(ctx: Context) -> dict[str, str] | None:
 
 
 #: a form factor's name that can label a figure of one version of a product ("SXM 700 W、PCIe 300〜350 W")
-_FORM = re.compile(r"(?<![a-z0-9])(sxm\d?|pcie|nvl)(?![a-z])")
+_FORM = re.compile(rf"(?<![a-z0-9])({FORM_FACTOR})(?![a-z])")
 
 
 def other_form_factor(ctx: Context) -> dict[str, str] | None:
@@ -380,7 +381,7 @@ def other_form_factor(ctx: Context) -> dict[str, str] | None:
     if not forms:
         return None
     m = forms[-1]
-    token = re.sub(r"\d$", "", m.group(1))
+    token = form_token(m.group(1))
     def names(eid: str) -> str:
         return " ".join([str(vocab.entities.get(eid, {}).get("name", ""))] + list((vocab.entities.get(eid, {}).get("aliases") or {}).get("en", []))).lower()
     if token in names(c.subject):

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from ..kb.vocabulary import Interval
-from .guard_base import Context, cue_in_unit, last_figure, memory_facts, point_of
+from .guard_base import Context, carried_gpus, cue_in_unit, last_figure, memory_facts, point_of
 
 
 #: bytes per parameter that common setups hold, lowest and highest (see kb/reference/formulas.yaml):
@@ -152,8 +152,7 @@ def family_sizes(ctx: Context) -> dict[str, str] | None:
         return None
     counts = sorted({n for eid, spec in vocab.entities.items() if spec.get("family") == c.subject
                      for r in [view.ref(eid, "gpu_count")] if r is not None and (n := point_of(r))})
-    card = view.ref(c.subject, "gpu")
-    sizes = [x for g in (card.value if card is not None and isinstance(card.value, list) else []) for r in memory_facts(view, (g,)) if (x := point_of(r))]
+    sizes = [x for r in memory_facts(view, tuple(carried_gpus(view, c.subject))) if (x := point_of(r))]
     need = (ctx.verdict or {}).get("need_gb")
     if not counts or counts[-1] < 2 or (need is not None and sizes and need > counts[-1] * max(sizes)):
         return None                 # even the largest size's cards together hold less than the run needs

@@ -71,11 +71,18 @@ def _last_not_owner(before: list[_Match], plain: str) -> _Match | None:
     return next((m for m in reversed(before) if not possessive(m, plain)), None)
 
 
+#: a form factor's name, which tells one version of a product from another ("SXM5", "PCIe", "NVL")
+FORM_FACTOR = r"pcie|sxm\d?|nvl"
 #: a noun phrase that picks one of the products a sentence compares: "the former", "the latter", 前者, 后者, or a
 #: form factor or memory size with a noun ("the PCIe card", "the SXM5 module", "the 80GB version", "PCIe 版")
-_PICK = re.compile(r"(?<![a-z])the\s+(former|latter)(?![a-z])|(前者|后者)"
-                   r"|(?<![a-z])the\s+(pcie|sxm\d?|nvl|\d{2,3}\s*gb)\s+(?:cards?|versions?|models?|variants?|modules?|boards?"
-                   r"|parts?|editions?|ones?)(?![a-z])|(?<![a-z0-9])(pcie|sxm\d?|nvl|\d{2,3}\s*gb)\s*(?:版本?|型号|款)")
+_PICK = re.compile(rf"(?<![a-z])the\s+(former|latter)(?![a-z])|(前者|后者)"
+                   rf"|(?<![a-z])the\s+({FORM_FACTOR}|\d{{2,3}}\s*gb)\s+(?:cards?|versions?|models?|variants?|modules?|boards?"
+                   rf"|parts?|editions?|ones?)(?![a-z])|(?<![a-z0-9])({FORM_FACTOR}|\d{{2,3}}\s*gb)\s*(?:版本?|型号|款)")
+
+
+def form_token(word: str) -> str:
+    """A form factor or size as names hold it: spaces out and a generation's digit off ("SXM5" is the "H100 SXM")."""
+    return re.sub(r"\s+|(?<=[a-z])\d$", "", word)
 
 
 def picked(before: list[_Match], plain: str, pos: int) -> _Match | None | bool:
@@ -94,7 +101,7 @@ def picked(before: list[_Match], plain: str, pos: int) -> _Match | None | bool:
         if len(order) < 2:
             return False
         return order[0] if (m.group(1) or m.group(2)) in ("former", "前者") else order[1] if len(order) == 2 else False
-    token = re.sub(r"\s+|(?<=[a-z])\d$", "", m.group(3) or m.group(4))      # "SXM5" picks the "H100 SXM"
+    token = form_token(m.group(3) or m.group(4))
     hits = [b for b in order if token in re.sub(r"[\s\-]+", "", plain[b.start:b.end])]
     return hits[0] if len(hits) == 1 else False
 
