@@ -81,6 +81,8 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
             host = next((m for m in near if m.kind in ("instance", "family", "gpu")), None)
             if host is not None and host.kind != "gpu" and any(rx.search(low, host.end, q.start) for rx in t["attribute"]["vcpu"]):
                 return "host_memory_gb", conf
+            if not near and _instance_section(low, ents, carried):
+                return "host_memory_gb", conf     # "- 4 vCPUs, 16 GiB memory" under "## g5.xlarge (NVIDIA A10G)"
         return attr, conf
     if q.dimension in ("count", "params", "ratio") or storage:
         return None, 0.0                          # a bare number of things (or of parameters) could be anything
@@ -94,3 +96,19 @@ def attribute_for(q: Quantity, low: str, masked: str, seg: tuple[int, int], s: i
     kind = near[-1].kind if near else None
     fitting = [a for a in cands if kind in vocab.attributes[a].applies_to]
     return (fitting[0], 0.55) if fitting else (None, 0.0)
+
+
+def _instance_section(low: str, ents: list[_Match], carried: dict[str, _Match]) -> bool:
+    """Whether a sentence naming no hardware speaks of an instance or family: the last one the text named,
+    with no GPU named after it but in brackets on its name ("## g5.xlarge (NVIDIA A10G)": the size's card)."""
+    if any(m.kind in ("gpu", "instance", "family") for m in ents):
+        return False
+    owners = [m for m in carried.values() if m.kind in ("instance", "family")]
+    if not owners:
+        return False
+    owner = max(owners, key=lambda m: m.start)
+    return all(m.start < owner.start or _BRACKET_OPEN.fullmatch(low, owner.end, m.start) for m in carried.values() if m.kind == "gpu")
+
+
+#: from a product's name to a name in the brackets right after it ("g5.xlarge (1 × NVIDIA A10G")
+_BRACKET_OPEN = re.compile(r"\s*[(（][^)）\n]*")

@@ -102,7 +102,7 @@ from .tables import table_claims
 from .tokens import BULLET, any_match, layout, sentences, tables
 from ..kb.lexicon import match_entities
 from .glued import with_glued
-from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, carries, own_ids, size_in_name
+from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, carries, one_per_carrier, own_ids, size_in_name
 from .figure_guards import unnamed_card
 from .specs import compared_before
 from .guard_list import DOCUMENT_GUARDS, GUARDS
@@ -206,7 +206,7 @@ class Guards:
         while at > 0:
             start = self.low.rfind("\n", 0, at - 1) + 1
             line = self.low[start:at - 1].strip()
-            names = {vocab.generic(m.eid) for m in self._between(start, at - 1)}
+            names = one_per_carrier(self.view, {vocab.generic(m.eid) for m in self._between(start, at - 1)})
             bullet = bool(BULLET.match(line))
             intro = in_list and not bullet and re.search(r"[:：]$", line)
             heading = not bullet and (line.startswith("#") or (0 < len(line) <= 40 and not re.search(r"[。.!！:：;；,，]$|[。|]", line)))

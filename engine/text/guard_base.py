@@ -140,6 +140,12 @@ def carries(view: ReleaseView, a: str, b: str) -> bool:
     return False
 
 
+def one_per_carrier(view: ReleaseView, names: set[str]) -> set[str]:
+    """Products named together, a family or instance and the one GPU it carries counted once, as the
+    carrier ("### 腾讯云 GN8（NVIDIA Tesla P40）" heads one product's section, not two)."""
+    return {n for n in names if not (view.kb.vocab.kind_of(n) == "gpu" and any(o != n and carries(view, o, n) for o in names))}
+
+
 def own_ids(vocab: Vocabulary, eid: str) -> set[str]:
     """A product's id with its generic product's and its variants' ids: the names its own figures and
     mentions go by ("A100-80GB": gpu:A100 too; "A100": its 40 GB and 80 GB variants)."""

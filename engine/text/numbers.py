@@ -26,7 +26,7 @@ NUM_CONTINENTAL = re.compile(r"(?<![0-9,a-z_])(?<!\d\.)((?:\d{1,3}(?:\.\d{3})+|\
                              r"(?![0-9]|,[0-9]|\.\d{3}(?!\d))")
 
 #: what joins two figures into a range ("16-32 GB", "16 GB to 32 GB", "40GB 或 80GB"), and a bare number before one
-RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|〜|to|到|至|or|或|/)\s*$")
+RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|〜|to|(?<!达)(?<!達)到|至|or|或|/)\s*$")
 BARE_RANGE = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*(?:-|–|—|~|～|〜|(?<![a-z])to|到|至)\s*$")
 BARE_LIST = re.compile(r"(\d{1,7}(?:\.\d{1,4})?)\s*[a-z]{0,3}\s*/\s*(?:\d{1,7}(?:\.\d{1,4})?\s*[a-z]{0,3}\s*/\s*)*$")
 LIST_JOIN = re.compile(r"\s*(?:or|或|/)\s*")
