@@ -1,7 +1,7 @@
 """engine.core.casefold: the table-driven lower-casing gives, character for character, what the Python
 loops it replaced gave (aligned_lower of the text reader, the same-length lower-casing of names and
 questions), with Traditional Chinese characters in their Simplified form and the digits of every script (and
-the Arabic separators) as ASCII ones for the text reader."""
+the Arabic separators) as ASCII ones for the text reader, superscript digits (footnote marks) left as they are."""
 from __future__ import annotations
 
 import unicodedata
@@ -27,6 +27,9 @@ _T2S = _traditional_to_simplified()
 def _loop_nfkc(text: str) -> str:
     out = []
     for c in text:
+        if c in "¹²³⁴⁵⁶⁷⁸⁹⁰":                        # a superscript digit is a footnote mark: it stays
+            out.append(c)
+            continue
         if c.isdecimal() and not c.isascii():        # a digit of any script reads as its ASCII digit
             out.append(str(unicodedata.decimal(c)))
             continue

@@ -31,3 +31,11 @@ def test_a_change_from_one_figure_to_another_still_joins(gpukb):
     # "从 … 降至 …" and "… 到 …" still read as one change or range, not two claims
     got = checked(gpukb, "A100 有 40GB 到 80GB 两种版本。", "memory_gb")
     assert got and all(c["status"] == "supported" for c in got)
+
+
+def test_a_product_named_after_the_figure_as_a_ratios_base_is_no_rival(gpukb):
+    # "容量接近 H100 的两倍" compares with the H100; the memory type said before it is the H200's (HBM3e)
+    got = checked(gpukb, "NVIDIA H200：最高 141GB HBM3 显存，带宽 4.8TB/s，容量接近 H100 的两倍。", "memory_type")
+    assert [(c["subject"], c["status"]) for c in got] == [("gpu:H200", "incorrect")]
+    got = checked(gpukb, "NVIDIA H200：最高 141GB HBM3e 显存，带宽 4.8TB/s，容量接近 H100 的两倍。")
+    assert got and all(c["status"] == "supported" for c in got)

@@ -74,6 +74,7 @@ def check_scenarios(view: ReleaseView, claims: list[Fact] | None = None) -> list
             # if the verdict differs between them the claim depends on a scope it does not state
             sizes = probe_sizes(view, [m for m in q.get("model") or [] if view.ref(m, "params") is None],
                                 sequence=q.get("seq_len"))
+            least_use = False     # "FP16 weights fit on a 24 GB A10": which model's, the two probes tell
         if not sizes:
             continue
         hw: dict[str, Any] = {}

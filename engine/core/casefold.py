@@ -35,7 +35,13 @@ def _lower(c: str) -> str:
 _ARABIC_SEPARATORS = {"\u066b": ".", "\u066c": ","}
 
 
+#: superscript digits: footnote marks ("compute¹"), not figures, kept as they are
+_SUPERSCRIPTS = frozenset("¹²³⁴⁵⁶⁷⁸⁹⁰")
+
+
 def _nfkc_lower(c: str) -> str:
+    if c in _SUPERSCRIPTS:
+        return c
     if c.isdecimal() and not c.isascii():      # Arabic-Indic, Persian, Devanagari ... digits: "۱۲۸" is 128
         return str(unicodedata.decimal(c))
     if c in _ARABIC_SEPARATORS:
@@ -77,10 +83,10 @@ def lower_aligned(text: str) -> str:
 
 def nfkc_lower_aligned(text: str) -> str:
     """Each character NFKC-normalised and lower-cased where that gives one character, else lower-cased
-    where that does, else a space, a digit of any script as its ASCII digit, and a Traditional Chinese
-    character in its Simplified form (the character map of :func:`engine.text.tokens.aligned_lower`).
+    where that does, else a space, a digit of any script as its ASCII digit (a superscript one stays: a footnote
+    mark), and a Traditional Chinese character in its Simplified form (the map of :func:`engine.text.tokens.aligned_lower`).
 
-    >>> nfkc_lower_aligned("Ａ１００ ﬁ İ 顯存 ۱۲۸ ١٫٥ २४")
-    'a100 ﬁ   显存 128 1.5 24'
+    >>> nfkc_lower_aligned("Ａ１００ ﬁ İ 顯存 ۱۲۸ ١٫٥ २४ TFLOPS¹")
+    'a100 ﬁ   显存 128 1.5 24 tflops¹'
     """
     return text.translate(_NFKC_LOWER)

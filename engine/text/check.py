@@ -20,7 +20,7 @@ from ..kb.vocabulary import Interval, Vocabulary
 from ..core.terms import FINDING_KINDS, label as term_label
 from ..audit.result import AuditResult, audit_block
 from ..audit.blocks import reachable_reference
-from .bands import Bands, error_bands
+from .bands import Bands, error_bands, verdict_of
 from .guard import Guards
 from .guard_list import DOCUMENT_GUARDS
 from .document_guards import figures_by_product
@@ -31,10 +31,9 @@ from .extract import extract
 from ..kb.labels import shown_value
 from ..kb.names import name_unknowns_in_check
 from .tokens import aligned_lower
-
+from .form_factor import form_factor_said
 from ..models.base import OMIT
-from ..models.check import MAX_CHECK_CHARS  # noqa: F401  (the limit is declared with the check body)
-from ..models.check import CheckAnswer, CheckedClaim, CheckFinding, WrongLine
+from ..models.check import MAX_CHECK_CHARS, CheckAnswer, CheckedClaim, CheckFinding, WrongLine   # the limit is declared with the body
 from ..models.vocab import Bilingual
 
 if TYPE_CHECKING:
@@ -58,7 +57,7 @@ def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult,
     for c in claims:
         st = dict(res.status_of(c.id))
         if st["status"] in WRONG:
-            reasons = guards.reasons(c, st["status"], _verdict_of(res, c, st["status"], bands))
+            reasons = guards.reasons(c, st["status"], verdict_of(res, c, st["status"], bands))
             if reasons:
                 st = {"status": UNCLEAR, "audit_status": st["status"], "unclear_because": reasons}
         out[c.id] = st
@@ -71,30 +70,6 @@ def judged(text: str, view: ReleaseView, claims: list[Fact], res: AuditResult,
         if reasons:
             out[c.id] = {"status": UNCLEAR, "audit_status": st["status"], "unclear_because": reasons}
     return out
-
-
-def _verdict_of(res: AuditResult, c: Fact, status: str, bands: Bands | None) -> dict[str, Any] | None:
-    """The sizing verdict a derivation finding of ``status`` rests on (need and capacity per GPU), or the run's total
-    a requirement finding compares with (no capacity), with the error band of the claim's method; or None."""
-    method = str((c.qualifiers or {}).get("method") or "")
-    if bands is None or not method:
-        return None
-    facts = None
-    for f in res.findings_for(c.id):
-        if f.get("kind") != status or f.get("basis") != "derivation":
-            continue
-        facts = facts if facts is not None else res.proof(c.id).facts
-        if str(f.get("rule") or "").split("@")[0] in bands.totals:
-            need = (facts.get(f.get("fact")) or {}).get("value")
-            band = bands(method.split(":")[-1]) if isinstance(need, (int, float)) and need > 0 else None
-            return {"need_gb": need, "method": method, "band": band} if band else None
-        for e in f.get("evidence") or ():
-            v = facts.get(e) or {}
-            if v.get("t") == "verdict" and v.get("need_gb") and v.get("capacity_gb"):
-                band = bands(method.split(":")[-1])    # read only for a verdict (the first read sizes the gold runs)
-                return {"need_gb": v["need_gb"], "capacity_gb": v["capacity_gb"], "method": method, "band": band} \
-                    if band else None
-    return None
 
 
 CHECK_PREFIX = "X"
@@ -125,12 +100,15 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None,
     skipped: list[dict[str, Any]] = [{"span": [s, e], "quote": text[s:e], "reason": "no statement gpukb can check"}
                                      for s, e in ex.not_understood]
     sparse = _sparsity_reader(vocab)
-    low = aligned_lower(text, vocab)
+    guards = guards or reader(text, view)
+    low = guards.low
     breaks = [i for i, ch in enumerate(text) if ch == "\n"]        # a claim's line: the breaks before it
     for c in ex.claims:
         said = sparse(low, c)           # True: with sparsity; False: said to be dense; None: not said
         if said is not None and "sparsity" in vocab.qualifiers:
             c.qualifiers = {**(c.qualifiers or {}), "sparsity": said}
+        if (ff := form_factor_said(low, *guards.unit(c.start), c.subject, guards.mentions, view, c.attribute)) is not None:
+            c.qualifiers = {**(c.qualifiers or {}), "form_factor": ff}     # "A100 80GB SXM": that version's figure
         line = bisect_left(breaks, c.start) + 1
         where = {"file": "<text>", "line": line}
         norm, errs = vocab.check_value(c.attribute, c.value, c.unit, where)
@@ -144,17 +122,16 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None,
         facts.append(Fact(fid, 1, "claim", subject, c.attribute, c.value, c.unit, norm, quals, "<text>", line,
                           source=sid, quote=text[c.start:c.end], span=[c.start, c.end], modality=c.modality,
                           approx=c.approx, confidence=f"{c.confidence:.2f}"))
-    facts = _in_scope(text, view, facts, skipped, guards or reader(text, view))
+    facts = _in_scope(text, view, facts, skipped, guards)
     skipped.sort(key=lambda x: x["span"])
     skipped = name_unknowns_in_check(text, skipped, [tuple(f.span or (0, 0)) for f in facts], vocab)
     return facts, skipped, ex.lang
 
 
 def _variant_of(subject: str, attribute: str, norm: Any, quals: dict[str, Any] | None, view: ReleaseView) -> str | None:
-    """A figure said of a product that comes in variants ("H100": SXM or PCIe) when the reference gives the
-    figure per variant only: it is read as the variant whose figure is nearest, so a figure one variant has
-    is that variant's, and one that no variant has is wrong whichever is meant (said against the nearest).
-    Only for plain figures (no qualifier, such as "with sparsity", that the variants' figures lack)."""
+    """A figure said of a product that comes in variants ("H100": SXM or PCIe), the reference giving it per variant
+    only: read as the variant whose figure is nearest, so a figure one variant has is that variant's, and one no
+    variant has is wrong whichever is meant. Only for plain figures (no qualifier such as "with sparsity")."""
     vocab = view.kb.vocab
     variants = vocab.entities.get(subject, {}).get("variants") or ()
     if not variants or quals or not isinstance(norm, Interval) or norm.kind != "number" or view.ref(subject, attribute):
@@ -171,8 +148,7 @@ def _variant_of(subject: str, attribute: str, norm: Any, quals: dict[str, Any] |
 #: as a claim about the product of an earlier sentence
 VERDICTS = ("memory_verdict", "suitability", "host_memory_verdict", "bandwidth_verdict", "cost_effectiveness",
             "stability_risk", "storage_io", "min_gpus", "max_params")
-#: attributes a bare mention of a product "states" (it exists, it is in the catalog): nothing to report
-#: when the product is a catalogued one, so they are kept only when they can be wrong
+#: attributes a bare mention of a product "states" (it exists, is catalogued): kept only when they can be wrong
 MENTIONS = ("exists", "in_catalog")
 
 
@@ -213,9 +189,8 @@ def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dic
     return out
 
 
-#: how far from a claim's span a sparsity word still qualifies its figure ("1,979 TFLOPS (with sparsity)",
-#: "242 TFLOPS in FP16 Tensor Core operations (with sparsity)"); the window stops earlier at the next
-#: figure or clause break (``_STOP``)
+#: how far from a claim's span a sparsity word still qualifies its figure ("1,979 TFLOPS (with sparsity)", "242 TFLOPS
+#: in FP16 Tensor Core operations (with sparsity)"); the window stops earlier at the next figure or clause (``_STOP``)
 SPARSITY_REACH = 60
 
 
@@ -237,7 +212,7 @@ def _sparsity_reader(vocab):
         after = low[c.end:min(len(low), c.end + SPARSITY_REACH)]
         cut = min([m.start() for m in _STOP.finditer(after)] or [len(after)])
         if cut < len(after) and after[cut].isdigit():
-            # "156 TFLOPS（稀疏 312）", "(sparse: 312)": a word that leads into the next figure is that figure's
+            # "156 TFLOPS（稀疏 312）", "(sparse: 312)": a word leading into (or in brackets with) the next figure is its
             after = _before_lead(after[:cut], yes)
         else:
             after = after[:cut]
@@ -259,7 +234,8 @@ _LEAD_GAP = re.compile(r"(?:时|性)?\s*(?:[:：=]|为|是|约|~)?\s*")
 
 def _before_lead(seg: str, cues: list[re.Pattern[str]]) -> str:
     """``seg`` (the words up to the next figure) without a sparsity cue that only a separator parts from that
-    figure: such a word introduces the next figure, not the one before it."""
+    figure, or that a bracket opened before it holds ("156 TFLOPS(희소성 사용 시 312 TFLOPS)"): the next figure's."""
+    seg = re.sub(r"[(（][^()（）]*$", "", seg)
     for rx in cues:
         for m in rx.finditer(seg):
             if _LEAD_GAP.fullmatch(seg, m.end()):

@@ -317,7 +317,9 @@ def sized_variants(q: Quantity, ents: list[_Match], vocab: Vocabulary) -> dict[s
                 if x not in taken and vocab.names_size(str(v), x):
                     out[str(v)] = x
                     taken.add(x)
-    return out if out and all(x in out.values() for x in sizes) else {}
+    # "the H100 PCIe has 80 GB, whereas the H100 SXM …": a size two named versions share names neither
+    shared = any(list(out.values()).count(x) > 1 and len({vocab.generic(v) for v, y in out.items() if y == x}) == 1 for x in sizes)
+    return out if out and not shared and all(x in out.values() for x in sizes) else {}
 
 
 def type_variants(at: int, qs: list[Quantity], low: str, ents: list[_Match], vocab: Vocabulary,

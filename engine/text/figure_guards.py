@@ -316,7 +316,7 @@ _LABEL_BREAK = re.compile(r"[，;；、|｜。]|,(?!\d{3})")
 def workload_memory(ctx: Context) -> dict[str, str] | None:
     """A card-memory figure whose label, between the last product named before it and the figure, names
     what a workload takes ("A100 80GB: - Model weights: ~16 GB", "7B 模型只需约 14GB"): it may be that, not
-    the card's memory."""
+    the card's memory; so may one followed by what is left of the card (cues ``workload_memory_after``)."""
     c = ctx.claim
     if c.attribute not in CAPACITY or not c.span:
         return None
@@ -326,11 +326,10 @@ def workload_memory(ctx: Context) -> dict[str, str] | None:
     at = fig.start()
     start = max([ctx.unit[0], at - LABEL_REACH] + [e for _, e in ctx.mentions if e <= at]
                 + [m.end() for m in _LABEL_BREAK.finditer(ctx.low, max(ctx.unit[0], at - LABEL_REACH), at)])
-    for rx in vocab_cues(ctx.vocab, "workload_memory"):
-        m = rx.search(ctx.low, start, at)
-        if m:
-            return {"word": ctx.text[m.start():m.end()].strip()}
-    return None
+    words = [ctx.text[m.start():m.end()] for rx in vocab_cues(ctx.vocab, "workload_memory") if (m := rx.search(ctx.low, start, at))]
+    after = ctx.text[c.span[1]:c.span[1] + 24]      # "a 24 GB A10 with about 10 GB left": what is left of it
+    words += [after[m.start():m.end()] for rx in vocab_cues(ctx.vocab, "workload_memory_after") if (m := rx.search(after.lower()))]
+    return {"word": words[0].strip()} if words else None
 
 
 def card_capacity(ctx: Context) -> dict[str, str] | None:

@@ -7,6 +7,8 @@ import re
 
 #: a footnote mark right after a figure ("485 TFLOPS*", "1,979 TFLOPS¹")
 _MARK = re.compile(r"[ \t]*(\*{1,3}|†|‡|¹|²|³)")
+#: a superscript or dagger mark a few words on, at the end of the figure's noun ("1,979 TFLOPS of BF16 compute¹")
+_LATE_MARK = re.compile(r"(?:[^\d\n,;，；。.:：*†‡¹²³(（]|(?<=[a-z])\d+){1,40}?(†|‡|¹|²|³)")
 #: a footnote mark at the end of a header cell ("FP8 Tensor*")
 _END_MARK = re.compile(r"(\*{1,3}|†|‡|¹|²|³)\s*$")
 #: the separator row of a Markdown table ("|---|:--:|")
@@ -25,9 +27,33 @@ def footnoted(low: str, end: int, yes: list[re.Pattern[str]]) -> bool | None:
     True
     >>> footnoted("fp8 485 tflops*. *measured on one gpu.", 14, yes) is None
     True
+
+    A marked figure twice the one its cell pairs it with ("82 TFLOPS | 165 TFLOPS*", the datasheets' dense |
+    sparse columns) is the sparse one even when the copied text lost the footnote:
+
+    >>> footnoted("tf32 tensor core\t82 tflops | 165 tflops*", 39, yes)
+    True
     """
-    m = _MARK.match(low, end)
-    return None if m is None else _note_says(low, m.group(1), m.start(1), yes)
+    m = _MARK.match(low, end) or _LATE_MARK.match(low, end)
+    if m is None:
+        return None
+    return _note_says(low, m.group(1), m.start(1), yes) or _doubled_pair(low[low.rfind("\n", 0, end) + 1:end])
+
+
+#: a cell's two rates side by side, the second marked ("82 TFLOPS | 165 TFLOPS*", "312/624 TFLOPS*")
+_PAIR = re.compile(r"(\d[\d,.]*)\s*(?:t?flops|tops|pflops)?\s*[|/]\s*(\d[\d,.]*)\s*(?:t?flops|tops|pflops)?\s*$")
+
+
+def _doubled_pair(line: str) -> bool | None:
+    """True when ``line`` ends with two rates side by side the second of which is twice the first."""
+    m = _PAIR.search(line)
+    if m is None:
+        return None
+    try:
+        a, b = (float(g.replace(",", "")) for g in m.groups())
+    except ValueError:
+        return None
+    return True if a > 0 and abs(b / a - 2) <= 0.02 else None
 
 
 def _note_says(low: str, mark: str, at: int, yes: list[re.Pattern[str]]) -> bool | None:

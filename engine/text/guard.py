@@ -161,7 +161,7 @@ class Guards:
         """The product mentions that start in [start, end)."""
         return self.mentions[bisect_left(self._starts, start):bisect_left(self._starts, end)]
 
-    def _unit(self, pos: int) -> tuple[int, int]:
+    def unit(self, pos: int) -> tuple[int, int]:
         i = bisect_right(self._sentence_starts, pos) - 1
         if i >= 0 and self.sentences[i][0] <= pos < self.sentences[i][1]:
             return self.sentences[i]
@@ -234,7 +234,7 @@ class Guards:
         what the value is not, never what it is. A yes/no attribute reads its own negation when extracted."""
         vocab = self.view.kb.vocab
         span = claim.span or [0, 0]
-        s, e = self._unit(span[0])
+        s, e = self.unit(span[0])
         sent = self.low[s:e].rstrip()
         for rx in vocab_cues(vocab, "question"):
             if rx.search(sent):
@@ -269,7 +269,7 @@ class Guards:
         if vocab.kind_of(claim.subject) not in PRODUCT_KINDS:
             return True
         pos = (claim.span or [0])[0]
-        named = list(self._products(self._unit(pos), _table_header(self.text, pos), self._heading(pos), self._section(pos)))
+        named = list(self._products(self.unit(pos), _table_header(self.text, pos), self._heading(pos), self._section(pos)))
         if self.topic is not None:
             named.append(self.topic)
         own = own_ids(vocab, claim.subject)
@@ -296,7 +296,7 @@ class Guards:
 
     def unnamed_card(self, claim: Fact) -> bool:
         """See :func:`figure_guards.unnamed_card`."""
-        unit = self._unit((claim.span or [0])[0])
+        unit = self.unit((claim.span or [0])[0])
         return unnamed_card(self.low, claim, unit, self._between(*unit), self.view.kb.vocab)
 
     @property
@@ -380,7 +380,7 @@ class Guards:
         sizing ``verdict`` when it is a derivation's), each as {"code", "en", "zh"}; ``text_figures``: what the
         rest of the text gives each product (:func:`.document_guards.figures_by_product`), for the document guards."""
         pos = (claim.span or [0])[0]
-        unit = self._unit(pos)
+        unit = self.unit(pos)
         header = _table_header(self.text, pos)
         vocab = self.view.kb.vocab
         cell = (pos, (claim.span or [0, 0])[1], vocab.generic(claim.subject), claim.attribute) in self.cells

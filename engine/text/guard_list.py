@@ -106,8 +106,8 @@ def _within_error_band(ctx: Context) -> dict[str, str] | None:
     if not v or "capacity_gb" not in v:
         return None
     need, cap, band = v["need_gb"], v["capacity_gb"], v["band"]
-    if not need * band["low"] <= cap <= need * band["high"]:
-        return None
+    if not max(need * band["low"], v.get("floor_gb") or 0) <= cap <= need * band["high"]:
+        return None             # "a 13B model in FP16 on a 24 GB card": its 26 GB of weights alone do not fit
     return {"need": f"{need:.1f}", "capacity": f"{cap:.1f}", "low": f"{need * band['low']:.1f}",
             "high": f"{need * band['high']:.1f}", "points": str(band.get("points", "")), "method": v["method"].split(":")[-1],
             "ratios": f"{band['low']:g}–{band['high']:g}"}
@@ -354,8 +354,8 @@ GUARDS: tuple[Guard, ...] = (
           "the text states no optimizer and no precision but a 16-bit one, and a count of {n} GPU(s) lies between what pure 16-bit and mixed-precision training need on these cards ({lo}–{hi})",
           "文中未说明优化器，也未说明 16 位以外的精度，{n} 张卡介于纯 16 位训练与混合精度训练在这类显卡上所需的数量之间（{lo}–{hi} 张）", count_within_practice),
     Guard("workload_memory",
-          "the figure follows “{word}”: it may be memory a workload takes (weights, cache, what is left), not the card's memory",
-          "该数字前有“{word}”：可能是工作负载占用的显存（权重、缓存、剩余），而非显卡的显存容量", workload_memory),
+          "the figure is said with “{word}”: it may be memory a workload takes (weights, cache, what is left), not the card's memory",
+          "该数字与“{word}”连用：可能是工作负载占用的显存（权重、缓存、剩余），而非显卡的显存容量", workload_memory),
     Guard("card_capacity",
           "the figure ({figure}) is a card's memory ({cards}): the text may give the card the run fits on, not what it needs",
           "该数字（{figure}）正是显卡的显存容量（{cards_zh}）：文中可能给出的是能容纳该任务的显卡规格，而非实际需求", card_capacity),

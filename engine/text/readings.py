@@ -145,12 +145,12 @@ def beyond_figures(ctx: Context) -> dict[str, str] | None:
     """A GPU's figure whose low end is more than :data:`BEYOND` times the largest reference figure of its kind
     (its dimension) for any variant or version of its product (with sparsity too), in a clause that does not
     name the product and the attribute, or in a sentence that says it gives a sum (cue ``sum_said``: "a total
-    of", "合计"): not one card's figure."""
+    of", "合计") or counts several cards: not one card's figure."""
     c, vocab = ctx.claim, ctx.vocab
     spec = vocab.attributes.get(c.attribute)
-    if (ctx.attached or _stated(ctx)) and cue_in_unit(ctx, "sum_said") is None:
-        return None             # "H100 的 8.0 TB/s", "the T4 has a TDP of 250 W": said of it in so many words,
-        # unless the sentence says it sums ("the A100 ... a total of 320GB ... a memory bandwidth of 12.4TB/s")
+    if (ctx.attached or _stated(ctx)) and cue_in_unit(ctx, "sum_said") is None and (ctx.attached or several_cards(ctx) is None):
+        return None             # "H100 的 8.0 TB/s", "the T4 has a TDP of 250 W": said of it in so many words, unless
+        # the sentence sums ("the A100 ... a total of 320GB ... 12.4TB/s") or counts cards ("eight B200s with 64 TB/s")
     if spec is None or spec.dimension not in SUMMED_DIMENSIONS or vocab.kind_of(c.subject) != "gpu" \
             or not isinstance(c.norm, Interval) or c.norm.lo is None:
         return None

@@ -269,8 +269,8 @@ def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, e
     attrs = verdict_attributes(masked, max(a, ra), min(b, rb), verdict[0], t)
     resource = attrs != ["suitability"] and attrs != ["memory_verdict"] or any_match(
         dict(t["verdict_attribute"]).get("memory_verdict", ()), masked[max(a, ra):min(b, rb)])
-    if not (w.get("method") or w.get("task") or w.get("model") or resource):
-        return []
+    if not (w.get("method") or w.get("task") or w.get("model") or resource or (w.get("params") and w.get("precision"))):
+        return []                       # "a 13B model in FP16 fits on …": a size at a precision is a workload too
     pos = s + verdict[1]
     quals = qualifiers_of(w)
     split: list[dict[str, Any]] = [quals]
