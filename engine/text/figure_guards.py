@@ -94,8 +94,11 @@ def other_attributes_figure(ctx: Context) -> dict[str, str] | None:
 
 def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
+    end, words = (c.span or [0, 0])[1], tables(ctx.vocab)["instance_words"]
+    each = any(rx.search(ctx.low[end:min(ctx.unit[1], end + 40)]) for rx in words["per_gpu_after"]) or \
+        any(rx.search(ctx.low[ctx.unit[0]:(c.span or [0])[0]]) for rx in words["per_gpu_before"])
     if c.attribute == "memory_gb" and ctx.vocab.kind_of(c.subject) in ("instance", "family"):
-        return _instance_total(ctx)
+        return None if each else _instance_total(ctx)       # "8 H100 GPUs with 640 GB each": said of each card
     if c.attribute != "memory_gb" or ctx.vocab.kind_of(c.subject) != "gpu":
         return None
     x = point_of(c)
@@ -116,10 +119,6 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     seg = ctx.unit_text
     several = any(rx.search(seg) for rx in vocab_cues(ctx.vocab, "multi_gpu"))
     hosts = any(ctx.vocab.kind_of(p) in ("family", "instance") for p in ctx.products)
-    end = (c.span or [0, 0])[1]
-    words = tables(ctx.vocab)["instance_words"]
-    each = any(rx.search(ctx.low[end:min(ctx.unit[1], end + 40)]) for rx in words["per_gpu_after"]) or \
-        any(rx.search(ctx.low[ctx.unit[0]:(c.span or [0])[0]]) for rx in words["per_gpu_before"])
     # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total, unless said
     # of each card ("… 32 GB of memory each") or of a count of cards it is not the total of ("8 卡 … 320GB")
     if (several or hosts) and not each and not (counts and round(k) not in counts):

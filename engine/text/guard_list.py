@@ -25,10 +25,11 @@ def _several_products(ctx: Context) -> dict[str, str] | None:
     named = {str(v) for v in value} | {ctx.vocab.generic(str(v)) for v in value}
     # nor are products the attribute cannot be said of ("g5.12xlarge has eight A10G GPUs": a GPU has no GPU count)
     applies = ctx.vocab.attributes[ctx.claim.attribute].applies_to if ctx.claim.attribute in ctx.vocab.attributes else ()
-    # nor the instances that carry the claim's GPU ("the A10G in AWS G5 instances has 24 GB": where it is)
+    # nor the instances that carry the claim's GPU ("the A10G in AWS G5 instances has 24 GB": where it is), or the GPU
+    # an instance claim's figure is of ("p5.48xlarge: 8 H100 GPUs with 80 GB each")
     rivals = [p for p in ctx.products if p not in named and
               (p == ctx.vocab.generic(ctx.claim.subject) or ctx.vocab.kind_of(p) in applies)
-              and not (ctx.vocab.kind_of(ctx.claim.subject) == "gpu" and carries(ctx.view, p, ctx.claim.subject))]
+              and not carries(ctx.view, p, ctx.claim.subject)]
     if len(rivals) < 2:
         return None
     return {"products": names_of(ctx, rivals), "products_zh": "、".join(ctx.vocab.label(e, "zh") for e in rivals)}

@@ -82,7 +82,8 @@ def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carri
                 continue                      # "faster than the Hopper generation": the other's value
             gap = _GAP_AFTER.match(masked, m.end(), e)
             after = gap is not None and any(w.match(masked, gap.end(), e) for w in words)
-            before = any(re.search(rf"(?:{w.pattern})\s*[:：=]\s*$", masked[max(s, m.start() - 40):m.start()]) for w in words)
+            # "architecture: Hopper", and languages that put the noun first ("архитектуре Pascal", "arquitectura Ada")
+            before = any(re.search(rf"(?:{w.pattern})\w*\s*(?:[:：=]\s*|(?:de|di|da|do|del)\s+)?$", masked[max(s, m.start() - 40):m.start()]) for w in words)
             if after or before:
                 add(attr, value, m.start(), m.end(), named=True)
     # a figure without a unit right after its attribute's word

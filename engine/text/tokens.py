@@ -272,6 +272,7 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool =
 
 
 _GPU_WORD = re.compile(r"\s*(?:(?:nvidia\s*)?\ue000+\s*)?(?:gpus?|cards?|accelerators?|显卡|卡)(?![a-z])")
+_SIZED_GPU_AFTER = re.compile(r"\s*\d{1,3}\s*(?:gb|g)\s*(?:nvidia\s*)?\ue000")    # "a single 24 GB RTX 3090"
 
 
 def _counted_in_words(low: str, start: int, end: int, found: list[Quantity], t: dict[str, Any]) -> list[Quantity]:
@@ -282,7 +283,7 @@ def _counted_in_words(low: str, start: int, end: int, found: list[Quantity], t: 
         for rx in rxs:
             for m in rx.finditer(low, start, end):
                 after = m.end()
-                if not (GPU_AFTER.match(low, after) or _GPU_WORD.match(low, after)):
+                if not (GPU_AFTER.match(low, after) or _GPU_WORD.match(low, after) or _SIZED_GPU_AFTER.match(low, after)):
                     continue
                 if any(q.start < after and m.start() < q.end for q in found + out):
                     continue
