@@ -25,3 +25,11 @@ def test_two_versions_in_one_sentence_are_not_assigned(gpukb):
     got = checked(gpukb, "A100 80GB SXM vs PCIe: 400 W and 300 W.", "tdp_w")
     assert got and all(c["status"] not in ("incorrect", "overstated", "understated") for c in got)
     assert all("form_factor" not in (c.get("qualifiers") or {}) for c in got)
+
+
+def test_the_heading_names_the_version_of_its_spec_list(gpukb):
+    # the V100 SXM2 draws 300 W (250 W is the PCIe card's); the A100 80GB PCIe has 1,935 GB/s (2,039 is the SXM's)
+    got = checked(gpukb, "NVIDIA V100 SXM2\nメモリ:32/16 GB HBM2\nメモリ帯域幅:900 GB/s\n最大消費電力:250 W", "tdp_w")
+    assert [c["status"] for c in got] == ["incorrect"]
+    got = checked(gpukb, "## NVIDIA A100 80GB PCIe\n- Memory bandwidth: 1,935 GB/s\n- TDP: 300 W")
+    assert got and all(c["status"] == "supported" for c in got)

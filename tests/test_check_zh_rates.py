@@ -39,3 +39,10 @@ def test_a_product_named_after_the_figure_as_a_ratios_base_is_no_rival(gpukb):
     assert [(c["subject"], c["status"]) for c in got] == [("gpu:H200", "incorrect")]
     got = checked(gpukb, "NVIDIA H200：最高 141GB HBM3e 显存，带宽 4.8TB/s，容量接近 H100 的两倍。")
     assert got and all(c["status"] == "supported" for c in got)
+
+
+def test_nvlink_is_written_before_its_figure(gpukb):
+    # "NVLink 为 900GB/s" is the NVLink bandwidth, not the memory's (H100 SXM: 900 GB/s; H800: 400 GB/s)
+    got = checked(gpukb, "H100 SXM 的 NVLink 为 900GB/s。")
+    assert [(c["attribute"], c["status"]) for c in got] == [("nvlink_bandwidth", "supported")]
+    assert [c["status"] for c in checked(gpukb, "H800 的 NVLink 为 400GB/s。", "nvlink_bandwidth")] == ["supported"]

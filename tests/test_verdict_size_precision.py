@@ -26,8 +26,3 @@ def test_a_reported_belief_states_nothing(gpukb):
     got = checked(gpukb, "I thought my RTX 3090 with 24GB VRAM would be enough for Llama 3 70B in FP16.", "memory_verdict")
     assert all(c["status"] not in ("inconsistent_with_derivation", "incorrect") for c in got)
 
-
-def test_a_count_of_cards_named_with_their_size(gpukb):
-    # "a single 24 GB RTX 3090" counts one RTX 3090 (13B x 2 bytes = 26 GB does not fit on it)
-    got = {(c["attribute"], c["value"], c["status"]) for c in checked(gpukb, "Llama 2 13B in FP16 runs on a single 24 GB RTX 3090.")}
-    assert ("min_gpus", 1.0, "understated") in got and ("memory_gb", 24.0, "supported") in got

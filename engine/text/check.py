@@ -107,7 +107,7 @@ def claims_of(text: str, sid: str, view: ReleaseView, lang: str | None = None,
         said = sparse(low, c)           # True: with sparsity; False: said to be dense; None: not said
         if said is not None and "sparsity" in vocab.qualifiers:
             c.qualifiers = {**(c.qualifiers or {}), "sparsity": said}
-        if (ff := form_factor_said(low, *guards.unit(c.start), c.subject, guards.mentions, view, c.attribute)) is not None:
+        if (ff := form_factor_said(guards, c.start, c.subject, c.attribute)) is not None:
             c.qualifiers = {**(c.qualifiers or {}), "form_factor": ff}     # "A100 80GB SXM": that version's figure
         line = bisect_left(breaks, c.start) + 1
         where = {"file": "<text>", "line": line}

@@ -92,13 +92,16 @@ def other_attributes_figure(ctx: Context) -> dict[str, str] | None:
             "figure": next(iter(hits.values()))[1].value_text(vocab)}
 
 
+def said_of_each(ctx: Context) -> bool:
+    """Whether the claim's memory figure is said of each card ("… 80 GB each", "per GPU", "每卡 80GB")."""
+    (a, b), words, low = (ctx.claim.span or [0, 0])[:2], tables(ctx.vocab)["instance_words"], ctx.low
+    return any(rx.search(low[b:min(ctx.unit[1], b + 40)]) for rx in words["per_gpu_after"]) or any(rx.search(low[ctx.unit[0]:a]) for rx in words["per_gpu_before"])
+
+
 def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
-    end, words = (c.span or [0, 0])[1], tables(ctx.vocab)["instance_words"]
-    each = any(rx.search(ctx.low[end:min(ctx.unit[1], end + 40)]) for rx in words["per_gpu_after"]) or \
-        any(rx.search(ctx.low[ctx.unit[0]:(c.span or [0])[0]]) for rx in words["per_gpu_before"])
     if c.attribute == "memory_gb" and ctx.vocab.kind_of(c.subject) in ("instance", "family"):
-        return None if each else _instance_total(ctx)       # "8 H100 GPUs with 640 GB each": said of each card
+        return None if said_of_each(ctx) else _instance_total(ctx)     # "8 H100 GPUs with 640 GB each": each card's
     if c.attribute != "memory_gb" or ctx.vocab.kind_of(c.subject) != "gpu":
         return None
     x = point_of(c)
@@ -106,9 +109,9 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     cards = memory_facts(ctx.view, (c.subject, *variants))
     ks = [(x / point_of(r), r) for r in cards if r is not None and point_of(r) and x]
     counts = card_counts(ctx)     # of a card with several sizes, the one the stated count makes the total of
-    # within 3%: a total is often of the usable memory ("282 GB" of two 144 GB HBM3e GH200s, 141 GB usable each),
-    # or rounded ("144 H200 GPUs and 20TB"): a multiple up to 16, or the count of cards the sentence states; within
-    # the card's own tolerance when its reference is approximate (two "~180 GB" B200s hold 384 GB as 2 x 192)
+    # within 3%: a total is often of the usable memory ("282 GB" of two 144 GB GH200s, 141 GB usable each), or rounded
+    # ("144 H200 GPUs and 20TB"): a multiple up to 16, or the count the sentence states; within the card's own tolerance
+    # when its reference is approximate (two "~180 GB" B200s hold 384 GB as 2 x 192)
     def near(k: float, n: float, r: Any) -> bool:
         return abs(k - n) <= max(3 * SAME_FIGURE, HEDGED_TOLERANCE if r.approx else 0) * n
     fits = [(k, r) for k, r in ks if 2 <= round(k) <= 16 and near(k, round(k), r)]
@@ -121,7 +124,7 @@ def multiple_of_one_card(ctx: Context) -> dict[str, str] | None:
     hosts = any(ctx.vocab.kind_of(p) in ("family", "instance") for p in ctx.products)
     # "32 GB" alone on a T4 is just wrong; beside "2 ×", a server or an instance it is a total, unless said
     # of each card ("… 32 GB of memory each") or of a count of cards it is not the total of ("8 卡 … 320GB")
-    if (several or hosts) and not each and not (counts and round(k) not in counts):
+    if (several or hosts) and not said_of_each(ctx) and not (counts and round(k) not in counts):
         return {"n": str(round(k)), "card": ref.value_text(ctx.vocab)}
     return None
 

@@ -28,19 +28,22 @@ def versions(view: ReleaseView, subject: str, attribute: str) -> dict[str, str]:
     return out
 
 
-def form_factor_said(low: str, start: int, end: int, subject: str, mentions: list[Any], view: ReleaseView,
-                     attribute: str) -> str | None:
-    """The form factor (as the reference writes it) the sentence ``low[start:end]`` names the claim's product with,
-    right after the last mention of it before ``end``; None when it names none, names several, or the reference
-    gives the attribute one figure for every version.
+def form_factor_said(guards: Any, pos: int, subject: str, attribute: str) -> str | None:
+    """The form factor (as the reference writes it) that the sentence of the claim at ``pos`` names its product with,
+    right after the last mention of it (else the heading of its section does: "NVIDIA V100 SXM2" over a spec list);
+    None when it names none, names several, or the reference gives the attribute one figure for every version.
 
-    The sentence must name one form factor only ("A100 80GB SXM vs PCIe: 400 W and 300 W" is left alone)."""
+    The sentence (or heading) must name one form factor only ("A100 80GB SXM vs PCIe: 400 W and 300 W" is left alone)."""
+    view, low = guards.view, guards.low
     known = versions(view, subject, attribute)
     if not known:
         return None
     own = own_ids(view.kb.vocab, subject)
-    named = [m for m in mentions if start <= m.start and m.end <= end and m.eid in own]
-    if not named:
+    for start, end in (guards.unit(pos), guards.section(pos) or (0, 0)):
+        named = [m for m in guards.mentions if start <= m.start and m.end <= end and m.eid in own]
+        if named:
+            break
+    else:
         return None
     m = _AFTER_NAME.match(low, named[-1].end)
     if m is None or {form_token(w) for w in _ANY.findall(low, start, end)} != {form_token(m.group(1))}:

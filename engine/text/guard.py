@@ -55,12 +55,12 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   French, Spanish, Portuguese, Italian, Russian, Vietnamese and Chinese words), or right before "ではなく" / "대신",
   is the other side of a comparison or what the product does not have ("H200 uses HBM3e instead of HBM3").
 - ``interconnect_bandwidth``: a bandwidth next to interconnect words (NVLink, PCIe, network, 互联) is no memory bandwidth.
-- ``pcie_link``: an interconnect bandwidth read as NVLink's in a sentence that names PCIe and not NVLink:
-  it may be the PCIe link's.
+- ``pcie_link``: an interconnect bandwidth read as NVLink's in a sentence naming PCIe, not NVLink: maybe the PCIe link's.
+- ``no_tensor_cores``: a Tensor Core rate read from a precision word alone, of a card without Tensor Cores (P100).
 - ``conditional``: the sentence is a condition or hypothesis ("if", "如果"), which states nothing.
 - ``workload_without_model``: a memory requirement with no model size says nothing checkable.
-- ``subject_from_context``: the claim's sentence (row, header) does not name its product: gpukb took
-  it from an earlier sentence or heading, which a list of several products or a pronoun defeats.
+- ``subject_from_context``: the claim's sentence does not name its product (an earlier sentence, a heading did; not
+  when it opens with a pronoun for the one product the sentence before names); ``pronoun_opens``: named only later.
 - ``several_figures``: the sentence gives figures of the claim's kind side by side with no word of
   their own (a table copied as text, "~1.3 TFLOPS ~9.7 TFLOPS"), and the text names several products.
 - ``per_unit_rate``: the figure is a rate ("16 GB per billion parameters", "每卡"), not a total.
@@ -192,7 +192,7 @@ class Guards:
             at = start
         return None
 
-    def _section(self, pos: int) -> tuple[int, int] | None:
+    def section(self, pos: int) -> tuple[int, int] | None:
         """The line heading the claim's section: the list's introducing line (``…:``) when the claim is a
         list item, else the nearest heading line (Markdown ``#``, or a short line with no sentence mark at its
         end, "A100-40GB: The Reliable Workhorse"), when that line names exactly one product and no line
@@ -269,7 +269,7 @@ class Guards:
         if vocab.kind_of(claim.subject) not in PRODUCT_KINDS:
             return True
         pos = (claim.span or [0])[0]
-        named = list(self._products(self.unit(pos), _table_header(self.text, pos), self._heading(pos), self._section(pos)))
+        named = list(self._products(self.unit(pos), _table_header(self.text, pos), self._heading(pos), self.section(pos)))
         if self.topic is not None:
             named.append(self.topic)
         own = own_ids(vocab, claim.subject)
@@ -388,7 +388,7 @@ class Guards:
         if cell:
             products = (vocab.generic(claim.subject),)
         elif not products:
-            products = self._products(self._section(pos))
+            products = self._products(self.section(pos))
         ctx = Context(self.text, self.low, claim, self.view, unit, header, products, self.text_products, cell,
                       self.attached(claim, unit), status, tuple((m.start, m.end) for m in self._between(*unit)),
                       tuple(m.eid for m in self._between(*unit)), verdict=verdict, text_figures=text_figures or {})

@@ -7,11 +7,12 @@ import re
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
 from .clause_guards import attribute_unstated, difference, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
-from .readings import round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
+from .pronouns import pronoun_for, pronoun_opens
+from .readings import no_tensor_cores, round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import capacity_place, family_sizes, count_within_practice, loose_bound, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
 from .other_figures import other_form_factor, unknown_form_factor, bit_rate, dot_thousands, other_version, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
-from .figure_guards import (same_value, own_sparse_figure, binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
+from .figure_guards import (said_of_each, same_value, own_sparse_figure, binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
                             per_unit_rate, several_figures, workload_memory, card_capacity,
                             weights_only)
@@ -29,7 +30,7 @@ def _several_products(ctx: Context) -> dict[str, str] | None:
     # an instance claim's figure is of ("p5.48xlarge: 8 H100 GPUs with 80 GB each")
     rivals = [p for p in ctx.products if p not in named and
               (p == ctx.vocab.generic(ctx.claim.subject) or ctx.vocab.kind_of(p) in applies)
-              and not carries(ctx.view, p, ctx.claim.subject)]
+              and not ((ctx.vocab.kind_of(ctx.claim.subject) == "gpu" or said_of_each(ctx)) and carries(ctx.view, p, ctx.claim.subject))]
     if len(rivals) < 2:
         return None
     return {"products": names_of(ctx, rivals), "products_zh": "、".join(ctx.vocab.label(e, "zh") for e in rivals)}
@@ -54,9 +55,10 @@ def _subject_from_context(ctx: Context) -> dict[str, str] | None:
         return None
     own = own_ids(vocab, c.subject)
     named = set(ctx.products) | {e for p in ctx.products for e in (vocab.entities.get(p, {}).get("variants") or ())}
-    if own & named or any(carries(ctx.view, p, c.subject) for p in ctx.products):
+    if own & named or any(carries(ctx.view, p, c.subject) for p in ctx.products) or pronoun_for(ctx, own):
         return None
     return {"subject": vocab.label(c.subject)}
+
 
 
 def _with_gradients(ctx: Context) -> dict[str, str] | None:
@@ -178,6 +180,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("other_attributes_figure",
           "the figure is this product's {attribute} ({figure}); the sentence gives several figures, and which one goes with which word is unclear",
           "该数字正是该产品的{attribute_zh}（{figure}）；句中有多个数字，对应关系不明", other_attributes_figure),
+    Guard("no_tensor_cores",
+          "the {product} has no Tensor Cores: a rate said in a precision alone is its plain rate in that precision, not the Tensor Core rate gpukb judged",
+          "{product_zh} 没有 Tensor Core：只写精度的算力是该精度的普通算力，而非 gpukb 核对的 Tensor Core 算力", no_tensor_cores),
     Guard("non_tensor_rate",
           "the figure is this card's FP32 rate ({figure}, {citation}) and its words never say Tensor: it may be the card's FP16 rate on its shader cores, which many cards run at their FP32 rate, not its Tensor Core rate",
           "该数字正是该卡的 FP32 算力（{figure}，{citation}），且文中未提 Tensor：它可能是着色器核心的 FP16 算力（许多卡与其 FP32 算力相同），而非 Tensor Core 算力", non_tensor_rate),
@@ -256,6 +261,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("workload_without_model",
           "the text does not say which model size the memory figure is for",
           "文中未说明该显存数字对应的模型规模", _workload_without_model),
+    Guard("pronoun_opens",
+          "the sentence opens with a pronoun for the product named before it, and names the {product} only after this: the claim may be the pronoun's product's",
+          "该句以指代前文产品的代词开头，{product_zh} 在其后才出现：该说法可能属于代词所指的产品", pronoun_opens),
     Guard("subject_from_context",
           "the sentence does not name {subject}: gpukb took the product from the text around it",
           "该句未提到 {subject}，产品是 gpukb 从上下文推断的", _subject_from_context),

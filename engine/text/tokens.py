@@ -19,8 +19,9 @@ _ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])(?<!\bvs)(?<!\bca)(?<!\be\.g)(?<!\
                            r"\.(?:\[\d{1,3}(?:[,–-]\d{1,3})*\])*(?=\s+\S)")  # "BF16. Next", "T4.[3][5] FP16"; not "vs.", "e.g.", "ca."
 _LIST_NUMBER = re.compile(r"\s*\d{1,2}\.")
 COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
-# where a sentence turns to a second statement: ", but", "; while", "，但", "，而"
-CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)")
+# where a sentence turns to a second statement: ", but", "; while", "，但", "，而", ", which the 4090 cannot"
+CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)"
+                    r"|[,，]\s*(?=which\s[^,.;，。]{0,48}?(?:cannot|can't|can\s+not|does\s*n[o']t|won't|could\s*n[o']t)(?![a-z]))")
 _NAME_TAIL = re.compile(r"[a-z][\-_]?$")      # a number glued to a name before it ("qwen3", "llama-3", "glm2")
 _ZH_SCALE = {"千亿": 1e11, "百亿": 1e10, "亿": 1e8}
 _ZH_PARAMS = re.compile(r"^\s*(千亿|百亿|亿)")
@@ -148,10 +149,9 @@ def aligned_lower(text: str, vocab: Vocabulary | None = None) -> str:
     return last[1]
 
 
-#: the longest span read as one sentence: the readers compare the mentions of a sentence pairwise, so a
-#: run-on "sentence" of thousands of characters (a table pasted without line breaks, a hostile text)
-#: would cost the cube of its length; past this it is cut at clause marks, else at spaces. Long enough for
-#: the longest spec sentences of real pages (a product named at the start, its figures 400 characters on)
+#: the longest span read as one sentence: the readers compare a sentence's mentions pairwise, so a run-on "sentence" of
+#: thousands of characters (a table pasted without line breaks, a hostile text) would cost the cube of its length; past
+#: this it is cut at clause marks, else at spaces; long enough for real spec sentences (figures 400 characters on)
 MAX_SENTENCE = 600
 #: a clause mark: not the comma of a thousands separator ("18,176 CUDA cores" is one number)
 _CLAUSE_CUT = re.compile(r"[，、；;：:]\s*|,(?!\d)\s*|\s+")
@@ -272,7 +272,6 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool =
 
 
 _GPU_WORD = re.compile(r"\s*(?:(?:nvidia\s*)?\ue000+\s*)?(?:gpus?|cards?|accelerators?|显卡|卡)(?![a-z])")
-_SIZED_GPU_AFTER = re.compile(r"\s*\d{1,3}\s*(?:gb|g)\s*(?:nvidia\s*)?\ue000")    # "a single 24 GB RTX 3090"
 
 
 def _counted_in_words(low: str, start: int, end: int, found: list[Quantity], t: dict[str, Any]) -> list[Quantity]:
@@ -283,7 +282,7 @@ def _counted_in_words(low: str, start: int, end: int, found: list[Quantity], t: 
         for rx in rxs:
             for m in rx.finditer(low, start, end):
                 after = m.end()
-                if not (GPU_AFTER.match(low, after) or _GPU_WORD.match(low, after) or _SIZED_GPU_AFTER.match(low, after)):
+                if not (GPU_AFTER.match(low, after) or _GPU_WORD.match(low, after)):
                     continue
                 if any(q.start < after and m.start() < q.end for q in found + out):
                     continue

@@ -283,7 +283,8 @@ def verdict_claims(verdict: tuple[str, int, int], masked: str, s: int, e: int, e
     out = []
     for attr in attrs:
         kinds = tuple(k for k in vocab.attributes[attr].applies_to if k in HARDWARE + ("product", "platform"))
-        subj, conf = subject_of(kinds, pos, ents, carried, (ra, rb), topic_first=True)
+        # its product is named in its clause or before it, never in a later one (", which the 4090 cannot")
+        subj, conf = subject_of(kinds, pos, [m for m in ents if m.start < b], carried, (ra, rb), topic_first=True)
         if subj is None:
             continue
         subj = host_of(subj, ents, masked, s, pos, t) or subj
