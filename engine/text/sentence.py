@@ -94,13 +94,13 @@ def sentence_claims(low: str, masked: str, s: int, e: int, ents: list[_Match], c
                      scope_size: dict[str, Any] | None = None, scope_method: str | None = None) -> list[Candidate]:
     out: list[Candidate] = []
     qs = quantities(masked, s, e, vocab)
-    named_sizes = size_named_variants(low, qs, ents, vocab, t)      # "80GB 版本": a mention of that variant
+    gpus_spoken = ents if any(m.kind == "gpu" for m in ents) else [m for m in carried.values() if m.kind == "gpu"]
+    named_sizes = size_named_variants(low, qs, gpus_spoken, vocab, t)      # "80GB 版本": a mention of that variant
     if named_sizes:
         qs = [q for i, q in enumerate(qs) if i not in named_sizes]
         ents = sorted(ents + list(named_sizes.values()), key=lambda m: m.start)
     # "an NVL variant", "The PCIe version has 350W" after a sentence about the H100: a mention of that variant
-    named_forms = form_named_variants(low, s, e, ents if any(m.kind == "gpu" for m in ents)
-                                      else [m for m in carried.values() if m.kind == "gpu"], vocab)
+    named_forms = form_named_variants(low, s, e, gpus_spoken, vocab)
     if named_forms:
         ents = sorted(ents + named_forms, key=lambda m: m.start)
     workload = workload_of(low, masked, s, e, ents, vocab, qs)
