@@ -8,12 +8,10 @@ from typing import Any
 
 from ..kb.store import ReleaseView
 from .guard_base import own_ids
-from .subject import FORM_FACTOR, form_token
+from .subject import FORM_FACTOR, FORM_WORD, form_token
 
 #: a form factor right after a product's name, over its memory size ("A100 80GB SXM4", "A100 (PCIe, 40 GB)")
 _AFTER_NAME = re.compile(rf"[\s\-_(（]*(?:\d{{2,3}}\s*gb[\s\-_,，]*)?({FORM_FACTOR})(?![a-z])")
-#: any form factor word in a sentence: one naming another version makes the reading uncertain
-_ANY = re.compile(rf"(?<![a-z])({FORM_FACTOR})(?![a-z])")
 
 
 def versions(view: ReleaseView, subject: str, attribute: str) -> dict[str, str]:
@@ -33,7 +31,8 @@ def form_factor_said(guards: Any, pos: int, subject: str, attribute: str) -> str
     right after the last mention of it (else the heading of its section does: "NVIDIA V100 SXM2" over a spec list);
     None when it names none, names several, or the reference gives the attribute one figure for every version.
 
-    The sentence (or heading) must name one form factor only ("A100 80GB SXM vs PCIe: 400 W and 300 W" is left alone)."""
+    The sentence (or heading) must name one form factor only (:data:`.subject.FORM_WORD`): "A100 80GB SXM vs PCIe: 400 W
+    and 300 W" is left alone."""
     view, low = guards.view, guards.low
     known = versions(view, subject, attribute)
     if not known:
@@ -46,7 +45,7 @@ def form_factor_said(guards: Any, pos: int, subject: str, attribute: str) -> str
     else:
         return None
     m = _AFTER_NAME.match(low, named[-1].end)
-    if m is None or {form_token(w) for w in _ANY.findall(low, start, end)} != {form_token(m.group(1))}:
+    if m is None or {form_token(w) for w in FORM_WORD.findall(low, start, end)} != {form_token(m.group(1))}:
         return None
     word = m.group(1)
     return known.get(word) or known.get(form_token(word))

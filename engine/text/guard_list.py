@@ -28,9 +28,10 @@ def _several_products(ctx: Context) -> dict[str, str] | None:
     applies = ctx.vocab.attributes[ctx.claim.attribute].applies_to if ctx.claim.attribute in ctx.vocab.attributes else ()
     # nor the instances that carry the claim's GPU ("the A10G in AWS G5 instances has 24 GB": where it is), or the GPU
     # an instance claim's figure is of ("p5.48xlarge: 8 H100 GPUs with 80 GB each")
+    placed = ctx.vocab.kind_of(ctx.claim.subject) == "gpu" or said_of_each(ctx)
     rivals = [p for p in ctx.products if p not in named and
               (p == ctx.vocab.generic(ctx.claim.subject) or ctx.vocab.kind_of(p) in applies)
-              and not ((ctx.vocab.kind_of(ctx.claim.subject) == "gpu" or said_of_each(ctx)) and carries(ctx.view, p, ctx.claim.subject))]
+              and not (placed and carries(ctx.view, p, ctx.claim.subject))]
     if len(rivals) < 2:
         return None
     return {"products": names_of(ctx, rivals), "products_zh": "、".join(ctx.vocab.label(e, "zh") for e in rivals)}

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from ..kb.names import unknown_mentions
 from .claim_figures import claimed_figures, figures
 from .guard_base import CLAUSE_BREAK, DIGITS, FIGURE_WRONG, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, last_figure, own_ids, point_of, references, same_kind, vocab_cues
-from .subject import FORM_FACTOR, form_token
+from .subject import FORM_WORD, form_token
 from .tokens import tables
 
 __all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "other_version", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after", "other_form_factor"]
@@ -365,10 +365,6 @@ def unknown_form_factor(ctx: Context) -> dict[str, str] | None:
             "widths": ", ".join(f"{w:g}" for w in sorted(w for w in widths if w is not None))}
 
 
-#: a form factor's name that can label a figure of one version of a product ("SXM 700 W、PCIe 300〜350 W")
-_FORM = re.compile(rf"(?<![a-z0-9])({FORM_FACTOR})(?![a-z])")
-
-
 def other_form_factor(ctx: Context) -> dict[str, str] | None:
     """"H100 SXM と H100 PCIe の比較 / 最大消費電力：SXM 700 W、PCIe 300〜350 W": a figure right after a form factor's
     name that is another version's (one the text names) than the claim's product is that version's figure."""
@@ -377,7 +373,7 @@ def other_form_factor(ctx: Context) -> dict[str, str] | None:
         return None
     fig = last_figure(ctx.low, c.span)
     at = fig.start() if fig else c.span[0]
-    forms = list(_FORM.finditer(ctx.low, max(ctx.unit[0], at - 16), at))
+    forms = list(FORM_WORD.finditer(ctx.low, max(ctx.unit[0], at - 16), at))
     if not forms:
         return None
     m = forms[-1]

@@ -41,8 +41,8 @@ def pronoun_opens(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
     if not c.span or not opens_with_pronoun(ctx):
         return None
-    own = {ctx.vocab.generic(o) for o in (c.subject, ctx.vocab.generic(c.subject))}
-    named = [s for (s, _), eid in zip(ctx.mentions, ctx.mention_ids) if ctx.vocab.generic(eid) in own]
+    own = ctx.vocab.generic(c.subject)
+    named = [s for (s, _), eid in zip(ctx.mentions, ctx.mention_ids) if ctx.vocab.generic(eid) == own]
     if not named or min(named) < c.span[1]:
         return None
     return {"product": ctx.vocab.label(c.subject), "product_zh": ctx.vocab.label(c.subject, "zh")}

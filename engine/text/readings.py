@@ -340,16 +340,13 @@ def round_figure(ctx: Context) -> dict[str, str] | None:
     return None
 
 
-#: a word for the Tensor Cores, in the languages of the texts gpukb reads
-_TENSOR_WORD = re.compile(r"tensor|张量|テンソル|텐서|тензор")
-
-
 def no_tensor_cores(ctx: Context) -> dict[str, str] | None:
-    """"P100 SXM2 版本 FP16 算力 21.2 TFLOPS": a Tensor Core rate read from a precision word alone, of a product
-    the reference records the rate as not applicable to (it has no Tensor Cores): the figure is the card's plain
-    rate in that precision, which is not the attribute gpukb judged."""
+    """"P100 SXM2 版本 FP16 算力 21.2 TFLOPS": a Tensor Core rate read from a precision word alone (its clause has no
+    word for the Tensor Cores: cues ``check_guard.tensor_word``), of a product the reference records the rate as not
+    applicable to (it has no Tensor Cores): the figure is the card's plain rate in that precision, not the one judged."""
     c = ctx.claim
-    if not c.attribute.endswith("_tensor_tflops") or _TENSOR_WORD.search(ctx.low, *clause_of(ctx)):
+    a, b = clause_of(ctx)
+    if not c.attribute.endswith("_tensor_tflops") or any(rx.search(ctx.low, a, b) for rx in vocab_cues(ctx.vocab, "tensor_word")):
         return None
     own = own_ids(ctx.vocab, c.subject)
     # no Tensor Cores at all: its FP16 Tensor rate is not applicable (FP8 on an Ampere card is a missing precision)

@@ -73,6 +73,8 @@ def _last_not_owner(before: list[_Match], plain: str) -> _Match | None:
 
 #: a form factor's name, which tells one version of a product from another ("SXM5", "PCIe", "NVL")
 FORM_FACTOR = r"pcie|sxm\d?|nvl"
+#: a form factor's name standing as a word of its own ("H100 SXM5", "SXM 700 W、PCIe 300 W")
+FORM_WORD = re.compile(rf"(?<![a-z0-9])({FORM_FACTOR})(?![a-z])")
 #: a noun phrase that picks one of the products a sentence compares: "the former", "the latter", 前者, 后者, or a
 #: form factor or memory size with a noun ("the PCIe card", "the SXM5 module", "the 80GB version", "PCIe 版")
 _PICK = re.compile(rf"(?<![a-z])the\s+(former|latter)(?![a-z])|(前者|后者)"
