@@ -324,7 +324,7 @@ def correction(c: Fact, status: str, res: AuditResult, view: ReleaseView) -> dic
         via = "" if ref.subject == c.subject else f" ({vocab.label(ref.subject)})"
         en, zh = (vocab.attribute_label(c.attribute, lang, ref.qualifiers) for lang in ("en", "zh"))
         said_en, said_zh = shown_value(c, vocab, "en"), shown_value(c, vocab, "zh")
-        if isinstance(c.value, (int, float)) and c.unit and c.unit not in said_en:    # "9 POPS" as written
+        if isinstance(c.value, (int, float)) and c.unit not in (None, "", "1") and c.unit not in said_en:  # "9 POPS" as written
             said_en = said_zh = ("~" if c.approx else "") + f"{c.value:g} {c.unit}"
         # the claim's figure is the evidence's in another scope (its with-sparsity rate): say which
         twin = next((r for r in refs[1:] if r.subject == ref.subject and r.qualifiers != ref.qualifiers

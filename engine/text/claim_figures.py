@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .guard_base import Context, SAME_FIGURE, counts_cards, cue_in_unit, point_of
+from .guard_base import Context, SAME_FIGURE, clause_of, counts_cards, cue_in_unit, point_of, vocab_cues
 from .tokens import quantities
 
 
@@ -66,3 +66,30 @@ def claimed_figures(ctx: Context) -> list:
 def near_claimed_figure(ctx: Context, after: int = 40):
     """The text right after each figure of the unit that equals the claim's value."""
     return [ctx.low[q.end:min(q.end + after, ctx.unit[1])] for q in claimed_figures(ctx)]
+
+
+def changes(ctx: Context, dimension: str) -> list[tuple]:
+    """The pairs of figures of ``dimension`` in the claim's clause that a change joins: "from 780 GB to under 48 GB",
+    "从296 TFLOPS降至200 TFLOPS", "von 28 GB auf 8 GB" (cues ``change_from`` before the first or
+    ``change_from_after`` right after it, ``change_into`` between the two, and a word of change in the clause)."""
+    a, b = clause_of(ctx)
+    found = [q for q in unit_quantities(ctx) if q.dimension == dimension and a <= q.start and q.end <= b]
+    if len(found) < 2 or not any(rx.search(ctx.low, a, b) for rx in vocab_cues(ctx.vocab, "change_verb")):
+        return []
+    out = []
+    for q1, q2 in zip(found, found[1:]):
+        gap, head = ctx.low[q1.end:q2.start], ctx.low[a:q1.start]
+        if any(rx.search(gap) for rx in vocab_cues(ctx.vocab, "change_into")) and (
+                any(rx.search(head) for rx in vocab_cues(ctx.vocab, "change_from")) or
+                any(rx.search(gap) for rx in vocab_cues(ctx.vocab, "change_from_after"))):
+            out.append((q1, q2))
+    return out
+
+
+def figures_apart(ctx: Context) -> list:
+    """The figures of the claim's dimension in its sentence or row, less the end of a change the claim's figure starts
+    ("FP16算力从296 TFLOPS降至200 TFLOPS": 296 is the product's before the change, 200 what it became): which word goes
+    with which figure is not in doubt there. A change's end stays beside its start: it is another version's figure."""
+    dim, own = dimension(ctx), {id(q) for q in claimed_figures(ctx)}
+    ends = {id(q2) for q1, q2 in changes(ctx, dim) if id(q1) in own} if dim else set()
+    return [q for q in figures(ctx) if id(q) not in ends]

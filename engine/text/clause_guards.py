@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ..kb.interval import Interval
-from .claim_figures import claimed_figures, figures, unit_quantities
+from .claim_figures import changes, claimed_figures, figures, unit_quantities
 from .guard_base import FIGURE_WRONG, Context, clause_of, figure_of, last_figure, vocab_cues
 from .tokens import BULLET
 
@@ -171,3 +171,21 @@ def several_precisions(ctx: Context) -> dict[str, str] | None:
         return None          # "fp16/bf16": the same bytes per parameter, so the reading does not change the need
     return {"precisions": ", ".join(vocab.label(p) for p in stated),
             "precisions_zh": "、".join(vocab.label(p, "zh") for p in stated)}
+
+
+
+#: the claims that state what a run needs: a requirement's figure, not a product's
+REQUIREMENTS = ("memory_required", "training_memory")
+
+
+def change_between(ctx: Context) -> dict[str, str] | None:
+    """"QLoRA cuts the memory needed to fine-tune a 65B model from more than 780 GB to under 48 GB", "显存从 14GB 降到
+    4GB": a requirement that is one end of a change between two memory figures describes a setup before or after the
+    change, which the text tells apart by the words around them; gpukb's one run is not both, so neither is judged."""
+    if ctx.claim.attribute not in REQUIREMENTS:
+        return None
+    own = {id(q) for q in claimed_figures(ctx)}
+    for q1, q2 in changes(ctx, "memory"):
+        if own & {id(q1), id(q2)}:
+            return {"word": ctx.text[q1.start:q2.end]}
+    return None

@@ -118,7 +118,7 @@ def extract(text: str, vocab: Vocabulary, lang: str | None = None) -> Extraction
         ents = uncompared(low, s, ents, t)      # "低于 A100": the product compared with is no subject
         question = asks_question(low, s, e, t)
         # a heading naming one product makes it the section's subject; a line introducing a list, the list's
-        own = _sole_product(named_all, vocab)
+        own = _sole_product(named_all, vocab) if len(ents) == len(named_all) else None   # not a compared one's
         if heading and not bullet and row is None and (own or listed is None):
             section = own               # a heading naming no product but a verdict ("Good for") stays in the section
         if heading and not bullet and row is None:

@@ -7,7 +7,7 @@ from typing import Any
 from ..audit.functions import HEDGED_TOLERANCE
 from ..kb.vocabulary import Interval
 from .tokens import tables
-from .claim_figures import card_counts, dimension, figures, near_claimed_figure, several_cards
+from .claim_figures import card_counts, dimension, figures_apart, near_claimed_figure, several_cards
 from .guard_base import CLAUSE_BREAK, Context, SAME_FIGURE, carried_gpus, carries, clause_of, distributed, cue_in_unit, last_figure, vocab_cues, memory_facts, own_ids, point_of, references
 
 
@@ -73,7 +73,7 @@ def other_attributes_figure(ctx: Context) -> dict[str, str] | None:
         return None
     x = point_of(ctx.claim)
     dim = dimension(ctx)
-    if x is None or x == 0 or dim is None or len({(q.lo, q.hi) for q in figures(ctx)}) < 2 or own_sparse_figure(ctx):
+    if x is None or x == 0 or dim is None or len({(q.lo, q.hi) for q in figures_apart(ctx)}) < 2 or own_sparse_figure(ctx):
         return None
     vocab = ctx.vocab
     c = ctx.claim
@@ -184,7 +184,7 @@ _LABELLED = re.compile(r"\s*[（(][^()（）\d]{0,3}\w{1,10}[)）]\s*[,，;；�
 def several_figures(ctx: Context) -> dict[str, str] | None:
     if ctx.cell or ctx.attached:
         return None             # a table's cells, a figure written onto its product's name: whose it is is plain
-    figs = sorted(figures(ctx), key=lambda q: q.start)
+    figs = sorted(figures_apart(ctx), key=lambda q: q.start)
     # "3.96 PFLOPS (FP8), 1.98 PFLOPS (FP16)": each figure labelled in brackets right after it is no pair
     side_by_side = any(len(ctx.low[a.end:b.start].split()) <= 1 and len(ctx.low[a.end:b.start].strip()) <= ADJACENT
                        and not _LABELLED.fullmatch(ctx.low, a.end, b.start)

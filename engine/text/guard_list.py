@@ -6,7 +6,7 @@ import re
 
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
-from .clause_guards import attribute_unstated, difference, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
+from .clause_guards import REQUIREMENTS, attribute_unstated, change_between, difference, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
 from .pronouns import pronoun_for, pronoun_opens
 from .readings import no_tensor_cores, round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import capacity_place, family_sizes, count_within_practice, loose_bound, usual_count, within_practice
@@ -83,7 +83,7 @@ def _component_named(ctx: Context) -> dict[str, str] | None:
     drawing its consequence ("…, so …"), is that part's size, which gpukb's total of the run does not judge."""
     c = ctx.claim
     fig = last_figure(ctx.low, c.span)
-    if c.attribute not in COMPONENT_BOUND or fig is None:
+    if c.attribute not in REQUIREMENTS or fig is None:
         return None
     a, _ = clause_of(ctx, fig.start())
     if _CONSEQUENCE.search(ctx.low, max(ctx.unit[0], a - 12), min(a + 16, fig.start())):
@@ -97,10 +97,6 @@ def _component_named(ctx: Context) -> dict[str, str] | None:
 
 #: a clause that draws a consequence of the one before it, of which it goes on speaking
 _CONSEQUENCE = re.compile(r"(?<![a-z])(?:so|thus|hence|therefore|which\s+means|meaning)(?![a-z])|所以|因此|因而|这意味着|也就是说")
-
-#: the totals of a run that a named part's figure is not
-COMPONENT_BOUND = ("memory_required", "training_memory")
-
 
 def _within_error_band(ctx: Context) -> dict[str, str] | None:
     """"You can LoRA a 7B model on a 16 GB T4": gpukb's need (18.6 GB) and the card's capacity (15.6 GB) differ
@@ -378,6 +374,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("unknown_form_factor",
           "the figure is given for a “{word}” board, and gpukb knows {product} only as a board of {widths} slot(s): it is a version gpukb has no figures of",
           "该数字对应“{word}”版本，而 gpukb 所知的 {product} 只有 {widths} 槽宽的版本：这是 gpukb 没有参数的版本", unknown_form_factor),
+    Guard("change_between",
+          "the figure is one end of a change between two memory figures (“{word}”): one is the setup before the change, the other after it, and gpukb sizes one run",
+          "该数字是两个显存数值之间变化的一端（“{word}”）：一个是变化前的配置，另一个是变化后的，而 gpukb 只估算一种运行", change_between),
     Guard("component_named",
           "the figure is what one part of the run takes (“{word}”), not the run's total, which is what gpukb computes",
           "该数字是运行中某一部分（“{word}”）所占的显存，而非 gpukb 计算的总量", _component_named),

@@ -20,12 +20,14 @@ _BITS = re.compile(r"\s*[KMGTkmgt]b(?:/s|ps|it/s)")
 
 
 def unknown_product(ctx: Context) -> dict[str, str] | None:
-    """"…而 RTX 2070 还要 175-185W": the figure follows, in its sentence, a product gpukb does not know, nearer
-    to it than any product gpukb knows: the figure may be that product's."""
-    figs = _own_figures(ctx)
-    if not figs:
-        return None
-    u0, at = ctx.unit[0], figs[-1].start
+    """"…而 RTX 2070 还要 175-185W", "the RTX PRO 5000 Blackwell (Blackwell architecture)": the figure or word value
+    follows, in its sentence, a product gpukb does not know, nearer to it than any product gpukb knows: it may be that product's."""
+    figs, u0 = _own_figures(ctx), ctx.unit[0]
+    value = ctx.claim.value if isinstance(ctx.claim.value, str) and not ctx.cell else None     # a table's row says whose
+    word = ctx.low.find(value.lower(), *(ctx.claim.span or (0, 0))) if value else -1
+    if not figs and word < 0:
+        return None             # a word value ("Blackwell architecture") is placed where the text writes it
+    at = figs[-1].start if figs else word
     found = unknown_mentions(ctx.text[u0:at], ctx.vocab, [(a - u0, b - u0) for a, b in ctx.mentions if b <= at])
     if not found or found[-1]["kind"] != "gpu":
         return None

@@ -9,8 +9,8 @@ from .guard_base import PRODUCT_KINDS, Context, carries
 from .tokens import tables
 
 
-#: the sentence before a claim's: from the last sentence mark or line break before it
-_SENTENCE_END = re.compile(r"[.。!！?？\n](?=[^.。!！?？\n]*$)")
+#: a sentence mark or line break; a point between digits ("3.35 TB/s") is a decimal one
+_SENTENCE_END = re.compile(r"(?<!\d)\.|\.(?!\d)|[。!！?？\n]")
 
 
 def pronoun_for(ctx: Context, own: set[str]) -> bool:
@@ -21,8 +21,7 @@ def pronoun_for(ctx: Context, own: set[str]) -> bool:
     end = ctx.unit[0]
     while end > 0 and ctx.low[end - 1] in " \t\n":
         end -= 1
-    m = _SENTENCE_END.search(ctx.low, 0, max(0, end - 1))
-    start = m.end() if m else 0
+    start = max((m.end() for m in _SENTENCE_END.finditer(ctx.low, 0, max(0, end - 1))), default=0)   # the sentence before
     before = {ctx.vocab.generic(x.eid) for x in match_entities(ctx.low, ctx.vocab)
               if start <= x.start and x.end <= end and x.kind in PRODUCT_KINDS}
     return len(before) == 1 and bool(before & {ctx.vocab.generic(o) for o in own} or any(carries(ctx.view, b, ctx.claim.subject) for b in before))

@@ -325,7 +325,7 @@ def round_figure(ctx: Context) -> dict[str, str] | None:
     x = point_of(c)
     if ctx.status not in FIGURE_WRONG or not x:
         return None
-    own = own_ids(vocab, c.subject)
+    own, said = own_ids(vocab, c.subject), c.qualifiers.get("form_factor")     # "A100 80GB SXM … 300 W": the SXM's
     for q in claimed_figures(ctx):
         written = re.search(r"\d[\d,.]*", ctx.low[q.start:q.end])
         if written is None or not _ONE_DIGIT.fullmatch(written.group(0)) or q.lo != q.hi:
@@ -333,7 +333,8 @@ def round_figure(ctx: Context) -> dict[str, str] | None:
         half = (rounding(q.lo) or 0) * (vocab.unit_factor(q.dimension, q.unit) or 1)   # "3" TB/s: ±0.5 TB/s; "300" W: ±50 W
         for r in references(ctx.view, c.attribute):
             y = point_of(r)
-            if r.subject in own and y and not r.qualifiers.get("sparsity") and x - half <= y < x + half * (1 - 1e-9) \
+            if r.subject in own and y and not r.qualifiers.get("sparsity") and r.qualifiers.get("form_factor", said) == said \
+                    and x - half <= y < x + half * (1 - 1e-9) \
                     and abs(x - y) <= ROUND_FIGURE * y:      # half up: 450 W rounds to 500 W, not to 400 W
                 return {"figure": written.group(0), "reference": r.value_text(vocab), "product": vocab.label(r.subject),
                         "product_zh": vocab.label(r.subject, "zh")}

@@ -246,8 +246,9 @@ def quantities(low: str, start: int, end: int, vocab: Vocabulary, ranges: bool =
         gap = low[prev.end:m.start()] if prev is not None and m.start() - prev.end <= 6 else "|"
         join = RANGE_JOIN.search(gap) if "|" not in gap else None     # "~900 GB/s | ~3,000 GB/s": two cells
         # "16-32 GB" joins two; "32G/64G/128G" (alternatives) may go on: the range they span
+        # a range rises ("16-32 GB"); "从 14GB 降到 4GB" falls: a change between two figures, not a range
         if ranges and prev is not None and join and prev.dimension == q.dimension and \
-                (prev.hi == prev.lo or LIST_JOIN.fullmatch(join.group(0))):
+                ((prev.hi == prev.lo and x >= prev.lo) or LIST_JOIN.fullmatch(join.group(0))):
             prev.hi, prev.end = max(prev.hi, x), q.end
             continue
         # "16-32GB": a bare number joined to this one
