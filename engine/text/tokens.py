@@ -18,7 +18,7 @@ BULLET = re.compile(r"\s*(?:[-*•▪●]|\d{1,2}[.、)）])\s*")
 _ENGLISH_STOP = re.compile(r"(?<=[a-z0-9)\]%])(?<!\bvs)(?<!\bca)(?<!\be\.g)(?<!\bi\.e)(?<!approx)(?<!\bbzw)(?<!\binkl)(?<!\bz\.b)(?<!\bnr)(?<!\bresp)"
                            r"\.(?:\[\d{1,3}(?:[,–-]\d{1,3})*\])*(?=\s+\S)")  # "BF16. Next", "T4.[3][5] FP16"; not "vs.", "e.g.", "ca."
 _LIST_NUMBER = re.compile(r"\s*\d{1,2}\.")
-COMMA = re.compile(r"[,，、|｜]")          # clause separators (table cells too)
+COMMA = re.compile(r"[，、|｜]|(?<!\d),|,(?!\d{3}(?!\d))")    # clause separators (table cells too), not "9,000"'s
 # where a sentence turns to a second statement: ", but", "; while", "，但", "，而", ", which the 4090 cannot"
 CLAUSE = re.compile(r"[,，]\s*(?:but|while|whereas|although|however|yet)\b|[,，]\s*(?:但|但是|而|不过|然而|可是)"
                     r"|[,，]\s*(?=which\s[^,.;，。]{0,48}?(?:cannot|can't|can\s+not|does\s*n[o']t|won't|could\s*n[o']t)(?![a-z]))")
