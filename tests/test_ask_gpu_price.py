@@ -30,7 +30,7 @@ def test_a_gpus_price_is_its_instances_cheapest_first(gpukb, question, lang):
 
 
 def test_a_gpu_no_priced_instance_carries_gets_the_reasons(gpukb):
-    a = gpukb.ask("How much does an A100 cost?").to_json()
+    a = gpukb.ask("How much does a P100 cost?").to_json()     # only Alibaba's unpriced gn5 sizes carry it (2026.12.31)
     assert a["kind"] == "fact_comparison" and a["leader"] is None, a
     assert a["compared"] and all(f.get("value") is None and f.get("reason") for c in a["compared"] for f in c["facts"]), a
     assert "0 of the" in a["assumed"][0]["text"]

@@ -82,10 +82,10 @@ def test_a_priced_instance_answers_with_its_price_region_date_and_citation(gpukb
 
 
 def test_an_instance_without_a_price_says_why(gpukb):
-    a = gpukb.ask("How much does g5.xlarge cost per hour?").to_json()
+    a = gpukb.ask("How much does g6.xlarge cost per hour?").to_json()     # G6: still unpriced in 2026.12.31
     assert a["kind"] == "fact" and a["fact"]["value"] is None
     assert "AWS EC2 On-Demand pricing page" in a["fact"]["reason"] and "AWS EC2 On-Demand pricing page" in a["answer"]
-    zh = gpukb.ask("g5.xlarge 每小时多少钱").to_json()
+    zh = gpukb.ask("g6.xlarge 每小时多少钱").to_json()
     assert zh["kind"] == "fact" and "AWS EC2 按需实例价格页" in zh["answer"] and "。。" not in zh["answer"]
 
 
@@ -99,8 +99,16 @@ def test_cheaper_means_the_lower_price_leads(gpukb):
     assert b["order"] == "more" and b["leader"] == "instance:GN8.LARGE56" and "更高" in b["answer"]
 
 
-def test_unpriced_instances_are_compared_without_a_leader(gpukb):
+def test_aws_sizes_priced_since_2026_12_31_compare_with_a_leader(gpukb):
     a = gpukb.ask("Which is cheaper, g5.xlarge or g4dn.xlarge?").to_json()
+    assert a["kind"] == "fact_comparison" and a["leader"] == "instance:g4dn.xlarge"
+    assert {c["named"]: c["facts"][0]["value"] for c in a["compared"]} == {"instance:g5.xlarge": 1.006,
+                                                                          "instance:g4dn.xlarge": 0.526}
+    assert "us-east-1, as of 2023-12-13" in a["answer"]
+
+
+def test_unpriced_instances_are_compared_without_a_leader(gpukb):
+    a = gpukb.ask("Which is cheaper, g6.xlarge or g6.2xlarge?").to_json()
     assert a["kind"] == "fact_comparison" and a["leader"] is None
     assert all(c["facts"][0]["value"] is None and "not published" in c["facts"][0]["reason"] for c in a["compared"])
 

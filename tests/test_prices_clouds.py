@@ -3,9 +3,11 @@ on-demand price from the provider's own page (with region and as-of date) or an 
 price question about an AWS size, an AWS price compared with a Tencent one, and the cheapest instance ranked
 by hourly price among the providers a question names; prices in two currencies are never ranked together.
 
-As of release 2026.12.25 the tier prices Tencent Cloud sizes only (pay-as-you-go, ap-guangzhou, 2023-06-30):
-no stored copy of an AWS, Azure, Google Cloud or Alibaba page stating an on-demand price for a named size was
-found, so their sizes answer with the recorded reason and are never ranked as if they had a price."""
+As of release 2026.12.25 the tier prices Tencent Cloud sizes only (pay-as-you-go, ap-guangzhou, 2023-06-30).
+Release 2026.12.31 adds AWS (us-east-1, 2023-12-13), Azure (eastus, 2023-12-08) and Google Cloud (us-central1,
+2023-12-12) on-demand prices, cited to each provider's pricing page and read from the SkyPilot catalog, which is
+generated from the providers' pricing APIs. Sizes still without a price (AWS G6, Azure's H100 sizes, A3, every
+Alibaba size) answer with the recorded reason and are never ranked as if they had a price."""
 from __future__ import annotations
 
 import re
@@ -73,29 +75,41 @@ def test_every_price_fact_states_region_date_and_the_providers_own_page(gpukb):
 
 
 def test_which_providers_have_prices_in_this_release(gpukb):
-    """The record of what is priced: Tencent only (see the module's docstring); a provider gaining prices
-    changes this test on purpose."""
+    """The record of what is priced: Tencent, and since release 2026.12.31 AWS, Azure and Google Cloud (see the
+    module's docstring); a provider gaining prices changes this test on purpose."""
     view = gpukb.view()
     priced = {inventory.provider_of(view, f.subject) for f in _price_facts(view)}
-    assert priced == {"tencent"}
-    for provider in ("aws", "azure", "gcp", "alibaba"):
-        sizes = [i for i, p in _instances(view) if p == provider]
-        assert sizes and not any(inventory.prices(view, i) for i in sizes), provider
+    assert priced == {"tencent", "aws", "azure", "gcp"}
+    before = gpukb.view("2026.12.30")
+    assert {inventory.provider_of(before, f.subject) for f in _price_facts(before)} == {"tencent"}
+    alibaba = [i for i, p in _instances(view) if p == "alibaba"]
+    assert alibaba and not any(inventory.prices(view, i) for i in alibaba)
+    g6 = [i for i, p in _instances(view) if p == "aws" and names.name_of(i).startswith("g6.")]
+    assert g6 and not any(inventory.prices(view, i) for i in g6)       # not in the catalog snapshot read
 
 
 # -- asking --------------------------------------------------------------------------------------------------
 
 def test_an_aws_size_without_a_price_says_so_and_why(gpukb):
-    a = gpukb.ask("How much does a p4d.24xlarge cost per hour?").to_json()
-    assert a["kind"] == "fact" and a["fact"]["subject"] == "instance:p4d.24xlarge"
+    a = gpukb.ask("How much does a g6.xlarge cost per hour?").to_json()
+    assert a["kind"] == "fact" and a["fact"]["subject"] == "instance:g6.xlarge"
     assert a["fact"]["attribute"] == "price_hourly_usd" and a["fact"]["value"] is None and not a["support"]
     assert a["fact"]["reason"].startswith("the price is not published in the KB: No stored copy of the AWS EC2")
-    assert "p4d.24xlarge" in a["answer"] and a["fact"]["reason"] in a["answer"]
+    assert "g6.xlarge" in a["answer"] and a["fact"]["reason"] in a["answer"]
     assert not re.search(r"\d\s*USD/h|\$\s*\d", a["answer"])                   # no figure, none invented
-    zh = gpukb.ask("p4d.24xlarge 每小时多少钱").to_json()
+    zh = gpukb.ask("g6.xlarge 每小时多少钱").to_json()
     assert zh["fact"]["value"] is None and "知识库中没有公开价格" in zh["answer"]
-    old = gpukb.ask("How much does a p4d.24xlarge cost per hour?", kb_version="2026.12.25").to_json()
+    old = gpukb.ask("How much does a g6.xlarge cost per hour?", kb_version="2026.12.25").to_json()
     assert old["kb_version"] == "2026.12.25" and old["fact"] == a["fact"]
+
+
+def test_an_aws_size_answers_with_its_us_east_1_price_from_release_2026_12_31(gpukb):
+    a = gpukb.ask("How much does a p4d.24xlarge cost per hour?").to_json()
+    assert a["fact"]["subject"] == "instance:p4d.24xlarge" and a["fact"]["value"] == 32.7726
+    assert "32.77 USD/h (us-east-1, as of 2023-12-13)" in a["answer"]           # the answer rounds; the fact keeps 32.7726
+    assert "https://aws.amazon.com/ec2/pricing/on-demand/" in a["support"][0]["citation"]
+    old = gpukb.ask("How much does a p4d.24xlarge cost per hour?", kb_version="2026.12.30").to_json()
+    assert old["fact"]["value"] is None and not old["support"]                  # the earlier release had no price
 
 
 def test_a_tencent_size_answers_with_price_region_date_and_the_providers_page(gpukb):
@@ -108,9 +122,9 @@ def test_a_tencent_size_answers_with_price_region_date_and_the_providers_page(gp
 
 
 @pytest.mark.parametrize("question, order, unpublished, read", [
-    ("Which is cheaper, p4d.24xlarge or GN7.20XLARGE320?", "less", "not published", "ap-guangzhou, as of 2023-06-30"),
-    ("p4d.24xlarge 和 GN7.20XLARGE320 哪个更便宜", "less", "没有公开价格", "ap-guangzhou, 截至 2023-06-30"),
-    ("Which is more expensive, g5.xlarge or GN7.2XLARGE32?", "more", "not published", "ap-guangzhou, as of 2023-06-30"),
+    ("Which is cheaper, g6.16xlarge or GN7.20XLARGE320?", "less", "not published", "ap-guangzhou, as of 2023-06-30"),
+    ("g6.16xlarge 和 GN7.20XLARGE320 哪个更便宜", "less", "没有公开价格", "ap-guangzhou, 截至 2023-06-30"),
+    ("Which is more expensive, g6.xlarge or GN7.2XLARGE32?", "more", "not published", "ap-guangzhou, as of 2023-06-30"),
 ])
 def test_an_aws_price_compared_with_a_tencent_one_names_no_leader_without_both_prices(gpukb, question, order,
                                                                                       unpublished, read):
@@ -137,12 +151,13 @@ def test_the_cheapest_on_aws_or_tencent_is_ranked_by_hourly_price_within_the_pro
     assert priced and a["ranked"][:len(priced)] == priced            # priced sizes first, unpriced after
     values = [o["prices"][0]["value"] for o in priced]
     assert values == sorted(values) and a["choice"] == priced[0]["instance"]
-    assert a["price"] == priced[0]["prices"][0] and a["price"]["as_of"] == "2023-06-30"
+    assert a["price"] == priced[0]["prices"][0] and a["price"]["as_of"] in ("2023-06-30", "2023-12-13")
+    assert {o["provider"] for o in priced} == {"aws", "tencent"}
     best = priced[0]["prices"][0]
     assert f"{best['value']:g} USD/h ({best['region']}, as of {best['as_of']})" in a["answer"]
     assert best["citation"].split(" [")[0] in a["answer"]
     unpriced = a["ranked"][len(priced):]
-    assert unpriced and {o["provider"] for o in unpriced} >= {"aws"}
+    assert unpriced and all(o["provider"] == "tencent" for o in unpriced)   # every AWS size that fits is priced
     assert all(o["price_note"].startswith("the price is not published in the KB") for o in unpriced)
     assert f"{len(unpriced)} more size(s) fit but the price is not published in the KB" in a["answer"]
     assert "note" not in a or not a["note"]                        # one currency: nothing to say about it
