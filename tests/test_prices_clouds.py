@@ -187,3 +187,14 @@ def test_prices_in_two_currencies_are_ranked_apart_and_said_so(gpukb, monkeypatc
     assert currencies == sorted(currencies, key=lambda c: (c != "USD", c))   # each currency ranked in its own block
     assert "never converts" in a["note"]["en"] and "不做币种换算" in a["note"]["zh"]
     assert "ranked within each currency" in a["answer"] and "1 CNY/h" in a["answer"]
+
+
+def test_a_size_whose_catalog_gives_no_network_bandwidth_is_still_sized(gpukb):
+    # Google Cloud's machine-type tables give no network bandwidth: its sizes are sized from GPU and count alone
+    a = gpukb.ask("cheapest instance on GCP that serves a 70B model in int4").to_json()
+    assert a["kind"] == "instance_choice" and a["providers"] == ["gcp"]
+    assert a["ranked"] and {o["provider"] for o in a["ranked"]} == {"gcp"}
+    assert a["choice"] == a["ranked"][0]["instance"] and a["price"]["region"] == "us-central1"
+    # a single 24 GB L4 cannot hold 70B parameters at 4 bits (35 GB of weights): no one-L4 size fits
+    assert all(o["instance"] not in ("g2-standard-4", "g2-standard-8", "g2-standard-12", "g2-standard-16")
+               for o in a["ranked"])
