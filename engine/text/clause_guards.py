@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from ..kb.interval import Interval
+from ..kb.lexicon import cue_patterns
 from .claim_figures import changes, claimed_figures, figures, unit_quantities
 from .guard_base import FIGURE_WRONG, Context, clause_of, figure_of, last_figure, vocab_cues
 from .tokens import BULLET
@@ -189,3 +190,20 @@ def change_between(ctx: Context) -> dict[str, str] | None:
         if own & {id(q1), id(q2)}:
             return {"word": ctx.text[q1.start:q2.end]}
     return None
+
+
+def method_elsewhere(ctx: Context) -> dict[str, str] | None:
+    """"以FP16精度加载模型参数，其显存占用接近8GB，…但在进行微调时仍面临显存瓶颈", "Loading the model takes 8 GB, but
+    fine-tuning it needs far more": a requirement whose method is named only after its figure's clause, in another
+    clause of the sentence, is not that method's: the clause of the figure says what it is the memory of."""
+    c = ctx.claim
+    fig = last_figure(ctx.low, c.span)
+    method = str(c.qualifiers.get("method") or "").removeprefix("method:")
+    if c.attribute not in REQUIREMENTS or not method or fig is None:
+        return None
+    _, b = clause_of(ctx, fig.start())
+    spots = [m for val, rx in cue_patterns(ctx.vocab).get("method", ()) if val == method
+             for m in rx.finditer(ctx.low, ctx.unit[0], ctx.unit[1])]
+    if not spots or any(m.start() < b for m in spots):
+        return None             # named in the figure's clause or before it (or read from elsewhere: not this guard's)
+    return {"word": ctx.text[spots[0].start():spots[0].end()]}

@@ -37,7 +37,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   several things under that name (a server, a MIG slice, a system), so none of them is called wrong.
 - ``several_precisions``: a requirement or verdict read with several precisions of its clause ("~14GB in FP16 or
   ~3.5GB in INT4"): which figure is which precision's is the text's to say, so a derivation that disagrees is no finding;
-  ``change_between``: likewise a requirement at one end of a change ("cuts it from 780 GB to under 48 GB", "从14GB降到4GB").
+  ``change_between``: likewise a requirement at one end of a change ("cuts it from 780 GB to under 48 GB", "从14GB降到4GB");
+  ``method_elsewhere``: or one whose method is named only in a later clause ("loading it takes 8 GB, but fine-tuning …").
 - ``system_named``: the clause names the card inside a system's name ("DGX H100", "HGX B200", "GB200 NVL72", "H100
   servers"; cues ``system_name_before`` / ``system_name_after``): its figures are the system's, not one card's.
 - ``dot_thousands``: a figure written with one dot before three digits ("3.958 TFLOPS", "2.000 TFLOPS") that, read a
@@ -83,8 +84,7 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   its memory size whose versions differ in memory (A100 40 / 80 GB): gpukb sizes the smallest; unless its need
   per GPU exceeds even the largest version's memory, the text may mean a larger one.
 - ``method_unstated``: a training verdict or requirement whose method (full, LoRA, QLoRA: several-fold apart) is open.
-- ``unread_precision``: a verdict or requirement said in a precision or format gpukb does not size (FP8,
-  AWQ, GGUF): the scenario checked would not be the one the text states.
+- ``unread_precision``: a verdict or requirement in a precision gpukb does not size (FP8, AWQ, GGUF): another scenario.
 - ``within_error_band``, ``requirement_within_band``: a verdict whose need lies within gpukb's measured error
   band of the card's usable memory, or a stated need within that band of gpukb's total for the run (the
   band: the ratios measured / estimated over published runs of the method, :func:`..sizing.calibration.band_of`).

@@ -6,7 +6,7 @@ import re
 
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
-from .clause_guards import REQUIREMENTS, attribute_unstated, change_between, difference, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
+from .clause_guards import REQUIREMENTS, attribute_unstated, change_between, difference, method_elsewhere, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
 from .pronouns import pronoun_for, pronoun_opens
 from .readings import no_tensor_cores, round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import capacity_place, family_sizes, count_within_practice, loose_bound, usual_count, within_practice
@@ -374,6 +374,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("unknown_form_factor",
           "the figure is given for a “{word}” board, and gpukb knows {product} only as a board of {widths} slot(s): it is a version gpukb has no figures of",
           "该数字对应“{word}”版本，而 gpukb 所知的 {product} 只有 {widths} 槽宽的版本：这是 gpukb 没有参数的版本", unknown_form_factor),
+    Guard("method_elsewhere",
+          "the method (“{word}”) is named only in another clause after the figure's: the figure's own clause does not say it is that method's need",
+          "训练方式（“{word}”）只出现在该数字所在分句之后的另一分句中：该数字所在分句并未说明它是这种方式的显存需求", method_elsewhere),
     Guard("change_between",
           "the figure is one end of a change between two memory figures (“{word}”): one is the setup before the change, the other after it, and gpukb sizes one run",
           "该数字是两个显存数值之间变化的一端（“{word}”）：一个是变化前的配置，另一个是变化后的，而 gpukb 只估算一种运行", change_between),
