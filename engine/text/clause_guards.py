@@ -10,7 +10,8 @@ import re
 from ..kb.interval import Interval
 from ..kb.lexicon import cue_patterns
 from .claim_figures import changes, claimed_figures, figures, unit_quantities
-from .guard_base import FIGURE_WRONG, Context, clause_of, figure_of, last_figure, vocab_cues
+from .figure_guards import own_sparse_figure
+from .guard_base import FIGURE_WRONG, Context, clause_of, cue_in_unit, figure_of, last_figure, vocab_cues
 from .tokens import BULLET
 
 
@@ -207,3 +208,84 @@ def method_elsewhere(ctx: Context) -> dict[str, str] | None:
     if not spots or any(m.start() < b for m in spots):
         return None             # named in the figure's clause or before it (or read from elsewhere: not this guard's)
     return {"word": ctx.text[spots[0].start():spots[0].end()]}
+
+
+#: a short group of digits and one space (or a no-break one) right before a figure: "1 360 Go", "2 400 W"
+_GROUP_BEFORE = re.compile(r"(?<![\d.,])\d{1,3}[ \u00a0\u202f]$")
+_THREE_DIGITS = re.compile(r"\d{3}(?![\d]|[.,]\d)")
+
+
+def space_thousands(ctx: Context) -> dict[str, str] | None:
+    """"| a2-megagpu-16g | 16 x A100 40 Go | 96 | 1 360 Go |": French, Russian, Polish and other texts group
+    thousands with a space, so three digits right after a short number and one space may be the tail of one number
+    (1,360), not a figure of their own: the reading is in doubt, not the text."""
+    if ctx.status not in FIGURE_WRONG:
+        return None
+    for q in claimed_figures(ctx):
+        head = _GROUP_BEFORE.search(ctx.low, max(0, q.start - 4), q.start)
+        if head and _THREE_DIGITS.match(ctx.low, q.start):
+            return {"figure": ctx.text[head.start():q.end].strip()}
+    return None
+
+
+#: a footnote mark right after a figure and its unit ("3,958 TFLOPS*", "1,979 TFLOPS¹")
+_MARK_AFTER = re.compile(r"[ \t]?[*†‡¹²³⁴⁵⁶⁷⁸⁹]")
+
+
+def marked_sparse(ctx: Context) -> dict[str, str] | None:
+    """"| FP8 Tensor Core | 3,958 TFLOPS* |" with no footnote in the text: NVIDIA's datasheets mark their with-sparsity
+    rates with an asterisk, so a marked figure that is the product's own with-sparsity rate is read as that rate's copy,
+    whose footnote the excerpt has lost (a footnote the text gives is read by :mod:`.footnotes`)."""
+    if ctx.status not in FIGURE_WRONG or not own_sparse_figure(ctx):
+        return None
+    for q in claimed_figures(ctx):
+        m = _MARK_AFTER.match(ctx.text, q.end)
+        if m:
+            return {"figure": ctx.text[q.start:m.end()].strip()}
+    return None
+
+
+def with_gradients(ctx: Context) -> dict[str, str] | None:
+    """An optimizer's bytes per parameter said beside the model's gradients ("AdamW stores weights, gradients and two
+    moments: 16 bytes per parameter") count the weights and gradients too, not the optimizer's states alone."""
+    if ctx.claim.attribute != "bytes_per_param" or ctx.vocab.kind_of(ctx.claim.subject) != "optimizer":
+        return None
+    return cue_in_unit(ctx, "gradients")
+
+
+def sharded_count_unstated(ctx: Context) -> dict[str, str] | None:
+    """"| Model | Full FT (bf16+DeepSpeed) VRAM |": a requirement of a run sharded over GPUs (cue ``sharded``: DeepSpeed
+    ZeRO, FSDP) whose sentence or table gives no GPU count is per GPU of a count gpukb does not know, or a total."""
+    if ctx.claim.attribute not in REQUIREMENTS or ctx.claim.qualifiers.get("gpus"):
+        return None
+    m = next((m for rx in vocab_cues(ctx.vocab, "sharded") for m in [rx.search(_own_column(ctx))] if m), None)
+    return {"word": m.group(0)} if m else None
+
+
+def _own_column(ctx: Context) -> str:
+    """The claim's sentence, or in a Markdown table its row and its own column's header cell."""
+    row = ctx.low[ctx.unit[0]:ctx.unit[1]]
+    if ctx.header is None or not ctx.claim.span or "|" not in row:
+        return row
+    col = ctx.low.count("|", ctx.unit[0], ctx.claim.span[0])
+    cells = ctx.low[ctx.header[0]:ctx.header[1]].split("|")
+    return row + "\n" + (cells[col] if col < len(cells) else "")
+
+
+def advice_bound(ctx: Context) -> dict[str, str] | None:
+    """"选型需重点关注显存带宽(建议≥400GB/s)、FP32算力(≥25TOPS为佳)": a bound said as what a buyer should look for
+    (cue ``advice_bound`` in its clause) is a threshold for choosing a card, not a figure of the product named."""
+    if ctx.status not in FIGURE_WRONG or not any(q.bound for q in claimed_figures(ctx)):
+        return None
+    a, b = clause_of(ctx)
+    lo = max(ctx.unit[0], a - 24)           # "(建议≥400GB/s)": the word may open the bracket before the clause
+    m = next((m for rx in vocab_cues(ctx.vocab, "advice_bound") for m in [rx.search(ctx.low, lo, min(ctx.unit[1], b + 8))] if m), None)
+    return {"word": ctx.text[m.start():m.end()]} if m else None
+
+
+def workload_without_model(ctx: Context) -> dict[str, str] | None:
+    """A memory requirement with no model size or model named says nothing gpukb can size."""
+    c = ctx.claim
+    if c.attribute != "memory_required" or ctx.vocab.kind_of(c.subject) == "model":
+        return None
+    return None if c.qualifiers.get("params") is not None or c.qualifiers.get("model") else {}

@@ -28,8 +28,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   nvidia-smi's (``usable_scope``), a count said to be enough (``enough_count``), a throughput with no precision
   word (``precision_unstated``), a difference, another model size, another precision's label, a parameter
   count beside a model named by its size, or one within the embedding matrices of the reference (``embedding_convention``).
-- ``cards_counted``: a memory figure in a sentence that counts several of the cards ("more than four A100s",
-  "8 GPUs", "两张"): it is set against their total or shared by them, so not being one card's size is no error.
+- ``card_size``: a need said as a card size ("one or two 80 GB GPUs"): maybe several. ``cards_counted``: a memory
+  figure in a sentence counting cards ("more than four A100s", "两张"): set against their total, or shared by them.
 - ``multiple_of_one_card``: a memory figure that is an exact multiple of one card's memory, said beside
   several GPUs, a server or an instance, reads as their total, not as a per-card figure.
 - ``several_values`` (:data:`.guard_list.DOCUMENT_GUARDS`, weighed after the others, over the claims still judged
@@ -38,11 +38,14 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 - ``several_precisions``: a requirement or verdict read with several precisions of its clause ("~14GB in FP16 or
   ~3.5GB in INT4"): which figure is which precision's is the text's to say, so a derivation that disagrees is no finding;
   ``change_between``: likewise a requirement at one end of a change ("cuts it from 780 GB to under 48 GB", "从14GB降到4GB");
-  ``method_elsewhere``: or one whose method is named only in a later clause ("loading it takes 8 GB, but fine-tuning …").
+  ``method_elsewhere``: or one whose method is named only in a later clause ("loading it takes 8 GB, but fine-tuning …");
+  ``sharded_count_unstated``: or one of a run sharded (DeepSpeed, FSDP) over a GPU count the text does not give;
+  ``advice_bound``: a bound said as what to look for ("FP32算力(≥25TOPS为佳)") is a buyer's threshold.
 - ``system_named``: the clause names the card inside a system's name ("DGX H100", "HGX B200", "GB200 NVL72", "H100
   servers"; cues ``system_name_before`` / ``system_name_after``): its figures are the system's, not one card's.
-- ``dot_thousands``: a figure written with one dot before three digits ("3.958 TFLOPS", "2.000 TFLOPS") that, read a
-  thousand times larger as German, Italian, Spanish or Portuguese texts group thousands, is the product's own figure.
+- ``dot_thousands``: "3.958 TFLOPS" read as German texts group thousands is the product's figure; ``space_thousands``:
+  three digits right after a short number and a space ("1 360 Go") may be the tail of one number grouped by spaces;
+  ``marked_sparse``: "3,958 TFLOPS*" with no footnote in the text is marked as datasheets mark with-sparsity rates.
 - ``other_version``: a GPU figure in, or right after, a sentence that calls the product a variant, a modified, new or
   improved version ("die jetzt aufgetauchten Varianten", "魔改版", "an upgraded A100"; cues ``other_version``).
 - ``loose_bound``: a memory requirement stated as a strict bound ("needs far more than a T4's 16 GB", "needs less than
@@ -57,39 +60,34 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   French, Spanish, Portuguese, Italian, Russian, Vietnamese and Chinese words), or right before "ではなく" / "대신",
   is the other side of a comparison or what the product does not have ("H200 uses HBM3e instead of HBM3").
 - ``interconnect_bandwidth``: a bandwidth next to interconnect words (NVLink, PCIe, network, 互联) is no memory bandwidth.
-- ``pcie_link``: an interconnect bandwidth read as NVLink's in a sentence naming PCIe, not NVLink: maybe the PCIe link's.
-- ``no_tensor_cores``: a Tensor Core rate read from a precision word alone, of a card without Tensor Cores (P100).
-- ``conditional``: the sentence is a condition or hypothesis ("if", "如果"), which states nothing.
-- ``workload_without_model``: a memory requirement with no model size says nothing checkable.
+- ``pcie_link``: an interconnect bandwidth read as NVLink's beside PCIe, not NVLink: maybe the PCIe link's;
+  ``no_tensor_cores``: a Tensor Core rate read from a precision word alone, of a card without Tensor Cores (P100).
+- ``conditional``: the sentence is a condition or hypothesis ("if", "如果"), which states nothing; ``workload_without_model``:
+  a memory requirement with no model size says nothing checkable.
 - ``subject_from_context``: the claim's sentence does not name its product (an earlier sentence, a heading did; not
   when it opens with a pronoun for the one product the sentence before names); ``pronoun_opens``: named only later.
 - ``several_figures``: the sentence gives figures of the claim's kind side by side with no word of
   their own (a table copied as text, "~1.3 TFLOPS ~9.7 TFLOPS"), and the text names several products.
 - ``per_unit_rate``: the figure is a rate ("16 GB per billion parameters", "每卡"), not a total.
-- ``card_size``: a memory requirement said as a card size ("one or two 80 GB GPUs"): the requirement
-  may be several such cards.
-- ``binary_prefix``: the figure is the reference's own number in the other of GB and GiB (vendors write
-  "80 GB" for a card of 80 GiB): the same figure, loosely named, not a wrong one.
-- ``optimizer_scope``: an optimizer's bytes per parameter one FP32 master copy of the weights (4 bytes) off
-  the reference's: counted with or without that copy, not a wrong figure.
+- ``binary_prefix``: the reference's own number in the other of GB and GiB ("80 GB" for 80 GiB); ``optimizer_scope``:
+  an optimizer's bytes per parameter one FP32 master copy (4 bytes) off the reference's: counted with or without it.
 - ``with_gradients``: an optimizer's bytes per parameter in a sentence that names the gradients counts the weights,
   gradients and optimizer states together (16 bytes for mixed-precision AdamW), not the optimizer's states alone.
-- ``within_practice``: a training or serving memory figure that states no precision or optimizer and
-  lies within what common setups need (pure BF16 to mixed-precision AdamW for full training): right
-  under one setup, wrong under another, so debatable rather than wrong; for LoRA and QLoRA without a
-  sequence length and batch the band allows for activations, which dominate their memory.
+- ``within_practice``: a training or serving memory figure stating no precision, nor an optimizer but AdamW, within what
+  common setups need (pure BF16 to mixed-precision AdamW for full training): right under one, wrong under another;
+  for LoRA and QLoRA without a sequence length and batch the band allows for activations, which dominate their memory.
 - ``count_within_practice``: the same for a full-training GPU count or a verdict on N GPUs: between what
   pure BF16 and mixed-precision AdamW need on cards of that memory.
 - ``variant_unstated``: a verdict that a run fits (or a GPU count said to be enough) on a product named without
   its memory size whose versions differ in memory (A100 40 / 80 GB): gpukb sizes the smallest; unless its need
   per GPU exceeds even the largest version's memory, the text may mean a larger one.
-- ``method_unstated``: a training verdict or requirement whose method (full, LoRA, QLoRA: several-fold apart) is open.
-- ``unread_precision``: a verdict or requirement in a precision gpukb does not size (FP8, AWQ, GGUF): another scenario.
+- ``method_unstated``, ``unread_precision``: a training verdict or requirement whose method (full, LoRA, QLoRA: several-fold
+  apart) is open, or said in a precision gpukb does not size (FP8, AWQ, GGUF): another scenario.
 - ``within_error_band``, ``requirement_within_band``: a verdict whose need lies within gpukb's measured error
   band of the card's usable memory, or a stated need within that band of gpukb's total for the run (the
   band: the ratios measured / estimated over published runs of the method, :func:`..sizing.calibration.band_of`).
-- ``workload_memory``, ``card_capacity``, ``weights_only``: a memory figure that is a workload's part, a
-  card's capacity given as a requirement, or a serving requirement at least the weights' size.
+- ``workload_memory``, ``card_capacity``, ``weights_only``: a workload's part, a card's capacity given as a need, or a
+  serving need at least the weights' size.
 """
 from __future__ import annotations
 
@@ -105,6 +103,7 @@ from .glued import with_glued
 from .guard_base import Context, Guard, PRODUCT_KINDS, TOPIC_SHARE, CLAUSE_BREAK, last_figure, neg_cues, not_neg_cues, vocab_cues, carries, one_per_carrier, own_ids, size_in_name
 from .figure_guards import unnamed_card
 from .specs import compared_before
+from .versions import calls_other_version
 from .guard_list import DOCUMENT_GUARDS, GUARDS
 
 
@@ -206,7 +205,8 @@ class Guards:
         while at > 0:
             start = self.low.rfind("\n", 0, at - 1) + 1
             line = self.low[start:at - 1].strip()
-            names = one_per_carrier(self.view, {vocab.generic(m.eid) for m in self._between(start, at - 1)})
+            names = one_per_carrier(self.view, {vocab.generic(m.eid) for m in self._between(start, at - 1)      # not one compared
+                                                if not compared_before(self.low, m.start, start, tables(vocab))})
             bullet = bool(BULLET.match(line))
             intro = in_list and not bullet and re.search(r"[:：]$", line)
             heading = not bullet and (line.startswith("#") or (0 < len(line) <= 40 and not re.search(r"[。.!！:：;；,，]$|[。|]", line)))
@@ -219,7 +219,7 @@ class Guards:
             if sheet and not (line.startswith("#") or start == 0 or self.low[max(0, start - 2):start] == "\n\n"):
                 return None             # a sheet under a line of names ("NVIDIA A100\nNVIDIA A40"): a flattened table
             if intro or heading:
-                return (start, at - 1) if len(names) == 1 and seen <= names else None
+                return (start, at - 1) if len(names) == 1 and seen <= names and not calls_other_version(vocab, line) else None
             if in_list and not bullet and line:
                 return None
             seen |= names

@@ -6,16 +6,16 @@ import re
 
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
-from .clause_guards import REQUIREMENTS, attribute_unstated, change_between, difference, method_elsewhere, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
+from .clause_guards import REQUIREMENTS, attribute_unstated, with_gradients, workload_without_model, sharded_count_unstated, advice_bound, change_between, difference, marked_sparse, method_elsewhere, space_thousands, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
 from .pronouns import pronoun_for, pronoun_opens
 from .readings import no_tensor_cores, round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import capacity_place, family_sizes, count_within_practice, loose_bound, usual_count, within_practice
 from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
-from .other_figures import other_form_factor, unknown_form_factor, bit_rate, dot_thousands, other_version, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
+from .versions import other_version
+from .other_figures import other_form_factor, unknown_form_factor, bit_rate, dot_thousands, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (said_of_each, same_value, own_sparse_figure, binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
-                            per_unit_rate, several_figures, workload_memory, card_capacity,
-                            weights_only)
+                            per_unit_rate, several_figures, workload_memory, card_capacity, weights_only)
 
 
 def _several_products(ctx: Context) -> dict[str, str] | None:
@@ -41,15 +41,6 @@ def _conditional(ctx: Context) -> dict[str, str] | None:
     return cue_in_unit(ctx, "condition")
 
 
-def _workload_without_model(ctx: Context) -> dict[str, str] | None:
-    c = ctx.claim
-    if c.attribute != "memory_required" or ctx.vocab.kind_of(c.subject) == "model":
-        return None
-    if c.qualifiers.get("params") is not None or c.qualifiers.get("model"):
-        return None
-    return {}
-
-
 def _subject_from_context(ctx: Context) -> dict[str, str] | None:
     c, vocab = ctx.claim, ctx.vocab
     if vocab.kind_of(c.subject) not in PRODUCT_KINDS:
@@ -59,15 +50,6 @@ def _subject_from_context(ctx: Context) -> dict[str, str] | None:
     if own & named or any(carries(ctx.view, p, c.subject) for p in ctx.products) or pronoun_for(ctx, own):
         return None
     return {"subject": vocab.label(c.subject)}
-
-
-
-def _with_gradients(ctx: Context) -> dict[str, str] | None:
-    """An optimizer's bytes per parameter said beside the model's gradients ("AdamW stores weights, gradients and two
-    moments: 16 bytes per parameter") count the weights and gradients too, not the optimizer's states alone."""
-    if ctx.claim.attribute != "bytes_per_param" or ctx.vocab.kind_of(ctx.claim.subject) != "optimizer":
-        return None
-    return cue_in_unit(ctx, "gradients")
 
 
 #: what a training verdict or requirement depends on when the text names no method: full fine-tuning,
@@ -151,6 +133,9 @@ def _variant_unstated(ctx: Context) -> dict[str, str] | None:
 
 def _method_unstated(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
+    if c.attribute in METHOD_BOUND and c.qualifiers.get("method") == "method:full" and "methods" not in c.qualifiers \
+            and ctx.vocab.kind_of(c.subject) in PRODUCT_KINDS and cue_in_unit(ctx, "full_said") is None:
+        return {}               # "you can fine-tune a 7B model on a 24 GB GPU": LoRA and QLoRA are fine-tuning too
     if c.attribute not in METHOD_BOUND or c.qualifiers.get("method"):
         return None
     tasks = c.qualifiers.get("task") or []
@@ -257,7 +242,7 @@ GUARDS: tuple[Guard, ...] = (
           "实际可用显存等于 nvidia-smi 显示的显存减去运行时预留（CUDA 上下文、框架、通信缓冲），文中可能已扣除；只有 nvidia-smi 显示的数字才与之核对", usable_scope),
     Guard("workload_without_model",
           "the text does not say which model size the memory figure is for",
-          "文中未说明该显存数字对应的模型规模", _workload_without_model),
+          "文中未说明该显存数字对应的模型规模", workload_without_model),
     Guard("pronoun_opens",
           "the sentence opens with a pronoun for the product named before it, and names the {product} only after this: the claim may be the pronoun's product's",
           "该句以指代前文产品的代词开头，{product_zh} 在其后才出现：该说法可能属于代词所指的产品", pronoun_opens),
@@ -302,6 +287,12 @@ GUARDS: tuple[Guard, ...] = (
     Guard("system_named",
           "the text names the card inside a system's name (“{name}”): the figure is the system's, not one card's",
           "文中的显卡名称是系统名称的一部分（“{name}”）：该数字属于整个系统，而非单卡", system_named),
+    Guard("marked_sparse",
+          "“{figure}” carries a footnote mark the text does not explain and is the product's with-sparsity figure, which datasheets mark so",
+          "“{figure}”带有文中未解释的脚注标记，且正是该产品的稀疏算力数值，数据手册即如此标注", marked_sparse),
+    Guard("space_thousands",
+          "“{figure}” may be one number with its thousands grouped by a space, as French or Russian texts write them",
+          "“{figure}”可能是以空格分隔千位的一个数（法语、俄语等的写法）", space_thousands),
     Guard("dot_thousands",
           "“{figure}” read with the dot as a thousands separator, as German, Italian, Spanish or Portuguese texts write numbers, is {read}: the {product}'s own figure ({reference})",
           "“{figure}”若按德语、意大利语、西班牙语或葡萄牙语的写法把点视为千位分隔符，即为 {read}，正是 {product_zh} 的数值（{reference}）", dot_thousands),
@@ -337,13 +328,13 @@ GUARDS: tuple[Guard, ...] = (
           "参考值（{figure}）对权重 FP32 主副本的计入方式不同：该数字可能只计优化器状态，或连同主副本一并计入", optimizer_scope),
     Guard("with_gradients",
           "the sentence names the gradients (“{word}”): the figure counts the weights, gradients and optimizer states together, not the optimizer's states alone",
-          "该句提到梯度（“{word}”）：该数字是权重、梯度与优化器状态的合计，而非优化器状态本身", _with_gradients),
+          "该句提到梯度（“{word}”）：该数字是权重、梯度与优化器状态的合计，而非优化器状态本身", with_gradients),
     Guard("loose_bound",
           "the text gives a bound ({bound}), and gpukb's estimate lies beyond it on the side the bound allows: true as stated, though far from the need",
           "文中给出的是界限（{bound}），gpukb 的估算在该界限允许的一侧：按字面是对的，只是与实际需求相差较远", loose_bound),
     Guard("within_practice",
-          "the text states no optimizer and no precision but a 16-bit one (which pure 16-bit and mixed precision training both use), and the figure is within what common setups need ({lo}–{hi} GB)",
-          "文中未说明优化器，也未说明 16 位以外的精度（纯 16 位训练和混合精度训练都用 16 位），该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),
+          "the text states no optimizer but AdamW and no precision but a 16-bit one (which pure 16-bit and mixed precision training both use), and the figure is within what common setups need ({lo}–{hi} GB)",
+          "文中未说明 AdamW 以外的优化器，也未说明 16 位以外的精度（纯 16 位训练和混合精度训练都用 16 位），该数字在常见配置所需范围内（{lo}–{hi} GB）", within_practice),
     Guard("capacity_place",
           "the count of GPUs only says where a memory figure is (“{words}”), not how many GPUs the workload needs",
           "该显卡数量只是说明某个显存数字所在之处（“{words}”），而非该负载所需的显卡数量", capacity_place),
@@ -357,8 +348,8 @@ GUARDS: tuple[Guard, ...] = (
           "the text says the GPUs are enough (“{word}”), not that fewer would not do: more than the fewest overstates nothing",
           "文中说的是这些显卡足够（“{word}”），并未说更少不行：多于最少卡数并非夸大", enough_count),
     Guard("count_within_practice",
-          "the text states no optimizer and no precision but a 16-bit one, and a count of {n} GPU(s) lies between what pure 16-bit and mixed-precision training need on these cards ({lo}–{hi})",
-          "文中未说明优化器，也未说明 16 位以外的精度，{n} 张卡介于纯 16 位训练与混合精度训练在这类显卡上所需的数量之间（{lo}–{hi} 张）", count_within_practice),
+          "the text states no optimizer but AdamW and no precision but a 16-bit one, and a count of {n} GPU(s) lies between what pure 16-bit and mixed-precision training need on these cards ({lo}–{hi})",
+          "文中未说明 AdamW 以外的优化器，也未说明 16 位以外的精度，{n} 张卡介于纯 16 位训练与混合精度训练在这类显卡上所需的数量之间（{lo}–{hi} 张）", count_within_practice),
     Guard("workload_memory",
           "the figure is said with “{word}”: it may be memory a workload takes (weights, cache, what is left), not the card's memory",
           "该数字与“{word}”连用：可能是工作负载占用的显存（权重、缓存、剩余），而非显卡的显存容量", workload_memory),
@@ -374,6 +365,12 @@ GUARDS: tuple[Guard, ...] = (
     Guard("unknown_form_factor",
           "the figure is given for a “{word}” board, and gpukb knows {product} only as a board of {widths} slot(s): it is a version gpukb has no figures of",
           "该数字对应“{word}”版本，而 gpukb 所知的 {product} 只有 {widths} 槽宽的版本：这是 gpukb 没有参数的版本", unknown_form_factor),
+    Guard("sharded_count_unstated",
+          "the run is sharded over GPUs (“{word}”) and the text gives no GPU count: the figure is per GPU of an unknown count, or a total",
+          "该运行分片于多张 GPU（“{word}”），而文中未给出 GPU 数量：该数字是未知卡数下的单卡数值或合计", sharded_count_unstated),
+    Guard("advice_bound",
+          "the bound is said as advice on what to look for (“{word}”): a buyer's threshold, not a figure of the product",
+          "该界限是选型建议（“{word}”）：是挑选显卡的门槛，而非该产品的数值", advice_bound),
     Guard("method_elsewhere",
           "the method (“{word}”) is named only in another clause after the figure's: the figure's own clause does not say it is that method's need",
           "训练方式（“{word}”）只出现在该数字所在分句之后的另一分句中：该数字所在分句并未说明它是这种方式的显存需求", method_elsewhere),

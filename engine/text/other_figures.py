@@ -11,7 +11,7 @@ from .guard_base import CLAUSE_BREAK, DIGITS, FIGURE_WRONG, SAME_FIGURE, Context
 from .subject import FORM_WORD, form_token
 from .tokens import tables
 
-__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "other_version", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after", "other_form_factor"]
+__all__ = ["unknown_form_factor", "bit_rate", "figure_then_card", "from_to", "memory_part", "system_total", "other_device", "unknown_product", "versus", "system_named", "dot_thousands", "year_off_by_one", "alternative_sizes", "model_row", "own_value_after", "other_form_factor"]
 
 
 #: a rate written with a lower-case b after its prefix counts bits ("18Gb/s", "16 Gbps"); read in the text as
@@ -21,7 +21,8 @@ _BITS = re.compile(r"\s*[KMGTkmgt]b(?:/s|ps|it/s)")
 
 def unknown_product(ctx: Context) -> dict[str, str] | None:
     """"…而 RTX 2070 还要 175-185W", "the RTX PRO 5000 Blackwell (Blackwell architecture)": the figure or word value
-    follows, in its sentence, a product gpukb does not know, nearer to it than any product gpukb knows: it may be that product's."""
+    follows, in its sentence, a product gpukb does not know, nearer to it than any product gpukb knows (or, with no known one
+    before it, such a product comes first after it: "1,307.4 TFLOPS for the MI300X versus … the H100"): it may be that product's."""
     figs, u0 = _own_figures(ctx), ctx.unit[0]
     value = ctx.claim.value if isinstance(ctx.claim.value, str) and not ctx.cell else None     # a table's row says whose
     word = ctx.low.find(value.lower(), *(ctx.claim.span or (0, 0))) if value else -1
@@ -29,10 +30,18 @@ def unknown_product(ctx: Context) -> dict[str, str] | None:
         return None             # a word value ("Blackwell architecture") is placed where the text writes it
     at = figs[-1].start if figs else word
     found = unknown_mentions(ctx.text[u0:at], ctx.vocab, [(a - u0, b - u0) for a, b in ctx.mentions if b <= at])
-    if not found or found[-1]["kind"] != "gpu":
-        return None
-    known = max((b for _, b in ctx.mentions if b <= at), default=-1)
-    return {"name": found[-1]["text"]} if u0 + found[-1]["span"][1] > known else None
+    spec = ctx.vocab.attributes.get(ctx.claim.attribute)
+    product = spec is not None and ctx.vocab.kind_of(ctx.claim.subject) in ("gpu", "instance", "family")
+    able = [(a, b) for (a, b), e in zip(ctx.mentions, ctx.mention_ids) if not product or ctx.vocab.kind_of(e) in spec.applies_to]
+    known = max((b for _, b in able if b <= at), default=-1)     # "g6.48xlarge 有 8 张 L4、768 GiB 内存": no L4's RAM
+    if found and found[-1]["kind"] in ("gpu", "instance") and u0 + found[-1]["span"][1] > known:
+        return {"name": found[-1]["text"]}
+    if known >= 0:
+        return None             # "1,307.4 TFLOPS for the MI300X versus … the H100": named after it, before any known one
+    end = at + (figs[-1].end - figs[-1].start if figs else len(value or ""))
+    after = unknown_mentions(ctx.text[end:ctx.unit[1]], ctx.vocab, [(a - end, b - end) for a, b in ctx.mentions if a >= end])
+    first = min((a for a, _ in able if a >= end), default=ctx.unit[1])
+    return {"name": after[0]["text"]} if after and after[0]["kind"] in ("gpu", "instance") and end + after[0]["span"][0] < first else None
 
 
 def memory_part(ctx: Context) -> dict[str, str] | None:
@@ -126,20 +135,6 @@ def dot_thousands(ctx: Context) -> dict[str, str] | None:
             if r.subject in own and z and abs(y - z) <= 3 * SAME_FIGURE * z:
                 return {"figure": written[0].strip(), "read": f"{y:,.0f}", "reference": r.value_text(vocab),
                         "product": vocab.label(r.subject), "product_zh": vocab.label(r.subject, "zh")}
-    return None
-
-
-def other_version(ctx: Context) -> dict[str, str] | None:
-    """"Die jetzt aufgetauchten Varianten … verfügen über 96 GB", "魔改版 4090 有 48GB": a GPU figure in a sentence, or
-    right after one, that calls the product a variant, a modified or a new version (cues ``other_version``) may be
-    that version's, which gpukb does not know; only a wrong reading of it is doubted."""
-    if ctx.status not in FIGURE_WRONG or ctx.vocab.kind_of(ctx.claim.subject) != "gpu":
-        return None
-    before = ctx.low[max(0, ctx.unit[0] - 240):ctx.unit[0]]
-    for text in (ctx.low[ctx.unit[0]:ctx.unit[1]], before[before.rfind("\n") + 1:]):     # the same line before it
-        m = _first_cue(ctx, "other_version", text)
-        if m:
-            return {"word": m.group(0)}
     return None
 
 

@@ -18,6 +18,9 @@ PRACTICE_BYTES = {"method:full": (8, 16), "method:pretrain": (8, 16), "method:lo
                   "method:qlora": (0.5, 0.7), "method:inference": (0.5, 2)}
 #: what activations, cache and runtime add on top of the weights and states, at most (a band, not a fit)
 PRACTICE_SLACK = (0.8, 1.6)
+#: the optimizer the practice band is of (AdamW in pure BF16 to mixed precision), stated or not; another one
+#: (8-bit, SGD, Adafactor) changes the bytes per parameter, so the band does not speak for it
+PRACTICE_OPTIMIZERS = (None, "optimizer:adamw")
 #: the same for LoRA and QLoRA, whose memory activations dominate: without recomputation a 7B model at
 #: sequence 2048 and batch 1 keeps s·b·h·L·34 bytes ≈ 9 GB of activations even with memory-efficient
 #: attention (Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models", 2022,
@@ -45,7 +48,7 @@ def within_practice(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
     method = str(c.qualifiers.get("method") or "")
     stated = _stated_precisions(c)
-    if c.attribute != "memory_required" or c.qualifiers.get("optimizer") or \
+    if c.attribute != "memory_required" or c.qualifiers.get("optimizer") not in PRACTICE_OPTIMIZERS or \
             (stated and not stated <= USUAL_PRECISIONS.get(method, frozenset())):
         return None
     params = c.qualifiers.get("params")
@@ -77,7 +80,7 @@ def count_within_practice(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
     method = str(c.qualifiers.get("method") or "")
     stated = _stated_precisions(c)
-    if c.attribute not in COUNT_CLAIMS or method not in FULL_TRAINING or c.qualifiers.get("optimizer") \
+    if c.attribute not in COUNT_CLAIMS or method not in FULL_TRAINING or c.qualifiers.get("optimizer") not in PRACTICE_OPTIMIZERS \
             or not stated <= SIXTEEN_BIT:
         return None
     params, gpus = c.qualifiers.get("params"), c.qualifiers.get("gpus")

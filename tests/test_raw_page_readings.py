@@ -1,0 +1,93 @@
+"""Readings that real pages need, each a general fact, on sentences written for these tests (figures: NVIDIA H100,
+H200, A100, A800, RTX 4090 datasheets; Google Cloud machine types; bytes per parameter and the ZeRO paper):
+
+- a product named after "version of" ("an enhanced version of the H100") is what another is compared with;
+- a product named right after the figure that no known product precedes ("1,307.4 TFLOPS for the MI300X versus …
+  the H100") may own it when gpukb does not know it; an instance gpukb does not know owns its own RAM;
+- "3,958 TFLOPS*" whose footnote the text lacks is marked as datasheets mark with-sparsity rates;
+- "1 360 Go" may be one number grouped by a space;
+- a bound said as what to look for ("FP32算力(≥25TOPS为佳)") is a buyer's threshold;
+- a requirement of a run sharded by DeepSpeed with no GPU count is per GPU of an unknown count;
+- a full fine-tune's need that states AdamW but no precision lies in the practice band (pure BF16 to mixed);
+- "you can fine-tune a 7B model on a 24 GB GPU" leaves the method open (LoRA and QLoRA are fine-tuning too);
+- a heading that calls the product another version ("H20“阉割版”真相") heads no section of the product."""
+from __future__ import annotations
+
+import pytest
+
+from ._engine import checked
+
+WRONG = ("incorrect", "overstated", "understated", "misattributed", "contradicted", "inconsistent_with_derivation")
+
+
+def _wrong(gpukb, text):
+    return [(c["subject"], c["attribute"], c["value"]) for c in checked(gpukb, text) if c["status"] in WRONG]
+
+
+def _codes(gpukb, text, attribute):
+    return [r["code"] for c in checked(gpukb, text, attribute) for r in c.get("unclear_because", [])]
+
+
+def test_a_product_named_after_version_of_is_compared_with(gpukb):
+    text = "The H200 is an enhanced version of the H100 that upgrades to 141GB of HBM3e with 4.8TB/s of bandwidth."
+    assert not _wrong(gpukb, text)
+    assert _wrong(gpukb, "The H100 upgrades to 141GB of HBM3e.")      # said of the H100 itself, it is judged
+
+
+def test_an_unknown_product_right_after_the_figure_may_own_it(gpukb):
+    text = "Peak dense FP16 is 1,307.4 TFLOPS for the MI300X versus about 990 TFLOPS for the H100."
+    assert not _wrong(gpukb, text)
+    text = "最大规格方面，g6.48xlarge 有 8 张 L4、768 GiB 内存，而 g2-standard-96 为 8 张 L4、384 GB 内存。"
+    assert not _wrong(gpukb, text)
+
+
+def test_a_marked_sparse_figure_without_its_footnote(gpukb):
+    text = "| Spec | H100 SXM |\n|---|---|\n| FP8 Tensor Core | 3,958 TFLOPS* |"
+    assert "marked_sparse" in _codes(gpukb, text, "fp8_tensor_tflops")
+    # unmarked, the with-sparsity figure given as the dense rate is still called wrong
+    assert _wrong(gpukb, "| Spec | H100 SXM |\n|---|---|\n| Dense FP8 Tensor Core | 3,958 TFLOPS |")
+
+
+def test_thousands_grouped_by_a_space(gpukb):
+    text = "| Type de machine | GPU | vCPU | Mémoire |\n|---|---|---|---|\n| a2-megagpu-16g | 16 x A100 40 Go | 96 | 1 360 Go |"
+    assert not _wrong(gpukb, text)
+
+
+@pytest.mark.parametrize("text", [
+    "选型需重点关注 A100 的显存带宽(建议≥400GB/s)、FP32算力(≥25TOPS为佳)。",
+    "When choosing an A100 instance, look for at least 25 TFLOPS of FP32 throughput.",
+])
+def test_a_bound_said_as_advice_is_no_figure_of_the_product(gpukb, text):
+    assert not _wrong(gpukb, text)
+
+
+TABLE = ("| Model | LoRA (rank 16) VRAM | Full FT (AdamW) VRAM | Full FT (bf16+DeepSpeed) VRAM |\n|---|---|---|---|\n"
+         "| Llama 3 8B | ~20 GB | {adamw} | ~38 GB |\n| Mistral 7B | ~18 GB | ~56 GB | ~34 GB |")
+
+
+def test_a_sharded_runs_need_without_a_gpu_count(gpukb):
+    text = TABLE.format(adamw="~62 GB")
+    got = {c["value"]: c for c in checked(gpukb, text, "memory_required")}
+    assert "sharded_count_unstated" in [r["code"] for r in got[38.0]["unclear_because"]]
+    # the LoRA column is no sharded run's
+    assert "sharded_count_unstated" not in [r["code"] for r in got[20.0].get("unclear_because", [])]
+    assert not _wrong(gpukb, text)
+
+
+def test_adamw_stated_keeps_the_practice_band(gpukb):
+    # 8B x 8 bytes (pure BF16 AdamW) = 64 GB: within what common full fine-tunes need
+    assert not _wrong(gpukb, TABLE.format(adamw="~62 GB"))
+    # far below even pure BF16, it is still too little
+    assert _wrong(gpukb, TABLE.format(adamw="~20 GB")) == [("model:llama-3-8b", "memory_required", 20.0)]
+
+
+def test_fine_tune_alone_leaves_the_method_open(gpukb):
+    text = "Top pick: the NVIDIA GeForce RTX 3090.\nWith it you can fine-tune a 7B model in an afternoon."
+    assert not _wrong(gpukb, text)
+    # a full fine-tune said so is judged: 7B x 16 bytes is far beyond 24 GB
+    assert _wrong(gpukb, "You can fully fine-tune a 7B model on a single RTX 3090.")
+
+
+def test_a_heading_that_calls_the_product_another_version(gpukb):
+    text = "## H20“阉割版”真相\n\n- 模块配置简化：移除 NVLink 高速互联接口，仅支持 PCIe 5.0 x16。"
+    assert not _wrong(gpukb, text)
