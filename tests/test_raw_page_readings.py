@@ -91,3 +91,11 @@ def test_fine_tune_alone_leaves_the_method_open(gpukb):
 def test_a_heading_that_calls_the_product_another_version(gpukb):
     text = "## H20“阉割版”真相\n\n- 模块配置简化：移除 NVLink 高速互联接口，仅支持 PCIe 5.0 x16。"
     assert not _wrong(gpukb, text)
+
+
+@pytest.mark.parametrize("text", [
+    "The key difference is the memory subsystem: HBM3e uses 6 stacks (vs. 5 in H100) and higher clock speeds.",
+    "H200 的显存升级为 HBM3e（相比 H100 的 HBM3），带宽达到 4.8 TB/s。",
+])
+def test_a_product_in_a_bracket_a_comparison_opens_is_compared_with(gpukb, text):
+    assert not _wrong(gpukb, text)

@@ -121,7 +121,7 @@ def check_cue_keys(vocab: Any, raw: Any, issues: list[Issue]) -> None:
         "open_question": {"cue", "presupposed"}, "role": {"verb"}, "generality": set(vocab.enums.get("generality") or {}),
         "approx": {"hedge"}, "per_second": {"before"}, "launch": {"verb", "not_by"}, "carries": {"verb"}, "require": {"verb", "usage", "load", "weights", "weights_part", "other_part"}, "possess": {"verb"},
         "advice": {"verb", "use", "not_before", "not_after", "upgrade"},
-        "comparison": {"before", "metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup", "multiple"},
+        "comparison": {"before", "metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup", "multiple", "bracket"},
         "coreference": {"plural", "singular", "joiner"},
         "instance_words": {"host_memory", "gpu_share", "per_gpu_after", "per_gpu_before", "storage_after", "partition_before"},
         "text_value": {f"{a}:{v}" for a, spec in vocab.attributes.items() if spec.type == "text"

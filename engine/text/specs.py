@@ -41,8 +41,13 @@ _AFTER_NOUN = re.compile(r"\s*(?:[(（]\s*|(?:of|from)\s+(?:the\s+)?)")
 
 def compared_before(low: str, start: int, floor: int, t: dict[str, Any]) -> bool:
     """Is what starts at ``start`` what another is compared with: a comparison word (``comparison.before``)
-    ends right before it, within :data:`COMPARED_REACH` characters and not before ``floor``?"""
-    return any(rx.search(low, max(floor, start - COMPARED_REACH), start) for rx in t["compared"])
+    ends right before it, within :data:`COMPARED_REACH` characters and not before ``floor``, or it stands in a
+    bracket that a comparison word opens ("HBM3e uses 6 stacks (vs. 5 in H100)", "（相比 A100 的 40GB）")?"""
+    if any(rx.search(low, max(floor, start - COMPARED_REACH), start) for rx in t["compared"]):
+        return True
+    opened = max(low.rfind("(", max(floor, start - COMPARED_REACH), start), low.rfind("（", max(floor, start - COMPARED_REACH), start))
+    return opened >= 0 and not re.search(r"[)）]", low[opened:start]) and \
+        any(rx.match(low, opened + 1) for rx in t["cmp"]["bracket"])
 
 
 def named_specs(low: str, masked: str, s: int, e: int, ents: list[_Match], carried: dict[str, _Match],

@@ -91,7 +91,7 @@ def tables(vocab: Vocabulary) -> dict[str, Any]:
             "advice_guard_before": comp((cues.get("advice") or {}).get("not_before", ())),
             "advice_guard_after": comp((cues.get("advice") or {}).get("not_after", ())),
             "compared": comp((cues.get("comparison") or {}).get("before", ())),
-            "cmp": {k: comp((cues.get("comparison") or {}).get(k, ())) for k in ("metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup", "multiple")},
+            "cmp": {k: comp((cues.get("comparison") or {}).get(k, ())) for k in ("metric", "other_metric", "ratio", "behind", "ahead", "condition", "more_memory", "speedup", "multiple", "bracket")},
             "coref": {k: comp((cues.get("coreference") or {}).get(k, ())) for k in ("plural", "singular", "joiner")},
             "instance_words": {k: comp((cues.get("instance_words") or {}).get(k, ())) for k in ("host_memory", "gpu_share", "per_gpu_after", "per_gpu_before", "storage_after", "partition_before")},
             "text_values": tuple((k.split(":", 1)[0], k.split(":", 1)[1], comp(ps)) for k, ps in (cues.get("text_value") or {}).items()),
