@@ -211,7 +211,7 @@ def method_elsewhere(ctx: Context) -> dict[str, str] | None:
 
 
 #: a short group of digits and one space (or a no-break one) right before a figure: "1 360 Go", "2 400 W"
-_GROUP_BEFORE = re.compile(r"(?<![\d.,])\d{1,3}[ \u00a0\u202f]$")
+_GROUP_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}[ \u00a0\u202f]$")
 _THREE_DIGITS = re.compile(r"\d{3}(?![\d]|[.,]\d)")
 
 
