@@ -99,3 +99,36 @@ def test_a_heading_that_calls_the_product_another_version(gpukb):
 ])
 def test_a_product_in_a_bracket_a_comparison_opens_is_compared_with(gpukb, text):
     assert not _wrong(gpukb, text)
+
+
+def test_a_rates_unit_before_its_figure(gpukb):
+    text = "Each billion parameters needs roughly 2GB of VRAM in FP16 precision, meaning a 7B model requires 14GB minimum."
+    assert not _wrong(gpukb, text)
+    assert "per_unit_rate" in _codes(gpukb, text, "memory_required")
+
+
+def test_a_part_of_the_runs_memory_named_after_the_figure(gpukb):
+    # Llama-2-70B keeps 320 KiB of FP16 KV cache per token (80 layers x 8 KV heads x 128 x 2 x 2 bytes): 10.7 GB at 32K
+    text = "A 70B model at 32K context can need 8GB+ just for the cache."
+    assert not _wrong(gpukb, text) and "component_named" in _codes(gpukb, text, "memory_required")
+
+
+@pytest.mark.parametrize("text", ["Two RTX 4090s can serve a 70B model.", "双卡 RTX 4090 即可部署 70B 模型。"])
+def test_a_serving_count_between_4_bit_and_16_bit_weights(gpukb, text):
+    # 70B x 0.5 byte = 35 GB fits two 24 GB cards; x 2 bytes = 140 GB does not: which one the text means is open
+    assert not _wrong(gpukb, text)
+
+
+def test_a_serving_count_below_even_4_bit_weights_is_judged(gpukb):
+    assert _wrong(gpukb, "One RTX 4090 can serve a 70B model.")
+
+
+def test_a_k_quants_bytes_per_parameter_is_not_plain_int4s(gpukb):
+    text = "Rule of thumb: at Q4_K_M quantization, a model needs roughly 0.7 GB of VRAM per billion parameters for its weights."
+    assert not _wrong(gpukb, text)
+
+
+@pytest.mark.parametrize("text", ["使用4张A800-40G显卡进行72B模型LoRA微调的可行性分析。",
+                                  "A feasibility study: fine-tuning a 70B model with LoRA on 4 A100 80GB GPUs."])
+def test_a_feasibility_study_states_no_verdict(gpukb, text):
+    assert not _wrong(gpukb, text)

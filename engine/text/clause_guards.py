@@ -10,7 +10,7 @@ import re
 from ..kb.interval import Interval
 from ..kb.lexicon import cue_patterns
 from .claim_figures import changes, claimed_figures, figures, unit_quantities
-from .figure_guards import own_sparse_figure
+from .figure_guards import own_sparse_figure, per_unit_rate
 from .guard_base import FIGURE_WRONG, Context, clause_of, cue_in_unit, figure_of, last_figure, vocab_cues
 from .tokens import BULLET
 
@@ -289,3 +289,15 @@ def workload_without_model(ctx: Context) -> dict[str, str] | None:
     if c.attribute != "memory_required" or ctx.vocab.kind_of(c.subject) == "model":
         return None
     return None if c.qualifiers.get("params") is not None or c.qualifiers.get("model") else {}
+
+
+def unit_rate(ctx: Context) -> dict[str, str] | None:
+    """A rate, by a unit after its figure (:func:`.figure_guards.per_unit_rate`: "16 GB per billion parameters") or
+    before it in its clause ("each billion parameters needs roughly 2 GB"; cue ``rate_before``): not a total."""
+    found = per_unit_rate(ctx)
+    fig = last_figure(ctx.low, ctx.claim.span)
+    if found or fig is None or ctx.claim.attribute == "bytes_per_param":
+        return found
+    a, _ = clause_of(ctx, fig.start())
+    m = next((m for rx in vocab_cues(ctx.vocab, "rate_before") for m in [rx.search(ctx.low, a, fig.start())] if m), None)
+    return {"word": ctx.text[m.start():m.end()]} if m else None

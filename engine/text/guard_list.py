@@ -6,7 +6,7 @@ import re
 
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
-from .clause_guards import REQUIREMENTS, attribute_unstated, with_gradients, workload_without_model, sharded_count_unstated, advice_bound, change_between, difference, marked_sparse, method_elsewhere, space_thousands, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
+from .clause_guards import REQUIREMENTS, unit_rate, attribute_unstated, with_gradients, workload_without_model, sharded_count_unstated, advice_bound, change_between, difference, marked_sparse, method_elsewhere, space_thousands, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
 from .pronouns import pronoun_for, pronoun_opens
 from .readings import no_tensor_cores, round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import capacity_place, family_sizes, count_within_practice, loose_bound, usual_count, within_practice
@@ -15,7 +15,7 @@ from .versions import other_version
 from .other_figures import other_form_factor, unknown_form_factor, bit_rate, dot_thousands, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
 from .figure_guards import (said_of_each, same_value, own_sparse_figure, binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
                             pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
-                            per_unit_rate, several_figures, workload_memory, card_capacity, weights_only)
+                            several_figures, workload_memory, card_capacity, weights_only)
 
 
 def _several_products(ctx: Context) -> dict[str, str] | None:
@@ -74,7 +74,9 @@ def _component_named(ctx: Context) -> dict[str, str] | None:
         m = rx.search(ctx.low, a, fig.start())
         if m:
             return {"word": ctx.text[m.start():m.end()]}
-    return None
+    tail = ctx.low[fig.end():min(ctx.unit[1], fig.end() + 60)]                  # "8GB+ just for the cache"
+    m = next((m for rx in vocab_cues(ctx.vocab, "component_after") for m in [rx.match(tail)] if m), None)
+    return {"word": ctx.text[fig.end():fig.end() + m.end()].strip()} if m else None
 
 
 #: a clause that draws a consequence of the one before it, of which it goes on speaking
@@ -147,7 +149,7 @@ def _method_unstated(ctx: Context) -> dict[str, str] | None:
 
 def _unread_precision(ctx: Context) -> dict[str, str] | None:
     c = ctx.claim
-    if c.attribute not in METHOD_BOUND + ("max_params",) or c.qualifiers.get("precision"):
+    if c.attribute not in METHOD_BOUND + ("max_params", "bytes_per_param") or c.qualifiers.get("precision"):
         return None
     return cue_in_unit(ctx, "unread_precision")
 
@@ -259,7 +261,7 @@ GUARDS: tuple[Guard, ...] = (
           "the sentence gives {n} figures of this kind for products the text compares; which belongs to which is unclear",
           "该句给出 {n} 个同类数字，而文中比较了多款产品，对应关系不明", several_figures),
     Guard("per_unit_rate",
-          "the figure is a rate (“{word}”), not a total", "该数字是比率（“{word}”），不是总量", per_unit_rate),
+          "the figure is a rate (“{word}”), not a total", "该数字是比率（“{word}”），不是总量", unit_rate),
     Guard("system_total",
           "the figure is a total (“{word}”), of several cards, not one card's",
           "该数字是总量（“{word}”），为多张卡合计，而非单卡数值", system_total),
@@ -348,8 +350,8 @@ GUARDS: tuple[Guard, ...] = (
           "the text says the GPUs are enough (“{word}”), not that fewer would not do: more than the fewest overstates nothing",
           "文中说的是这些显卡足够（“{word}”），并未说更少不行：多于最少卡数并非夸大", enough_count),
     Guard("count_within_practice",
-          "the text states no optimizer but AdamW and no precision but a 16-bit one, and a count of {n} GPU(s) lies between what pure 16-bit and mixed-precision training need on these cards ({lo}–{hi})",
-          "文中未说明 AdamW 以外的优化器，也未说明 16 位以外的精度，{n} 张卡介于纯 16 位训练与混合精度训练在这类显卡上所需的数量之间（{lo}–{hi} 张）", count_within_practice),
+          "the text states no precision or optimizer that sets it apart, and a count of {n} GPU(s) lies between what {setups} need on these cards ({lo}–{hi})",
+          "文中未说明能区分配置的精度或优化器，{n} 张卡介于{setups_zh}在这类显卡上所需的数量之间（{lo}–{hi} 张）", count_within_practice),
     Guard("workload_memory",
           "the figure is said with “{word}”: it may be memory a workload takes (weights, cache, what is left), not the card's memory",
           "该数字与“{word}”连用：可能是工作负载占用的显存（权重、缓存、剩余），而非显卡的显存容量", workload_memory),

@@ -76,12 +76,14 @@ COUNT_CLAIMS = ("min_gpus", "memory_verdict")
 def count_within_practice(ctx: Context) -> dict[str, str] | None:
     """A full-training GPU count ("13B needs at least two A100 80GB", "8 张 A100 80GB 可以全量微调 70B") that
     lies between what pure BF16 (8 bytes per parameter, sharded) and mixed-precision AdamW (16) need on
-    cards of the claim's memory, when the text states no optimizer and no precision but a 16-bit one."""
+    cards of the claim's memory, when the text states no optimizer and no precision but a 16-bit one; or a
+    serving count with no precision stated ("双卡 4090 部署 70B") between what 4-bit and 16-bit weights need."""
     c = ctx.claim
     method = str(c.qualifiers.get("method") or "")
     stated = _stated_precisions(c)
-    if c.attribute not in COUNT_CLAIMS or method not in FULL_TRAINING or c.qualifiers.get("optimizer") not in PRACTICE_OPTIMIZERS \
-            or not stated <= SIXTEEN_BIT:
+    serving = method == "method:inference" and not stated     # "双卡 4090 部署 70B": 4-bit weights fit, 16-bit not
+    if c.attribute not in COUNT_CLAIMS or not (serving or method in FULL_TRAINING) or \
+            c.qualifiers.get("optimizer") not in PRACTICE_OPTIMIZERS or not stated <= SIXTEEN_BIT:
         return None
     params, gpus = c.qualifiers.get("params"), c.qualifiers.get("gpus")
     n = params.point() if isinstance(params, Interval) else None
@@ -97,8 +99,14 @@ def count_within_practice(ctx: Context) -> dict[str, str] | None:
     fewest = -(-n * lo_b * PRACTICE_SLACK[0] / 1e9 // max(sizes))
     most = -(-n * hi_b * PRACTICE_SLACK[1] / 1e9 // min(sizes))
     if fewest <= count <= most:
-        return {"n": f"{count:g}", "lo": f"{fewest:.0f}", "hi": f"{most:.0f}"}
+        return {"n": f"{count:g}", "lo": f"{fewest:.0f}", "hi": f"{most:.0f}",
+                **(SETUPS["serving"] if serving else SETUPS["training"])}
     return None
+
+
+#: the common setups a count's band spans, in both languages, for the guard's reason
+SETUPS = {"training": {"setups": "pure 16-bit and mixed-precision training", "setups_zh": "纯 16 位训练与混合精度训练"},
+          "serving": {"setups": "4-bit and 16-bit weights", "setups_zh": "4 位与 16 位权重"}}
 
 
 def usual_count(ctx: Context) -> dict[str, str] | None:
