@@ -132,3 +132,14 @@ def test_a_k_quants_bytes_per_parameter_is_not_plain_int4s(gpukb):
                                   "A feasibility study: fine-tuning a 70B model with LoRA on 4 A100 80GB GPUs."])
 def test_a_feasibility_study_states_no_verdict(gpukb, text):
     assert not _wrong(gpukb, text)
+
+
+def test_a_text_cut_right_after_a_units_start(gpukb):
+    # an excerpt ending in "1008 GB" (of "1008 GB/s", the RTX 4090's bandwidth) says no memory size
+    assert not _wrong(gpukb, "Token speed is limited by memory bandwidth. The RTX 4090's 1008 GB")
+    # with the sentence closed, a 1008 GB memory size would still be read as said
+    assert "cut_off" not in _codes(gpukb, "The RTX 4090's 1008 GB of memory is plenty.", "memory_gb")
+
+
+def test_an_arrow_with_words_after_it_is_a_change(gpukb):
+    assert not _wrong(gpukb, "原始 70B FP16 模型：140GB → 量化后仅 ~40GB。")

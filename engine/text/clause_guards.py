@@ -301,3 +301,19 @@ def unit_rate(ctx: Context) -> dict[str, str] | None:
     a, _ = clause_of(ctx, fig.start())
     m = next((m for rx in vocab_cues(ctx.vocab, "rate_before") for m in [rx.search(ctx.low, a, fig.start())] if m), None)
     return {"word": ctx.text[m.start():m.end()]} if m else None
+
+
+#: a memory unit that starts a longer one ("G" of "GB", "GB" of "GB/s", "T" of "TB/s")
+_CUT_UNIT = re.compile(r"\s*(?:[gt]i?b?|[gt])\s*$")
+
+
+def cut_off(ctx: Context) -> dict[str, str] | None:
+    """"The RTX 4090's 1008 GB" at the very end of a pasted excerpt: the text stops right after a unit that starts a
+    longer one ("GB" of "GB/s"), so what the figure measures may have been cut off with the rest of the page."""
+    if ctx.status not in FIGURE_WRONG:
+        return None
+    for q in claimed_figures(ctx):
+        unit = ctx.low[q.unit_at or q.end:q.end]
+        if not ctx.text[q.end:].strip() and _CUT_UNIT.fullmatch(unit):
+            return {"figure": ctx.text[q.start:q.end].strip()}
+    return None

@@ -28,8 +28,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   nvidia-smi's (``usable_scope``), a count said to be enough (``enough_count``), a throughput with no precision
   word (``precision_unstated``), a difference, another model size, another precision's label, a parameter
   count beside a model named by its size, or one within the embedding matrices of the reference (``embedding_convention``).
-- ``card_size``: a need said as a card size ("one or two 80 GB GPUs"): maybe several. ``cards_counted``: a memory
-  figure in a sentence counting cards ("more than four A100s", "两张"): set against their total, or shared by them.
+- ``card_size``, ``cards_counted``: a need said as a card size ("one or two 80 GB GPUs"), a memory figure beside a
+  count of cards ("more than four A100s", "两张"): maybe several cards', set against their total or shared.
 - ``multiple_of_one_card``: a memory figure that is an exact multiple of one card's memory, said beside
   several GPUs, a server or an instance, reads as their total, not as a per-card figure.
 - ``several_values`` (:data:`.guard_list.DOCUMENT_GUARDS`, weighed after the others, over the claims still judged
@@ -45,7 +45,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
   servers"; cues ``system_name_before`` / ``system_name_after``): its figures are the system's, not one card's.
 - ``dot_thousands``: "3.958 TFLOPS" read as German texts group thousands is the product's figure; ``space_thousands``:
   three digits right after a short number and a space ("1 360 Go") may be the tail of one number grouped by spaces;
-  ``marked_sparse``: "3,958 TFLOPS*" with no footnote in the text is marked as datasheets mark with-sparsity rates.
+  ``marked_sparse``: "3,958 TFLOPS*" with no footnote is marked as datasheets mark sparse rates; ``cut_off``: a text
+  ending right after "1008 GB" may have lost the rest of the unit ("GB/s").
 - ``other_version``: a GPU figure in, or right after, a sentence that calls the product a variant, a modified, new or
   improved version ("die jetzt aufgetauchten Varianten", "魔改版", "an upgraded A100"; cues ``other_version``).
 - ``loose_bound``: a memory requirement stated as a strict bound ("needs far more than a T4's 16 GB", "needs less than
@@ -56,9 +57,8 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 - ``capacity_place``: a GPU count that only places a memory figure ("the 640 GB on one 8x H100 node") needs nothing.
 - ``round_figure``: a figure written with one significant digit ("3 TB/s", "~3,000 GB/s", "500 W") that the product's
   own figure rounds to (half up), within 15% of it: a rounded figure, not a wrong one ("2 TB/s" for 1,555 GB/s is judged).
-- ``versus``: a figure or a word value right after "versus", "compared with" or "instead of" (and their German,
-  French, Spanish, Portuguese, Italian, Russian, Vietnamese and Chinese words), or right before "ではなく" / "대신",
-  is the other side of a comparison or what the product does not have ("H200 uses HBM3e instead of HBM3").
+- ``versus``: a figure or word value right after "versus", "compared with", "instead of" (and their words in other
+  languages), or right before "ではなく" / "대신", is the other side of a comparison ("HBM3e instead of HBM3").
 - ``interconnect_bandwidth``: a bandwidth next to interconnect words (NVLink, PCIe, network, 互联) is no memory bandwidth.
 - ``pcie_link``: an interconnect bandwidth read as NVLink's beside PCIe, not NVLink: maybe the PCIe link's;
   ``no_tensor_cores``: a Tensor Core rate read from a precision word alone, of a card without Tensor Cores (P100).

@@ -6,7 +6,7 @@ import re
 
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
-from .clause_guards import REQUIREMENTS, unit_rate, attribute_unstated, with_gradients, workload_without_model, sharded_count_unstated, advice_bound, change_between, difference, marked_sparse, method_elsewhere, space_thousands, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
+from .clause_guards import REQUIREMENTS, cut_off, unit_rate, attribute_unstated, with_gradients, workload_without_model, sharded_count_unstated, advice_bound, change_between, difference, marked_sparse, method_elsewhere, space_thousands, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
 from .pronouns import pronoun_for, pronoun_opens
 from .readings import no_tensor_cores, round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
 from .practice import capacity_place, family_sizes, count_within_practice, loose_bound, usual_count, within_practice
@@ -292,6 +292,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("marked_sparse",
           "“{figure}” carries a footnote mark the text does not explain and is the product's with-sparsity figure, which datasheets mark so",
           "“{figure}”带有文中未解释的脚注标记，且正是该产品的稀疏算力数值，数据手册即如此标注", marked_sparse),
+    Guard("cut_off",
+          "the text ends right after “{figure}”: the rest of its unit (GB/s, TB/s) may have been cut off with the page",
+          "文本在“{figure}”之后即结束：其单位的其余部分（如 GB/s、TB/s）可能随网页被截断", cut_off),
     Guard("space_thousands",
           "“{figure}” may be one number with its thousands grouped by a space, as French or Russian texts write them",
           "“{figure}”可能是以空格分隔千位的一个数（法语、俄语等的写法）", space_thousands),
