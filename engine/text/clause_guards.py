@@ -12,7 +12,7 @@ from ..kb.lexicon import cue_patterns
 from .claim_figures import changes, claimed_figures, figures, unit_quantities
 from .figure_guards import own_sparse_figure, per_unit_rate
 from .guard_base import FIGURE_WRONG, Context, clause_of, cue_in_unit, figure_of, last_figure, vocab_cues
-from .tokens import BULLET
+from .tokens import BULLET, tables
 
 
 def difference(ctx: Context) -> dict[str, str] | None:
@@ -312,6 +312,10 @@ def cut_off(ctx: Context) -> dict[str, str] | None:
     longer one ("GB" of "GB/s"), so what the figure measures may have been cut off with the rest of the page."""
     if ctx.status not in FIGURE_WRONG:
         return None
+    a, b = clause_of(ctx)
+    pats = tables(ctx.vocab)["attribute"].get(ctx.claim.attribute) or ()
+    if pats and pats[0].search(ctx.low, a, b):
+        return None             # "A100 显存为 52GB": the clause names what the figure measures
     for q in claimed_figures(ctx):
         unit = ctx.low[q.unit_at or q.end:q.end]
         if not ctx.text[q.end:].strip() and _CUT_UNIT.fullmatch(unit):
