@@ -359,6 +359,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expandable-segments", action=argparse.BooleanOptionalAction, default=None,
                    help="training: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; the reserve nvidia-smi shows is "
                         "sized without the allocator's fragmentation share")
+    p.add_argument("--fused-optimizer", action=argparse.BooleanOptionalAction, default=None,
+                   help="training: AdamW steps in a fused kernel (fused=True, DeepSpeed's FusedAdam) or a for-loop "
+                        "(foreach=False); --no-fused-optimizer: PyTorch's foreach AdamW, whose step holds a tensor of "
+                        "the second moments' size (default: foreach for an --fsdp1 run only)")
     p.add_argument("--engine", choices=query_fields.ENGINES,
                    help="inference: the serving engine (vllm takes gpu_memory_utilization of each card, 0.9 by default)")
     p.add_argument("--gpu-memory-utilization", metavar="F", type=float,

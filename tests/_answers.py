@@ -58,6 +58,9 @@ QUERIES = [
     # torchtitan's op-level selective checkpointing under PyTorch's expandable segments (issue 33, release 2026.12.30)
     {"model": "llama-3.1-8b", "method": "pretrain", "gpu": "H100-80GB", "gpus": 8, "zero": 3, "seq_len": 8192, "batch": 1,
      "gradient_checkpointing": True, "selective_checkpointing": True, "expandable_segments": True},
+    # PyTorch's foreach AdamW step asked for: one more tensor of the second moments' size (release 2027.1)
+    {"model": "llama-7b", "method": "full", "gpu": "A100-40GB", "gpus": 4, "zero": 3, "fsdp1": True,
+     "fused_optimizer": False, "seq_len": 2048, "batch": 1, "gradient_checkpointing": True},
     # FSDP1's CPU offload keeps the gradient shards; Gemma 2's final logit soft-capping keeps one more logit tensor
     {"model": "gemma-2-9b", "method": "full", "precision": "bf16", "gpu": "H100-80GB", "gpus": 2, "zero": 3,
      "offload": "params", "fsdp1": True, "seq_len": 4096, "batch": 1, "gradient_checkpointing": True},

@@ -10,7 +10,9 @@ H200, A100, A800, RTX 4090 datasheets; Google Cloud machine types; bytes per par
 - a requirement of a run sharded by DeepSpeed with no GPU count is per GPU of an unknown count;
 - a full fine-tune's need that states AdamW but no precision lies in the practice band (pure BF16 to mixed);
 - "you can fine-tune a 7B model on a 24 GB GPU" leaves the method open (LoRA and QLoRA are fine-tuning too);
-- a heading that calls the product another version ("H20“阉割版”真相") heads no section of the product."""
+- a heading that calls the product another version ("H20“阉割版”真相") heads no section of the product;
+- a value a few words after the product's predecessor is named ("its predecessor on the Hopper architecture") is
+  the predecessor's."""
 from __future__ import annotations
 
 import pytest
@@ -130,7 +132,15 @@ NOT_WRONG = {
     "heading calling another version": "## H20“阉割版”真相\n\n- 模块配置简化：移除 NVLink 高速互联接口，仅支持 PCIe 5.0 x16。",
     "bracket opened by vs.": "The key difference is the memory subsystem: HBM3e uses 6 stacks (vs. 5 in H100) and higher clock speeds.",
     "bracket opened by 相比": "H200 的显存升级为 HBM3e（相比 H100 的 HBM3），带宽达到 4.8 TB/s。",
+    "predecessor's value (ru)": "Если сравнивать с предшественником на архитектуре Hopper, B200 в разы превосходит его.",
+    "predecessor's value (zh)": "与前代 Hopper 架构相比，B200 的算力提升数倍。",
+    "predecessor's value (en)": "The B200 delivers 8 TB/s, far more than its predecessor's 3.35 TB/s.",
 }
+
+
+def test_a_value_said_of_the_product_itself_is_still_judged(gpukb):
+    assert _wrong(gpukb, "The B200 uses the Hopper architecture.")
+    assert _wrong(gpukb, "B200 采用 Hopper 架构，是前代产品的继任者。")
 
 
 @pytest.mark.parametrize("text", list(NOT_WRONG.values()), ids=list(NOT_WRONG))

@@ -20,7 +20,7 @@ def test_framework_defaults_are_cited_data(kb):
     root = kb.kb.root
     entries = frameworks._load(str(root / "frameworks.yaml"))
     assert entries and all(phase in frameworks.PHASES for phase, _, _ in entries)
-    assert frameworks.defaults(root, "torchtune", True) == {"chunked_cross_entropy": True}
+    assert frameworks.defaults(root, "torchtune", True) == {"chunked_cross_entropy": True, "fused_optimizer": True}
     assert frameworks.defaults(root, "Lit-GPT finetune/lora.py", True) == {"chunked_cross_entropy": True}
     assert frameworks.defaults(root, "ExLlama", True) == {} and frameworks.defaults(root, "ExLlama", False) == {
         "flash_attention": False}

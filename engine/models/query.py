@@ -161,6 +161,11 @@ FIELDS: tuple[Field, ...] = (
           "place through CUDA's virtual memory API, so the reserve nvidia-smi shows is sized without the fragmentation "
           "share (from release 2026.12.30)", "training: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (no "
           "fragmentation share in the reserve)"),
+    Field("fused_optimizer", "boolean", "training: true, AdamW steps in a fused kernel (fused=True, DeepSpeed's "
+          "FusedAdam) or a for-loop (foreach=False, transformers' own AdamW); false, in PyTorch's foreach "
+          "implementation, whose step holds one more tensor of the second moments' size; not given: foreach for an "
+          "FSDP1 run, none otherwise (from release 2027.1)", "training: AdamW steps fused or as a for-loop (true) "
+          "or as PyTorch's foreach, with a tensor of the second moments' size at the step (false)"),
     Field("engine", "string", "inference: the serving engine (vllm takes gpu_memory_utilization of each card, "
           "0.9 by default)", "inference: serving engine, transformers (whole card) or vllm "
           "(gpu_memory_utilization of each card)", ENGINES),

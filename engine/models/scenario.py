@@ -20,6 +20,8 @@ from .query import ENGINES, FIELD, KEYS, KV_CACHE_DTYPES, LIMITS
 # what the release and the hardware decide of a scenario (native BF16, vLLM's token budget, DeepSpeed's FP32 master)
 from .scenario_defaults import (_input_tokens, _native_bf16, _vllm_batched_tokens, fsdp_no_sync, fsdp_orig_params,
                                 galore, layer_split, master_weights, optimizer_in_release, qlora_base, tensor_parallel)
+# the record the sizing rules match (their flag names), built from a normalised scenario
+from .scenario_record import record  # noqa: F401  (re-exported: scen.record)
 
 #: the shape defaults every scenario states in its notes (seq_len 512, batch 1)
 DEFAULTS = {k: FIELD[k].default for k in ("seq_len", "batch")}
@@ -258,6 +260,12 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
                 notes.append(note("inference_no_backward", key_field=key))
             elif v:
                 s[key] = True
+    if "fused_optimizer" in b:      # said either way: false asks for PyTorch's foreach step, not the default
+        v = b["fused_optimizer"]
+        if not isinstance(v, bool):
+            issues.append(Issue(f"expected true or false, got {v!r}", field="fused_optimizer", allowed=["true", "false"]))
+        elif method != "inference":
+            s["fused_optimizer"] = v
     if "kbit_preparation" in b:
         v = b["kbit_preparation"]
         if not isinstance(v, bool):
@@ -336,45 +344,11 @@ def normalise(body: Any, vocab: Vocabulary, view: Any = None) -> tuple[dict[str,
     return s, notes
 
 
-def record(s: dict[str, Any], qid: str, purpose: str = "answer") -> dict[str, Any]:
-    """The reasoner's scenario record (nulls dropped, booleans as 0/1); ``purpose`` "audit" marks a
-    scenario the audit computes to check a claim, which needs no recommendations."""
-    r = {"t": "scenario", "fk": f"scenario:{qid}", "qid": qid, "purpose": purpose, "method": s["method"],
-         "precision": s["precision"], "compute": s.get("compute_precision", s["precision"]), "optimizer": s["optimizer"],
-         "optimizer_id": f"optimizer:{s['optimizer']}",
-         "optimizer_base": "optimizer:adamw8bit" if s["optimizer"] == "paged_adamw8bit" else f"optimizer:{s['optimizer']}", "zero": s.get("zero", 0),
-         "seq_len": s["seq_len"], "batch": s["batch"], "gc": int(s["gradient_checkpointing"]),
-         "fa": int(bool(s.get("flash_attention"))),
-         "att": "default" if s.get("flash_attention") is None else ("flash" if s["flash_attention"] else "eager"),
-         "trainable": 0 if s["method"] == "inference" else 1,
-         "offload": s.get("offload", "none"), "oib": int(bool(s.get("optimizer_in_backward"))),
-         "cce": int(bool(s.get("chunked_cross_entropy"))), "ao": int(bool(s.get("activation_offloading"))),
-         "fce": int(bool(s.get("fused_cross_entropy"))),
-         "tc": int(bool(s.get("torch_compile"))), "ldl": int(bool(s.get("logits_dtype_loss"))),
-         "fsdp1": int(bool(s.get("fsdp1"))), "split": int(bool(s.get("layer_split"))), "sac": int(bool(s.get("selective_checkpointing"))),
-         "tp": int(s.get("tensor_parallel") or 1), "sp": int(bool(s.get("sequence_parallel"))),
-         "fop": int(bool(s.get("fsdp_orig_params"))), "galore": int(s.get("galore_rank") or 0), "qg": int(bool(s.get("q_galore"))),
-         "nosync": int(bool(s.get("fsdp_no_sync"))), "es": int(bool(s.get("expandable_segments"))),
-         "kbp": int(s["method"] == "qlora" and bool(s.get("kbit_preparation"))),
-         "paged": int(s["optimizer"].startswith("paged_")),
-         "state8": int(s["optimizer"] in ("adamw8bit", "paged_adamw8bit")), "state4": int(s["optimizer"] == "adamw4bit"),
-         "gmu": s.get("gpu_memory_utilization") or 0, "mnbt": s.get("max_num_batched_tokens") or 0,
-         "kv8": int(s.get("kv_cache_dtype") == "fp8"), "vllm": int(s.get("engine") == "vllm"),
-         "apl": int(bool(s.get("full_prompt_logits"))),
-         "ntok": min(s.get("new_tokens") or 0, max(s["seq_len"] - 1, 0)),
-         "amp": int(s["method"] in ("full", "pretrain") and (s["precision"] in ("fp16", "mixed") or bool(s.get("master_weights")))),
-         "master": int(s["method"] in ("full", "pretrain") and (s["precision"] == "fp16" or bool(s.get("master_weights")) or (
-             s["precision"] == "mixed" and (s.get("zero", 0) > 0 or s.get("offload", "none") != "none"))))}
-    for k in ("params", "model", "gpu", "instance", "family", "vram_gb", "gpus", "lora_rank", "tokens"):
-        if s.get(k) is not None:
-            r[k] = s[k]
-    return r
-
-
 def conclusion_id(s: dict[str, Any], release: str) -> str:
     """A stable, self-describing id: the release and the normalised scenario, url-safe encoded."""
-    # an explicit flash_attention=false (eager attention) differs from not giving it (the release's default)
-    compact = {k: v for k, v in s.items() if v is not None and (v is not False or k == "flash_attention")}
+    # an explicit flash_attention=false (eager attention) or fused_optimizer=false (PyTorch's foreach step) differs
+    # from not giving it (the release's or the setup's default)
+    compact = {k: v for k, v in s.items() if v is not None and (v is not False or k in ("flash_attention", "fused_optimizer"))}
     blob = json.dumps([release, compact], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "Q-" + base64.urlsafe_b64encode(blob.encode("utf-8")).decode("ascii").rstrip("=")
 

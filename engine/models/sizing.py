@@ -50,6 +50,7 @@ class Scenario(Model):
     activation_offloading: bool = spec(OMIT, "Activation offloading: with checkpointing the per-layer checkpoints are kept in host memory.")
     selective_checkpointing: bool = spec(OMIT, "With gradient checkpointing: torchtitan's op-level selective checkpointing, which keeps every other matmul's output and the attention kernel's beside each layer's input.")
     expandable_segments: bool = spec(OMIT, "Training with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the reserve is sized without the allocator's fragmentation share.")
+    fused_optimizer: bool = spec(OMIT, "Training: true, AdamW steps fused or as a for-loop; false, as PyTorch's foreach implementation, whose step holds a tensor of the second moments' size; not given: foreach for an FSDP1 run only.")
     engine: Literal["transformers", "vllm"] = spec(OMIT, "Inference: the serving engine (vllm takes a share of each card, gpu_memory_utilization).")
     gpu_memory_utilization: float = spec(OMIT, "Inference: the engine's share of each card's memory (vLLM default 0.9).")
     max_num_batched_tokens: int = spec(OMIT, "Inference: the engine's token budget per step, which bounds prefill activations.")

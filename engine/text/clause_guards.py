@@ -9,7 +9,7 @@ import re
 
 from ..kb.interval import Interval
 from ..kb.lexicon import cue_patterns
-from .claim_figures import changes, claimed_figures, figures, unit_quantities
+from .claim_figures import changes, claimed_figures, dimension, figures, unit_quantities
 from .figure_guards import own_sparse_figure, per_unit_rate
 from .guard_base import FIGURE_WRONG, Context, clause_of, cue_in_unit, figure_of, last_figure, vocab_cues
 from .tokens import BULLET, tables
@@ -191,6 +191,17 @@ def change_between(ctx: Context) -> dict[str, str] | None:
         if own & {id(q1), id(q2)}:
             return {"word": ctx.text[q1.start:q2.end]}
     return None
+
+
+def change_start(ctx: Context) -> dict[str, str] | None:
+    """"Показатель TDP снижен с 0,4кВт до 0,25кВт", "FP16算力从296 TFLOPS降至200 TFLOPS": a product's figure that
+    starts a change between two figures of its kind is what the product had before it, or what another version has;
+    only a wrong reading of it is doubted (the change's end is the product's)."""
+    dim = dimension(ctx)
+    if ctx.status not in FIGURE_WRONG or ctx.claim.attribute in REQUIREMENTS or not dim:
+        return None
+    own = {id(q) for q in claimed_figures(ctx)}
+    return next(({"word": ctx.text[q1.start:q2.end]} for q1, q2 in changes(ctx, dim) if id(q1) in own), None)
 
 
 def method_elsewhere(ctx: Context) -> dict[str, str] | None:

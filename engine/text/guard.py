@@ -8,86 +8,8 @@ Guards read only what the text shows around the claim (its sentence or table row
 and the reference tier; their cue words are the vocabulary's ``check_guard`` cues. The order of
 :data:`GUARDS` is the order of the reasons reported (all that apply are kept).
 
-Each guard is a general reading of the domain, not a patch for one sentence:
-
-- ``several_products``: the claim's sentence, or its table row and header, names two or more products;
-  gpukb reads which product a figure belongs to from proximity, which a comparison defeats. Not when the
-  sentence gives one figure to every product it lists ("T4 和 L4 都配备了 24GB", "both ... have"; cue
-  ``distributive``): each product has it, and neither is this guard's doubt nor ``other_products_figure``'s.
-- ``other_products_figure``: the figure is exactly the reference figure of another product that the
-  text also names: the text or gpukb's reading may have moved a figure from one product to another.
-- ``another_reading``: a memory size or bandwidth that is exactly another attribute's reference figure of
-  the product or of another product the text names (an NVLink bandwidth, an instance's host memory), in a
-  sentence that does not name the claim's attribute by its own word (:mod:`.readings`).
-- ``beyond_figures``: a card's memory, bandwidth, throughput or power more than twice the largest its product
-  has in any version: a server's total, a workload's need or another product's figure (:mod:`.readings`); when
-  the sentence names the card and the attribute, only if it says it gives a sum ("a total of", "合计": ``sum_said``).
-- :mod:`.readings` and :mod:`.clause_guards` doubt a reading by what the clause says of its figure: a figure
-  beside a card named by its size (``named_size``) or beside the product's own figure (``own_figure_elsewhere``),
-  a requirement said of a GPU count the scenario lacks (``count_unread``), a "usable" memory not said to be
-  nvidia-smi's (``usable_scope``), a count said to be enough (``enough_count``), a throughput with no precision
-  word (``precision_unstated``), a difference, another model size, another precision's label, a parameter
-  count beside a model named by its size, or one within the embedding matrices of the reference (``embedding_convention``).
-- ``card_size``, ``cards_counted``: a need said as a card size ("one or two 80 GB GPUs"), a memory figure beside a
-  count of cards ("more than four A100s", "两张"): maybe several cards', set against their total or shared.
-- ``multiple_of_one_card``: a memory figure that is an exact multiple of one card's memory, said beside
-  several GPUs, a server or an instance, reads as their total, not as a per-card figure.
-- ``several_values`` (:data:`.guard_list.DOCUMENT_GUARDS`, weighed after the others, over the claims still judged
-  wrong): the text gives one product's attribute two or more figures that none of its versions has; it speaks of
-  several things under that name (a server, a MIG slice, a system), so none of them is called wrong.
-- ``several_precisions``: a requirement or verdict read with several precisions of its clause ("~14GB in FP16 or
-  ~3.5GB in INT4"): which figure is which precision's is the text's to say, so a derivation that disagrees is no finding;
-  ``change_between``: likewise a requirement at one end of a change ("cuts it from 780 GB to under 48 GB", "从14GB降到4GB");
-  ``method_elsewhere``: or one whose method is named only in a later clause ("loading it takes 8 GB, but fine-tuning …");
-  ``sharded_count_unstated``: or one of a run sharded (DeepSpeed, FSDP) over a GPU count the text does not give;
-  ``advice_bound``: a bound said as what to look for ("FP32算力(≥25TOPS为佳)") is a buyer's threshold.
-- ``system_named``: the clause names the card inside a system's name ("DGX H100", "HGX B200", "GB200 NVL72", "H100
-  servers"; cues ``system_name_before`` / ``system_name_after``): its figures are the system's, not one card's.
-- ``dot_thousands``: "3.958 TFLOPS" read as German texts group thousands is the product's figure; ``space_thousands``:
-  three digits right after a short number and a space ("1 360 Go") may be the tail of one number grouped by spaces;
-  ``marked_sparse``: "3,958 TFLOPS*" with no footnote is marked as datasheets mark sparse rates; ``cut_off``: a text
-  ending right after "1008 GB" may have lost the rest of the unit ("GB/s").
-- ``other_version``: a GPU figure in, or right after, a sentence that calls the product a variant, a modified, new or
-  improved version ("die jetzt aufgetauchten Varianten", "魔改版", "an upgraded A100"; cues ``other_version``).
-- ``loose_bound``: a memory requirement stated as a strict bound ("needs far more than a T4's 16 GB", "needs less than
-  24 GB") that gpukb's estimate lies beyond on the allowed side is true as stated: no understatement or overstatement
-  ("at least 16 GB", a minimum requirement saying 16 GB is enough, is judged).
-- ``other_form_factor``: a figure right after "SXM", "PCIe" or "NVL" that names another version the text names.
-- ``family_sizes``: "fits on an ND H100 v5 VM": a family's sizes may carry several GPUs; only "does not fit" is judged.
-- ``capacity_place``: a GPU count that only places a memory figure ("the 640 GB on one 8x H100 node") needs nothing.
-- ``round_figure``: a figure written with one significant digit ("3 TB/s", "~3,000 GB/s", "500 W") that the product's
-  own figure rounds to (half up), within 15% of it: a rounded figure, not a wrong one ("2 TB/s" for 1,555 GB/s is judged).
-- ``versus``: a figure or word value right after "versus", "compared with", "instead of" (and their words in other
-  languages), or right before "ではなく" / "대신", is the other side of a comparison ("HBM3e instead of HBM3").
-- ``interconnect_bandwidth``: a bandwidth next to interconnect words (NVLink, PCIe, network, 互联) is no memory bandwidth.
-- ``pcie_link``: an interconnect bandwidth read as NVLink's beside PCIe, not NVLink: maybe the PCIe link's;
-  ``no_tensor_cores``: a Tensor Core rate read from a precision word alone, of a card without Tensor Cores (P100).
-- ``conditional``: the sentence is a condition or hypothesis ("if", "如果"), which states nothing; ``workload_without_model``:
-  a memory requirement with no model size says nothing checkable.
-- ``subject_from_context``: the claim's sentence does not name its product (an earlier sentence, a heading did; not
-  when it opens with a pronoun for the one product the sentence before names); ``pronoun_opens``: named only later.
-- ``several_figures``: the sentence gives figures of the claim's kind side by side with no word of
-  their own (a table copied as text, "~1.3 TFLOPS ~9.7 TFLOPS"), and the text names several products.
-- ``per_unit_rate``: the figure is a rate ("16 GB per billion parameters", "每卡"), not a total.
-- ``binary_prefix``: the reference's own number in the other of GB and GiB ("80 GB" for 80 GiB); ``optimizer_scope``:
-  an optimizer's bytes per parameter one FP32 master copy (4 bytes) off the reference's: counted with or without it.
-- ``with_gradients``: an optimizer's bytes per parameter in a sentence that names the gradients counts the weights,
-  gradients and optimizer states together (16 bytes for mixed-precision AdamW), not the optimizer's states alone.
-- ``within_practice``: a training or serving memory figure stating no precision, nor an optimizer but AdamW, within what
-  common setups need (pure BF16 to mixed-precision AdamW for full training): right under one, wrong under another;
-  for LoRA and QLoRA without a sequence length and batch the band allows for activations, which dominate their memory.
-- ``count_within_practice``: the same for a full-training GPU count or a verdict on N GPUs: between what
-  pure BF16 and mixed-precision AdamW need on cards of that memory.
-- ``variant_unstated``: a verdict that a run fits (or a GPU count said to be enough) on a product named without
-  its memory size whose versions differ in memory (A100 40 / 80 GB): gpukb sizes the smallest; unless its need
-  per GPU exceeds even the largest version's memory, the text may mean a larger one.
-- ``method_unstated``, ``unread_precision``: a training verdict or requirement whose method (full, LoRA, QLoRA: several-fold
-  apart) is open, or said in a precision gpukb does not size (FP8, AWQ, GGUF): another scenario.
-- ``within_error_band``, ``requirement_within_band``: a verdict whose need lies within gpukb's measured error
-  band of the card's usable memory, or a stated need within that band of gpukb's total for the run (the
-  band: the ratios measured / estimated over published runs of the method, :func:`..sizing.calibration.band_of`).
-- ``workload_memory``, ``card_capacity``, ``weights_only``: a workload's part, a card's capacity given as a need, or a
-  serving need at least the weights' size.
+Each guard is a general reading of the domain, not a patch for one sentence; :mod:`.guard_list` lists them
+in order and says what each one reads.
 """
 from __future__ import annotations
 

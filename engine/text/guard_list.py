@@ -1,163 +1,116 @@
-"""The checker's guards, in the order their reasons are reported (:mod:`.guard` says what each one
-reads and why): each names a doubt about a claim's reading and words its reason in both languages."""
-from __future__ import annotations
+"""The checker's guards, in the order their reasons are reported (:mod:`.guard` says when they are asked): each names
+a doubt about a claim's reading and words its reason in both languages.
 
-import re
+Each guard is a general reading of the domain, not a patch for one sentence:
+
+- ``several_products``: the claim's sentence, or its table row and header, names two or more products;
+  gpukb reads which product a figure belongs to from proximity, which a comparison defeats. Not when the
+  sentence gives one figure to every product it lists ("T4 和 L4 都配备了 24GB", "both ... have"; cue
+  ``distributive``): each product has it, and neither is this guard's doubt nor ``other_products_figure``'s.
+- ``other_products_figure``: the figure is exactly the reference figure of another product that the
+  text also names: the text or gpukb's reading may have moved a figure from one product to another.
+- ``another_reading``: a memory size or bandwidth that is exactly another attribute's reference figure of
+  the product or of another product the text names (an NVLink bandwidth, an instance's host memory), in a
+  sentence that does not name the claim's attribute by its own word (:mod:`.readings`).
+- ``beyond_figures``: a card's memory, bandwidth, throughput or power more than twice the largest its product
+  has in any version: a server's total, a workload's need or another product's figure (:mod:`.readings`); when
+  the sentence names the card and the attribute, only if it says it gives a sum ("a total of", "合计": ``sum_said``).
+- :mod:`.readings` and :mod:`.clause_guards` doubt a reading by what the clause says of its figure: a figure
+  beside a card named by its size (``named_size``) or beside the product's own figure (``own_figure_elsewhere``),
+  a requirement said of a GPU count the scenario lacks (``count_unread``), a "usable" memory not said to be
+  nvidia-smi's (``usable_scope``), a count said to be enough (``enough_count``), a throughput with no precision
+  word (``precision_unstated``), a difference, another model size, another precision's label, a parameter
+  count beside a model named by its size, or one within the embedding matrices of the reference (``embedding_convention``).
+- ``card_size``, ``cards_counted``: a need said as a card size ("one or two 80 GB GPUs"), a memory figure beside a
+  count of cards ("more than four A100s", "两张"): maybe several cards', set against their total or shared.
+- ``multiple_of_one_card``: a memory figure that is an exact multiple of one card's memory, said beside
+  several GPUs, a server or an instance, reads as their total, not as a per-card figure.
+- ``several_values`` (:data:`.guard_list.DOCUMENT_GUARDS`, weighed after the others, over the claims still judged
+  wrong): the text gives one product's attribute two or more figures that none of its versions has; it speaks of
+  several things under that name (a server, a MIG slice, a system), so none of them is called wrong.
+- ``several_precisions``: a requirement or verdict read with several precisions of its clause ("~14GB in FP16 or
+  ~3.5GB in INT4"): which figure is which precision's is the text's to say, so a derivation that disagrees is no finding;
+  ``change_between``: likewise a requirement at one end of a change ("cuts it from 780 GB to under 48 GB", "从14GB降到4GB");
+  ``change_start``: a product's figure where a change starts ("TDP reduced from 0.4 kW to 0.25 kW") is its earlier one;
+  ``method_elsewhere``: or one whose method is named only in a later clause ("loading it takes 8 GB, but fine-tuning …");
+  ``sharded_count_unstated``: or one of a run sharded (DeepSpeed, FSDP) over a GPU count the text does not give;
+  ``advice_bound``: a bound said as what to look for ("FP32算力(≥25TOPS为佳)") is a buyer's threshold.
+- ``system_named``: the clause names the card inside a system's name ("DGX H100", "HGX B200", "GB200 NVL72", "H100
+  servers"; cues ``system_name_before`` / ``system_name_after``): its figures are the system's, not one card's.
+- ``dot_thousands``: "3.958 TFLOPS" read as German texts group thousands is the product's figure; ``space_thousands``:
+  three digits right after a short number and a space ("1 360 Go") may be the tail of one number grouped by spaces;
+  ``marked_sparse``: "3,958 TFLOPS*" with no footnote is marked as datasheets mark sparse rates; ``cut_off``: a text
+  ending right after "1008 GB" may have lost the rest of the unit ("GB/s").
+- ``other_version``: a GPU figure in, or right after, a sentence that calls the product a variant, a modified, new or
+  improved version ("die jetzt aufgetauchten Varianten", "魔改版", "an upgraded A100"; cues ``other_version``).
+- ``loose_bound``: a memory requirement stated as a strict bound ("needs far more than a T4's 16 GB", "needs less than
+  24 GB") that gpukb's estimate lies beyond on the allowed side is true as stated: no understatement or overstatement
+  ("at least 16 GB", a minimum requirement saying 16 GB is enough, is judged).
+- ``other_form_factor``: a figure right after "SXM", "PCIe" or "NVL" that names another version the text names.
+- ``family_sizes``: "fits on an ND H100 v5 VM": a family's sizes may carry several GPUs; only "does not fit" is judged.
+- ``capacity_place``: a GPU count that only places a memory figure ("the 640 GB on one 8x H100 node") needs nothing.
+- ``round_figure``: a figure written with one significant digit ("3 TB/s", "~3,000 GB/s", "500 W") that the product's
+  own figure rounds to (half up), within 15% of it: a rounded figure, not a wrong one ("2 TB/s" for 1,555 GB/s is judged).
+- ``versus``: a figure or word value right after "versus", "compared with", "instead of" (and their words in other
+  languages), or right before "ではなく" / "대신", is the other side of a comparison ("HBM3e instead of HBM3").
+- ``interconnect_bandwidth``: a bandwidth next to interconnect words (NVLink, PCIe, network, 互联) is no memory bandwidth.
+- ``pcie_link``: an interconnect bandwidth read as NVLink's beside PCIe, not NVLink: maybe the PCIe link's;
+  ``no_tensor_cores``: a Tensor Core rate read from a precision word alone, of a card without Tensor Cores (P100).
+- ``conditional``: the sentence is a condition or hypothesis ("if", "如果"), which states nothing; ``workload_without_model``:
+  a memory requirement with no model size says nothing checkable.
+- ``subject_from_context``: the claim's sentence does not name its product (an earlier sentence, a heading did; not
+  when it opens with a pronoun for the one product the sentence before names); ``pronoun_opens``: named only later.
+- ``several_figures``: the sentence gives figures of the claim's kind side by side with no word of
+  their own (a table copied as text, "~1.3 TFLOPS ~9.7 TFLOPS"), and the text names several products.
+- ``per_unit_rate``: the figure is a rate ("16 GB per billion parameters", "每卡"), not a total.
+- ``binary_prefix``: the reference's own number in the other of GB and GiB ("80 GB" for 80 GiB); ``optimizer_scope``:
+  an optimizer's bytes per parameter one FP32 master copy (4 bytes) off the reference's: counted with or without it.
+- ``with_gradients``: an optimizer's bytes per parameter in a sentence that names the gradients counts the weights,
+  gradients and optimizer states together (16 bytes for mixed-precision AdamW), not the optimizer's states alone.
+- ``within_practice``: a training or serving memory figure stating no precision, nor an optimizer but AdamW, within what
+  common setups need (pure BF16 to mixed-precision AdamW for full training): right under one, wrong under another;
+  for LoRA and QLoRA without a sequence length and batch the band allows for activations, which dominate their memory.
+- ``count_within_practice``: the same for a full-training GPU count or a verdict on N GPUs: between what
+  pure BF16 and mixed-precision AdamW need on cards of that memory.
+- ``variant_unstated``: a verdict that a run fits (or a GPU count said to be enough) on a product named without
+  its memory size whose versions differ in memory (A100 40 / 80 GB): gpukb sizes the smallest; unless its need
+  per GPU exceeds even the largest version's memory, the text may mean a larger one.
+- ``method_unstated``, ``unread_precision``: a training verdict or requirement whose method (full, LoRA, QLoRA: several-fold
+  apart) is open, or said in a precision gpukb does not size (FP8, AWQ, GGUF): another scenario.
+- ``within_error_band``, ``requirement_within_band``: a verdict whose need lies within gpukb's measured error
+  band of the card's usable memory, or a stated need within that band of gpukb's total for the run (the
+  band: the ratios measured / estimated over published runs of the method, :func:`..sizing.calibration.band_of`).
+- ``workload_memory``, ``card_capacity``, ``weights_only``: a workload's part, a card's capacity given as a need, or a
+  serving need at least the weights' size.
+"""
+from __future__ import annotations
 
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
-from .clause_guards import REQUIREMENTS, cut_off, unit_rate, attribute_unstated, with_gradients, workload_without_model, sharded_count_unstated, advice_bound, change_between, difference, marked_sparse, method_elsewhere, space_thousands, embedding_convention, model_named_size, other_precision_label, other_size_in_clause, several_precisions
-from .pronouns import pronoun_for, pronoun_opens
-from .readings import no_tensor_cores, round_figure, another_reading, beyond_figures, carried_vendor, count_unread, enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope
+from .clause_guards import (cut_off, unit_rate, attribute_unstated, with_gradients, workload_without_model,
+    sharded_count_unstated, advice_bound, change_between, change_start, difference, marked_sparse, method_elsewhere,
+    space_thousands, embedding_convention, model_named_size, other_precision_label, other_size_in_clause,
+    several_precisions)
+from .pronouns import pronoun_opens
+from .readings import (no_tensor_cores, round_figure, another_reading, beyond_figures, carried_vendor, count_unread,
+    enough_count, setup_count, named_size, own_figure_elsewhere, precision_unstated, usable_scope)
 from .practice import capacity_place, family_sizes, count_within_practice, loose_bound, usual_count, within_practice
-from .guard_base import Context, Guard, PRODUCT_KINDS, clause_of, distributed, cue_in_unit, last_figure, names_of, carries, memory_facts, own_ids, point_of, vocab_cues
+from .guard_base import Guard
 from .versions import other_version
-from .other_figures import other_form_factor, unknown_form_factor, bit_rate, dot_thousands, figure_then_card, from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one, alternative_sizes, model_row, own_value_after
-from .figure_guards import (said_of_each, same_value, own_sparse_figure, binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
-                            pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate,
-                            several_figures, workload_memory, card_capacity, weights_only)
-
-
-def _several_products(ctx: Context) -> dict[str, str] | None:
-    if ctx.attached or same_value(ctx) or own_sparse_figure(ctx) or distributed(ctx):
-        return None             # "低于 H100 的 8.0 TB/s": the figure is written onto its product's name
-    # the products the claim itself relates (a family and the GPU it carries) are not rival subjects
-    value = ctx.claim.value if isinstance(ctx.claim.value, list) else [ctx.claim.value]
-    named = {str(v) for v in value} | {ctx.vocab.generic(str(v)) for v in value}
-    # nor are products the attribute cannot be said of ("g5.12xlarge has eight A10G GPUs": a GPU has no GPU count)
-    applies = ctx.vocab.attributes[ctx.claim.attribute].applies_to if ctx.claim.attribute in ctx.vocab.attributes else ()
-    # nor the instances that carry the claim's GPU ("the A10G in AWS G5 instances has 24 GB": where it is), or the GPU
-    # an instance claim's figure is of ("p5.48xlarge: 8 H100 GPUs with 80 GB each")
-    placed = ctx.vocab.kind_of(ctx.claim.subject) == "gpu" or said_of_each(ctx)
-    rivals = [p for p in ctx.products if p not in named and
-              (p == ctx.vocab.generic(ctx.claim.subject) or ctx.vocab.kind_of(p) in applies)
-              and not (placed and carries(ctx.view, p, ctx.claim.subject))]
-    if len(rivals) < 2:
-        return None
-    return {"products": names_of(ctx, rivals), "products_zh": "、".join(ctx.vocab.label(e, "zh") for e in rivals)}
-
-
-def _conditional(ctx: Context) -> dict[str, str] | None:
-    return cue_in_unit(ctx, "condition")
-
-
-def _subject_from_context(ctx: Context) -> dict[str, str] | None:
-    c, vocab = ctx.claim, ctx.vocab
-    if vocab.kind_of(c.subject) not in PRODUCT_KINDS:
-        return None
-    own = own_ids(vocab, c.subject)
-    named = set(ctx.products) | {e for p in ctx.products for e in (vocab.entities.get(p, {}).get("variants") or ())}
-    if own & named or any(carries(ctx.view, p, c.subject) for p in ctx.products) or pronoun_for(ctx, own):
-        return None
-    return {"subject": vocab.label(c.subject)}
-
-
-#: what a training verdict or requirement depends on when the text names no method: full fine-tuning,
-#: LoRA and QLoRA of one model differ several-fold in memory
-METHOD_BOUND = ("memory_verdict", "suitability", "min_gpus", "memory_required")
-#: tasks that leave the training method open (pre-training and large-scale training are full training)
-OPEN_METHOD_TASKS = ("training", "fine_tuning", "nlp_training", "cv_training")
-
-
-def _component_named(ctx: Context) -> dict[str, str] | None:
-    """"the KV cache for a 70B FP16 model consumes around 80 GB": a requirement whose clause, before its figure,
-    names one part of a run's memory (cues ``check_guard.component``), or whose paragraph does before a clause
-    drawing its consequence ("…, so …"), is that part's size, which gpukb's total of the run does not judge."""
-    c = ctx.claim
-    fig = last_figure(ctx.low, c.span)
-    if c.attribute not in REQUIREMENTS or fig is None:
-        return None
-    a, _ = clause_of(ctx, fig.start())
-    if _CONSEQUENCE.search(ctx.low, max(ctx.unit[0], a - 12), min(a + 16, fig.start())):
-        a = ctx.low.rfind("\n", 0, ctx.unit[0]) + 1    # "the KV cache is 0.5 MiB per token, so 4,096 tokens use about 2 GiB"
-    for rx in vocab_cues(ctx.vocab, "component"):
-        m = rx.search(ctx.low, a, fig.start())
-        if m:
-            return {"word": ctx.text[m.start():m.end()]}
-    tail = ctx.low[fig.end():min(ctx.unit[1], fig.end() + 60)]                  # "8GB+ just for the cache"
-    m = next((m for rx in vocab_cues(ctx.vocab, "component_after") for m in [rx.match(tail)] if m), None)
-    return {"word": ctx.text[fig.end():fig.end() + m.end()].strip()} if m else None
-
-
-#: a clause that draws a consequence of the one before it, of which it goes on speaking
-_CONSEQUENCE = re.compile(r"(?<![a-z])(?:so|thus|hence|therefore|which\s+means|meaning)(?![a-z])|所以|因此|因而|这意味着|也就是说")
-
-def _within_error_band(ctx: Context) -> dict[str, str] | None:
-    """"You can LoRA a 7B model on a 16 GB T4": gpukb's need (18.6 GB) and the card's capacity (15.6 GB) differ
-    by less than its estimates' error band against published measurements of the method's runs (measured
-    0.74-1.22 times the estimate): the run may fit or not, so a verdict either way is not called wrong."""
-    v = ctx.verdict
-    if not v or "capacity_gb" not in v:
-        return None
-    need, cap, band = v["need_gb"], v["capacity_gb"], v["band"]
-    if not max(need * band["low"], v.get("floor_gb") or 0) <= cap <= need * band["high"]:
-        return None             # "a 13B model in FP16 on a 24 GB card": its 26 GB of weights alone do not fit
-    return {"need": f"{need:.1f}", "capacity": f"{cap:.1f}", "low": f"{need * band['low']:.1f}",
-            "high": f"{need * band['high']:.1f}", "points": str(band.get("points", "")), "method": v["method"].split(":")[-1],
-            "ratios": f"{band['low']:g}–{band['high']:g}"}
-
-
-def _requirement_within_band(ctx: Context) -> dict[str, str] | None:
-    """"Full fine-tuning of a 7B model needs about 200 GB": gpukb's total for the run (130 GB) times the ratios
-    measured over published runs of the method (up to 1.88 for full fine-tuning) reaches the stated need, so the
-    text may describe a setup that takes that much; over or under that band, the claim is still called wrong."""
-    v = ctx.verdict
-    if not v or "capacity_gb" in v or ctx.status not in ("overstated", "understated"):
-        return None
-    need, band = v["need_gb"], v["band"]
-    lo, hi = getattr(ctx.claim.norm, "lo", None), getattr(ctx.claim.norm, "hi", None)
-    low, high = need * band["low"], need * band["high"]
-    inside = (lo is not None and lo <= high) if ctx.status == "overstated" else \
-        ((hi if hi is not None else lo) is not None and (hi if hi is not None else lo) >= low)
-    if not inside:
-        return None
-    return {"need": f"{need:.1f}", "low": f"{low:.1f}", "high": f"{high:.1f}", "points": str(band.get("points", "")),
-            "method": v["method"].split(":")[-1], "ratios": f"{band['low']:g}–{band['high']:g}"}
-
-
-def _variant_unstated(ctx: Context) -> dict[str, str] | None:
-    """"推荐配置为两块A100": a verdict or GPU count for a product named without its memory size, whose versions
-    differ in memory (A100 40 / 80 GB). gpukb sizes the smallest; a claim that the run fits (or needs no more
-    cards) may be about a larger version, so it is not wrong unless gpukb's need per GPU exceeds even the
-    largest one's memory. A claim that it does not fit is judged as before: it fails on the smallest too."""
-    c, vocab = ctx.claim, ctx.vocab
-    optimistic = (c.attribute in ("suitability", "memory_verdict") and vocab.polarity(str(c.value)) > 0
-                  and ctx.status == "inconsistent_with_derivation") or (c.attribute == "min_gpus" and ctx.status == "understated")
-    variants = vocab.entities.get(c.subject, {}).get("variants") or ()
-    if not optimistic or len(variants) < 2:
-        return None
-    sizes = sorted({x for r in memory_facts(ctx.view, tuple(variants)) if (x := point_of(r))})
-    need = (ctx.verdict or {}).get("need_gb")
-    if len(sizes) < 2 or (need is not None and need > sizes[-1]):
-        return None
-    return {"product": vocab.label(c.subject), "sizes": " / ".join(f"{x:g}" for x in sizes)}
-
-
-def _method_unstated(ctx: Context) -> dict[str, str] | None:
-    c = ctx.claim
-    if c.attribute in METHOD_BOUND and c.qualifiers.get("method") == "method:full" and "methods" not in c.qualifiers \
-            and ctx.vocab.kind_of(c.subject) in PRODUCT_KINDS and cue_in_unit(ctx, "full_said") is None:
-        return {}               # "you can fine-tune a 7B model on a 24 GB GPU": LoRA and QLoRA are fine-tuning too
-    if c.attribute not in METHOD_BOUND or c.qualifiers.get("method"):
-        return None
-    tasks = c.qualifiers.get("task") or []
-    tasks = [tasks] if isinstance(tasks, str) else tasks
-    if not tasks or not all(str(t) in OPEN_METHOD_TASKS for t in tasks):
-        return None
-    return {}
-
-
-def _unread_precision(ctx: Context) -> dict[str, str] | None:
-    c = ctx.claim
-    if c.attribute not in METHOD_BOUND + ("max_params", "bytes_per_param") or c.qualifiers.get("precision"):
-        return None
-    return cue_in_unit(ctx, "unread_precision")
+from .other_figures import (other_form_factor, unknown_form_factor, bit_rate, dot_thousands, figure_then_card,
+    from_to, memory_part, system_total, system_named, other_device, unknown_product, versus, year_off_by_one,
+    alternative_sizes, model_row, own_value_after)
+from .figure_guards import (binary_prefix, card_size, cards_counted, interconnect_bandwidth, multiple_of_one_card,
+    pcie_link, optimizer_scope, other_attributes_figure, other_products_figure, non_tensor_rate, several_figures,
+    workload_memory, card_capacity, weights_only)
+from .subject_guards import (several_products, conditional, subject_from_context, component_named, within_error_band,
+    requirement_within_band, variant_unstated, method_unstated, unread_precision)
 
 
 GUARDS: tuple[Guard, ...] = (
     Guard("several_products",
           "the sentence names several products ({products}); gpukb cannot tell for sure which one the figure belongs to",
-          "该句提到多款产品（{products_zh}），gpukb 无法确定该数字属于哪一款", _several_products),
+          "该句提到多款产品（{products_zh}），gpukb 无法确定该数字属于哪一款", several_products),
     Guard("other_products_figure",
           "the figure is the {other}'s ({figure}, {citation}), a product the text also names: the figure may belong to it",
           "该数字正是文中也提到的 {other} 的参数（{figure}，{citation}），可能属于后者", other_products_figure),
@@ -223,19 +176,19 @@ GUARDS: tuple[Guard, ...] = (
           "该句提到“{word}”而未提 NVLink：该互联带宽可能是 PCIe 链路的", pcie_link),
     Guard("conditional",
           "the sentence is a condition or hypothesis (“{word}”), which states nothing",
-          "该句是条件或假设（“{word}”），并未断言", _conditional),
+          "该句是条件或假设（“{word}”），并未断言", conditional),
     Guard("variant_unstated",
           "the text does not name the {product}'s memory size, and its versions have {sizes} GB: gpukb sized the smallest, and on a larger one the run may fit",
-          "文中未说明 {product} 的显存规格，其各版本分别为 {sizes} GB：gpukb 按最小显存的版本计算，换成更大显存的版本可能放得下", _variant_unstated),
+          "文中未说明 {product} 的显存规格，其各版本分别为 {sizes} GB：gpukb 按最小显存的版本计算，换成更大显存的版本可能放得下", variant_unstated),
     Guard("family_sizes",
           "{family}'s sizes carry {counts} GPUs: the claim may be about a size with several, while gpukb sized one card",
           "{family} 的各规格分别配备 {counts} 块 GPU：该说法可能指多卡规格，而 gpukb 按单卡计算", family_sizes),
     Guard("method_unstated",
           "the text does not say how the model is trained (full fine-tuning, LoRA or QLoRA), and the memory it takes differs several-fold between them",
-          "文中未说明训练方式（全参数微调、LoRA 或 QLoRA），而三者所需显存相差数倍", _method_unstated),
+          "文中未说明训练方式（全参数微调、LoRA 或 QLoRA），而三者所需显存相差数倍", method_unstated),
     Guard("unread_precision",
           "the text sizes the workload in “{word}”, which gpukb's sizing does not take into the scenario it checks",
-          "文中按“{word}”估算该任务，gpukb 的计算场景未包含这一精度或量化格式", _unread_precision),
+          "文中按“{word}”估算该任务，gpukb 的计算场景未包含这一精度或量化格式", unread_precision),
     Guard("count_unread",
           "the sentence speaks of “{word}”, a count of GPUs the scenario gpukb checked does not carry",
           "该句提到“{word}”，而 gpukb 核查的场景未包含这一显卡数量", count_unread),
@@ -250,7 +203,7 @@ GUARDS: tuple[Guard, ...] = (
           "该句以指代前文产品的代词开头，{product_zh} 在其后才出现：该说法可能属于代词所指的产品", pronoun_opens),
     Guard("subject_from_context",
           "the sentence does not name {subject}: gpukb took the product from the text around it",
-          "该句未提到 {subject}，产品是 gpukb 从上下文推断的", _subject_from_context),
+          "该句未提到 {subject}，产品是 gpukb 从上下文推断的", subject_from_context),
     Guard("round_figure",
           "the figure is written with one significant digit ({figure}), and the {product}'s {reference} rounds to it: a rounded figure, not a wrong one",
           "该数字只写了一位有效数字（{figure}），{product_zh} 的 {reference} 四舍五入即为此数：是约数，不是错误", round_figure),
@@ -363,10 +316,10 @@ GUARDS: tuple[Guard, ...] = (
           "该数字（{figure}）正是显卡的显存容量（{cards_zh}）：文中可能给出的是能容纳该任务的显卡规格，而非实际需求", card_capacity),
     Guard("within_error_band",
           "gpukb's estimate ({need} GB per GPU) is within its error band of the usable memory ({capacity} GB): {points} published {method} runs measured {ratios} times gpukb's estimate, {low}–{high} GB here, so the run may fit or not",
-          "gpukb 的估算（每卡 {need} GB）与可用显存（{capacity} GB）之差在其误差范围内：{points} 次已发表的 {method} 实测为 gpukb 估算的 {ratios} 倍，此处即 {low}–{high} GB，可能放得下也可能放不下", _within_error_band),
+          "gpukb 的估算（每卡 {need} GB）与可用显存（{capacity} GB）之差在其误差范围内：{points} 次已发表的 {method} 实测为 gpukb 估算的 {ratios} 倍，此处即 {low}–{high} GB，可能放得下也可能放不下", within_error_band),
     Guard("requirement_within_band",
           "gpukb's estimate of the run is {need} GB per GPU, and {points} published {method} runs measured {ratios} times gpukb's estimate ({low}–{high} GB here): the stated need is within that band, so gpukb does not call it wrong",
-          "gpukb 对该任务的估算为每卡 {need} GB，而 {points} 次已发表的 {method} 实测为 gpukb 估算的 {ratios} 倍（此处即 {low}–{high} GB）：文中的需求在此范围内，gpukb 不判其为错", _requirement_within_band),
+          "gpukb 对该任务的估算为每卡 {need} GB，而 {points} 次已发表的 {method} 实测为 gpukb 估算的 {ratios} 倍（此处即 {low}–{high} GB）：文中的需求在此范围内，gpukb 不判其为错", requirement_within_band),
     Guard("unknown_form_factor",
           "the figure is given for a “{word}” board, and gpukb knows {product} only as a board of {widths} slot(s): it is a version gpukb has no figures of",
           "该数字对应“{word}”版本，而 gpukb 所知的 {product} 只有 {widths} 槽宽的版本：这是 gpukb 没有参数的版本", unknown_form_factor),
@@ -382,9 +335,12 @@ GUARDS: tuple[Guard, ...] = (
     Guard("change_between",
           "the figure is one end of a change between two memory figures (“{word}”): one is the setup before the change, the other after it, and gpukb sizes one run",
           "该数字是两个显存数值之间变化的一端（“{word}”）：一个是变化前的配置，另一个是变化后的，而 gpukb 只估算一种运行", change_between),
+    Guard("change_start",
+          "the figure is where a change the text describes starts (“{word}”): it is what the product had before, or another version has",
+          "该数字是文中所述变化的起点（“{word}”）：是该产品变化前或另一版本的数值", change_start),
     Guard("component_named",
           "the figure is what one part of the run takes (“{word}”), not the run's total, which is what gpukb computes",
-          "该数字是运行中某一部分（“{word}”）所占的显存，而非 gpukb 计算的总量", _component_named),
+          "该数字是运行中某一部分（“{word}”）所占的显存，而非 gpukb 计算的总量", component_named),
     Guard("weights_only",
           "the figure is at least the weights' own size ({params} × {bytes} bytes = {weights}): texts often give that as what serving needs; the KV cache and the runtime come on top",
           "该数字不低于权重本身的大小（{params} × {bytes} 字节 = {weights}）：文中常把它当作推理所需显存，KV 缓存和运行时开销另计", weights_only),

@@ -239,11 +239,13 @@ def _named_at(ctx: Context, a: int, b: int) -> bool:
 def versus(ctx: Context) -> dict[str, str] | None:
     """"the SXM version uses 700W versus 350W for the PCIe version", "H200 uses HBM3e instead of HBM3": a figure or
     a value right after "versus" or "instead of" (or right before "ではなく", "대신") is what the claim's product is
-    compared with or does not have, not the product's own; only a wrong reading of it is doubted."""
+    compared with or does not have, not the product's own, as is one a few words after its predecessor is named ("its
+    predecessor on the Hopper architecture", "前代 Hopper 架构"); only a wrong reading of it is doubted."""
     if ctx.status not in FIGURE_WRONG:
         return None
     said = claimed_figures(ctx) or _word_value(ctx)
-    return _cue_before(ctx, "versus", 24, said) or _cue_after(ctx, "versus_after", 24, said)
+    return _cue_before(ctx, "versus", 24, said) or _cue_after(ctx, "versus_after", 24, said) or \
+        _cue_before(ctx, "predecessor", 48, said)
 
 
 class _Span(NamedTuple):
