@@ -109,7 +109,7 @@ QUESTIONS = [
     "Compare the memory bandwidth of the H100 and the H800",          # a spec compared, stated per form factor
     "Which has more memory, the GN7, the GN8 or the B300?",           # a leader, and a GPU the KB does not know
     "Does the H100 support FP8?",                                      # yes or no from the cited list
-    "How much does g6.xlarge cost per hour?",                          # a price the KB does not have, and why
+    "How much does ecs.gn7i-c8g1.2xlarge cost per hour?",              # a price the KB does not have, and why
     "Which is cheaper, GN7.2XLARGE32 or GN8.LARGE56?",                 # prices compared: the lower leads
     "How much does a T4 cost per hour?",                               # a GPU's price: the instances that carry it
     "How much VRAM does Llama 3 8B need for inference?",               # no GPU named: the smallest cards that hold it
@@ -201,7 +201,7 @@ def _collect(app) -> tuple[Sample, ...]:
         get("gpu", f"/v1/gpus/{g}")
     get("instances", "/v1/instances")
     get("instances", "/v1/instances?provider=aws&gpu=A100")
-    for i in ("GN7.2XLARGE32", "p4d.24xlarge", "g6.xlarge"):
+    for i in ("GN7.2XLARGE32", "p4d.24xlarge", "ecs.gn7i-c8g1.2xlarge"):
         get("instance", f"/v1/instances/{i}")
     get("models", "/v1/models")
     get("model", "/v1/models/llama-2-7b")

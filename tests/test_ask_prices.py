@@ -82,11 +82,11 @@ def test_a_priced_instance_answers_with_its_price_region_date_and_citation(gpukb
 
 
 def test_an_instance_without_a_price_says_why(gpukb):
-    a = gpukb.ask("How much does g6.xlarge cost per hour?").to_json()     # G6: still unpriced in 2026.12.31
+    a = gpukb.ask("How much does ecs.gn7i-c8g1.2xlarge cost per hour?").to_json()     # Alibaba: unpriced
     assert a["kind"] == "fact" and a["fact"]["value"] is None
-    assert "AWS EC2 On-Demand pricing page" in a["fact"]["reason"] and "AWS EC2 On-Demand pricing page" in a["answer"]
-    zh = gpukb.ask("g6.xlarge 每小时多少钱").to_json()
-    assert zh["kind"] == "fact" and "AWS EC2 按需实例价格页" in zh["answer"] and "。。" not in zh["answer"]
+    assert "Alibaba Cloud's ECS pricing page" in a["fact"]["reason"] and "Alibaba Cloud's ECS pricing page" in a["answer"]
+    zh = gpukb.ask("ecs.gn7i-c8g1.2xlarge 每小时多少钱").to_json()
+    assert zh["kind"] == "fact" and "阿里云 ECS 价格页" in zh["answer"] and "。。" not in zh["answer"]
 
 
 def test_cheaper_means_the_lower_price_leads(gpukb):
@@ -108,7 +108,7 @@ def test_aws_sizes_priced_since_2026_12_31_compare_with_a_leader(gpukb):
 
 
 def test_unpriced_instances_are_compared_without_a_leader(gpukb):
-    a = gpukb.ask("Which is cheaper, g6.xlarge or g6.2xlarge?").to_json()
+    a = gpukb.ask("Which is cheaper, ecs.gn7i-c8g1.2xlarge or ecs.gn6i-c4g1.xlarge?").to_json()
     assert a["kind"] == "fact_comparison" and a["leader"] is None
     assert all(c["facts"][0]["value"] is None and "not published" in c["facts"][0]["reason"] for c in a["compared"])
 

@@ -1,6 +1,7 @@
 """True sentences about systems, slices and instance sizes are not called wrong as one card's figures: a card named
 inside a system's name ("DGX H100", "HGX B200", "H100 servers"), a MIG profile's name ("1g.10gb"), "adds up to" (a
-total, not "up to"), an instance size gpukb does not know ("g6.12xlarge": not its family), and two cards' total of an
+total, not "up to"), an instance size's total ("g6.12xlarge": unknown to gpukb until release 2026.12.32, now read
+against its own 4 x 22,888 MiB), and two cards' total of an
 approximately known memory. Sentences written for these tests; the last ones check that wrong ones still are."""
 from __future__ import annotations
 

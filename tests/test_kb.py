@@ -68,12 +68,17 @@ def test_releases_tell_the_history(kb):
                      "2026.12.8", "2026.12.9", "2026.12.10", "2026.12.11", "2026.12.12", "2026.12.13", "2026.12.14",
                      "2026.12.15", "2026.12.16", "2026.12.17", "2026.12.18", "2026.12.19", "2026.12.20", "2026.12.21",
                      "2026.12.22", "2026.12.23", "2026.12.24", "2026.12.25", "2026.12.27", "2026.12.28",
-                     "2026.12.29", "2026.12.30", "2026.12.31", "2027.1"]
+                     "2026.12.29", "2026.12.30", "2026.12.31", "2026.12.32", "2027.1"]
     (first, second, last, newest, recoded, purposes, shares, tier, azure, compiled, sdpa, gated, prompt, practice, hgx, smi,
      sharded, deepspeed, split, pcie, megatron, groups, frozen, galore, precisions, fused, kbit_base, p100, configs,
-     titan, prices, step) = (kb.release(n) for n in names)
+     titan, prices, sizes, step) = (kb.release(n) for n in names)
     # 2027.1 sizes the optimizer step of PyTorch's foreach AdamW (tests/test_sizing_optimizer_step.py)
-    assert "R-TORCH-adamw-foreach-temp" not in prices.facts and step.facts["R-TORCH-adamw-foreach-temp"].value == 1
+    assert "R-TORCH-adamw-foreach-temp" not in sizes.facts and step.facts["R-TORCH-adamw-foreach-temp"].value == 1
+    # 2026.12.32 adds the G6e, Gr6 and A3 sizes that were missing, and prices G6 (tests/test_instances_more.py)
+    assert "R-g6e.xlarge-gpu_count" not in prices.facts and sizes.facts["R-g6e.xlarge-gpu_count"].value == 1
+    assert "R-g6.xlarge-price_hourly_usd" not in prices.facts
+    assert sizes.facts["R-g6.xlarge-price_hourly_usd"].value == pytest.approx(0.8048)
+    assert prices.facts["R-aws-g6e-note"].version == 1 and sizes.facts["R-aws-g6e-note"].version == 2
     # 2026.12.31 prices AWS, Azure and Google Cloud sizes (tests/test_prices_clouds.py)
     assert "R-p4d.24xlarge-price_hourly_usd" not in titan.facts
     assert prices.facts["R-p4d.24xlarge-price_hourly_usd"].value == pytest.approx(32.7726)

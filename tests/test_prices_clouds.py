@@ -6,8 +6,10 @@ by hourly price among the providers a question names; prices in two currencies a
 As of release 2026.12.25 the tier prices Tencent Cloud sizes only (pay-as-you-go, ap-guangzhou, 2023-06-30).
 Release 2026.12.31 adds AWS (us-east-1, 2023-12-13), Azure (eastus, 2023-12-08) and Google Cloud (us-central1,
 2023-12-12) on-demand prices, cited to each provider's pricing page and read from the SkyPilot catalog, which is
-generated from the providers' pricing APIs. Sizes still without a price (AWS G6, Azure's H100 sizes, A3, every
-Alibaba size) answer with the recorded reason and are never ranked as if they had a price."""
+generated from the providers' pricing APIs. Release 2026.12.32 prices the sizes that snapshot lacked (AWS G6, G6e and
+Gr6, us-east-1, 2026-07-20; Azure's H100 v5 sizes, eastus, 2026-06-18; Google Cloud A3, 2026-07-30: see
+tests/test_instances_more.py). Sizes still without a price (every Alibaba size) answer with the recorded reason and
+are never ranked as if they had a price."""
 from __future__ import annotations
 
 import re
@@ -85,22 +87,34 @@ def test_which_providers_have_prices_in_this_release(gpukb):
     alibaba = [i for i, p in _instances(view) if p == "alibaba"]
     assert alibaba and not any(inventory.prices(view, i) for i in alibaba)
     g6 = [i for i, p in _instances(view) if p == "aws" and names.name_of(i).startswith("g6.")]
-    assert g6 and not any(inventory.prices(view, i) for i in g6)       # not in the catalog snapshot read
+    assert g6 and all(inventory.prices(view, i) for i in g6)           # priced since 2026.12.32
+    old = gpukb.view("2026.12.31")                                     # not in the 2023 catalog snapshot read then
+    assert not any(inventory.prices(old, i) for i in g6)
 
 
 # -- asking --------------------------------------------------------------------------------------------------
 
-def test_an_aws_size_without_a_price_says_so_and_why(gpukb):
-    a = gpukb.ask("How much does a g6.xlarge cost per hour?").to_json()
-    assert a["kind"] == "fact" and a["fact"]["subject"] == "instance:g6.xlarge"
-    assert a["fact"]["attribute"] == "price_hourly_usd" and a["fact"]["value"] is None and not a["support"]
-    assert a["fact"]["reason"].startswith("the price is not published in the KB: No stored copy of the AWS EC2")
-    assert "g6.xlarge" in a["answer"] and a["fact"]["reason"] in a["answer"]
-    assert not re.search(r"\d\s*USD/h|\$\s*\d", a["answer"])                   # no figure, none invented
-    zh = gpukb.ask("g6.xlarge 每小时多少钱").to_json()
+def test_a_size_without_a_price_says_so_and_why(gpukb):
+    a = gpukb.ask("How much does ecs.gn7i-c8g1.2xlarge cost per hour?").to_json()    # Alibaba: no price in the tier
+    assert a["kind"] == "fact" and a["fact"]["subject"] == "instance:ecs.gn7i-c8g1.2xlarge"
+    assert a["fact"]["attribute"] == "price_hourly_cny" and a["fact"]["value"] is None and not a["support"]
+    assert a["fact"]["reason"].startswith("the price is not published in the KB: No stored copy of Alibaba Cloud")
+    assert "ecs.gn7i-c8g1.2xlarge" in a["answer"] and a["fact"]["reason"] in a["answer"]
+    assert not re.search(r"\d\s*(?:USD|CNY)/h|[$¥]\s*\d", a["answer"])               # no figure, none invented
+    zh = gpukb.ask("ecs.gn7i-c8g1.2xlarge 每小时多少钱").to_json()
     assert zh["fact"]["value"] is None and "知识库中没有公开价格" in zh["answer"]
-    old = gpukb.ask("How much does a g6.xlarge cost per hour?", kb_version="2026.12.25").to_json()
+    old = gpukb.ask("How much does ecs.gn7i-c8g1.2xlarge cost per hour?", kb_version="2026.12.25").to_json()
     assert old["kb_version"] == "2026.12.25" and old["fact"] == a["fact"]
+
+
+def test_a_g6_size_unpriced_in_2026_12_31_answers_with_its_price_from_2026_12_32(gpukb):
+    a = gpukb.ask("How much does a g6.xlarge cost per hour?").to_json()
+    assert a["fact"]["subject"] == "instance:g6.xlarge" and a["fact"]["value"] == 0.8048
+    assert "0.8048 USD/h (us-east-1, as of 2026-07-20)" in a["answer"]
+    assert "https://aws.amazon.com/ec2/pricing/on-demand/" in a["support"][0]["citation"]
+    old = gpukb.ask("How much does a g6.xlarge cost per hour?", kb_version="2026.12.31").to_json()
+    assert old["fact"]["value"] is None and not old["support"]
+    assert not re.search(r"\d\s*USD/h|\$\s*\d", old["answer"])
 
 
 def test_an_aws_size_answers_with_its_us_east_1_price_from_release_2026_12_31(gpukb):
@@ -122,21 +136,33 @@ def test_a_tencent_size_answers_with_price_region_date_and_the_providers_page(gp
 
 
 @pytest.mark.parametrize("question, order, unpublished, read", [
-    ("Which is cheaper, g6.16xlarge or GN7.20XLARGE320?", "less", "not published", "ap-guangzhou, as of 2023-06-30"),
-    ("g6.16xlarge 和 GN7.20XLARGE320 哪个更便宜", "less", "没有公开价格", "ap-guangzhou, 截至 2023-06-30"),
-    ("Which is more expensive, g6.xlarge or GN7.2XLARGE32?", "more", "not published", "ap-guangzhou, as of 2023-06-30"),
+    ("Which is cheaper, ecs.gn7i-c8g1.2xlarge or GN7.20XLARGE320?", "less", "not published",
+     "ap-guangzhou, as of 2023-06-30"),
+    ("ecs.gn7i-c8g1.2xlarge 和 GN7.20XLARGE320 哪个更便宜", "less", "没有公开价格", "ap-guangzhou, 截至 2023-06-30"),
+    ("Which is more expensive, ecs.gn7i-c8g1.2xlarge or GN7.2XLARGE32?", "more", "not published",
+     "ap-guangzhou, as of 2023-06-30"),
 ])
-def test_an_aws_price_compared_with_a_tencent_one_names_no_leader_without_both_prices(gpukb, question, order,
-                                                                                      unpublished, read):
+def test_an_unpriced_size_compared_with_a_tencent_one_names_no_leader(gpukb, question, order, unpublished, read):
     a = gpukb.ask(question).to_json()
     view = gpukb.view()
     assert a["kind"] == "fact_comparison" and a["order"] == order
-    assert a["leader"] is None                                  # the AWS size has no price: nothing is cheaper
+    assert a["leader"] is None                                  # the Alibaba size has no price: nothing is cheaper
     by = {inventory.provider_of(view, c["named"]): c["facts"][0] for c in a["compared"]}
-    assert set(by) == {"aws", "tencent"}
-    assert by["aws"]["value"] is None and unpublished in by["aws"]["reason"] and unpublished in a["answer"]
+    assert set(by) == {"alibaba", "tencent"}
+    assert by["alibaba"]["value"] is None and unpublished in by["alibaba"]["reason"] and unpublished in a["answer"]
     assert by["tencent"]["value"] in (8.06, 1.26) and by["tencent"]["unit"] == "USD/h"
     assert f"({read})" in a["answer"] and f"{by['tencent']['value']:g} USD/h" in a["answer"]
+
+
+@pytest.mark.parametrize("question, order, leader", [
+    ("Which is cheaper, g6.16xlarge or GN7.20XLARGE320?", "less", "instance:g6.16xlarge"),
+    ("Which is more expensive, g6.xlarge or GN7.2XLARGE32?", "more", "instance:GN7.2XLARGE32"),
+])
+def test_a_g6_price_compared_with_a_tencent_one_names_a_leader_from_2026_12_32(gpukb, question, order, leader):
+    a = gpukb.ask(question).to_json()
+    assert a["kind"] == "fact_comparison" and a["order"] == order and a["leader"] == leader
+    assert "us-east-1, as of 2026-07-20" in a["answer"] and "ap-guangzhou, as of 2023-06-30" in a["answer"]
+    assert gpukb.ask(question, kb_version="2026.12.31").to_json()["leader"] is None   # G6 had no price then
 
 
 def test_the_cheapest_on_aws_or_tencent_is_ranked_by_hourly_price_within_the_providers_named(gpukb):
@@ -151,7 +177,7 @@ def test_the_cheapest_on_aws_or_tencent_is_ranked_by_hourly_price_within_the_pro
     assert priced and a["ranked"][:len(priced)] == priced            # priced sizes first, unpriced after
     values = [o["prices"][0]["value"] for o in priced]
     assert values == sorted(values) and a["choice"] == priced[0]["instance"]
-    assert a["price"] == priced[0]["prices"][0] and a["price"]["as_of"] in ("2023-06-30", "2023-12-13")
+    assert a["price"] == priced[0]["prices"][0] and a["price"]["as_of"] in ("2023-06-30", "2023-12-13", "2026-07-20")
     assert {o["provider"] for o in priced} == {"aws", "tencent"}
     best = priced[0]["prices"][0]
     assert f"{best['value']:g} USD/h ({best['region']}, as of {best['as_of']})" in a["answer"]
