@@ -135,7 +135,31 @@ NOT_WRONG = {
     "predecessor's value (ru)": "Если сравнивать с предшественником на архитектуре Hopper, B200 в разы превосходит его.",
     "predecessor's value (zh)": "与前代 Hopper 架构相比，B200 的算力提升数倍。",
     "predecessor's value (en)": "The B200 delivers 8 TB/s, far more than its predecessor's 3.35 TB/s.",
+    "another maker's accelerator (zh)": "华为昇腾 910B 的 FP16 算力达 256 TFLOPS，超越 H20 且成本更低。",
+    "another maker's accelerator (en)": "Intel says Gaudi 3 reaches 1835 TFLOPS in BF16, 40% faster than the H100 in training.",
+    "a modded card": "For training, the China-modded 4090 48 GB is the rational pick.",
+    "a change's start (ru)": "Версия PCIe: показатель TDP снижен с 0,4 кВт до 0,25 кВт.",
+    "a change's start (en)": "Compared with the SXM4 module, the A100 PCIe's TDP was cut from 400 W to 250 W.",
 }
+
+
+def test_an_accelerator_gpukb_has_no_figures_of_is_named_and_not_checked(gpukb):
+    from ._engine import checked as _checked
+    text = "The MI300X has 192 GB of HBM3, more than an H100."
+    assert not [c for c in _checked(gpukb, text) if c["subject"] == "gpu:H100" and c["attribute"] == "memory_gb"]
+    answer = gpukb.check(text).to_json()
+    assert any("not an NVIDIA GPU" in s["reason"] and "MI300X" in s["quote"] for s in answer["not_understood"])
+    # a name alone is still one gpukb has no figures of, and a question cannot size a run on it
+    assert any("knows no GPU called MI300X" in s["reason"] for s in gpukb.check("入门可以选MI300X显卡。").to_json()["not_understood"])
+    from gpukb.engine.core.errors import BadInput
+    with pytest.raises(BadInput) as e:
+        gpukb.query(model="llama-2-7b", method="lora", gpu="MI300X")
+    assert "knows no GPU called AMD Instinct" in str(e.value)
+
+
+def test_a_products_own_figure_after_a_change_is_still_judged(gpukb):
+    # the change's end is the product's own: a wrong one is still called wrong
+    assert _wrong(gpukb, "The A100 PCIe's TDP was cut from 400 W to 150 W.") == [("gpu:A100", "tdp_w", 150.0)]
 
 
 def test_a_value_said_of_the_product_itself_is_still_judged(gpukb):

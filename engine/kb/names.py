@@ -145,7 +145,9 @@ def unknown_mentions(text: str, vocab: Vocabulary, known_spans: Iterable[tuple[i
     def add(kind: str, m: re.Match, group: int = 1) -> None:
         s, e = m.span(group)
         word = m.group(group)
-        if taken(s, e) or word.lower() in aliases or f"{kind}:{word}" in vocab.entities:
+        known = aliases.get(word.lower())
+        if taken(s, e) or (known is not None and vocab.entities.get(known, {}).get("catalog", True)) or \
+                f"{kind}:{word}" in vocab.entities:
             return
         if kind == "gpu" and (any(name_of(x).lower() == word.lower() for x in vocab.entities)):
             return
@@ -182,7 +184,9 @@ def name_unknowns_in_check(text: str, skipped: list[dict[str, Any]], claim_spans
     silently."""
     low = lower_aligned(text)
     from ..kb.lexicon import match_entities
-    found = unknown_mentions(text, vocab, [(m.start, m.end) for m in match_entities(low, vocab)])
+    # an accelerator the vocabulary names but the reference tier has no figures of is still named as unknown
+    found = unknown_mentions(text, vocab, [(m.start, m.end) for m in match_entities(low, vocab)
+                                           if vocab.entities.get(m.eid, {}).get("catalog", True) or m.kind != "gpu"])
     if not found:
         return skipped
     out = [dict(x) for x in skipped]

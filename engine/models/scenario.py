@@ -77,9 +77,11 @@ def _entity(vocab: Vocabulary, key: str, v: Any, kinds: tuple[str, ...], issues:
     if eid is None and "model" in kinds:
         from ..kb.names import catalogued_model       # "Llama-2-7b-chat-hf": the catalogued model it tunes
         eid = catalogued_model(text, vocab)
-    if eid is None or vocab.kind_of(eid) not in kinds:
+    named_only = eid is not None and vocab.kind_of(eid) == "gpu" and vocab.entities[eid].get("catalog") is False
+    if eid is None or vocab.kind_of(eid) not in kinds or named_only:
         from ..kb.names import unknown_issue          # "gpukb knows no GPU called X; known ones are ..."
-        issues.append(unknown_issue(vocab, kinds[0], text, key))
+        # an accelerator the vocabulary names only to keep its figures apart (AMD Instinct, Gaudi): said by its name
+        issues.append(unknown_issue(vocab, kinds[0], vocab.label(eid) if named_only else text, key))
         return None
     return eid
 

@@ -156,14 +156,20 @@ def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dic
               guards: Guards) -> list[Fact]:
     """The claims a reader takes from the text: a figure the text asks about, supposes or denies is no
     claim and goes to not_understood with the reason (:meth:`Guards.unstated`); a verdict about a product
-    its sentence, table or section does not name goes there too (gpukb does not guess whom it judges); a
-    mention that only says a catalogued product exists is dropped."""
+    its sentence, table or section does not name goes there too (gpukb does not guess whom it judges), as does a
+    figure of an accelerator the vocabulary names but the reference tier has no figures of (an AMD Instinct, a
+    Gaudi); a mention that only says a catalogued product exists is dropped."""
     vocab = view.kb.vocab
     out = []
     for f in facts:
         why = guards.unstated(f)
         if why is not None:                  # a question, a hypothesis or a denied figure: no claim
             skipped.append({"span": list(f.span or []), "quote": f.quote, "reason": why["en"]})
+            continue
+        spec = vocab.entities.get(f.subject, {})
+        if spec.get("kind") == "gpu" and spec.get("catalog") is False:     # an accelerator gpukb has no figures of
+            skipped.append({"span": list(f.span or []), "quote": f.quote,
+                            "reason": f"said of {vocab.label(f.subject)}: not checked"})
             continue
         if f.attribute in VERDICTS and not guards.named_in_scope(f):
             skipped.append({"span": list(f.span or []), "quote": f.quote,

@@ -11,7 +11,7 @@ from ..kb.interval import Interval
 from ..kb.lexicon import cue_patterns
 from .claim_figures import changes, claimed_figures, dimension, figures, unit_quantities
 from .figure_guards import own_sparse_figure, per_unit_rate
-from .guard_base import FIGURE_WRONG, Context, clause_of, cue_in_unit, figure_of, last_figure, vocab_cues
+from .guard_base import FIGURE_WRONG, SAME_FIGURE, Context, clause_of, cue_in_unit, family_ids, figure_of, last_figure, vocab_cues
 from .tokens import BULLET, tables
 
 
@@ -194,14 +194,22 @@ def change_between(ctx: Context) -> dict[str, str] | None:
 
 
 def change_start(ctx: Context) -> dict[str, str] | None:
-    """"Показатель TDP снижен с 0,4кВт до 0,25кВт", "FP16算力从296 TFLOPS降至200 TFLOPS": a product's figure that
-    starts a change between two figures of its kind is what the product had before it, or what another version has;
-    only a wrong reading of it is doubted (the change's end is the product's)."""
-    dim = dimension(ctx)
-    if ctx.status not in FIGURE_WRONG or ctx.claim.attribute in REQUIREMENTS or not dim:
+    """"A100 PCIe: Показатель TDP снижен с 0,4кВт до 0,25кВт": a product's figure that starts a change between two
+    figures of its kind, and is a figure of another version of the product (the SXM module's 400 W), is that version's:
+    the text tells how this one differs. A start that no version has ("FP16算力从296 TFLOPS降至200 TFLOPS") is what the
+    text says the product had, and is judged."""
+    dim, c = dimension(ctx), ctx.claim
+    x = figure_of(c)
+    if ctx.status not in FIGURE_WRONG or c.attribute in REQUIREMENTS or not dim or x is None:
         return None
     own = {id(q) for q in claimed_figures(ctx)}
-    return next(({"word": ctx.text[q1.start:q2.end]} for q1, q2 in changes(ctx, dim) if id(q1) in own), None)
+    starts = [(q1, q2) for q1, q2 in changes(ctx, dim) if id(q1) in own]
+    versions = [r for e in family_ids(ctx.vocab, c.subject) for r in ctx.view.by_subject_attr.get((e, c.attribute), [])
+                if r.tier == "reference" and isinstance(r.norm, Interval) and r.norm.kind == "number"]
+    if not starts or not any(r.norm.lo * (1 - SAME_FIGURE) <= x <= r.norm.hi * (1 + SAME_FIGURE) for r in versions
+                             if r.norm.lo is not None and r.norm.hi is not None):
+        return None
+    return {"word": ctx.text[starts[0][0].start:starts[0][1].end]}
 
 
 def method_elsewhere(ctx: Context) -> dict[str, str] | None:

@@ -31,7 +31,7 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 - ``several_precisions``: a requirement or verdict read with several precisions of its clause ("~14GB in FP16 or
   ~3.5GB in INT4"): which figure is which precision's is the text's to say, so a derivation that disagrees is no finding;
   ``change_between``: likewise a requirement at one end of a change ("cuts it from 780 GB to under 48 GB", "从14GB降到4GB");
-  ``change_start``: a product's figure where a change starts ("TDP reduced from 0.4 kW to 0.25 kW") is its earlier one;
+  ``change_start``: a figure that starts a change ("TDP reduced from 0.4 kW to 0.25 kW") and is another version's is its;
   ``method_elsewhere``: or one whose method is named only in a later clause ("loading it takes 8 GB, but fine-tuning …");
   ``sharded_count_unstated``: or one of a run sharded (DeepSpeed, FSDP) over a GPU count the text does not give;
   ``advice_bound``: a bound said as what to look for ("FP32算力(≥25TOPS为佳)") is a buyer's threshold.
@@ -336,8 +336,8 @@ GUARDS: tuple[Guard, ...] = (
           "the figure is one end of a change between two memory figures (“{word}”): one is the setup before the change, the other after it, and gpukb sizes one run",
           "该数字是两个显存数值之间变化的一端（“{word}”）：一个是变化前的配置，另一个是变化后的，而 gpukb 只估算一种运行", change_between),
     Guard("change_start",
-          "the figure is where a change the text describes starts (“{word}”): it is what the product had before, or another version has",
-          "该数字是文中所述变化的起点（“{word}”）：是该产品变化前或另一版本的数值", change_start),
+          "the figure starts a change the text describes (“{word}”) and is a figure of another version of the product: it is that version's",
+          "该数字是文中所述变化的起点（“{word}”），且是该产品另一版本的数值：属于那个版本", change_start),
     Guard("component_named",
           "the figure is what one part of the run takes (“{word}”), not the run's total, which is what gpukb computes",
           "该数字是运行中某一部分（“{word}”）所占的显存，而非 gpukb 计算的总量", component_named),
