@@ -153,7 +153,7 @@ def test_an_accelerator_gpukb_has_no_figures_of_is_named_and_not_checked(gpukb):
     assert any("knows no GPU called MI300X" in s["reason"] for s in gpukb.check("入门可以选MI300X显卡。").to_json()["not_understood"])
     from gpukb.engine.core.errors import BadInput
     with pytest.raises(BadInput) as e:
-        gpukb.query(model="llama-2-7b", method="lora", gpu="MI300X")
+        gpukb.query({"model": "llama-2-7b", "method": "lora", "gpu": "MI300X"})
     assert "knows no GPU called AMD Instinct" in str(e.value)
 
 
