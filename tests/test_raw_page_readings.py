@@ -12,7 +12,9 @@ H200, A100, A800, RTX 4090 datasheets; Google Cloud machine types; bytes per par
 - "you can fine-tune a 7B model on a 24 GB GPU" leaves the method open (LoRA and QLoRA are fine-tuning too);
 - a heading that calls the product another version ("H20“阉割版”真相") heads no section of the product;
 - a value a few words after the product's predecessor is named ("its predecessor on the Hopper architecture") is
-  the predecessor's."""
+  the predecessor's, and figures whose product is named only after them, after a word of comparison ("…, on par
+  with the T4"), are what it is compared with;
+- a requirement in a line about host RAM ("CPU training memory = …") is not GPU memory."""
 from __future__ import annotations
 
 import pytest
@@ -139,6 +141,9 @@ NOT_WRONG = {
     "another maker's accelerator (en)": "Intel says Gaudi 3 reaches 1835 TFLOPS in BF16, 40% faster than the H100 in training.",
     "a modded card": "For training, the China-modded 4090 48 GB is the rational pick.",
     "a change's start (ru)": "Версия PCIe: показатель TDP снижен с 0,4 кВт до 0,25 кВт.",
+    "compared with after the figures (zh)": "这颗芯片提供 int4 256Tops、int8 128Tops 的性能，功耗为 75W，与 NVIDIA 的 Tesla T4 基本持平。",
+    "compared with after the figures (en)": "The chip delivers 128 TOPS of INT8 at 75 W, on par with NVIDIA's Tesla T4.",
+    "host RAM (en)": "CPU training memory = weights × ~4 (FP32+AdamW) + activations. 350M fits in 16GB; 1B needs 64GB.",
     "a change's start (en)": "Compared with the SXM4 module, the A100 PCIe's TDP was cut from 400 W to 250 W.",
 }
 
@@ -155,6 +160,11 @@ def test_an_accelerator_gpukb_has_no_figures_of_is_named_and_not_checked(gpukb):
     with pytest.raises(BadInput) as e:
         gpukb.query({"model": "llama-2-7b", "method": "lora", "gpu": "MI300X"})
     assert "knows no GPU called AMD Instinct" in str(e.value)
+
+
+def test_a_products_own_figures_named_first_are_still_judged(gpukb):
+    assert _wrong(gpukb, "The Tesla T4 delivers 128 TOPS of INT8, on par with the chip.") == [("gpu:T4", "int8_tops", 128.0)]
+    assert _wrong(gpukb, "Full fine-tuning a 1B model needs 64GB of GPU memory.")
 
 
 def test_a_products_own_figure_after_a_change_is_still_judged(gpukb):

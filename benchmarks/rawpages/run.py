@@ -1,5 +1,5 @@
 """The claims `gpukb check` calls wrong on unlabelled excerpts of real web pages, each with its context and
-correction, for a person to judge against the datasheets. Usage: run.py [SET ...] (r1 … r5; all by default)."""
+correction, for a person to judge against the datasheets. Usage: run.py [SET ...] (r1 … r8; all by default)."""
 from __future__ import annotations
 
 import sys

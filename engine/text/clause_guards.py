@@ -302,6 +302,20 @@ def advice_bound(ctx: Context) -> dict[str, str] | None:
     return {"word": ctx.text[m.start():m.end()]} if m else None
 
 
+def host_ram(ctx: Context) -> dict[str, str] | None:
+    """"CPU training memory = weights × ~4 (FP32+AdamW) + activations. … 1B needs 64GB": a requirement in a line that
+    speaks of host memory (cues ``host_ram``) and names no GPU memory (``gpu_memory_word``) is the RAM of a run on
+    the CPU or of its host, which gpukb's GPU sizing does not give."""
+    if ctx.claim.attribute not in REQUIREMENTS:
+        return None
+    line = ctx.low.rfind("\n", 0, ctx.unit[0]) + 1
+    seg = ctx.low[line:ctx.unit[1]]
+    if any(rx.search(seg) for rx in vocab_cues(ctx.vocab, "gpu_memory_word")):
+        return None
+    m = next((m for rx in vocab_cues(ctx.vocab, "host_ram") for m in [rx.search(seg)] if m), None)
+    return {"word": ctx.text[line + m.start():line + m.end()]} if m else None
+
+
 def workload_without_model(ctx: Context) -> dict[str, str] | None:
     """A memory requirement with no model size or model named says nothing gpukb can size."""
     c = ctx.claim

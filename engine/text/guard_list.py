@@ -31,6 +31,7 @@ Each guard is a general reading of the domain, not a patch for one sentence:
 - ``several_precisions``: a requirement or verdict read with several precisions of its clause ("~14GB in FP16 or
   ~3.5GB in INT4"): which figure is which precision's is the text's to say, so a derivation that disagrees is no finding;
   ``change_between``: likewise a requirement at one end of a change ("cuts it from 780 GB to under 48 GB", "从14GB降到4GB");
+  ``host_ram``: a requirement in a line about host RAM ("CPU training memory = …; 1B needs 64GB") is not GPU memory;
   ``change_start``: a figure that starts a change ("TDP reduced from 0.4 kW to 0.25 kW") and is another version's is its;
   ``method_elsewhere``: or one whose method is named only in a later clause ("loading it takes 8 GB, but fine-tuning …");
   ``sharded_count_unstated``: or one of a run sharded (DeepSpeed, FSDP) over a GPU count the text does not give;
@@ -87,7 +88,7 @@ from __future__ import annotations
 
 from .explained import total_of_cards, unexplained_figure
 from .document_guards import several_values
-from .clause_guards import (cut_off, unit_rate, attribute_unstated, with_gradients, workload_without_model,
+from .clause_guards import (host_ram, cut_off, unit_rate, attribute_unstated, with_gradients, workload_without_model,
     sharded_count_unstated, advice_bound, change_between, change_start, difference, marked_sparse, method_elsewhere,
     space_thousands, embedding_convention, model_named_size, other_precision_label, other_size_in_clause,
     several_precisions)
@@ -335,6 +336,9 @@ GUARDS: tuple[Guard, ...] = (
     Guard("change_between",
           "the figure is one end of a change between two memory figures (“{word}”): one is the setup before the change, the other after it, and gpukb sizes one run",
           "该数字是两个显存数值之间变化的一端（“{word}”）：一个是变化前的配置，另一个是变化后的，而 gpukb 只估算一种运行", change_between),
+    Guard("host_ram",
+          "the line speaks of host memory (“{word}”), not GPU memory: the figure is the RAM of a run on the CPU or of its host, which gpukb's GPU sizing does not give",
+          "该行说的是主机内存（“{word}”）而非显存：该数字是在 CPU 上运行或主机所需的内存，gpukb 的 GPU 显存估算不给出它", host_ram),
     Guard("change_start",
           "the figure starts a change the text describes (“{word}”) and is a figure of another version of the product: it is that version's",
           "该数字是文中所述变化的起点（“{word}”），且是该产品另一版本的数值：属于那个版本", change_start),

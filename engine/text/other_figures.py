@@ -245,7 +245,22 @@ def versus(ctx: Context) -> dict[str, str] | None:
         return None
     said = claimed_figures(ctx) or _word_value(ctx)
     return _cue_before(ctx, "versus", 24, said) or _cue_after(ctx, "versus_after", 24, said) or \
-        _cue_before(ctx, "predecessor", 48, said)
+        _cue_before(ctx, "predecessor", 48, said) or _compared_after(ctx, said)
+
+
+def _compared_after(ctx: Context, said: list) -> dict[str, str] | None:
+    """"这颗芯片提供 int8 128Tops …，与 NVIDIA 的 Tesla T4 基本持平", "… 1835 TFLOPS, on par with the H100": figures
+    whose sentence names the claim's product only after them, right after a word of comparison (cues
+    ``compared_after``), are what the product is compared with, not its own."""
+    if not said:
+        return None
+    own = own_ids(ctx.vocab, ctx.claim.subject)
+    spots = [(a, b) for (a, b), e in zip(ctx.mentions, ctx.mention_ids) if e in own or ctx.vocab.generic(e) in own]
+    if not spots or spots[0][0] < said[0].start:
+        return None             # named before its figures: they are its own, as the sentence says
+    gap = ctx.low[said[-1].end:spots[0][0]]
+    m = _first_cue(ctx, "compared_after", gap)
+    return {"word": ctx.text[said[-1].end + m.start():spots[0][1]].strip()} if m else None
 
 
 class _Span(NamedTuple):
