@@ -143,6 +143,7 @@ NOT_WRONG = {
     "a change's start (ru)": "Версия PCIe: показатель TDP снижен с 0,4 кВт до 0,25 кВт.",
     "compared with after the figures (zh)": "这颗芯片提供 int4 256Tops、int8 128Tops 的性能，功耗为 75W，与 NVIDIA 的 Tesla T4 基本持平。",
     "compared with after the figures (en)": "The chip delivers 128 TOPS of INT8 at 75 W, on par with NVIDIA's Tesla T4.",
+    "2:4 sparsity after the figure": "The headline 1,979 TFLOPS of BF16 on an H100 SXM assumes 2:4 structured sparsity, so dense math tops out around 989 TFLOPS.",
     "host RAM (en)": "CPU training memory = weights × ~4 (FP32+AdamW) + activations. 350M fits in 16GB; 1B needs 64GB.",
     "a change's start (en)": "Compared with the SXM4 module, the A100 PCIe's TDP was cut from 400 W to 250 W.",
 }
@@ -160,6 +161,13 @@ def test_an_accelerator_gpukb_has_no_figures_of_is_named_and_not_checked(gpukb):
     with pytest.raises(BadInput) as e:
         gpukb.query({"model": "llama-2-7b", "method": "lora", "gpu": "MI300X"})
     assert "knows no GPU called AMD Instinct" in str(e.value)
+
+
+def test_sparsity_said_in_another_sentence_does_not_reach_the_figure(gpukb):
+    text = "Ampere added 2:4 structured sparsity. The A100 does 312 TFLOPS of FP16."
+    (c,) = [c for c in checked(gpukb, text) if c["attribute"] == "fp16_tensor_tflops"]
+    assert c["status"] == "supported" and not (c.get("qualifiers") or {}).get("sparsity")
+    assert _wrong(gpukb, "Ampere added 2:4 structured sparsity. The A100 does 1,248 TFLOPS of FP16.")
 
 
 def test_a_products_own_figures_named_first_are_still_judged(gpukb):

@@ -249,7 +249,8 @@ def _before_lead(seg: str, cues: list[re.Pattern[str]]) -> str:
     return seg
 
 #: where a sparsity word stops reaching: another figure, a clause or sentence break
-_STOP = re.compile(r"(?<![a-z\d.,])\d|[，;；。\n|]|,(?!\d{3})")
+#: ("2:4 sparsity" is no figure; a full stop before a space ends a sentence)
+_STOP = re.compile(r"(?<![a-z\d.,:：])\d(?!\s?[:：]\s?\d(?!\d))|[，;；。\n|]|,(?!\d{3})|\.(?=\s)")
 
 
 def audit_claims(state: Session, view: ReleaseView, claims: list[Fact], whole_tier: bool = False) -> AuditResult:
