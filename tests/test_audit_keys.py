@@ -75,7 +75,7 @@ def test_reach_asks_one_claim_per_reading(gpukb, synthetic_dir):
 @pytest.fixture(scope="module")
 def synthetic_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("synth-keys") / "kb"
-    make_synthetic_kb(out, 1600, seed=5)
+    make_synthetic_kb(out, 2000, seed=5)      # enough claims per reference figure for groups of several sources
     return out
 
 
