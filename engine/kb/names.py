@@ -145,8 +145,8 @@ def unknown_mentions(text: str, vocab: Vocabulary, known_spans: Iterable[tuple[i
     def add(kind: str, m: re.Match, group: int = 1) -> None:
         s, e = m.span(group)
         word = m.group(group)
-        known = aliases.get(word.lower())
-        if taken(s, e) or (known is not None and vocab.entities.get(known, {}).get("catalog", True)) or \
+        # a known name is not reported, unless it names an accelerator the tier has no figures of (vocab.named_only)
+        if taken(s, e) or (word.lower() in aliases and not vocab.named_only(aliases[word.lower()])) or \
                 f"{kind}:{word}" in vocab.entities:
             return
         if kind == "gpu" and (any(name_of(x).lower() == word.lower() for x in vocab.entities)):
@@ -186,7 +186,7 @@ def name_unknowns_in_check(text: str, skipped: list[dict[str, Any]], claim_spans
     from ..kb.lexicon import match_entities
     # an accelerator the vocabulary names but the reference tier has no figures of is still named as unknown
     found = unknown_mentions(text, vocab, [(m.start, m.end) for m in match_entities(low, vocab)
-                                           if vocab.entities.get(m.eid, {}).get("catalog", True) or m.kind != "gpu"])
+                                           if not vocab.named_only(m.eid)])
     if not found:
         return skipped
     out = [dict(x) for x in skipped]

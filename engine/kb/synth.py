@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from .loader import load_kb
+from .names import known
 from ..core.paths import BUNDLED_KB
 
 PER_SOURCE = 200
@@ -47,8 +48,7 @@ def make_synthetic_kb(out: str | Path, claims: int, seed: int = 0, base: str | P
     kb = load_kb(base)
     specs = _spec_facts(kb)
     families = [e for e in kb.vocab.entities_of("family") if kb.vocab.entities[e].get("catalog", True)]
-    gpus = [e for e in kb.vocab.entities_of("gpu") if not kb.vocab.entities[e].get("variants")
-            and kb.vocab.entities[e].get("catalog", True)]      # not the accelerators named only to keep apart
+    gpus = [e for e in known(kb.vocab, "gpu") if not kb.vocab.entities[e].get("variants")]
     (out / "sources").mkdir(parents=True)
     (out / "claims").mkdir()
     shutil.copytree(base / "reference", out / "reference")
@@ -128,8 +128,7 @@ def add_synthetic_sources(kb_dir: str | Path, out: str | Path, claims: int, seed
     rng = random.Random(seed)
     specs = _spec_facts(kb)
     families = [e for e in kb.vocab.entities_of("family") if kb.vocab.entities[e].get("catalog", True)]
-    gpus = [e for e in kb.vocab.entities_of("gpu") if not kb.vocab.entities[e].get("variants")
-            and kb.vocab.entities[e].get("catalog", True)]      # not the accelerators named only to keep apart
+    gpus = [e for e in known(kb.vocab, "gpu") if not kb.vocab.entities[e].get("variants")]
     listed = yaml.safe_load((out / "sources" / "sources.yaml").read_text(encoding="utf-8"))
     start = 1 + max(int(s["id"][1:]) for s in listed["sources"])
     new = _write_sources(out, kb, rng, claims, start, specs, families, gpus, topical, progress)

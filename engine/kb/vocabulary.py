@@ -264,6 +264,12 @@ class Vocabulary:
     def entities_of(self, kind: str) -> list[str]:
         return [e for e, s in self.entities.items() if s["kind"] == kind]
 
+    def named_only(self, eid: str | None) -> bool:
+        """Whether ``eid`` is a GPU the vocabulary names only to keep its figures apart (``catalog: false``: another
+        maker's accelerator), which the reference tier has no figures of."""
+        spec = self.entities.get(eid or "", {})
+        return spec.get("kind") == "gpu" and spec.get("catalog") is False
+
     def aliases(self) -> dict[str, str]:
         """Lower-cased alias (English and Chinese) → entity id; longest aliases win on overlap."""
         if self._alias_index is None:

@@ -77,7 +77,7 @@ def _entity(vocab: Vocabulary, key: str, v: Any, kinds: tuple[str, ...], issues:
     if eid is None and "model" in kinds:
         from ..kb.names import catalogued_model       # "Llama-2-7b-chat-hf": the catalogued model it tunes
         eid = catalogued_model(text, vocab)
-    named_only = eid is not None and vocab.kind_of(eid) == "gpu" and vocab.entities[eid].get("catalog") is False
+    named_only = vocab.named_only(eid)
     if eid is None or vocab.kind_of(eid) not in kinds or named_only:
         from ..kb.names import unknown_issue          # "gpukb knows no GPU called X; known ones are ..."
         # an accelerator the vocabulary names only to keep its figures apart (AMD Instinct, Gaudi): said by its name

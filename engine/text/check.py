@@ -166,8 +166,7 @@ def _in_scope(text: str, view: ReleaseView, facts: list[Fact], skipped: list[dic
         if why is not None:                  # a question, a hypothesis or a denied figure: no claim
             skipped.append({"span": list(f.span or []), "quote": f.quote, "reason": why["en"]})
             continue
-        spec = vocab.entities.get(f.subject, {})
-        if spec.get("kind") == "gpu" and spec.get("catalog") is False:     # an accelerator gpukb has no figures of
+        if vocab.named_only(f.subject):       # an accelerator gpukb has no figures of
             skipped.append({"span": list(f.span or []), "quote": f.quote,
                             "reason": f"said of {vocab.label(f.subject)}: not checked"})
             continue

@@ -204,10 +204,10 @@ def change_start(ctx: Context) -> dict[str, str] | None:
         return None
     own = {id(q) for q in claimed_figures(ctx)}
     starts = [(q1, q2) for q1, q2 in changes(ctx, dim) if id(q1) in own]
-    versions = [r for e in family_ids(ctx.vocab, c.subject) for r in ctx.view.by_subject_attr.get((e, c.attribute), [])
-                if r.tier == "reference" and isinstance(r.norm, Interval) and r.norm.kind == "number"]
-    if not starts or not any(r.norm.lo * (1 - SAME_FIGURE) <= x <= r.norm.hi * (1 + SAME_FIGURE) for r in versions
-                             if r.norm.lo is not None and r.norm.hi is not None):
+    versions = [r.norm for e in family_ids(ctx.vocab, c.subject) for r in ctx.view.by_subject_attr.get((e, c.attribute), [])
+                if r.tier == "reference" and isinstance(r.norm, Interval) and r.norm.kind == "number"
+                and r.norm.lo is not None and r.norm.hi is not None]
+    if not starts or not any(v.lo * (1 - SAME_FIGURE) <= x <= v.hi * (1 + SAME_FIGURE) for v in versions):
         return None
     return {"word": ctx.text[starts[0][0].start:starts[0][1].end]}
 
